@@ -1,0 +1,55 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type { DataSourceOptions } from "typeorm";
+import type { DatabaseConfig } from "../config/config";
+import { ENTITIES } from "../entities";
+import { MIGRATIONS } from "../migrations";
+import { CountingSqlLogger } from "./sql-counter";
+import { SnakeNamingStrategy } from "./snake-naming.strategy";
+
+export interface DataSourceExtras {
+  logger?: CountingSqlLogger;
+}
+
+/**
+ * Options for the one DataSource of a process. SQLite synchronizes its schema (embedded, zero
+ * setup); MySQL and MariaDB run the committed migrations and never synchronize.
+ */
+export function buildDataSourceOptions(database: DatabaseConfig, extras: DataSourceExtras = {}): DataSourceOptions {
+  const common = {
+    entities: ENTITIES,
+    namingStrategy: new SnakeNamingStrategy(),
+    logger: extras.logger ?? new CountingSqlLogger(),
+    logging: ["query", "error"] as ("query" | "error")[],
+  };
+  if (database.kind === "sqlite") {
+    if (database.file !== ":memory:") mkdirSync(dirname(database.file), { recursive: true });
+    return {
+      ...common,
+      type: "better-sqlite3",
+      database: database.file,
+      synchronize: true,
+      // Foreign keys and WAL: integrity as on MySQL, and readers that do not block the writer.
+      prepareDatabase: (db: { pragma: (sql: string) => unknown }) => {
+        db.pragma("foreign_keys = ON");
+        if (database.file !== ":memory:") db.pragma("journal_mode = WAL");
+      },
+    };
+  }
+  return {
+    ...common,
+    // "mariadb" makes TypeORM read MariaDB's catalog correctly (no false drift on every compare).
+    type: database.kind,
+    host: database.host,
+    port: database.port,
+    username: database.user,
+    password: database.password,
+    database: database.database,
+    charset: "utf8mb4",
+    timezone: "Z",
+    synchronize: false,
+    migrations: MIGRATIONS,
+    migrationsTransactionMode: "each",
+    extra: { connectionLimit: 10, queueLimit: 200, connectTimeout: 5000 },
+  };
+}

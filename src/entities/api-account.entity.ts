@@ -1,0 +1,31 @@
+import { Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation } from "typeorm";
+import { DateTimeColumn, FlagColumn, IdColumn, StringColumn } from "./columns";
+import { Organization } from "./organization.entity";
+
+/** Credentials of an API client: Api-Id is `id`, Api-User is `apiUser`; the token is kept only as a hash. */
+@Entity("api_account")
+export class ApiAccount {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Index()
+  @IdColumn()
+  organizationId: number;
+
+  @ManyToOne(() => Organization, { onDelete: "CASCADE" })
+  @JoinColumn({ name: "organization_id" })
+  organization?: Relation<Organization>;
+
+  @StringColumn(254)
+  apiUser: string;
+
+  /** SHA-256 of the token, hex. Tokens are random and long, so a fast hash suffices. */
+  @StringColumn(64)
+  tokenHash: string;
+
+  @FlagColumn({ default: true })
+  active: boolean;
+
+  @DateTimeColumn()
+  createdAt: Date;
+}

@@ -1,0 +1,23 @@
+import { Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation } from "typeorm";
+import { DateTimeColumn, IdColumn, MoneyCentsColumn } from "./columns";
+import { Registration } from "./registration.entity";
+
+@Entity("payment")
+export class Payment {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Index()
+  @IdColumn()
+  registrationId: number;
+
+  @ManyToOne(() => Registration, { onDelete: "CASCADE" })
+  @JoinColumn({ name: "registration_id" })
+  registration?: Relation<Registration>;
+
+  @MoneyCentsColumn()
+  amountCents: number;
+
+  @DateTimeColumn()
+  paidAt: Date;
+}

@@ -1,0 +1,37 @@
+import { Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation } from "typeorm";
+import { IdColumn, StringColumn } from "./columns";
+import { Organization } from "./organization.entity";
+
+/** One human across all projects of an organization; its id is the wire `clogin_id`. */
+@Entity("person")
+@Index(["organizationId", "username"], { unique: true })
+export class Person {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @IdColumn()
+  organizationId: number;
+
+  @ManyToOne(() => Organization, { onDelete: "CASCADE" })
+  @JoinColumn({ name: "organization_id" })
+  organization?: Relation<Organization>;
+
+  @StringColumn(254)
+  username: string;
+
+  /** scrypt hash in `scrypt$N$r$p$salt$hash` form; null when the person has no password (e.g. a child). */
+  @StringColumn(200, { nullable: true })
+  passwordHash: string | null;
+
+  @StringColumn(254, { nullable: true })
+  mainEmail: string | null;
+
+  @StringColumn(100, { nullable: true })
+  firstName: string | null;
+
+  @StringColumn(100, { nullable: true })
+  lastName: string | null;
+
+  @StringColumn(200, { nullable: true })
+  orgName: string | null;
+}

@@ -1,0 +1,55 @@
+import { Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation } from "typeorm";
+import { Admin } from "./admin.entity";
+import { DateTimeColumn, FlagColumn, IdColumn } from "./columns";
+import { Person } from "./person.entity";
+import { Project } from "./project.entity";
+import { Status } from "./status.entity";
+
+/** A person registered in a project (the wire "user"); `uid` is its own id. */
+@Entity("registration")
+@Index(["projectId", "personId"], { unique: true })
+@Index(["projectId", "connectedTo"])
+@Index(["projectId", "statusId"])
+export class Registration {
+  @PrimaryGeneratedColumn()
+  uid: number;
+
+  @IdColumn()
+  projectId: number;
+
+  @ManyToOne(() => Project, { onDelete: "CASCADE" })
+  @JoinColumn({ name: "project_id" })
+  project?: Relation<Project>;
+
+  @Index()
+  @IdColumn()
+  personId: number;
+
+  @ManyToOne(() => Person, { onDelete: "CASCADE" })
+  @JoinColumn({ name: "person_id" })
+  person?: Relation<Person>;
+
+  /** clogin_id of the parent registration in the same project; null for parents and individuals. */
+  @IdColumn({ nullable: true })
+  connectedTo: number | null;
+
+  @IdColumn({ nullable: true })
+  statusId: number | null;
+
+  @ManyToOne(() => Status, { onDelete: "SET NULL" })
+  @JoinColumn({ name: "status_id" })
+  status?: Relation<Status> | null;
+
+  @FlagColumn()
+  star: boolean;
+
+  @DateTimeColumn()
+  applicationDate: Date;
+
+  @IdColumn({ nullable: true })
+  assignedAdminId: number | null;
+
+  @ManyToOne(() => Admin, { onDelete: "SET NULL" })
+  @JoinColumn({ name: "assigned_admin_id" })
+  assignedAdmin?: Relation<Admin> | null;
+}
