@@ -1,0 +1,51 @@
+import type { EntityManager } from "typeorm";
+import type { Principal } from "../domain/context";
+import { DomainError } from "../domain/errors";
+import { ApiAccount } from "../entities";
+import { apiTokenMatches, hashApiToken } from "./secrets";
+
+/** Accepted clock difference for the optional `Timestamp` header. */
+export const TIMESTAMP_WINDOW_SECONDS = 300;
+
+/** Reads a request header by name, case-insensitively (express `req.get` does). */
+export type HeaderReader = (name: string) => string | undefined;
+
+const REFUSED = "Authentication failed: Api-Id, Api-User and Api-Token must match an active API account.";
+
+// Compared against when no account matches, so a missing account costs the same as a wrong token.
+const DECOY_HASH = hashApiToken("regapi-decoy-token");
+
+/**
+ * The one authentication of every interface (REST and GraphQL). Returns the principal or throws
+ * UNAUTHENTICATED (never saying which header was wrong) or STALE_TIMESTAMP.
+ */
+export async function authenticate(em: EntityManager, header: HeaderReader, nowMs = Date.now()): Promise<Principal> {
+  const apiId = header("api-id")?.trim() ?? "";
+  const apiUser = header("api-user")?.trim() ?? "";
+  const apiToken = header("api-token") ?? "";
+
+  const account =
+    /^\d{1,10}$/.test(apiId) && apiUser && apiToken
+      ? await em.findOne(ApiAccount, { where: { id: Number(apiId) } })
+      : null;
+  const tokenOk = apiTokenMatches(apiToken, account?.tokenHash ?? DECOY_HASH);
+  const userOk = !!account && account.apiUser.toLowerCase() === apiUser.toLowerCase();
+  if (!account || !tokenOk || !userOk || !account.active) {
+    throw new DomainError("UNAUTHENTICATED", REFUSED);
+  }
+
+  checkTimestamp(header("timestamp"), nowMs);
+  return { apiAccountId: account.id, apiUser: account.apiUser, organizationId: account.organizationId };
+}
+
+function checkTimestamp(raw: string | undefined, nowMs: number): void {
+  if (raw === undefined) return;
+  const value = raw.trim();
+  const seconds = /^\d{1,12}$/.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(seconds) || Math.abs(nowMs / 1000 - seconds) > TIMESTAMP_WINDOW_SECONDS) {
+    throw new DomainError(
+      "STALE_TIMESTAMP",
+      `Timestamp must be Unix seconds within ${TIMESTAMP_WINDOW_SECONDS} s of the server clock.`,
+    );
+  }
+}

@@ -1,0 +1,132 @@
+import type { EntityManager } from "typeorm";
+import { toDate } from "../../shared/dates";
+
+/** The summary every users response carries (legacy `meta_info`), in domain terms. */
+export interface UserSummary {
+  uid: number;
+  groupId: number;
+  cloginId: number;
+  /** The parent's clogin_id for a child, else null. */
+  parentCloginId: number | null;
+  name: string;
+  totalForms: number;
+  completedForms: number;
+  totalUserForms: number;
+  totalCompletedUserForms: number;
+  totalUserMandatoryForms: number;
+  totalCompletedUserMandatoryForms: number;
+  totalOrderCents: number;
+  totalPaidCents: number;
+  totalBalanceCents: number;
+  status: { id: number; name: string; color: string; isExcluded: boolean } | null;
+  applicationDate: Date;
+  commentCount: number;
+  excluded: boolean;
+  tagIds: number[];
+  nonExcludedChildren: number;
+  star: boolean;
+  assignedAdmin: { id: number; initials: string | null; color: string | null } | null;
+}
+
+// Bounded IN lists; a page of up to this many users still costs two statements.
+const CHUNK = 500;
+
+const SUMMARY_SQL = (placeholders: string) => `
+SELECT r.uid, r.project_id, r.person_id, r.connected_to, r.star, r.application_date,
+       p.username, p.first_name, p.last_name, p.org_name,
+       s.id AS status_id, s.name AS status_name, s.color AS status_color, s.is_excluded AS status_excluded,
+       a.id AS admin_id, a.initials AS admin_initials, a.color AS admin_color,
+       (SELECT COUNT(*) FROM registration_form rf WHERE rf.registration_id = r.uid) AS total_forms,
+       (SELECT COUNT(*) FROM registration_form rf WHERE rf.registration_id = r.uid AND rf.completed = 1) AS completed_forms,
+       (SELECT COUNT(*) FROM registration_form rf JOIN form f ON f.id = rf.form_id
+          WHERE rf.registration_id = r.uid AND f.audience = 'user') AS total_user_forms,
+       (SELECT COUNT(*) FROM registration_form rf JOIN form f ON f.id = rf.form_id
+          WHERE rf.registration_id = r.uid AND f.audience = 'user' AND rf.completed = 1) AS completed_user_forms,
+       (SELECT COUNT(*) FROM registration_form rf JOIN form f ON f.id = rf.form_id
+          WHERE rf.registration_id = r.uid AND f.audience = 'user' AND f.mandatory = 1) AS mandatory_user_forms,
+       (SELECT COUNT(*) FROM registration_form rf JOIN form f ON f.id = rf.form_id
+          WHERE rf.registration_id = r.uid AND f.audience = 'user' AND f.mandatory = 1 AND rf.completed = 1) AS completed_mandatory_user_forms,
+       (SELECT COALESCE(SUM(c.quantity * c.unit_price_cents), 0) FROM cart_line c WHERE c.registration_id = r.uid) AS order_cents,
+       (SELECT COALESCE(SUM(pm.amount_cents), 0) FROM payment pm WHERE pm.registration_id = r.uid) AS paid_cents,
+       (SELECT COUNT(*) FROM admin_comment ac WHERE ac.registration_id = r.uid) AS comment_count,
+       (SELECT COUNT(*) FROM registration ch LEFT JOIN status cs ON cs.id = ch.status_id
+          WHERE ch.project_id = r.project_id AND ch.connected_to = r.person_id
+            AND (cs.is_excluded IS NULL OR cs.is_excluded = 0)) AS non_excluded_children
+  FROM registration r
+  JOIN person p ON p.id = r.person_id
+  LEFT JOIN status s ON s.id = r.status_id
+  LEFT JOIN admin a ON a.id = r.assigned_admin_id
+ WHERE r.uid IN (${placeholders})`;
+
+const TAGS_SQL = (placeholders: string) =>
+  `SELECT registration_id, tag_id FROM registration_tag WHERE registration_id IN (${placeholders}) ORDER BY tag_id`;
+
+type Row = Record<string, unknown>;
+const num = (value: unknown) => Number(value ?? 0);
+const flag = (value: unknown) => value === true || Number(value) === 1;
+
+/** `first last`, trimmed; else the organization name; else the username (contract §6). */
+export function displayName(person: { firstName: string | null; lastName: string | null; orgName: string | null; username: string }): string {
+  const full = `${person.firstName ?? ""} ${person.lastName ?? ""}`.trim();
+  return full || person.orgName?.trim() || person.username;
+}
+
+/**
+ * Summaries of many registrations in two SQL statements per 500 users, however many forms, cart
+ * lines, tags or children they have. Missing uids are absent from the map.
+ */
+export async function loadUserSummaries(em: EntityManager, uids: readonly number[]): Promise<Map<number, UserSummary>> {
+  const summaries = new Map<number, UserSummary>();
+  const unique = [...new Set(uids)];
+  for (let i = 0; i < unique.length; i += CHUNK) {
+    const chunk = unique.slice(i, i + CHUNK);
+    const placeholders = chunk.map(() => "?").join(", ");
+    const rows: Row[] = await em.query(SUMMARY_SQL(placeholders), chunk);
+    const tagRows: Row[] = await em.query(TAGS_SQL(placeholders), chunk);
+    const tagsByUid = new Map<number, number[]>();
+    for (const row of tagRows) {
+      const list = tagsByUid.get(num(row.registration_id)) ?? [];
+      list.push(num(row.tag_id));
+      tagsByUid.set(num(row.registration_id), list);
+    }
+    for (const row of rows) {
+      const uid = num(row.uid);
+      const orderCents = num(row.order_cents);
+      const paidCents = num(row.paid_cents);
+      const status =
+        row.status_id == null
+          ? null
+          : { id: num(row.status_id), name: String(row.status_name), color: String(row.status_color), isExcluded: flag(row.status_excluded) };
+      summaries.set(uid, {
+        uid,
+        groupId: num(row.project_id),
+        cloginId: num(row.person_id),
+        parentCloginId: row.connected_to == null ? null : num(row.connected_to),
+        name: displayName({
+          firstName: (row.first_name as string | null) ?? null,
+          lastName: (row.last_name as string | null) ?? null,
+          orgName: (row.org_name as string | null) ?? null,
+          username: String(row.username),
+        }),
+        totalForms: num(row.total_forms),
+        completedForms: num(row.completed_forms),
+        totalUserForms: num(row.total_user_forms),
+        totalCompletedUserForms: num(row.completed_user_forms),
+        totalUserMandatoryForms: num(row.mandatory_user_forms),
+        totalCompletedUserMandatoryForms: num(row.completed_mandatory_user_forms),
+        totalOrderCents: orderCents,
+        totalPaidCents: paidCents,
+        totalBalanceCents: orderCents - paidCents,
+        status,
+        applicationDate: toDate(row.application_date as Date | string),
+        commentCount: num(row.comment_count),
+        excluded: status?.isExcluded ?? false,
+        tagIds: (tagsByUid.get(uid) ?? []).sort((a, b) => a - b),
+        nonExcludedChildren: num(row.non_excluded_children),
+        star: flag(row.star),
+        assignedAdmin: row.admin_id == null ? null : { id: num(row.admin_id), initials: (row.admin_initials as string | null) ?? null, color: (row.admin_color as string | null) ?? null },
+      });
+    }
+  }
+  return summaries;
+}
