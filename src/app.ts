@@ -1,0 +1,47 @@
+import express, { type ErrorRequestHandler, type Express } from "express";
+import type { DataSource } from "typeorm";
+import type { Config } from "./config/config";
+import { DomainError } from "./domain/errors";
+import { accessLog } from "./http/access-log";
+import { healthRouter } from "./http/health";
+import type { Logger } from "./http/logger";
+import { requestId } from "./http/request-id";
+import { sendLegacyError, toDomainError } from "./rest/legacy-errors";
+
+export interface AppDependencies {
+  dataSource: DataSource;
+  logger: Logger;
+  config: Pick<Config, "graphqlIntrospection">;
+}
+
+export interface RegapiApp {
+  app: Express;
+  /** Marks the app as draining (readiness turns 503) and stops in-app servers such as Apollo. */
+  stop(): Promise<void>;
+}
+
+/** Builds the express app without listening, so tests drive it in-process with supertest. */
+export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
+  let shuttingDown = false;
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("json spaces", 0);
+  app.use(requestId);
+  app.use(accessLog(deps.logger));
+  app.use(healthRouter(deps.dataSource, () => shuttingDown));
+
+  app.use((req, res) => {
+    sendLegacyError(res, new DomainError("NOT_FOUND", `No route for ${req.method} ${req.path}.`), req.requestId);
+  });
+  const onError: ErrorRequestHandler = (error, req, res, _next) => {
+    sendLegacyError(res, toDomainError(error, req.log ?? deps.logger, req.requestId), req.requestId);
+  };
+  app.use(onError);
+
+  return {
+    app,
+    async stop() {
+      shuttingDown = true;
+    },
+  };
+}

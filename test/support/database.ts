@@ -1,0 +1,40 @@
+import { createConnection } from "mysql2/promise";
+import { DataSource } from "typeorm";
+import { parseDatabaseUrl, type DatabaseConfig } from "../../src/config/config";
+import { buildDataSourceOptions } from "../../src/db/data-source-options";
+import { CountingSqlLogger } from "../../src/db/sql-counter";
+
+/**
+ * The database the suites run against: TEST_DATABASE_URL (e.g. mariadb://root@127.0.0.1:3306/test),
+ * default an in-memory SQLite. The same suites run on both.
+ */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || "sqlite::memory:";
+export const testDatabase: DatabaseConfig = parseDatabaseUrl(TEST_DATABASE_URL);
+export const onMysqlFamily = testDatabase.kind !== "sqlite";
+
+export interface TestDatabase {
+  dataSource: DataSource;
+  sql: CountingSqlLogger;
+  config: DatabaseConfig;
+}
+
+/**
+ * A fresh, empty, migrated database for one test file. On MySQL/MariaDB each jest worker gets its
+ * own database (`<name>_w<worker>`), recreated and migrated, so files can run in parallel.
+ */
+export async function openTestDatabase(): Promise<TestDatabase> {
+  const sql = new CountingSqlLogger();
+  let config = testDatabase;
+  if (config.kind !== "sqlite") {
+    const database = `${config.database}_w${process.env.JEST_WORKER_ID ?? "0"}`;
+    const admin = await createConnection({ host: config.host, port: config.port, user: config.user, password: config.password });
+    await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+    await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
+    await admin.end();
+    config = { ...config, database };
+  }
+  const dataSource = new DataSource(buildDataSourceOptions(config, { logger: sql }));
+  await dataSource.initialize();
+  if (config.kind !== "sqlite") await dataSource.runMigrations({ transaction: "each" });
+  return { dataSource, sql, config };
+}
