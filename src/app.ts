@@ -2,11 +2,13 @@ import express, { type ErrorRequestHandler, type Express } from "express";
 import type { DataSource } from "typeorm";
 import type { Config } from "./config/config";
 import { DomainError } from "./domain/errors";
+import { mountGraphql } from "./graphql/mount-graphql";
 import { accessLog } from "./http/access-log";
 import { healthRouter } from "./http/health";
 import type { Logger } from "./http/logger";
 import { requestId } from "./http/request-id";
 import { sendLegacyError, toDomainError } from "./rest/legacy-errors";
+import { legacyRestRouter } from "./rest/router";
 
 export interface AppDependencies {
   dataSource: DataSource;
@@ -25,10 +27,11 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   let shuttingDown = false;
   const app = express();
   app.disable("x-powered-by");
-  app.set("json spaces", 0);
   app.use(requestId);
   app.use(accessLog(deps.logger));
   app.use(healthRouter(deps.dataSource, () => shuttingDown));
+  app.use("/reg/api2", legacyRestRouter(deps));
+  const graphql = await mountGraphql(app, deps);
 
   app.use((req, res) => {
     sendLegacyError(res, new DomainError("NOT_FOUND", `No route for ${req.method} ${req.path}.`), req.requestId);
@@ -42,6 +45,7 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
     app,
     async stop() {
       shuttingDown = true;
+      await graphql.stop();
     },
   };
 }
