@@ -6,6 +6,6 @@ module.exports = {
   transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.jest.json" }] },
   setupFiles: ["<rootDir>/test/support/setup-env.ts"],
   testTimeout: 30000,
-  // Each worker gets its own MariaDB database (see test/support/database.ts), so files run in parallel.
+  // Each test file gets its own MariaDB database (see test/support/database.ts), so files run in parallel.
   maxWorkers: 2,
 };

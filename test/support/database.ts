@@ -16,17 +16,23 @@ export interface TestDatabase {
   dataSource: DataSource;
   sql: CountingSqlLogger;
   config: DatabaseConfig;
+  /** Closes the connection and, on MySQL/MariaDB, drops the file's database. */
+  dispose(): Promise<void>;
 }
 
 /**
- * A fresh, empty, migrated database for one test file. On MySQL/MariaDB each jest worker gets its
- * own database (`<name>_w<worker>`), recreated and migrated, so files can run in parallel.
+ * A fresh, empty, migrated database for one test file. On MySQL/MariaDB each test file gets its
+ * own database (`<name>_<pid>_<n>`), created, migrated and dropped again, so files (and several
+ * jest runs at once) never share rows.
  */
+let openedInThisProcess = 0;
+
 export async function openTestDatabase(): Promise<TestDatabase> {
   const sql = new CountingSqlLogger();
   let config = testDatabase;
   if (config.kind !== "sqlite") {
-    const database = `${config.database}_w${process.env.JEST_WORKER_ID ?? "0"}`;
+    openedInThisProcess += 1;
+    const database = `${config.database}_${process.pid}_${openedInThisProcess}`;
     const admin = await createConnection({ host: config.host, port: config.port, user: config.user, password: config.password });
     await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
     await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
@@ -36,5 +42,14 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   const dataSource = new DataSource(buildDataSourceOptions(config, { logger: sql }));
   await dataSource.initialize();
   if (config.kind !== "sqlite") await dataSource.runMigrations({ transaction: "each" });
-  return { dataSource, sql, config };
+  const isolated = config;
+  return {
+    dataSource,
+    sql,
+    config,
+    async dispose() {
+      if (isolated.kind !== "sqlite") await dataSource.query(`DROP DATABASE IF EXISTS \`${isolated.database}\``);
+      await dataSource.destroy();
+    },
+  };
 }

@@ -37,7 +37,7 @@ export async function startTestApp(options: { fixture?: unknown } = {}): Promise
     },
     async close() {
       await regapi.stop();
-      await db.dataSource.destroy();
+      await db.dispose();
     },
   };
 }
