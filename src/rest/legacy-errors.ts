@@ -36,7 +36,11 @@ export function httpStatusOf(code: ErrorCode): number {
   }
 }
 
-const DB_DOWN = /ECONNREFUSED|PROTOCOL_CONNECTION_LOST|ETIMEDOUT|Pool is closed|Connection lost|ER_CON_COUNT_ERROR/;
+// Driver texts that mean "the database cannot be reached", not "this request is wrong": network
+// failures, a closed pool or DataSource (TypeORM, mysql2), a closed or unopenable SQLite file,
+// a server shutting down, a dropped database.
+const DB_DOWN =
+  /ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|PROTOCOL_CONNECTION_LOST|ETIMEDOUT|Pool is closed|Connection lost|ER_CON_COUNT_ERROR|ER_SERVER_SHUTDOWN|ER_BAD_DB_ERROR|Connection is not established|database connection is not open|SQLITE_CANTOPEN|SQLITE_IOERR/;
 
 /** Any thrown value as a DomainError; unexpected ones are masked (the log keeps the detail). */
 export function toDomainError(error: unknown, log: Logger, requestId: string): DomainError {
@@ -45,6 +49,29 @@ export function toDomainError(error: unknown, log: Logger, requestId: string): D
   log.error({ err: error, requestId }, "unexpected error");
   if (DB_DOWN.test(text)) return new DomainError("SERVICE_UNAVAILABLE", "The database is unavailable; try again shortly.");
   return new DomainError("INTERNAL", `Internal error; quote request id ${requestId} when reporting it.`);
+}
+
+/**
+ * body-parser's failures, told apart by their documented `type`, as coded errors; null for
+ * anything else (then it is unexpected and gets masked).
+ */
+export function fromBodyParserError(error: unknown, limitText: string): DomainError | null {
+  const type = (error as { type?: unknown } | null)?.type;
+  switch (type) {
+    case "entity.parse.failed":
+      return new DomainError("INVALID_JSON", "The request body is not valid JSON.");
+    case "entity.too.large":
+      return new DomainError("PAYLOAD_TOO_LARGE", `The request body is larger than ${limitText}.`);
+    case "charset.unsupported":
+      return new DomainError("UNSUPPORTED_MEDIA_TYPE", "The request body must be JSON in UTF-8 (Content-Type: application/json; charset=utf-8).");
+    case "encoding.unsupported":
+      return new DomainError("UNSUPPORTED_MEDIA_TYPE", "The request's Content-Encoding is not supported.");
+    case "request.aborted":
+    case "request.size.invalid":
+      return new DomainError("INVALID_JSON", "The request body ended before its declared length.");
+    default:
+      return null;
+  }
 }
 
 /** The legacy error body: `{ success: false, msg, msg_type: "error", error_code, errors?, request_id, ... }`. */

@@ -54,3 +54,17 @@ export const wireDoc = z
     }
     return value as Record<string, unknown>;
   });
+
+/** `doc` where the action requires one (statuses `create`, projects `get_project_list`). */
+export const requiredWireDoc = z.unknown().transform((value, ctx) => {
+  if (value === undefined || value === null) {
+    ctx.addIssue({ code: "custom", message: "is required (a JSON object)" });
+    return z.NEVER;
+  }
+  if (Array.isArray(value) && value.length === 0) return {} as Record<string, unknown>;
+  if (typeof value !== "object" || Array.isArray(value)) {
+    ctx.addIssue({ code: "custom", message: "must be a JSON object" });
+    return z.NEVER;
+  }
+  return value as Record<string, unknown>;
+});
