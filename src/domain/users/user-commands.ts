@@ -30,6 +30,8 @@ export type FormSelection = { all: true } | { formIds: unknown[] };
 export interface UpdateUserCommand {
   groupId: number;
   cloginId: number;
+  /** REST `connected_to`: when given it must be the user's own (its parent's for a child), else VALIDATION_FAILED. */
+  connectedTo?: number | null;
   /** The `doc` values, or null when the client sent none. */
   values: Record<string, unknown> | null;
   markFormsComplete: FormSelection | null;

@@ -1,0 +1,31 @@
+// Seed 4.2 rule 4 and contract §4: a sent answer is first compared with the option values as
+// they are; only when none is equal are both sides compared again without HTML and lower-cased.
+
+const ENTITIES: Record<string, string> = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&nbsp;": " " };
+
+/** Text without tags (and with the few common entities decoded), as a browser would show it. */
+export function stripHtml(text: string): string {
+  return text.replace(/<[^>]*>/g, "").replace(/&(?:amp|lt|gt|quot|#39|nbsp);/g, (entity) => ENTITIES[entity]);
+}
+
+const loose = (text: string) => stripHtml(text).toLowerCase();
+
+export interface ChoiceMatch {
+  /** The options' own values, each once, in the options' order. */
+  matched: string[];
+  /** Sent strings that matched no option, as sent. */
+  unmatched: string[];
+}
+
+export function matchChoiceAnswers(sent: readonly string[], options: readonly string[]): ChoiceMatch {
+  const looseOptions = options.map(loose);
+  const chosen = new Set<number>();
+  const unmatched: string[] = [];
+  for (const answer of sent) {
+    let index = options.indexOf(answer);
+    if (index < 0) index = looseOptions.indexOf(loose(answer));
+    if (index < 0) unmatched.push(answer);
+    else chosen.add(index);
+  }
+  return { matched: [...chosen].sort((a, b) => a - b).map((i) => options[i]), unmatched };
+}
