@@ -55,7 +55,7 @@ const emailEntry = z.object({
   body: requiredText,
   cc: optionalAddressList,
   bcc: optionalAddressList,
-  admin_id: optionalWireInteger,
+  admin_id: optionalWireInteger.optional(),
 });
 
 const isPlainObject = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -69,16 +69,16 @@ const emailList = z.preprocess(
     .max(100, "must hold at most 100 emails"),
 );
 
-const addEmailDoc = z.preprocess(
-  (value) => (value === undefined || value === null ? value : value),
-  z.object({ email_list: emailList }, { error: (issue) => (issue.input === undefined || issue.input === null ? "is required (a JSON object with email_list)" : "must be a JSON object") }),
+const addEmailDoc = z.object(
+  { email_list: emailList },
+  { error: (issue) => (issue.input === undefined || issue.input === null ? "is required (a JSON object with email_list)" : "must be a JSON object") },
 );
 
 const createSchema = z.object({
   action: z.literal("create"),
   group_id: wireInteger,
-  clogin_id: createCloginId,
-  connected_to: optionalWireInteger,
+  clogin_id: createCloginId.optional(),
+  connected_to: optionalWireInteger.optional(),
   doc: createDoc.optional(),
   submit_forms: wireFlag(true),
   disable_email_sending: wireFlag(false),
@@ -89,11 +89,11 @@ const updateSchema = z.object({
   action: z.literal("update"),
   group_id: wireInteger,
   clogin_id: wireInteger,
-  connected_to: optionalWireInteger,
+  connected_to: optionalWireInteger.optional(),
   doc: wireDoc.nullish(),
   submit_forms: wireFlag(true),
   disable_email_sending: wireFlag(false),
-  mark_forms_complete: markFormsComplete,
+  mark_forms_complete: markFormsComplete.optional(),
 });
 
 const addEmailSchema = z.object({
@@ -133,8 +133,8 @@ export const usersActions: ActionTable = {
       const { username, password, main_email, first_name, last_name, org_name, ...values } = input.doc ?? {};
       const outcome = await createUser(ctx, {
         groupId: input.group_id,
-        cloginId: input.clogin_id,
-        connectedTo: input.connected_to,
+        cloginId: input.clogin_id ?? null,
+        connectedTo: input.connected_to ?? null,
         username,
         password,
         mainEmail: main_email,
@@ -157,7 +157,7 @@ export const usersActions: ActionTable = {
         cloginId: input.clogin_id,
         connectedTo: input.connected_to,
         values: input.doc ?? null,
-        markFormsComplete: input.mark_forms_complete,
+        markFormsComplete: input.mark_forms_complete ?? null,
         submitForms: input.submit_forms,
         disableEmailSending: input.disable_email_sending,
       });
@@ -178,7 +178,7 @@ export const usersActions: ActionTable = {
           body: email.body,
           cc: email.cc ?? null,
           bcc: email.bcc ?? null,
-          adminId: email.admin_id,
+          adminId: email.admin_id ?? null,
         })),
       });
       return { success: true, msg: "Emails added successfully", ...userEnvelope(outcome) };
