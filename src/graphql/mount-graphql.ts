@@ -1,7 +1,64 @@
-import type { Express } from "express";
+import { ApolloServer } from "@apollo/server";
+import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
+import { expressMiddleware } from "@as-integrations/express5";
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
 import type { AppDependencies } from "../app";
+import { authGatePlugin } from "./auth-gate.plugin";
+import { createGraphqlContext, type GraphqlContext } from "./context";
+import { explorerRouter, wantsExplorer } from "./explorer/explorer-router";
+import { errorPresentationPlugin, formatErrorWith } from "./graphql-errors";
+import { armorProtection, GRAPHQL_LIMITS } from "./limits";
+import { buildGraphqlSchema } from "./schema";
 
-/** Mounts POST /graphql and the offline explorer. (Issue 4 fills this in.) */
-export async function mountGraphql(_app: Express, _deps: AppDependencies): Promise<{ stop(): Promise<void> }> {
-  return { async stop() {} };
+function requestLevelError(res: express.Response, status: number, code: string, message: string): void {
+  res.status(status).json({ errors: [{ message, extensions: { code } }] });
+}
+
+// Body-parser failures on /graphql answer in the GraphQL error shape, with contract §1's codes.
+const bodyErrors: ErrorRequestHandler = (error: { type?: string }, _req, res, next) => {
+  if (error?.type === "entity.parse.failed") return requestLevelError(res, 400, "INVALID_JSON", "The request body is not valid JSON.");
+  if (error?.type === "entity.too.large") {
+    return requestLevelError(res, 413, "PAYLOAD_TOO_LARGE", `The request body is larger than ${GRAPHQL_LIMITS.bodyBytes.toUpperCase()}.`);
+  }
+  next(error);
+};
+
+// express.json leaves req.body unset for other content types; Apollo then answers (CSRF
+// prevention, "POST body missing") instead of its "forgot the json middleware" 500.
+const bodyPresent: RequestHandler = (req, _res, next) => {
+  if (!("body" in req) || req.body === undefined) req.body = {};
+  next();
+};
+
+/** Mounts POST /graphql (Apollo Server 5) and the offline explorer at /explorer. */
+export async function mountGraphql(app: Express, deps: AppDependencies): Promise<{ stop(): Promise<void> }> {
+  const armor = armorProtection();
+  const server = new ApolloServer<GraphqlContext>({
+    schema: await buildGraphqlSchema(),
+    introspection: deps.config.graphqlIntrospection,
+    csrfPrevention: true,
+    allowBatchedHttpRequests: false,
+    includeStacktraceInErrorResponses: false,
+    hideSchemaDetailsFromClientErrors: true,
+    status400ForVariableCoercionErrors: true,
+    maxRecursiveSelections: true,
+    stopOnTerminationSignals: false,
+    parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
+    validationRules: armor.validationRules,
+    plugins: [...armor.plugins, authGatePlugin, errorPresentationPlugin, ApolloServerPluginLandingPageDisabled()],
+    formatError: formatErrorWith(deps.logger),
+    logger: deps.logger,
+  });
+  await server.start();
+
+  app.use("/explorer", explorerRouter());
+  app.get("/graphql", (req, res, next) => (wantsExplorer(req) ? res.redirect(302, "/explorer") : next()));
+  app.use(
+    "/graphql",
+    express.json({ limit: GRAPHQL_LIMITS.bodyBytes }),
+    bodyErrors,
+    bodyPresent,
+    expressMiddleware(server, { context: ({ req }) => createGraphqlContext(deps, req) }),
+  );
+  return { stop: () => server.stop() };
 }

@@ -1,0 +1,37 @@
+import type { Request } from "express";
+import type { AppDependencies } from "../app";
+import { authenticate } from "../auth/authenticate";
+import { createRequestContext, type Principal, type RequestContext } from "../domain/context";
+import type { Logger } from "../http/logger";
+import { createUserLoaders, type UserLoaders } from "./loaders/user-loaders";
+
+/** What every resolver gets: the domain context of this request and its own loaders. */
+export interface GraphqlContext {
+  requestId: string;
+  log: Logger;
+  /**
+   * The domain context. Its principal is null only while an introspection-only operation runs;
+   * the auth gate refuses every other operation before execution (see auth-gate.plugin.ts).
+   */
+  request: RequestContext;
+  /** Why authentication failed, kept so the gate can answer with it (null when authenticated). */
+  authFailure: unknown;
+  loaders: UserLoaders;
+}
+
+/**
+ * Authenticates with the same headers and code as REST. A failure does not throw here: the
+ * explorer must be able to introspect before credentials are entered, so the decision is taken
+ * once the operation is known.
+ */
+export async function createGraphqlContext(deps: AppDependencies, req: Request): Promise<GraphqlContext> {
+  let principal: Principal | null = null;
+  let authFailure: unknown = null;
+  try {
+    principal = await authenticate(deps.dataSource.manager, (name) => req.get(name));
+  } catch (error) {
+    authFailure = error;
+  }
+  const request = createRequestContext(deps.dataSource, req.requestId, principal);
+  return { requestId: req.requestId, log: req.log ?? deps.logger, request, authFailure, loaders: createUserLoaders(request.em) };
+}

@@ -1,0 +1,123 @@
+import type { ApolloServerPlugin } from "@apollo/server";
+import { unwrapResolverError } from "@apollo/server/errors";
+import type { ValidationError } from "class-validator";
+import { GraphQLError, type GraphQLFormattedError } from "graphql";
+import { ArgumentValidationError } from "type-graphql";
+import { assertUnreachable, DomainError, type ErrorCode, type MemberProblem } from "../domain/errors";
+import type { Logger } from "../http/logger";
+import { httpStatusOf, toDomainError } from "../rest/legacy-errors";
+import type { GraphqlContext } from "./context";
+import { QueryLimitError, TOKEN_LIMIT_MESSAGE } from "./limits";
+
+/** extensions.code of each domain code: contract §3's codes, except validation (GraphQL's BAD_USER_INPUT). */
+export function graphqlCodeOf(code: ErrorCode): string {
+  switch (code) {
+    case "VALIDATION_FAILED":
+      return "BAD_USER_INPUT";
+    case "INVALID_JSON":
+    case "UNKNOWN_ACTION":
+    case "UNAUTHENTICATED":
+    case "STALE_TIMESTAMP":
+    case "FORBIDDEN":
+    case "USER_NOT_FOUND":
+    case "NOT_FOUND":
+    case "METHOD_NOT_ALLOWED":
+    case "CONFLICT":
+    case "PAYLOAD_TOO_LARGE":
+    case "UNSUPPORTED_MEDIA_TYPE":
+    case "RATE_LIMITED":
+    case "INTERNAL":
+    case "SERVICE_UNAVAILABLE":
+      return code;
+    default:
+      return assertUnreachable(code);
+  }
+}
+
+/** A failure of the whole request (before execution), with the HTTP status REST uses for it. */
+export function requestError(error: DomainError): GraphQLError {
+  return new GraphQLError(error.message, {
+    originalError: error,
+    extensions: { code: graphqlCodeOf(error.code), http: { status: httpStatusOf(error.code) } },
+  });
+}
+
+const camelCase = (key: string) => key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+function innermost(error: GraphQLError): unknown {
+  let current: unknown = unwrapResolverError(error);
+  while (current instanceof GraphQLError && current.originalError) current = current.originalError;
+  return current;
+}
+
+function flattenValidationErrors(errors: readonly ValidationError[], parent = ""): MemberProblem[] {
+  return errors.flatMap((error) => {
+    const path = /^\d+$/.test(error.property) ? `${parent}[${error.property}]` : parent ? `${parent}.${error.property}` : error.property;
+    const own = Object.values(error.constraints ?? {}).map((message) => ({ path, message }));
+    return [...own, ...flattenValidationErrors(error.children ?? [], path)];
+  });
+}
+
+interface Reporter {
+  log: Logger;
+  requestId: string;
+}
+
+/**
+ * The one presentation of an error to GraphQL clients. Domain errors keep their code (and their
+ * member problems and extra members, camelCased); Apollo's own errors keep theirs; anything else
+ * is masked, logged with the original under the request id, and never shows a stack or SQL.
+ */
+export function presentError(error: GraphQLError, reporter: Reporter): GraphQLFormattedError {
+  const where = { locations: error.locations, path: error.path };
+  const original = innermost(error);
+
+  if (original instanceof DomainError) {
+    const extensions: Record<string, unknown> = { code: graphqlCodeOf(original.code) };
+    if (original.details.problems?.length) extensions.problems = original.details.problems;
+    for (const [key, value] of Object.entries(original.details.extra ?? {})) extensions[camelCase(key)] = value;
+    return { message: original.message, ...where, extensions };
+  }
+  if (original instanceof ArgumentValidationError) {
+    // Never echo class-validator's `target`/`value`: they would repeat the input (passwords too).
+    const problems = flattenValidationErrors(original.extensions.validationErrors);
+    const message = `Invalid input: ${problems.map((p) => p.message).join("; ")}.`;
+    return { message, ...where, extensions: { code: "BAD_USER_INPUT", problems } };
+  }
+  if (original instanceof QueryLimitError) {
+    return { message: original.message, ...where, extensions: { ...original.extensions } };
+  }
+  const code = error.extensions?.code;
+  if (typeof code === "string" && !(original instanceof Error && !(original instanceof GraphQLError))) {
+    if (code === "GRAPHQL_PARSE_FAILED" && TOKEN_LIMIT_MESSAGE.test(error.message)) {
+      return { message: error.message, ...where, extensions: { ...new QueryLimitError("tokens", error.message).extensions } };
+    }
+    return { message: error.message, ...where, extensions: { code } };
+  }
+  const masked = toDomainError(original instanceof Error ? original : error, reporter.log, reporter.requestId);
+  return { message: masked.message, ...where, extensions: { code: graphqlCodeOf(masked.code) } };
+}
+
+const presented = new WeakMap<GraphQLError, GraphQLFormattedError>();
+
+/** Presents errors while the request (its logger and id) is known; formatError then only looks up. */
+export const errorPresentationPlugin: ApolloServerPlugin<GraphqlContext> = {
+  async requestDidStart() {
+    return {
+      async didEncounterErrors({ errors, contextValue }) {
+        for (const error of errors) presented.set(error, presentError(error, contextValue));
+      },
+    };
+  },
+};
+
+/** Apollo's formatError: the presentation made during the request, or one made now (errors outside a request). */
+export function formatErrorWith(fallbackLog: Logger) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    if (error instanceof GraphQLError) return presented.get(error) ?? presentError(error, { log: fallbackLog, requestId: "unknown" });
+    return presentError(new GraphQLError(formatted.message, { originalError: error instanceof Error ? error : undefined }), {
+      log: fallbackLog,
+      requestId: "unknown",
+    });
+  };
+}

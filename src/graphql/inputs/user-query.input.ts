@@ -1,0 +1,53 @@
+import { IsInt, IsOptional, Max, MaxLength, Min } from "class-validator";
+import { ArgsType, Field, InputType, Int } from "type-graphql";
+import { UserLevelEnum } from "../types/enums.type";
+
+/** Largest page of the users connection; more is refused, not truncated. */
+export const MAX_PAGE_SIZE = 100;
+
+@InputType("UserFilter", { description: "Narrows a users page; absent members do not filter." })
+export class UserFilterInput {
+  @Field(() => Int, { nullable: true, description: "Users with this status; 0 selects users without a status." })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  statusId?: number | null;
+
+  @Field(() => Boolean, { nullable: true, description: "true: only users with an excluding status; false: only the others." })
+  excluded?: boolean | null;
+
+  @Field(() => UserLevelEnum, { nullable: true })
+  level?: UserLevelEnum | null;
+
+  @Field(() => String, { nullable: true, description: "Case-insensitive part of first name, last name, username or main email." })
+  @IsOptional()
+  @MaxLength(100)
+  search?: string | null;
+}
+
+@ArgsType()
+export class UserArgs {
+  @Field(() => Int)
+  groupId: number;
+
+  @Field(() => Int)
+  cloginId: number;
+}
+
+@ArgsType()
+export class UsersArgs {
+  @Field(() => Int)
+  groupId: number;
+
+  @Field(() => Int, { defaultValue: 20, description: `Page size, 1 to ${MAX_PAGE_SIZE}.` })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_SIZE)
+  first: number;
+
+  @Field(() => String, { nullable: true, description: "The endCursor of the previous page." })
+  after?: string | null;
+
+  @Field(() => UserFilterInput, { nullable: true })
+  filter?: UserFilterInput | null;
+}

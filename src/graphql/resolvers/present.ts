@@ -1,0 +1,38 @@
+import type { ProjectListing } from "../../domain/projects/projects.service";
+import { formatCents } from "../../shared/money";
+import type { RegistrationRef } from "../../domain/users/user-reads";
+import type { UserOutcome } from "../../domain/users/user-commands";
+import type { ProjectType } from "../types/project.type";
+import type { UserType } from "../types/user.type";
+
+// The few mappings from domain shapes to GraphQL sources, in one place.
+
+/** A project as the domain lists it (a Project entity has the same members but `totals`). */
+export function presentProjectListing(project: Omit<ProjectListing, "totals"> & { totals?: ProjectListing["totals"] }): ProjectType {
+  const totals = project.totals;
+  return {
+    groupId: project.id,
+    name: project.name,
+    currency: project.currency,
+    createdAt: project.createdAt,
+    isArchived: project.archived,
+    groupTotals: totals
+      ? {
+          totalUsers: totals.totalUsers,
+          totalActiveUsers: totals.totalActiveUsers,
+          totalOrder: formatCents(totals.totalOrderCents),
+          totalPaid: formatCents(totals.totalPaidCents),
+          totalBalance: formatCents(totals.totalBalanceCents),
+        }
+      : null,
+  };
+}
+
+export function userFromRef(ref: RegistrationRef): UserType {
+  return { uid: ref.uid, groupId: ref.groupId, cloginId: ref.cloginId, parentCloginId: ref.parentCloginId };
+}
+
+/** The user of a users outcome; its fresh summary primes the request's loader (no second read). */
+export function userFromOutcome(outcome: UserOutcome): UserType {
+  return { uid: outcome.uid, groupId: outcome.groupId, cloginId: outcome.cloginId, parentCloginId: outcome.summary.parentCloginId };
+}

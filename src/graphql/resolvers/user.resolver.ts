@@ -1,0 +1,151 @@
+import { Args, Ctx, FieldResolver, Int, Query, Resolver, Root } from "type-graphql";
+import { isChoiceType } from "../../domain/forms/field-value-codec";
+import { countUsers, listUsersPage, type UserListFilter } from "../../domain/users/user-reads";
+import type { GraphqlContext } from "../context";
+import { decodeUserCursor, encodeUserCursor } from "../cursor";
+import { UsersArgs } from "../inputs/user-query.input";
+import { FormType, UserFormType } from "../types/form.type";
+import { ProjectType } from "../types/project.type";
+import { UserConnectionType } from "../types/user-connection.type";
+import {
+  EmailRecordType,
+  FieldValueType,
+  MetaInfoType,
+  presentMetaInfo,
+  StatusType,
+  TagType,
+  UserType,
+} from "../types/user.type";
+import { presentProjectListing, userFromRef } from "./present";
+
+@Resolver(() => UserConnectionType)
+export class UserConnectionResolver {
+  @Query(() => UserConnectionType, { description: "A page of a project's users in uid order; `first` is 1 to 100." })
+  async users(@Args() args: UsersArgs, @Ctx() ctx: GraphqlContext): Promise<UserConnectionType> {
+    const afterUid = args.after == null ? null : decodeUserCursor(args.after);
+    const filter: UserListFilter = {
+      statusId: args.filter?.statusId,
+      excluded: args.filter?.excluded,
+      level: args.filter?.level,
+      search: args.filter?.search,
+    };
+    const page = await listUsersPage(ctx.request, { groupId: args.groupId, first: args.first, afterUid, filter });
+    const edges = page.users.map((ref) => ({ cursor: encodeUserCursor(ref.uid), node: userFromRef(ref) }));
+    return {
+      groupId: args.groupId,
+      filter,
+      edges,
+      pageInfo: {
+        hasNextPage: page.hasNextPage,
+        hasPreviousPage: afterUid !== null,
+        startCursor: edges[0]?.cursor ?? null,
+        endCursor: edges.at(-1)?.cursor ?? null,
+      },
+    };
+  }
+
+  @FieldResolver(() => Int, { description: "Users matching the filter, on all pages." })
+  async totalCount(@Root() connection: UserConnectionType, @Ctx() ctx: GraphqlContext): Promise<number> {
+    return countUsers(ctx.request.em, connection.groupId, connection.filter);
+  }
+}
+
+@Resolver(() => UserType)
+export class UserFieldsResolver {
+  private async summary(user: UserType, ctx: GraphqlContext) {
+    const summary = await ctx.loaders.summaries.load(user.uid);
+    if (!summary) throw new Error(`registration ${user.uid} vanished while its fields were read`);
+    return summary;
+  }
+
+  private async person(user: UserType, ctx: GraphqlContext) {
+    const person = await ctx.loaders.persons.load(user.cloginId);
+    if (!person) throw new Error(`person ${user.cloginId} of registration ${user.uid} is missing`);
+    return person;
+  }
+
+  @FieldResolver(() => MetaInfoType)
+  async metaInfo(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<MetaInfoType> {
+    return presentMetaInfo(await this.summary(user, ctx));
+  }
+
+  @FieldResolver(() => String, { description: "First + last name; else organization name; else username." })
+  async name(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<string> {
+    return (await this.summary(user, ctx)).name;
+  }
+
+  @FieldResolver(() => StatusType, { nullable: true })
+  async status(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<StatusType | null> {
+    return (await this.summary(user, ctx)).status;
+  }
+
+  @FieldResolver(() => String)
+  async username(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<string> {
+    return (await this.person(user, ctx)).username;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  async mainEmail(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<string | null> {
+    return (await this.person(user, ctx)).mainEmail;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  async firstName(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<string | null> {
+    return (await this.person(user, ctx)).firstName;
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  async lastName(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<string | null> {
+    return (await this.person(user, ctx)).lastName;
+  }
+
+  @FieldResolver(() => [UserFormType], { description: "The user's form set in form order." })
+  async forms(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<UserFormType[]> {
+    const rows = await ctx.loaders.formSets.load(user.uid);
+    return rows.map((row) => ({ ...row, form: row.form as unknown as FormType }));
+  }
+
+  @FieldResolver(() => [FieldValueType], { description: "Stored answers in form and field order." })
+  async fieldValues(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<FieldValueType[]> {
+    const rows = await ctx.loaders.fieldValues.load(user.uid);
+    return rows.map((row) => {
+      const choices = isChoiceType(row.field.type) ? [row.answer].flat() : null;
+      return {
+        field: row.field as FieldValueType["field"],
+        text: choices ? null : String(row.answer),
+        choices,
+        updatedAt: row.updatedAt,
+      };
+    });
+  }
+
+  @FieldResolver(() => [EmailRecordType], { description: "Email history, oldest first." })
+  async emails(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<EmailRecordType[]> {
+    return (await ctx.loaders.emails.load(user.uid)) as EmailRecordType[];
+  }
+
+  @FieldResolver(() => [TagType])
+  async tags(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<TagType[]> {
+    return ctx.loaders.tags.load(user.uid);
+  }
+
+  @FieldResolver(() => UserType, { nullable: true, description: "The parent registration of a child; null otherwise." })
+  async parent(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<UserType | null> {
+    if (user.parentCloginId == null) return null;
+    const ref = await ctx.loaders.registrationsByPerson.load({ groupId: user.groupId, cloginId: user.parentCloginId });
+    return ref ? userFromRef(ref) : null;
+  }
+
+  @FieldResolver(() => [UserType], { description: "Children registered under this user in the same project, by uid." })
+  async children(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<UserType[]> {
+    const refs = await ctx.loaders.children.load({ groupId: user.groupId, cloginId: user.cloginId });
+    return refs.map(userFromRef);
+  }
+
+  @FieldResolver(() => ProjectType)
+  async project(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<ProjectType> {
+    const project = await ctx.loaders.projects.load(user.groupId);
+    if (!project) throw new Error(`project ${user.groupId} of registration ${user.uid} is missing`);
+    return presentProjectListing(project);
+  }
+}

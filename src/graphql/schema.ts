@@ -1,0 +1,19 @@
+import "reflect-metadata";
+import type { GraphQLSchema } from "graphql";
+import { buildSchema } from "type-graphql";
+import { FormResolver, UserFormResolver } from "./resolvers/form.resolver";
+import { ProjectResolver } from "./resolvers/project.resolver";
+import { UserConnectionResolver, UserFieldsResolver } from "./resolvers/user.resolver";
+
+export const RESOLVERS = [ProjectResolver, UserConnectionResolver, UserFieldsResolver, FormResolver, UserFormResolver] as const;
+
+let built: Promise<GraphQLSchema> | null = null;
+
+/**
+ * The schema, built once per process from the decorated classes. `validate: true` runs
+ * class-validator on every argument and input (type-graphql 2 defaults to off).
+ */
+export function buildGraphqlSchema(): Promise<GraphQLSchema> {
+  built ??= buildSchema({ resolvers: [...RESOLVERS], validate: true });
+  return built;
+}

@@ -1,0 +1,13 @@
+import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from "graphql";
+
+/** Whether the current field's selection asks for `name` directly (through fragments too), so costly parts are read only when asked. */
+export function selectsField(info: GraphQLResolveInfo, name: string): boolean {
+  const visit = (set: SelectionSetNode | undefined): boolean =>
+    !!set &&
+    set.selections.some((selection) => {
+      if (selection.kind === Kind.FIELD) return selection.name.value === name;
+      if (selection.kind === Kind.INLINE_FRAGMENT) return visit(selection.selectionSet);
+      return visit(info.fragments[selection.name.value]?.selectionSet);
+    });
+  return info.fieldNodes.some((node) => visit(node.selectionSet));
+}

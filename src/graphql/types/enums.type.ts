@@ -1,0 +1,45 @@
+import { registerEnumType } from "type-graphql";
+
+// GraphQL enum values are SCREAMING_SNAKE_CASE; the values behind them are the domain's own
+// strings, so resolvers pass domain rows through unchanged.
+
+export enum FieldTypeEnum {
+  TEXT = "text",
+  TEXTAREA = "textarea",
+  EMAIL = "email",
+  NUMBER = "number",
+  DATE = "date",
+  PHONE = "phone",
+  SINGLE_CHOICE = "single_choice",
+  MULTIPLE_CHOICE = "multiple_choice",
+}
+
+export enum FormAudienceEnum {
+  USER = "user",
+  ADMIN = "admin",
+}
+
+export enum FormLevelEnum {
+  ALL = "all",
+  PARENT = "parent",
+  CHILD = "child",
+}
+
+export enum EmailOriginEnum {
+  API = "api",
+  TRIGGER = "trigger",
+}
+
+export enum UserLevelEnum {
+  PARENT = "parent",
+  CHILD = "child",
+}
+
+registerEnumType(FieldTypeEnum, { name: "FieldType", description: "How a form field is answered; choice fields answer with option values." });
+registerEnumType(FormAudienceEnum, { name: "FormAudience", description: "USER: filled by the registrant; ADMIN: internal, filled by staff." });
+registerEnumType(FormLevelEnum, { name: "FormLevel", description: "Which registrations of a family project get the form." });
+registerEnumType(EmailOriginEnum, { name: "EmailOrigin", description: "API: recorded through the API; TRIGGER: written by a form trigger." });
+registerEnumType(UserLevelEnum, {
+  name: "UserLevel",
+  description: "PARENT: parents and individuals (no connected_to); CHILD: children in a family project.",
+});

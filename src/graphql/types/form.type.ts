@@ -1,0 +1,60 @@
+import { Field, Int, ObjectType } from "type-graphql";
+import { GraphQLDateTime } from "graphql-scalars";
+import { FieldTypeEnum, FormAudienceEnum, FormLevelEnum } from "./enums.type";
+
+@ObjectType("FormField", { description: "A form input." })
+export class FormFieldType {
+  @Field(() => String, { description: "The wire identifier f_<form>_<n>; usable as a key in `values`." })
+  identifier: string;
+
+  @Field(() => String, { nullable: true, description: "The optional mapped name, also usable as a key in `values`." })
+  mappedName: string | null;
+
+  @Field(() => String)
+  label: string;
+
+  @Field(() => FieldTypeEnum)
+  type: FieldTypeEnum;
+
+  @Field(() => Boolean)
+  mandatory: boolean;
+
+  @Field(() => [String], { description: "Option values of a choice field; empty for other types." })
+  options: string[];
+}
+
+@ObjectType("Form")
+export class FormType {
+  @Field(() => Int)
+  id: number;
+
+  @Field(() => String)
+  name: string;
+
+  @Field(() => Boolean)
+  mandatory: boolean;
+
+  @Field(() => FormAudienceEnum)
+  audience: FormAudienceEnum;
+
+  @Field(() => FormLevelEnum)
+  level: FormLevelEnum;
+}
+
+@ObjectType("UserForm", { description: "A form in a user's form set." })
+export class UserFormType {
+  /** Whose form set this entry belongs to (not exposed; the missing-fields resolver needs it). */
+  uid: number;
+
+  @Field(() => FormType)
+  form: FormType;
+
+  @Field(() => Boolean)
+  completed: boolean;
+
+  @Field(() => GraphQLDateTime, { nullable: true })
+  completedAt: Date | null;
+
+  @Field(() => GraphQLDateTime, { nullable: true, description: "Last submission (a submission runs the form's triggers)." })
+  submittedAt: Date | null;
+}

@@ -1,0 +1,42 @@
+import { Field, Int, ObjectType } from "type-graphql";
+import { GraphQLDateTime } from "graphql-scalars";
+import { MoneyScalar } from "../scalars/money.scalar";
+
+@ObjectType("GroupTotals", { description: "Totals over a project's registrations." })
+export class GroupTotalsType {
+  @Field(() => Int)
+  totalUsers: number;
+
+  @Field(() => Int, { description: "Registrations whose status is not excluding." })
+  totalActiveUsers: number;
+
+  @Field(() => MoneyScalar)
+  totalOrder: string;
+
+  @Field(() => MoneyScalar)
+  totalPaid: string;
+
+  @Field(() => MoneyScalar)
+  totalBalance: string;
+}
+
+@ObjectType("Project", { description: "A registration project; its id is the legacy group_id." })
+export class ProjectType {
+  @Field(() => Int)
+  groupId: number;
+
+  @Field(() => String)
+  name: string;
+
+  @Field(() => String, { description: "ISO 4217 code." })
+  currency: string;
+
+  @Field(() => GraphQLDateTime)
+  createdAt: Date;
+
+  @Field(() => Boolean)
+  isArchived: boolean;
+
+  @Field(() => GroupTotalsType, { nullable: true, description: "Totals over the project's registrations (computed only when selected)." })
+  groupTotals: GroupTotalsType | null;
+}

@@ -1,0 +1,40 @@
+import { Field, ObjectType } from "type-graphql";
+import type { UserListFilter } from "../../domain/users/user-reads";
+import { UserType } from "./user.type";
+
+@ObjectType("PageInfo")
+export class PageInfoType {
+  @Field(() => Boolean)
+  hasNextPage: boolean;
+
+  @Field(() => Boolean, { description: "True when the page was asked `after` a cursor (forward pagination only)." })
+  hasPreviousPage: boolean;
+
+  @Field(() => String, { nullable: true })
+  startCursor: string | null;
+
+  @Field(() => String, { nullable: true })
+  endCursor: string | null;
+}
+
+@ObjectType("UserEdge")
+export class UserEdgeType {
+  @Field(() => String, { description: "Opaque; pass it as `after` to read the next page." })
+  cursor: string;
+
+  @Field(() => UserType)
+  node: UserType;
+}
+
+@ObjectType("UserConnection", { description: "A page of a project's users in a stable order (keyset pagination)." })
+export class UserConnectionType {
+  /** What the page was read for; totalCount counts with the same filter, on demand. */
+  groupId: number;
+  filter: UserListFilter;
+
+  @Field(() => [UserEdgeType])
+  edges: UserEdgeType[];
+
+  @Field(() => PageInfoType)
+  pageInfo: PageInfoType;
+}

@@ -1,0 +1,207 @@
+import { Field, Int, ObjectType } from "type-graphql";
+import { GraphQLDateTime } from "graphql-scalars";
+import type { UserSummary } from "../../domain/users/user-summary";
+import { formatCents } from "../../shared/money";
+import { MoneyScalar } from "../scalars/money.scalar";
+import { EmailOriginEnum } from "./enums.type";
+import { FormFieldType } from "./form.type";
+
+@ObjectType("Status", { description: "A project's registration status; an excluding one takes users out of active counts." })
+export class StatusType {
+  @Field(() => Int)
+  id: number;
+
+  @Field(() => String)
+  name: string;
+
+  @Field(() => String, { description: "#RRGGBB" })
+  color: string;
+
+  @Field(() => Boolean)
+  isExcluded: boolean;
+}
+
+@ObjectType("AssignedAdmin")
+export class AssignedAdminType {
+  @Field(() => Int)
+  id: number;
+
+  @Field(() => String, { nullable: true })
+  initials: string | null;
+
+  @Field(() => String, { nullable: true })
+  color: string | null;
+}
+
+@ObjectType("MetaInfo", { description: "The legacy meta_info, typed: counts are Int, money exact decimal strings." })
+export class MetaInfoType {
+  @Field(() => String, { description: "First + last name; else organization name; else username (legacy u_name)." })
+  name: string;
+
+  @Field(() => Int)
+  totalForms: number;
+
+  @Field(() => Int)
+  completedForms: number;
+
+  @Field(() => Int, { description: "Forms filled by the registrant (not admin-only forms)." })
+  totalUserForms: number;
+
+  @Field(() => Int)
+  totalCompletedUserForms: number;
+
+  @Field(() => Int)
+  totalUserMandatoryForms: number;
+
+  @Field(() => Int)
+  totalCompletedUserMandatoryForms: number;
+
+  @Field(() => MoneyScalar, { description: "Sum of cart lines (price × quantity)." })
+  totalOrder: string;
+
+  @Field(() => MoneyScalar)
+  totalPaid: string;
+
+  @Field(() => MoneyScalar, { description: "totalOrder − totalPaid." })
+  totalBalance: string;
+
+  @Field(() => StatusType, { nullable: true })
+  status: StatusType | null;
+
+  @Field(() => GraphQLDateTime)
+  applicationDate: Date;
+
+  @Field(() => Int, { description: "Admin comments on the registration (legacy u_comments)." })
+  commentCount: number;
+
+  @Field(() => Int)
+  groupId: number;
+
+  @Field(() => Int)
+  uid: number;
+
+  @Field(() => Int)
+  cloginId: number;
+
+  @Field(() => Int, { description: "The parent's cloginId for a child; the user's own cloginId otherwise (legacy connected_to)." })
+  connectedTo: number;
+
+  @Field(() => Boolean, { description: "The current status is an excluding one." })
+  excluded: boolean;
+
+  @Field(() => Int)
+  totalUserTags: number;
+
+  @Field(() => [Int], { description: "Tag ids, ascending." })
+  tagIds: number[];
+
+  @Field(() => Int, { description: "Children in this project whose status is not excluding." })
+  totalNonExcludedChildren: number;
+
+  @Field(() => Boolean)
+  star: boolean;
+
+  @Field(() => AssignedAdminType, { nullable: true })
+  assignedAdmin: AssignedAdminType | null;
+}
+
+/** The one mapping from the domain summary to the GraphQL meta info. */
+export function presentMetaInfo(summary: UserSummary): MetaInfoType {
+  return {
+    name: summary.name,
+    totalForms: summary.totalForms,
+    completedForms: summary.completedForms,
+    totalUserForms: summary.totalUserForms,
+    totalCompletedUserForms: summary.totalCompletedUserForms,
+    totalUserMandatoryForms: summary.totalUserMandatoryForms,
+    totalCompletedUserMandatoryForms: summary.totalCompletedUserMandatoryForms,
+    totalOrder: formatCents(summary.totalOrderCents),
+    totalPaid: formatCents(summary.totalPaidCents),
+    totalBalance: formatCents(summary.totalBalanceCents),
+    status: summary.status,
+    applicationDate: summary.applicationDate,
+    commentCount: summary.commentCount,
+    groupId: summary.groupId,
+    uid: summary.uid,
+    cloginId: summary.cloginId,
+    connectedTo: summary.parentCloginId ?? summary.cloginId,
+    excluded: summary.excluded,
+    totalUserTags: summary.tagIds.length,
+    tagIds: summary.tagIds,
+    totalNonExcludedChildren: summary.nonExcludedChildren,
+    star: summary.star,
+    assignedAdmin: summary.assignedAdmin,
+  };
+}
+
+@ObjectType("FieldValue", { description: "A stored answer. `text` is set for text-like fields, `choices` for choice fields." })
+export class FieldValueType {
+  @Field(() => FormFieldType)
+  field: FormFieldType;
+
+  @Field(() => String, { nullable: true, description: "The answer of a non-choice field; null for choice fields." })
+  text: string | null;
+
+  @Field(() => [String], { nullable: true, description: "The chosen option values of a choice field; null for other fields." })
+  choices: string[] | null;
+
+  @Field(() => GraphQLDateTime)
+  updatedAt: Date;
+}
+
+@ObjectType("EmailRecord", { description: "An entry of the user's sent-email history (nothing is sent by the API)." })
+export class EmailRecordType {
+  @Field(() => Int)
+  id: number;
+
+  @Field(() => String)
+  from: string;
+
+  @Field(() => String, { description: "Comma-separated addresses." })
+  to: string;
+
+  @Field(() => String, { nullable: true })
+  cc: string | null;
+
+  @Field(() => String, { nullable: true })
+  bcc: string | null;
+
+  @Field(() => String)
+  subject: string;
+
+  @Field(() => String)
+  body: string;
+
+  @Field(() => Int, { nullable: true })
+  adminId: number | null;
+
+  @Field(() => GraphQLDateTime)
+  recordedAt: Date;
+
+  @Field(() => EmailOriginEnum)
+  origin: EmailOriginEnum;
+}
+
+@ObjectType("Tag")
+export class TagType {
+  @Field(() => Int)
+  id: number;
+
+  @Field(() => String)
+  name: string;
+}
+
+@ObjectType("User", { description: "A person registered in a project (the legacy user). Nested data is loaded in batches." })
+export class UserType {
+  @Field(() => Int, { description: "The registration's own id." })
+  uid: number;
+
+  @Field(() => Int)
+  groupId: number;
+
+  @Field(() => Int)
+  cloginId: number;
+
+  @Field(() => Int, { nullable: true, description: "The parent's cloginId for a child in a family project; null otherwise." })
+  parentCloginId: number | null;
+}
