@@ -1,0 +1,32 @@
+import { InvalidArgumentError } from "commander";
+import type { DataSource } from "typeorm";
+import type { Config } from "../config/config";
+import type { CliIo } from "./cli-io";
+
+export type DatabaseKind = "sqlite" | "mysql-family";
+
+/** What a command gets: where to write, the validated configuration and the database on demand. */
+export interface CliSession {
+  readonly io: CliIo;
+  /** Set once the configuration was validated (before any command action runs). */
+  readonly config: () => Config;
+  /**
+   * The DataSource, initialized. By default a command refuses to run on a MySQL/MariaDB database
+   * with pending migrations (`regapi migrate` brings it up to date).
+   */
+  database(options?: { requireMigrated?: boolean }): Promise<DataSource>;
+}
+
+export function databaseKind(dataSource: DataSource): DatabaseKind {
+  return dataSource.options.type === "better-sqlite3" ? "sqlite" : "mysql-family";
+}
+
+/** Commander argument parser for ids and counts: a positive integer up to `max`, else a usage error. */
+export const positiveInteger =
+  (max = 2_147_483_647) =>
+  (raw: string): number => {
+    if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1 || Number(raw) > max) {
+      throw new InvalidArgumentError(`expected an integer from 1 to ${max}.`);
+    }
+    return Number(raw);
+  };

@@ -1,0 +1,100 @@
+import { Command, CommanderError } from "commander";
+import type { DataSource } from "typeorm";
+import { ConfigError, loadConfig, type Config } from "../config/config";
+import { DomainError } from "../domain/errors";
+import { FixtureError } from "../fixtures/load-fixture";
+import { CliError } from "./cli-error";
+import { writeLine, type CliIo } from "./cli-io";
+import { databaseKind, type CliSession } from "./cli-session";
+import { registerApiKeyCommand } from "./commands/api-key.command";
+import { registerDemoCommand } from "./commands/demo.command";
+import { registerLoadCommand } from "./commands/load.command";
+import { registerMigrateCommand } from "./commands/migrate.command";
+import { registerSeedCommand } from "./commands/seed.command";
+
+export interface CliOptions {
+  /**
+   * The database to work on. Default: the process DataSource of ormconfig.ts (built from
+   * DATABASE_URL), connected on first use and closed at the end. Tests pass their own; it is
+   * initialized when needed and left open.
+   */
+  dataSource?: DataSource;
+}
+
+/** Runs one `regapi` command line in-process and returns the exit code. Never calls process.exit. */
+export async function runCli(argv: readonly string[], io: CliIo, options: CliOptions = {}): Promise<number> {
+  let config: Config | undefined;
+  let ownDataSource: DataSource | undefined;
+
+  const session: CliSession = {
+    io,
+    config: () => {
+      if (!config) throw new Error("configuration read before validation");
+      return config;
+    },
+    async database({ requireMigrated = true } = {}) {
+      let dataSource = options.dataSource;
+      if (!dataSource) {
+        // Imported only now: ormconfig builds the DataSource from the (validated) environment.
+        ({ dataSource } = await import("../../ormconfig"));
+        ownDataSource = dataSource;
+      }
+      if (!dataSource.isInitialized) await dataSource.initialize();
+      if (requireMigrated && databaseKind(dataSource) === "mysql-family" && (await dataSource.showMigrations())) {
+        throw new CliError("the database has pending migrations; run `regapi migrate` first");
+      }
+      return dataSource;
+    },
+  };
+
+  const program = buildProgram(session, (validated) => (config = validated));
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return 0;
+  } catch (error) {
+    return reportFailure(error, io);
+  } finally {
+    if (ownDataSource?.isInitialized) await ownDataSource.destroy();
+  }
+}
+
+function buildProgram(session: CliSession, onConfig: (config: Config) => void): Command {
+  const { io } = session;
+  const program = new Command("regapi")
+    .description("Administer a regapi database: schema, fixtures, demo data, API keys and bulk test data.")
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
+    .showHelpAfterError("(run regapi --help for usage)")
+    // The configuration is checked before any command touches the database, as at service start.
+    .hook("preAction", () => onConfig(loadConfig(io.env)));
+
+  registerMigrateCommand(program, session);
+  registerLoadCommand(program, session);
+  registerDemoCommand(program, session);
+  registerApiKeyCommand(program, session);
+  registerSeedCommand(program, session);
+  return program;
+}
+
+function reportFailure(error: unknown, io: CliIo): number {
+  // Commander already printed its own message (usage errors) or the help text.
+  if (error instanceof CommanderError) return error.exitCode;
+  if (error instanceof ConfigError) {
+    writeLine(io.stderr, `regapi: invalid configuration: ${error.message}`);
+    return 1;
+  }
+  if (error instanceof FixtureError) {
+    writeLine(io.stderr, `${error.path}: ${error.problem}`);
+    return 1;
+  }
+  if (error instanceof CliError) {
+    writeLine(io.stderr, error.message);
+    return error.exitCode;
+  }
+  if (error instanceof DomainError) {
+    writeLine(io.stderr, `regapi: ${error.message}`);
+    return 1;
+  }
+  writeLine(io.stderr, `regapi: failed: ${error instanceof Error ? error.message : String(error)}`);
+  return 1;
+}
