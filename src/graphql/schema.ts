@@ -3,9 +3,20 @@ import type { GraphQLSchema } from "graphql";
 import { buildSchema } from "type-graphql";
 import { FormResolver, UserFormResolver } from "./resolvers/form.resolver";
 import { ProjectResolver } from "./resolvers/project.resolver";
-import { UserConnectionResolver, UserFieldsResolver } from "./resolvers/user.resolver";
+import { StatusResolver } from "./resolvers/status.resolver";
+import { UserMutationResolver } from "./resolvers/user-mutation.resolver";
+import { UserConnectionResolver, UserFieldsResolver, UserQueryResolver } from "./resolvers/user.resolver";
 
-export const RESOLVERS = [ProjectResolver, UserConnectionResolver, UserFieldsResolver, FormResolver, UserFormResolver] as const;
+export const RESOLVERS = [
+  ProjectResolver,
+  UserQueryResolver,
+  UserConnectionResolver,
+  UserFieldsResolver,
+  FormResolver,
+  UserFormResolver,
+  UserMutationResolver,
+  StatusResolver,
+] as const;
 
 let built: Promise<GraphQLSchema> | null = null;
 

@@ -1,4 +1,4 @@
-import { IsInt, IsOptional, Max, MaxLength, Min } from "class-validator";
+import { IsInt, IsOptional, Max, MaxLength, Min, ValidateNested } from "class-validator";
 import { ArgsType, Field, InputType, Int } from "type-graphql";
 import { UserLevelEnum } from "../types/enums.type";
 
@@ -49,5 +49,7 @@ export class UsersArgs {
   after?: string | null;
 
   @Field(() => UserFilterInput, { nullable: true })
+  @IsOptional()
+  @ValidateNested()
   filter?: UserFilterInput | null;
 }

@@ -1,9 +1,10 @@
 import { Args, Ctx, FieldResolver, Int, Query, Resolver, Root } from "type-graphql";
+import { getUser } from "../../domain/users/users.service";
 import { isChoiceType } from "../../domain/forms/field-value-codec";
 import { countUsers, listUsersPage, type UserListFilter } from "../../domain/users/user-reads";
 import type { GraphqlContext } from "../context";
 import { decodeUserCursor, encodeUserCursor } from "../cursor";
-import { UsersArgs } from "../inputs/user-query.input";
+import { UserArgs, UsersArgs } from "../inputs/user-query.input";
 import { FormType, UserFormType } from "../types/form.type";
 import { ProjectType } from "../types/project.type";
 import { UserConnectionType } from "../types/user-connection.type";
@@ -16,7 +17,17 @@ import {
   TagType,
   UserType,
 } from "../types/user.type";
-import { presentProjectListing, userFromRef } from "./present";
+import { presentProjectListing, userFromOutcome, userFromRef } from "./present";
+
+@Resolver(() => UserType)
+export class UserQueryResolver {
+  @Query(() => UserType, { description: "One user of a project (FORBIDDEN for a foreign project, USER_NOT_FOUND when not registered there)." })
+  async user(@Args() args: UserArgs, @Ctx() ctx: GraphqlContext): Promise<UserType> {
+    const outcome = await getUser(ctx.request, args.groupId, args.cloginId);
+    ctx.loaders.summaries.prime(outcome.uid, outcome.summary);
+    return userFromOutcome(outcome);
+  }
+}
 
 @Resolver(() => UserConnectionType)
 export class UserConnectionResolver {

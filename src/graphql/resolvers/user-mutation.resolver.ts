@@ -1,0 +1,99 @@
+import { Arg, Ctx, Mutation, Resolver } from "type-graphql";
+import { validationFailed } from "../../domain/errors";
+import type { FormSelection, UserOutcome } from "../../domain/users/user-commands";
+import { addEmails, createUser, updateUser } from "../../domain/users/users.service";
+import type { GraphqlContext } from "../context";
+import { AddEmailInput, CreateUserInput, MarkFormsCompleteInput, UpdateUserInput } from "../inputs/user-mutation.input";
+import { MarkFormsCompletePayloadType, UserPayloadType } from "../types/payloads.type";
+import type { UserType } from "../types/user.type";
+import { userFromOutcome } from "./present";
+
+/**
+ * After a write, reads in the same request must not see cached rows from before it; the
+ * outcome's summary is fresh, so it primes the loader instead of being read again.
+ */
+function afterWrite(ctx: GraphqlContext, outcome: UserOutcome): UserType {
+  ctx.loaders.clearAll();
+  ctx.loaders.summaries.prime(outcome.uid, outcome.summary);
+  return userFromOutcome(outcome);
+}
+
+function formSelectionOf(input: MarkFormsCompleteInput): FormSelection {
+  const hasIds = input.formIds != null;
+  if (hasIds === (input.all === true)) {
+    throw validationFailed("Give exactly one of formIds and all: true.", [{ path: "input.formIds", message: "give exactly one of formIds and all: true" }]);
+  }
+  return hasIds ? { formIds: input.formIds! } : { all: true };
+}
+
+@Resolver()
+export class UserMutationResolver {
+  @Mutation(() => UserPayloadType, { description: "Registers a new person (or an existing one of your organization) in a project." })
+  async createUser(@Arg("input", () => CreateUserInput) input: CreateUserInput, @Ctx() ctx: GraphqlContext): Promise<UserPayloadType> {
+    const outcome = await createUser(ctx.request, {
+      groupId: input.groupId,
+      cloginId: input.cloginId ?? null,
+      connectedTo: null,
+      username: input.username ?? undefined,
+      password: input.password ?? undefined,
+      mainEmail: input.mainEmail ?? undefined,
+      firstName: input.firstName ?? undefined,
+      lastName: input.lastName ?? undefined,
+      orgName: input.orgName ?? undefined,
+      values: input.values ?? {},
+      submitForms: input.submitForms,
+      disableEmailSending: input.disableEmailSending,
+    });
+    return { user: afterWrite(ctx, outcome), notices: outcome.notices };
+  }
+
+  @Mutation(() => UserPayloadType, { description: "Saves field values (submitting their forms unless submitForms is false)." })
+  async updateUser(@Arg("input", () => UpdateUserInput) input: UpdateUserInput, @Ctx() ctx: GraphqlContext): Promise<UserPayloadType> {
+    const outcome = await updateUser(ctx.request, {
+      groupId: input.groupId,
+      cloginId: input.cloginId,
+      values: input.values,
+      markFormsComplete: null,
+      submitForms: input.submitForms,
+      disableEmailSending: input.disableEmailSending,
+    });
+    return { user: afterWrite(ctx, outcome), notices: outcome.notices };
+  }
+
+  @Mutation(() => MarkFormsCompletePayloadType, {
+    description: "Saves optional values, then marks forms complete, in one transaction; ids that are not the user's forms are skipped with a reason.",
+  })
+  async markFormsComplete(
+    @Arg("input", () => MarkFormsCompleteInput) input: MarkFormsCompleteInput,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<MarkFormsCompletePayloadType> {
+    const outcome = await updateUser(ctx.request, {
+      groupId: input.groupId,
+      cloginId: input.cloginId,
+      values: input.values ?? null,
+      markFormsComplete: formSelectionOf(input),
+      submitForms: input.submitForms,
+      disableEmailSending: input.disableEmailSending,
+    });
+    const marked = outcome.markFormsComplete ?? { markedComplete: [], skipped: [] };
+    return { markedComplete: marked.markedComplete, skipped: marked.skipped, notices: outcome.notices, user: afterWrite(ctx, outcome) };
+  }
+
+  @Mutation(() => UserPayloadType, { description: "Records emails sent elsewhere in the user's history; all or nothing. Nothing is sent." })
+  async addEmail(@Arg("input", () => AddEmailInput) input: AddEmailInput, @Ctx() ctx: GraphqlContext): Promise<UserPayloadType> {
+    const outcome = await addEmails(ctx.request, {
+      groupId: input.groupId,
+      cloginId: input.cloginId,
+      emails: input.emails.map((email) => ({
+        from: email.from,
+        to: email.to,
+        subject: email.subject,
+        body: email.body,
+        cc: email.cc ?? null,
+        bcc: email.bcc ?? null,
+        adminId: email.adminId ?? null,
+      })),
+    });
+    return { user: afterWrite(ctx, outcome), notices: outcome.notices };
+  }
+}
