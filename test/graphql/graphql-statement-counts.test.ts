@@ -1,0 +1,85 @@
+import { testFixture } from "../fixtures/test-fixture";
+import { startTestApp, type TestApp } from "../support/test-app";
+import { graphql, type GraphqlResponse } from "./graphql-client";
+import { SCALE, scaleHeaders, scaleOrganization } from "./scale-fixture";
+
+// Issue 4 §4: nested user data is read through per-request DataLoaders, so the number of SQL
+// statements of a request does not depend on how many forms, children, values or users it touches.
+
+let t: TestApp;
+
+beforeAll(async () => {
+  const fixture = testFixture() as { organizations: unknown[] };
+  t = await startTestApp({ fixture: { organizations: [...fixture.organizations, scaleOrganization()] } });
+  // Email history grows with the size too (the fixture format has no emails).
+  for (const size of SCALE.sizes) {
+    const emails = Array.from({ length: size }, (_, i) => ({ from: "office@scale.test", to: `parent${size}@scale.test`, subject: `Note ${i}`, body: "…" }));
+    const added = await scaleRequest(`mutation($i: AddEmailInput!) { addEmail(input: $i) { user { uid } } }`, {
+      i: { groupId: SCALE.groupId, cloginId: SCALE.parentOf(size), emails },
+    });
+    expect(added.errors).toBeUndefined();
+  }
+});
+afterAll(() => t.close());
+
+function scaleRequest(query: string, variables: Record<string, unknown>): Promise<GraphqlResponse> {
+  return graphql(t.app, query, variables, scaleHeaders);
+}
+
+const NESTED_USER = `
+  query NestedUser($groupId: Int!, $cloginId: Int!) {
+    user(groupId: $groupId, cloginId: $cloginId) {
+      cloginId
+      metaInfo { totalForms completedForms totalOrder status { name } }
+      forms { completed form { id name fields { identifier label type options } } missingMandatoryFields { identifier } }
+      fieldValues { field { identifier mappedName label type } text choices }
+      emails { subject to }
+      tags { id name }
+      parent { cloginId }
+      project { name isFamilySystem }
+      children { cloginId parent { cloginId } metaInfo { totalForms totalOrder } forms { completed form { id fields { identifier } } } }
+    }
+  }`;
+
+interface NestedUser {
+  user: { forms: unknown[]; fieldValues: unknown[]; emails: unknown[]; children: { forms: unknown[] }[] };
+}
+
+describe("SQL statements per request do not grow with the data (DataLoaders per request)", () => {
+  it("a nested user read costs the same for 1, 10 and 50 forms and children", async () => {
+    const counts: number[] = [];
+    for (const size of SCALE.sizes) {
+      const { statements, result } = await t.countStatements(() => scaleRequest(NESTED_USER, { groupId: SCALE.groupId, cloginId: SCALE.parentOf(size) }));
+      expect(result.errors).toBeUndefined();
+      const user = (result.data as unknown as NestedUser).user;
+      // The read really covers the size: without this the equal counts would prove nothing.
+      expect(user.forms).toHaveLength(size);
+      expect(user.children).toHaveLength(size);
+      expect(user.emails).toHaveLength(size);
+      expect(user.children.every((child) => child.forms.length === size)).toBe(true);
+      expect(user.fieldValues).toHaveLength(2 * Math.ceil(size / 2));
+      counts.push(statements);
+    }
+    expect(counts[1]).toBe(counts[0]);
+    expect(counts[2]).toBe(counts[0]);
+  });
+
+  it("a users page with meta info costs the same for 1, 10 and 50 users", async () => {
+    const counts: number[] = [];
+    for (const first of [1, 10, 50]) {
+      const { statements, result } = await t.countStatements(() =>
+        scaleRequest(
+          `query Page($groupId: Int!, $first: Int!) {
+             users(groupId: $groupId, first: $first) { totalCount edges { cursor node { uid metaInfo { name totalForms totalBalance status { name } } } } }
+           }`,
+          { groupId: SCALE.groupId, first },
+        ),
+      );
+      expect(result.errors).toBeUndefined();
+      expect((result.data as { users: { edges: unknown[] } }).users.edges).toHaveLength(first);
+      counts.push(statements);
+    }
+    expect(counts[1]).toBe(counts[0]);
+    expect(counts[2]).toBe(counts[0]);
+  });
+});
