@@ -113,7 +113,7 @@ const envSchema = z.object({
   PORT: integerInRange("PORT", 0, 65535).default(3000),
   HOST: z
     .string()
-    .min(1, "HOST: must not be empty")
+    .regex(/^\S+$/, "HOST: expected a host name or IP address without spaces, e.g. 127.0.0.1 or 0.0.0.0")
     .default("127.0.0.1"),
   LOG_LEVEL: z
     .string()

@@ -1,0 +1,141 @@
+import { ConfigError, DEFAULT_DATABASE_URL, loadConfig, parseDatabaseUrl, redactUrl } from "../../src/config/config";
+
+/** The ConfigError thrown for `env`, or a failure when the environment is accepted. */
+function refusal(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error(`accepted: ${JSON.stringify(env)}`);
+}
+
+describe("configuration", () => {
+  it("defaults to the embedded SQLite file, 127.0.0.1:3000, info logs, demo data and introspection", () => {
+    expect(loadConfig({})).toEqual({
+      database: { kind: "sqlite", file: "data/regapi.sqlite" },
+      databaseUrl: DEFAULT_DATABASE_URL,
+      port: 3000,
+      host: "127.0.0.1",
+      logLevel: "info",
+      demo: true,
+      graphqlIntrospection: true,
+    });
+  });
+
+  it("treats empty variables as unset, as compose files produce them", () => {
+    expect(loadConfig({ PORT: "", DEMO: "", DATABASE_URL: "" })).toMatchObject({ port: 3000, demo: true, databaseUrl: DEFAULT_DATABASE_URL });
+  });
+
+  it("reads every variable", () => {
+    const config = loadConfig({
+      DATABASE_URL: "mysql://app:pw@db.internal:3307/regapi",
+      PORT: "8080",
+      HOST: "0.0.0.0",
+      LOG_LEVEL: "debug",
+      DEMO: "false",
+      GRAPHQL_INTROSPECTION: "no",
+    });
+    expect(config).toMatchObject({ port: 8080, host: "0.0.0.0", logLevel: "debug", demo: false, graphqlIntrospection: false });
+    expect(config.database).toEqual({ kind: "mysql", host: "db.internal", port: 3307, user: "app", password: "pw", database: "regapi" });
+  });
+
+  it.each(["true", "1", "yes", "on", "TRUE"])("reads DEMO=%s as true", (word) => {
+    expect(loadConfig({ DEMO: word }).demo).toBe(true);
+  });
+
+  it.each(["false", "0", "no", "off", "Off"])("reads DEMO=%s as false", (word) => {
+    expect(loadConfig({ DEMO: word }).demo).toBe(false);
+  });
+
+  describe("refuses a bad value, naming the variable and what it allows", () => {
+    it.each([
+      ["postgres://u:p@h/db", /unsupported scheme "postgres:".*sqlite:<file>.*mysql:\/\/.*mariadb:\/\//],
+      ["http://example.test/db", /unsupported scheme "http:"/],
+      ["garbage", /is not a URL; expected sqlite:<file>, sqlite::memory:, mysql:\/\/.*mariadb:\/\//],
+      ["sqlite:", /missing file name/],
+      ["mysql://root@127.0.0.1:3306/", /host and database name are required/],
+    ])("DATABASE_URL=%s", (value, allowed) => {
+      const error = refusal({ DATABASE_URL: value });
+      expect(error.variable).toBe("DATABASE_URL");
+      expect(error.message).toMatch(/^DATABASE_URL: /);
+      expect(error.message).toMatch(allowed);
+    });
+
+    it("never echoes a database password", () => {
+      const error = refusal({ DATABASE_URL: "mysql//root:hunter2@db/x" });
+      expect(error.message).not.toContain("hunter2");
+      expect(redactUrl("mysql://root:hunter2@db:3306/x")).toBe("mysql://root:***@db:3306/x");
+    });
+
+    it.each(["65536", "-1", "abc", "30.5", "3000x", "1e3"])("PORT=%s", (value) => {
+      const error = refusal({ PORT: value });
+      expect(error.variable).toBe("PORT");
+      expect(error.message).toBe(`PORT: "${value}" is not an integer from 0 to 65535`);
+    });
+
+    it.each(["verbose", "INFO", "warning"])("LOG_LEVEL=%s", (value) => {
+      const error = refusal({ LOG_LEVEL: value });
+      expect(error.variable).toBe("LOG_LEVEL");
+      expect(error.message).toBe("LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent");
+    });
+
+    it.each(["maybe", "2", "enabled"])("DEMO=%s", (value) => {
+      const error = refusal({ DEMO: value });
+      expect(error.variable).toBe("DEMO");
+      expect(error.message).toBe(`DEMO: "${value}" is not one of true, false, 1, 0, yes, no`);
+    });
+
+    it("GRAPHQL_INTROSPECTION=sometimes", () => {
+      expect(refusal({ GRAPHQL_INTROSPECTION: "sometimes" }).message).toMatch(/^GRAPHQL_INTROSPECTION: "sometimes" is not one of true, false/);
+    });
+
+    it.each(["   ", "local host", " 0.0.0.0"])("HOST=%j", (value) => {
+      const error = refusal({ HOST: value });
+      expect(error.variable).toBe("HOST");
+      expect(error.message).toBe("HOST: expected a host name or IP address without spaces, e.g. 127.0.0.1 or 0.0.0.0");
+    });
+
+    it("takes an empty HOST (like every empty variable) as unset: the default 127.0.0.1", () => {
+      expect(loadConfig({ HOST: "" }).host).toBe("127.0.0.1");
+    });
+  });
+});
+
+describe("DATABASE_URL forms", () => {
+  it("sqlite:<file>", () => {
+    expect(parseDatabaseUrl("sqlite:data/regapi.sqlite")).toEqual({ kind: "sqlite", file: "data/regapi.sqlite" });
+    expect(parseDatabaseUrl("sqlite:/var/lib/regapi/db.sqlite")).toEqual({ kind: "sqlite", file: "/var/lib/regapi/db.sqlite" });
+  });
+
+  it("sqlite::memory:", () => {
+    expect(parseDatabaseUrl("sqlite::memory:")).toEqual({ kind: "sqlite", file: ":memory:" });
+  });
+
+  it("mysql:// with user, password, host, port and database", () => {
+    expect(parseDatabaseUrl("mysql://regapi:s3cret@mysql:3306/regapi")).toEqual({
+      kind: "mysql",
+      host: "mysql",
+      port: 3306,
+      user: "regapi",
+      password: "s3cret",
+      database: "regapi",
+    });
+  });
+
+  it("mariadb:// with an encoded password and the default port 3306", () => {
+    expect(parseDatabaseUrl("mariadb://app:p%40ss%3Aword@127.0.0.1/regapi_test")).toEqual({
+      kind: "mariadb",
+      host: "127.0.0.1",
+      port: 3306,
+      user: "app",
+      password: "p@ss:word",
+      database: "regapi_test",
+    });
+  });
+
+  it("defaults the user to root and the password to empty", () => {
+    expect(parseDatabaseUrl("mariadb://127.0.0.1:3307/test")).toMatchObject({ user: "root", password: "", port: 3307 });
+  });
+});
