@@ -26,8 +26,8 @@ export class QueryLimitError extends GraphQLError {
   }
 }
 
-/** graphql-js's own message when `parseOptions.maxTokens` stops the parser. */
-export const TOKEN_LIMIT_MESSAGE = /Document contains more than \d+ tokens/;
+/** graphql-js's own message when `parseOptions.maxTokens` stops the parser (16.x spells it "more that"). */
+export const TOKEN_LIMIT_MESSAGE = /Document contains more tha[nt] \d+ tokens/;
 
 const reportAs =
   (limit: QueryLimit): GraphQLArmorRejectCallback =>
