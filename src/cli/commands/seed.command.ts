@@ -2,7 +2,8 @@ import { Presets, SingleBar } from "cli-progress";
 import type { Command } from "commander";
 import { writeLine, type CliStream } from "../cli-io";
 import { positiveInteger, type CliSession } from "../cli-session";
-import { DEFAULT_SEED_BATCH, MAX_SEED_BATCH, SEED_PASSWORD, seedRegistrants, type SeedResult } from "../seed/seed-registrants";
+import { CliError } from "../cli-error";
+import { DEFAULT_SEED_BATCH, MAX_SEED_BATCH, SEED_PASSWORD, SeedInterruptedError, seedRegistrants, type SeedResult } from "../seed/seed-registrants";
 
 export function registerSeedCommand(program: Command, session: CliSession): void {
   program
@@ -30,6 +31,9 @@ export function registerSeedCommand(program: Command, session: CliSession): void
           batchSize: options.batch,
           onChunk: (seeded) => bar?.update(seeded),
         });
+      } catch (error) {
+        if (error instanceof SeedInterruptedError) throw new CliError(`regapi: ${error.message}; usernames ${error.committed.usernamePrefix}<n>@seed.test`);
+        throw error;
       } finally {
         bar?.stop();
       }

@@ -43,6 +43,8 @@ export interface SeedOptions {
   now?: Date;
   /** Seed of the pseudo-random choices, so a run can be repeated with the same shape. */
   randomSeed?: number;
+  /** Bound parameters per statement; default the database's limit (tests lower it to split inserts). */
+  maxBindVariables?: number;
 }
 
 /** Rows written, per kind. */
@@ -87,9 +89,9 @@ interface SeedPlan {
 /**
  * Bulk synthetic registrants in an existing project, with multi-row inserts: persons,
  * registrations, the initial form set (some completed, with answers to every field of a completed
- * form), statuses, tags, carts and payments. In a family project every third registrant is a child
- * of the one before. Each chunk of `batchSize` registrants is one transaction, so an interrupted
- * run leaves only whole chunks.
+ * form), statuses, tags, carts and payments. In a family project every third registrant of a
+ * chunk is a child of the one before (so a parent is always in its child's chunk). Each chunk of
+ * `batchSize` registrants is one transaction, so an interrupted run leaves only whole chunks.
  */
 export async function seedRegistrants(dataSource: DataSource, options: SeedOptions): Promise<SeedResult> {
   const batchSize = Math.min(options.batchSize ?? DEFAULT_SEED_BATCH, MAX_SEED_BATCH);
@@ -100,19 +102,35 @@ export async function seedRegistrants(dataSource: DataSource, options: SeedOptio
     passwordHash: await hashPassword(SEED_PASSWORD),
     usernamePrefix: `seed-${Date.now().toString(36)}${randomBytes(3).toString("hex")}-`,
     now: options.now ?? new Date(),
-    bindLimit: BIND_LIMIT[databaseKind(dataSource)],
+    bindLimit: Math.min(options.maxBindVariables ?? Infinity, BIND_LIMIT[databaseKind(dataSource)]),
   };
 
   const result: SeedResult = { ...emptyCounts(), chunks: 0, usernamePrefix: shared.usernamePrefix };
   for (let start = 0; start < options.users; start += batchSize) {
     const size = Math.min(batchSize, options.users - start);
     const ctx = createRequestContext(dataSource, `seed-chunk-${result.chunks + 1}`);
-    const counts = await inTransaction(ctx, ({ em }) => seedChunk(em, plan, shared, random, start, size));
+    let counts: SeedCounts;
+    try {
+      counts = await inTransaction(ctx, ({ em }) => seedChunk(em, plan, shared, random, start, size));
+    } catch (error) {
+      throw new SeedInterruptedError(result, error);
+    }
     for (const key of Object.keys(counts) as (keyof SeedCounts)[]) result[key] += counts[key];
     result.chunks += 1;
     options.onChunk?.(start + size);
   }
   return result;
+}
+
+/** A chunk failed: it was rolled back, the chunks before it (counted in `committed`) stay. */
+export class SeedInterruptedError extends Error {
+  constructor(
+    readonly committed: SeedResult,
+    readonly cause: unknown,
+  ) {
+    super(`seed stopped after ${committed.registrations} registrants (${committed.chunks} whole chunks kept, the failed one rolled back): ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = "SeedInterruptedError";
+  }
 }
 
 async function readSeedPlan(em: EntityManager, groupId: number): Promise<SeedPlan> {
