@@ -97,6 +97,15 @@ describe("form submission (contract §4)", () => {
   });
 });
 
+describe("concurrency (contract §4: at most once per registration)", () => {
+  it("six concurrent updates of one user all succeed and fire each trigger once", async () => {
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => update(user(11), { first_name: `Zed${i}` })));
+    expect(results.map((res) => res.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const { cart, history, outbox, firings } = await effects(user(11));
+    expect([cart.length, history.length, outbox.length, firings.length]).toEqual([1, 1, 1, 3]);
+  });
+});
+
 describe("submit_forms and disable_email_sending (seed §2.2, 4.2 rule 5, contract §4)", () => {
   it("seed 4.2 rule 5: with submit_forms false the values are saved and the form is not submitted (no triggers)", async () => {
     const res = await update(user(6), { first_name: "Val" }, { submit_forms: false });

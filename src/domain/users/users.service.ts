@@ -219,7 +219,7 @@ export async function updateUser(ctx: RequestContext, cmd: UpdateUserCommand): P
 
   return inTransaction(ctx, async ({ em }) => {
     const now = new Date();
-    const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId);
+    const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });
     const ownConnection = user.parentCloginId ?? user.cloginId;
     if (cmd.connectedTo != null && cmd.connectedTo !== ownConnection) {
       const message = `connected_to ${cmd.connectedTo} does not match user ${cmd.cloginId}, whose connected_to is ${ownConnection}.`;
