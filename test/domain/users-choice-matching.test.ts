@@ -1,0 +1,71 @@
+import { matchChoiceAnswers, stripHtml } from "../../src/domain/forms/choice-matching";
+import { interpretFieldInput } from "../../src/domain/forms/field-input";
+import type { FieldDefinition } from "../../src/domain/forms/form-queries";
+
+// Pure rules of seed 4.2 rule 4 / contract §4 (choice matching) and of the per-type checks.
+
+const OPTIONS = ["Yes", "No", "<b>Maybe</b>", "maybe", "Rock &amp; Roll"];
+
+describe("choice matching (seed 4.2 rule 4)", () => {
+  it("an exactly equal option wins, before any loose comparison", () => {
+    expect(matchChoiceAnswers(["maybe"], OPTIONS)).toEqual({ matched: ["maybe"], unmatched: [] });
+  });
+
+  it("if none is equal, HTML is stripped from both sides and both are lower-cased; the option's own value is kept", () => {
+    expect(matchChoiceAnswers(["MAYBE"], OPTIONS)).toEqual({ matched: ["<b>Maybe</b>"], unmatched: [] });
+    expect(matchChoiceAnswers(["<i>yes</i>"], OPTIONS)).toEqual({ matched: ["Yes"], unmatched: [] });
+    expect(matchChoiceAnswers(["rock & roll"], OPTIONS)).toEqual({ matched: ["Rock &amp; Roll"], unmatched: [] });
+  });
+
+  it("no trimming beyond the rule: surrounding spaces make a different answer", () => {
+    expect(matchChoiceAnswers([" yes"], OPTIONS)).toEqual({ matched: [], unmatched: [" yes"] });
+  });
+
+  it("unmatched strings are reported as sent; matched ones come back once each, in option order", () => {
+    expect(matchChoiceAnswers(["No", "Golf", "yes", "no"], OPTIONS)).toEqual({ matched: ["Yes", "No"], unmatched: ["Golf"] });
+  });
+
+  it("stripHtml removes tags and decodes the common entities", () => {
+    expect(stripHtml("<p>A&nbsp;<b>b</b> &lt;c&gt; &quot;d&quot; &#39;e&#39;</p>")).toBe(`A b <c> "d" 'e'`);
+  });
+});
+
+const field = (fieldType: FieldDefinition["fieldType"], options: string[] = []): FieldDefinition => ({
+  id: "f_1_1",
+  formId: 1,
+  name: null,
+  label: "Label",
+  fieldType,
+  mandatory: false,
+  options,
+});
+
+describe("value per field type (contract §4, our decisions)", () => {
+  it("text takes strings and numbers, as text", () => {
+    expect(interpretFieldInput("k", field("text"), 12)).toEqual({ accepted: true, encoded: "12", notices: [] });
+    expect(interpretFieldInput("k", field("textarea"), "a\nb")).toEqual({ accepted: true, encoded: "a\nb", notices: [] });
+  });
+
+  it("number, email, date and phone are checked; an empty string clears them", () => {
+    expect(interpretFieldInput("k", field("number"), " 3.25 ")).toMatchObject({ accepted: true, encoded: "3.25" });
+    expect(interpretFieldInput("k", field("number"), "1e3").accepted).toBe(false);
+    expect(interpretFieldInput("k", field("email"), "x@y.test")).toMatchObject({ accepted: true });
+    expect(interpretFieldInput("k", field("date"), "2026-02-29").accepted).toBe(false);
+    expect(interpretFieldInput("k", field("date"), "2028-02-29")).toMatchObject({ accepted: true });
+    expect(interpretFieldInput("k", field("phone"), "12-3").accepted).toBe(false);
+    for (const type of ["number", "email", "date", "phone"] as const) {
+      expect(interpretFieldInput("k", field(type), "")).toEqual({ accepted: true, encoded: "", notices: [] });
+    }
+  });
+
+  it("choice fields store the matched options as a JSON array; a plain string or number is an array of one", () => {
+    expect(interpretFieldInput("k", field("multiple_choice", ["1", "2"]), 2)).toEqual({ accepted: true, encoded: '["2"]', notices: [] });
+    expect(interpretFieldInput("k", field("single_choice", ["A", "B"]), "b")).toEqual({ accepted: true, encoded: '["B"]', notices: [] });
+  });
+
+  it("a choice field whose answers all fail keeps its value (not accepted), with one notice per answer and one for the field", () => {
+    const result = interpretFieldInput("k", field("multiple_choice", ["A"]), ["x", "y"]);
+    expect(result.accepted).toBe(false);
+    expect(result.notices).toHaveLength(3);
+  });
+});
