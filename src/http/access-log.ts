@@ -15,6 +15,8 @@ declare module "express-serve-static-core" {
 export function accessLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
+    // Read now: inside a mounted router req.path is relative; the query string is left out (it may hold secrets).
+    const path = req.originalUrl.split("?")[0];
     req.log = logger.child({ requestId: req.requestId });
     withSqlTally(() => {
       const tally = currentSqlTally()!;
@@ -22,7 +24,7 @@ export function accessLog(logger: Logger): RequestHandler {
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
         const level = res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "warn" : "info";
         req.log[level](
-          { method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10, sqlStatements: tally.statements },
+          { method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10, sqlStatements: tally.statements },
           "request",
         );
       });

@@ -8,7 +8,10 @@ export const REDACTED_PATHS = [
   'req.headers["api-token"]',
   "req.headers.authorization",
   "req.headers.cookie",
+  // pino wildcards match one level only: a password is redacted at the top and two levels down.
+  "password",
   "*.password",
+  "*.*.password",
   "*.apiToken",
   "*.token",
   "doc.password",
