@@ -9,6 +9,10 @@ import { startTestApp, type TestApp } from "../support/test-app";
 // this server. Locally the test is skipped when the browser is not installed; in CI (CI=true)
 // it runs anyway and fails, because .ci/ensure-chromium.sh must have installed it.
 
+// The callbacks passed to page.evaluate/waitForFunction run in the page, where `document` exists;
+// the tests' TypeScript setup has no DOM library, so declare the little that is used.
+declare const document: { querySelector(selector: string): { textContent: string | null } | null };
+
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const runs = existsSync(CHROMIUM) || process.env.CI === "true";
 const describeWithBrowser = runs ? describe : describe.skip;
