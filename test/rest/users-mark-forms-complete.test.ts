@@ -62,21 +62,21 @@ describe("mark_forms_complete: ids (seed 4.2 rule 1, seed §7, contract §5)", (
     expect(res.body.skipped).toEqual([]);
   });
 
-  it("seed 4.2 rule 1: ids that are not forms of this user are skipped with a reason, form_id as sent, as a string", async () => {
+  it("seed 4.2 rule 1: ids that are not forms of this user are skipped with a reason, form_id as sent, as a string, in the order sent", async () => {
     const before = await snapshotWrites(t.dataSource);
     const res = await mark(user(5), [401, 999999, 502, "abc", null, { id: 1 }, 1.5, -3, 401]);
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
     expect(res.body.marked_complete).toEqual([]);
     expect(res.body.skipped).toEqual([
+      { form_id: "401", reason: `Form 401 is not a form of project ${LAB.groupId}.` },
+      { form_id: "999999", reason: `Form 999999 is not a form of project ${LAB.groupId}.` },
+      { form_id: "502", reason: `Form 502 is not in the form set of user ${user(5)}.` },
       { form_id: "abc", reason: '"abc" is not a form id.' },
       { form_id: "null", reason: '"null" is not a form id.' },
       { form_id: '{"id":1}', reason: '"{\\"id\\":1}" is not a form id.' },
       { form_id: "1.5", reason: '"1.5" is not a form id.' },
       { form_id: "-3", reason: '"-3" is not a form id.' },
-      { form_id: "401", reason: `Form 401 is not a form of project ${LAB.groupId}.` },
-      { form_id: "999999", reason: `Form 999999 is not a form of project ${LAB.groupId}.` },
-      { form_id: "502", reason: `Form 502 is not in the form set of user ${user(5)}.` },
     ]);
     for (const entry of res.body.skipped) expect(Object.keys(entry)).toEqual(["form_id", "reason"]);
     expect(await snapshotWrites(t.dataSource)).toEqual(before);

@@ -99,26 +99,28 @@ export async function markFormsComplete(
     result.markedComplete = forms.map((form) => form.formId);
   } else {
     const seen = new Set<string>();
-    const outsideSet: { formId: number; sent: string }[] = [];
+    // Skipped ids keep the order they were sent in; ids outside the set need one look-up to say why.
+    const skippedInOrder: { sent: string; formId: number | null }[] = [];
     for (const sentValue of selection.formIds) {
       const formId = asFormId(sentValue);
       const sent = asSent(sentValue);
       const key = formId === null ? `sent:${sent}` : `id:${formId}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      if (formId === null) result.skipped.push({ formId: sent, reason: `${JSON.stringify(sent)} is not a form id.` });
-      else if (byId.has(formId)) result.markedComplete.push(formId);
-      else outsideSet.push({ formId, sent });
+      if (formId !== null && byId.has(formId)) result.markedComplete.push(formId);
+      else skippedInOrder.push({ sent, formId });
     }
-    const projectForms = await loadProjectFormIds(em, settings.projectId, outsideSet.map((entry) => entry.formId));
-    for (const { formId, sent } of outsideSet) {
-      result.skipped.push({
-        formId: sent,
-        reason: projectForms.has(formId)
-          ? `Form ${formId} is not in the form set of user ${cloginId}.`
-          : `Form ${formId} is not a form of project ${settings.projectId}.`,
-      });
-    }
+    const outsideSet = skippedInOrder.flatMap((entry) => (entry.formId === null ? [] : [entry.formId]));
+    const projectForms = await loadProjectFormIds(em, settings.projectId, outsideSet);
+    result.skipped = skippedInOrder.map(({ sent, formId }) => ({
+      formId: sent,
+      reason:
+        formId === null
+          ? `${JSON.stringify(sent)} is not a form id.`
+          : projectForms.has(formId)
+            ? `Form ${formId} is not in the form set of user ${cloginId}.`
+            : `Form ${formId} is not a form of project ${settings.projectId}.`,
+    }));
   }
 
   const marked = new Set(result.markedComplete);
