@@ -236,3 +236,18 @@ describe("users create: registration, forms and values (contract §7, §8)", () 
     expectErrorBody(await postUsers(t, { action: "create", group_id: LAB.groupId, clogin_id: false }), 400, "VALIDATION_FAILED", { errors: [{ path: "doc.main_email" }] });
   });
 });
+
+describe("users create: person keys and mapped fields outside the form set", () => {
+  it("first_name sets the person even when the field mapped to it is in a form the new user does not get (no notice)", async () => {
+    const project = await t.dataSource.query(`SELECT initial FROM form WHERE id = 501`);
+    expect(project).toHaveLength(1);
+    await t.dataSource.query(`UPDATE form SET initial = 0 WHERE id = 501`);
+    try {
+      const res = await create({ main_email: "outside@lab.test", first_name: "Olga" });
+      expect(res.body.notices).toBeUndefined();
+      expect(res.body.meta_info.u_name).toBe("Olga");
+    } finally {
+      await t.dataSource.query(`UPDATE form SET initial = 1 WHERE id = 501`);
+    }
+  });
+});

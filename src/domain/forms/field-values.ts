@@ -25,7 +25,7 @@ export interface SaveValuesOptions {
   cloginId: number;
   /** The registration's form set, by form id. */
   forms: ReadonlyMap<number, RegisteredForm>;
-  /** Keys the caller has already consumed (create's person data): no notice when they name no field. */
+  /** Keys the caller has already consumed (create's person data): no notice when they name no field of the user's forms. */
   consumedKeys?: ReadonlySet<string>;
   now: Date;
 }
@@ -65,6 +65,7 @@ export async function saveFieldValues(em: EntityManager, values: Record<string, 
     }
     const form = options.forms.get(field.formId);
     if (!form) {
+      if (options.consumedKeys?.has(key)) continue;
       result.notices.push(`${name} belongs to form ${field.formId}, which user ${options.cloginId} does not have; it was not written.`);
       continue;
     }
