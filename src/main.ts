@@ -28,7 +28,10 @@ async function main(): Promise<void> {
   const regapi = await createApp({ dataSource, logger, config });
 
   const server: Server = regapi.app.listen(config.port, config.host, () => {
-    logger.info({ url: `http://${config.host}:${config.port}` }, "listening");
+    // The bound port, not the configured one: PORT=0 picks a free port (tests rely on it).
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : config.port;
+    logger.info({ url: `http://${config.host}:${port}`, port }, "listening");
   });
 
   let stopping = false;
@@ -42,7 +45,12 @@ async function main(): Promise<void> {
     }, SHUTDOWN_GRACE_MS);
     force.unref();
     await regapi.stop();
+    // A keep-alive connection becomes idle once its in-flight request is answered; close it then
+    // rather than after the keep-alive timeout (5 s).
+    const closeIdle = setInterval(() => server.closeIdleConnections(), 100);
+    closeIdle.unref();
     server.close(async () => {
+      clearInterval(closeIdle);
       await dataSource.destroy();
       logger.info("stopped");
       process.exit(0);
