@@ -4,8 +4,8 @@ import http from "node:http";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { createConnection } from "mysql2/promise";
+import { DataSource } from "typeorm";
 import { DEMO_CREDENTIALS } from "../../src/fixtures/demo";
 import { onMysqlFamily, testDatabase } from "../support/database";
 import { buildService, spawnService, startService, stopService, type ServiceProcess } from "./support/service-process";
@@ -32,14 +32,17 @@ async function start(env: Record<string, string>) {
   return service;
 }
 
-const organizationsIn = (file: string) => {
-  const db = new Database(file, { readonly: true });
+/** Organizations in a SQLite file the service has left (read directly, schema untouched). */
+async function organizationsIn(file: string): Promise<number> {
+  const db = new DataSource({ type: "better-sqlite3", database: file, readonly: true });
+  await db.initialize();
   try {
-    return (db.prepare("SELECT COUNT(*) AS n FROM organization").get() as { n: number }).n;
+    const [row] = (await db.query("SELECT COUNT(*) AS n FROM organization")) as { n: number }[];
+    return Number(row.n);
   } finally {
-    db.close();
+    await db.destroy();
   }
-};
+}
 
 const demoLoaded = (line: { msg?: string }) => String(line.msg).includes("demo data loaded");
 
@@ -67,14 +70,14 @@ describe("the service process on an embedded SQLite file", () => {
     expect(await getJson(service.port, "/readyz")).toMatchObject({ status: 200, body: { status: "ready", database: "up" } });
     expect(await stopService(service)).toEqual({ code: 0, signal: null });
     expect(service.lines.map((line) => line.msg)).toContain("stopped");
-    expect(organizationsIn(file)).toBe(1);
+    expect(await organizationsIn(file)).toBe(1);
   });
 
   it("does not load it again on the next start", async () => {
     const service = await start({ DATABASE_URL: `sqlite:${file}` });
     expect(service.lines.find(demoLoaded)).toBeUndefined();
     expect(await stopService(service)).toEqual({ code: 0, signal: null });
-    expect(organizationsIn(file)).toBe(1);
+    expect(await organizationsIn(file)).toBe(1);
   });
 
   it("does not load it with DEMO=false", async () => {
@@ -82,7 +85,7 @@ describe("the service process on an embedded SQLite file", () => {
     const service = await start({ DATABASE_URL: `sqlite:${empty}`, DEMO: "false" });
     expect(service.lines.find(demoLoaded)).toBeUndefined();
     expect(await stopService(service)).toEqual({ code: 0, signal: null });
-    expect(organizationsIn(empty)).toBe(0);
+    expect(await organizationsIn(empty)).toBe(0);
   });
 });
 
