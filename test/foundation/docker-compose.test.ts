@@ -1,0 +1,77 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { loadConfig } from "../../src/config/config";
+
+// No Docker engine in CI: these check the files' content, not a running stack.
+const ROOT = join(__dirname, "../..");
+const read = (name: string) => readFileSync(join(ROOT, name), "utf8");
+
+interface ComposeService {
+  image?: string;
+  build?: unknown;
+  environment?: Record<string, string>;
+  healthcheck?: { test: string | string[]; interval?: string; timeout?: string; retries?: number; start_period?: string };
+  depends_on?: Record<string, { condition: string }>;
+  ports?: string[];
+}
+
+const compose = parse(read("docker-compose.yml")) as { services: Record<string, ComposeService> };
+const { mysql, app } = compose.services;
+
+describe("docker-compose.yml", () => {
+  it("runs MySQL 8.4 with a root password and the regapi database", () => {
+    expect(mysql.image).toBe("mysql:8.4");
+    expect(mysql.environment).toMatchObject({ MYSQL_ROOT_PASSWORD: expect.any(String), MYSQL_DATABASE: "regapi" });
+  });
+
+  it("checks MySQL's health over TCP, with interval, retries and a start period", () => {
+    const check = mysql.healthcheck!;
+    const command = Array.isArray(check.test) ? check.test.join(" ") : check.test;
+    expect(command).toMatch(/mysqladmin ping -h 127\.0\.0\.1 --protocol=tcp/);
+    expect(check).toMatchObject({ interval: expect.any(String), retries: expect.any(Number), start_period: expect.any(String) });
+    expect(check.retries).toBeGreaterThan(1);
+  });
+
+  it("starts the app from the Dockerfile once MySQL is healthy, on port 3000", () => {
+    expect(app.build).toBeDefined();
+    expect(app.depends_on).toEqual({ mysql: { condition: "service_healthy" } });
+    expect(app.ports).toContain("3000:3000");
+    expect(app.environment).toMatchObject({ HOST: "0.0.0.0", DEMO: "false" });
+  });
+
+  it("gives the app a configuration that passes validation and points at the mysql service", () => {
+    const config = loadConfig(app.environment);
+    expect(config).toMatchObject({ host: "0.0.0.0", port: 3000, demo: false });
+    expect(config.database).toEqual({
+      kind: "mysql",
+      host: "mysql",
+      port: 3306,
+      user: "root",
+      password: mysql.environment!.MYSQL_ROOT_PASSWORD,
+      database: mysql.environment!.MYSQL_DATABASE,
+    });
+  });
+});
+
+describe("Dockerfile", () => {
+  const dockerfile = read("Dockerfile");
+
+  it("builds on Node 20 bookworm-slim with npm install (not npm ci), compiles and runs main.js", () => {
+    expect(dockerfile).toMatch(/^FROM node:20-bookworm-slim/m);
+    expect(dockerfile).toMatch(/RUN npm install /);
+    expect(dockerfile).not.toMatch(/^RUN .*npm ci/m);
+    expect(dockerfile).toMatch(/RUN npm run build/);
+    expect(dockerfile).toMatch(/^CMD \["node", "dist\/src\/main\.js"\]$/m);
+  });
+
+  it("copies everything the service reads at run time into the final image", () => {
+    const finalStage = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
+    for (const path of ["node_modules", "dist", "public", "package.json"]) expect(finalStage).toContain(`/app/${path}`);
+  });
+
+  it("keeps local build output, dependencies and data out of the build context", () => {
+    const ignored = read(".dockerignore").split("\n");
+    expect(ignored).toEqual(expect.arrayContaining([".git", "node_modules", "dist", "data"]));
+  });
+});
