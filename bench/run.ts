@@ -1,0 +1,139 @@
+import "reflect-metadata";
+import { mkdtempSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import { DataSource } from "typeorm";
+import { createApp } from "../src/app";
+import { parseDatabaseUrl, redactUrl } from "../src/config/config";
+import { seedRegistrants } from "../src/cli/seed/seed-registrants";
+import { buildDataSourceOptions } from "../src/db/data-source-options";
+import { CountingSqlLogger } from "../src/db/sql-counter";
+import { createRequestContext } from "../src/domain/context";
+import { DEMO_CREDENTIALS, DEMO_FIXTURE } from "../src/fixtures/demo";
+import { loadFixture } from "../src/fixtures/load-fixture";
+import { createLogger } from "../src/http/logger";
+
+// HTTP benchmark: REST and GraphQL operations against an in-process server on loopback, with
+// autocannon as the client. Prints throughput, latency, SQL statements per request and memory.
+//   npm run bench                                   # SQLite temp file, 10k seeded registrants
+//   BENCH_DATABASE_URL=mariadb://root@127.0.0.1:3306/regapi_bench BENCH_USERS=100000 npm run bench
+// On MySQL/MariaDB the named database must exist and be empty; it is migrated here.
+
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const SEEDED_USERS = Number(process.env.BENCH_USERS ?? 10_000);
+const GROUP_ID = 100909072;
+const MILES = 102670540;
+
+const headers = {
+  "content-type": "application/json",
+  "api-id": DEMO_CREDENTIALS.apiId,
+  "api-user": DEMO_CREDENTIALS.apiUser,
+  "api-token": DEMO_CREDENTIALS.apiToken,
+};
+
+interface Scenario {
+  name: string;
+  method: "GET" | "POST";
+  path: string;
+  body?: unknown;
+}
+
+const NESTED_USER_QUERY = `query($g:Int!,$c:Int!){ user(groupId:$g, cloginId:$c){ name metaInfo{ totalForms totalOrder totalBalance status{ name } }
+  forms{ completed form{ name fields{ identifier label } } } fieldValues{ text choices field{ identifier } } emails{ subject } tags{ name }
+  children{ name metaInfo{ totalForms } forms{ completed } } } }`;
+
+const SCENARIOS: Scenario[] = [
+  { name: "GET /healthz (framework floor)", method: "GET", path: "/healthz" },
+  {
+    name: "REST users update (unchanged value)",
+    method: "POST",
+    path: "/reg/api2/users/",
+    body: { action: "update", group_id: GROUP_ID, clogin_id: MILES, doc: { f_301_3: ["M"] } },
+  },
+  {
+    name: "REST users update mark_forms_complete all",
+    method: "POST",
+    path: "/reg/api2/users/",
+    body: { action: "update", group_id: GROUP_ID, clogin_id: MILES, mark_forms_complete: "all" },
+  },
+  {
+    name: "REST projects get_project_list + totals",
+    method: "POST",
+    path: "/reg/api2/projects/",
+    body: { action: "get_project_list", group_id: GROUP_ID, doc: { with_archived: true, with_group_totals: true } },
+  },
+  {
+    name: "GraphQL nested user read",
+    method: "POST",
+    path: "/graphql",
+    body: { query: NESTED_USER_QUERY, variables: { g: GROUP_ID, c: MILES } },
+  },
+  {
+    name: "GraphQL users(first: 50) metaInfo",
+    method: "POST",
+    path: "/graphql",
+    body: { query: `{ users(groupId: ${GROUP_ID}, first: 50) { totalCount edges { node { cloginId metaInfo { totalForms totalOrder } } } } }` },
+  },
+];
+
+async function openDatabase(sql: CountingSqlLogger): Promise<{ dataSource: DataSource; label: string }> {
+  const url = process.env.BENCH_DATABASE_URL ?? `sqlite:${join(mkdtempSync(join(tmpdir(), "regapi-bench-")), "bench.sqlite")}`;
+  const dataSource = new DataSource(buildDataSourceOptions(parseDatabaseUrl(url), { logger: sql }));
+  await dataSource.initialize();
+  if (dataSource.options.type !== "better-sqlite3") await dataSource.runMigrations({ transaction: "each" });
+  return { dataSource, label: redactUrl(url) };
+}
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+
+async function main(): Promise<void> {
+  const sql = new CountingSqlLogger();
+  const { dataSource, label } = await openDatabase(sql);
+  await loadFixture(createRequestContext(dataSource, "bench"), DEMO_FIXTURE);
+  const seedStarted = Date.now();
+  await seedRegistrants(dataSource, { groupId: GROUP_ID, users: SEEDED_USERS });
+  console.log(`database ${label}: demo + ${SEEDED_USERS} seeded registrants in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
+
+  const regapi = await createApp({ dataSource, logger: createLogger("silent"), config: { graphqlIntrospection: false } });
+  const server: Server = createServer(regapi.app);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  console.log(`autocannon: ${CONNECTIONS} connections, ${DURATION_S} s per scenario, node ${process.version}\n`);
+  console.log(["scenario", "req/s", "p50 ms", "p99 ms", "non-2xx", "SQL/req", "RSS after"].join(" | "));
+
+  for (const scenario of SCENARIOS) {
+    const sqlBefore = sql.total;
+    const result = await autocannon({
+      url: base + scenario.path,
+      method: scenario.method,
+      headers: scenario.method === "POST" ? headers : {},
+      body: scenario.body === undefined ? undefined : JSON.stringify(scenario.body),
+      connections: CONNECTIONS,
+      duration: DURATION_S,
+    });
+    const requests = result.requests.total || 1;
+    console.log(
+      [
+        scenario.name,
+        result.requests.average.toFixed(0),
+        result.latency.p50.toFixed(1),
+        result.latency.p99.toFixed(1),
+        String(result.non2xx + result.errors),
+        ((sql.total - sqlBefore) / requests).toFixed(1),
+        mb(process.memoryUsage().rss),
+      ].join(" | "),
+    );
+  }
+  server.close();
+  await regapi.stop();
+  await dataSource.destroy();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
