@@ -87,8 +87,11 @@ export function presentError(error: GraphQLError, reporter: Reporter): GraphQLFo
   if (original instanceof QueryLimitError) {
     return { message: original.message, ...where, extensions: { ...original.extensions } };
   }
+  // A GraphQLError with a code is Apollo's or graphql-js's own (parse, validation, bad request);
+  // a thrown non-GraphQL error is unexpected whatever wraps it.
   const code = error.extensions?.code;
-  if (typeof code === "string" && !(original instanceof Error && !(original instanceof GraphQLError))) {
+  const unexpected = original instanceof Error && !(original instanceof GraphQLError);
+  if (typeof code === "string" && !unexpected) {
     if (code === "GRAPHQL_PARSE_FAILED" && TOKEN_LIMIT_MESSAGE.test(error.message)) {
       return { message: error.message, ...where, extensions: { ...new QueryLimitError("tokens", error.message).extensions } };
     }

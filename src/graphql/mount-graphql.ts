@@ -40,7 +40,6 @@ export async function mountGraphql(app: Express, deps: AppDependencies): Promise
     allowBatchedHttpRequests: false,
     includeStacktraceInErrorResponses: false,
     hideSchemaDetailsFromClientErrors: true,
-    status400ForVariableCoercionErrors: true,
     maxRecursiveSelections: true,
     stopOnTerminationSignals: false,
     parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },

@@ -142,16 +142,6 @@ function toField(row: Row): FieldRow {
 const FIELD_COLUMNS = `f.id AS field_id, f.form_id AS field_form_id, f.name AS field_name, f.label AS field_label,
        f.field_type AS field_type, f.mandatory AS field_mandatory, f.choice_options AS field_options`;
 
-/** Registrations by uid. */
-export async function readRegistrations(em: EntityManager, uids: readonly number[]): Promise<Map<number, RegistrationRef>> {
-  const refs = new Map<number, RegistrationRef>();
-  await chunked(uids, async (chunk) => {
-    const rows: Row[] = await em.query(`SELECT ${REF_COLUMNS} FROM registration r WHERE r.uid IN (${placeholders(chunk.length)})`, chunk);
-    for (const row of rows) refs.set(num(row.uid), toRef(row));
-  });
-  return refs;
-}
-
 /** Registrations by (group_id, clogin_id), e.g. the parents of children. */
 export async function readRegistrationsByPerson(em: EntityManager, keys: readonly ProjectPersonKey[]): Promise<Map<string, RegistrationRef>> {
   const found = new Map<string, RegistrationRef>();

@@ -1,7 +1,7 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Info, Int, Query, Resolver, Root } from "type-graphql";
 import type { GraphQLResolveInfo } from "graphql";
 import { requirePrincipal } from "../../domain/context";
-import { listProjects, type ProjectListing } from "../../domain/projects/projects.service";
+import { listProjects } from "../../domain/projects/projects.service";
 import { readFirstProjectId } from "../../domain/users/user-reads";
 import type { GraphqlContext } from "../context";
 import { selectsField } from "../selection";
@@ -29,8 +29,11 @@ export class ProjectResolver {
 
   @Query(() => ProjectType, { description: "A project of your organization (FORBIDDEN for any other id, as for a missing one)." })
   async project(@Arg("groupId", () => Int) groupId: number, @Ctx() ctx: GraphqlContext, @Info() info: GraphQLResolveInfo): Promise<ProjectType> {
+    // listProjects checks that the organization owns groupId (FORBIDDEN otherwise), so it is listed.
     const listings = await listProjects(ctx.request, { groupId, withArchived: true, onlyArchived: false, withGroupTotals: selectsField(info, "groupTotals") });
-    return presentProjectListing(listings.find((listing) => listing.id === groupId) as ProjectListing);
+    const listing = listings.find((entry) => entry.id === groupId);
+    if (!listing) throw new Error(`listProjects did not list its own group ${groupId}`);
+    return presentProjectListing(listing);
   }
 
   @FieldResolver(() => Boolean, { description: "Family projects link children to a parent registration." })

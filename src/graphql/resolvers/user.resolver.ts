@@ -1,7 +1,7 @@
 import { Args, Ctx, FieldResolver, Int, Query, Resolver, Root } from "type-graphql";
-import { getUser } from "../../domain/users/users.service";
 import { isChoiceType } from "../../domain/forms/field-value-codec";
 import { countUsers, listUsersPage, type UserListFilter } from "../../domain/users/user-reads";
+import { getUser } from "../../domain/users/users.service";
 import type { GraphqlContext } from "../context";
 import { decodeUserCursor, encodeUserCursor } from "../cursor";
 import { UserArgs, UsersArgs } from "../inputs/user-query.input";
