@@ -1,15 +1,12 @@
 import { InvalidArgumentError } from "commander";
 import type { DataSource } from "typeorm";
-import type { Config } from "../config/config";
 import type { CliIo } from "./cli-io";
 
 export type DatabaseKind = "sqlite" | "mysql-family";
 
-/** What a command gets: where to write, the validated configuration and the database on demand. */
+/** What a command gets: where to write and the database on demand. */
 export interface CliSession {
   readonly io: CliIo;
-  /** Set once the configuration was validated (before any command action runs). */
-  readonly config: () => Config;
   /**
    * The DataSource, initialized. By default a command refuses to run on a MySQL/MariaDB database
    * with pending migrations (`regapi migrate` brings it up to date).

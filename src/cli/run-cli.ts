@@ -1,6 +1,6 @@
 import { Command, CommanderError } from "commander";
 import type { DataSource } from "typeorm";
-import { ConfigError, loadConfig, type Config } from "../config/config";
+import { ConfigError, loadConfig } from "../config/config";
 import { DomainError } from "../domain/errors";
 import { FixtureError } from "../fixtures/load-fixture";
 import { CliError } from "./cli-error";
@@ -23,15 +23,10 @@ export interface CliOptions {
 
 /** Runs one `regapi` command line in-process and returns the exit code. Never calls process.exit. */
 export async function runCli(argv: readonly string[], io: CliIo, options: CliOptions = {}): Promise<number> {
-  let config: Config | undefined;
   let ownDataSource: DataSource | undefined;
 
   const session: CliSession = {
     io,
-    config: () => {
-      if (!config) throw new Error("configuration read before validation");
-      return config;
-    },
     async database({ requireMigrated = true } = {}) {
       let dataSource = options.dataSource;
       if (!dataSource) {
@@ -47,7 +42,7 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
     },
   };
 
-  const program = buildProgram(session, (validated) => (config = validated));
+  const program = buildProgram(session);
   try {
     await program.parseAsync([...argv], { from: "user" });
     return 0;
@@ -58,7 +53,7 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
   }
 }
 
-function buildProgram(session: CliSession, onConfig: (config: Config) => void): Command {
+function buildProgram(session: CliSession): Command {
   const { io } = session;
   const program = new Command("regapi")
     .description("Administer a regapi database: schema, fixtures, demo data, API keys and bulk test data.")
@@ -66,7 +61,9 @@ function buildProgram(session: CliSession, onConfig: (config: Config) => void): 
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
     .showHelpAfterError("(run regapi --help for usage)")
     // The configuration is checked before any command touches the database, as at service start.
-    .hook("preAction", () => onConfig(loadConfig(io.env)));
+    .hook("preAction", () => {
+      loadConfig(io.env);
+    });
 
   registerMigrateCommand(program, session);
   registerLoadCommand(program, session);
