@@ -1,3 +1,4 @@
+import { getIntrospectionQuery } from "graphql";
 import request from "supertest";
 import { createApp, type RegapiApp } from "../../src/app";
 import { GRAPHQL_LIMITS } from "../../src/graphql/limits";
@@ -153,6 +154,14 @@ describe("introspection follows configuration", () => {
     } finally {
       await enabled.stop();
     }
+  });
+
+  it("answers the full introspection query an explorer sends, within the token and depth limits", async () => {
+    const query = getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true });
+    const response = await graphql(t.app, query, {}, {});
+    expect(response.status).toBe(200);
+    const types = (response.data as { __schema: { types: { name: string }[] } }).__schema.types.map((type) => type.name);
+    expect(types).toEqual(expect.arrayContaining(["User", "MetaInfo", "UserConnection", "Money", "DateTime", "JSONObject"]));
   });
 
   it("refuses __schema when disabled, with or without credentials", async () => {
