@@ -162,7 +162,7 @@ describe("statuses create: duplicate names (contract §7)", () => {
       expect(res.status).toBe(409);
       expect(Object.keys(res.body)).toEqual(["success", "msg", "msg_type", "error_code", "status_id", "request_id"]);
       expect(res.body).toMatchObject({ success: false, msg_type: "error", error_code: "CONFLICT", status_id: first.body.status_id });
-      expect(res.body.msg).toBe(`A status named "${name.trim()}" already exists in this project (status_id ${first.body.status_id}).`);
+      expect(res.body.msg).toBe(`Status name "${name.trim()}" is taken in this project by status_id ${first.body.status_id} ("On Hold"); names are compared case-insensitively.`);
       expect(res.body.request_id).toBe(res.headers["x-request-id"]);
     }
     expect(await statusCount()).toBe(before);

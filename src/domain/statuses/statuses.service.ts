@@ -115,8 +115,8 @@ export async function createStatus(ctx: RequestContext, draft: StatusDraft): Pro
   try {
     return await inTransaction(ctx, async (tx) => {
       await resolveOwnedProject(tx, draft.groupId);
-      const existing = await findStatusId(tx.em, draft.groupId, status.nameKey, false);
-      if (existing !== null) throw duplicateName(status.name, existing);
+      const existing = await findStatusByName(tx.em, draft.groupId, status.nameKey, false);
+      if (existing) throw duplicateName(status.name, existing);
       const inserted = await tx.em.insert(Status, {
         projectId: draft.groupId,
         name: status.name,
@@ -130,28 +130,37 @@ export async function createStatus(ctx: RequestContext, draft: StatusDraft): Pro
     // A concurrent call inserted the same name between our check and our insert: the unique
     // index (project_id, name_key) refused ours. Report the winner, read outside our snapshot.
     if (!isDuplicateKey(error)) throw error;
-    const winner = await findStatusId(ctx.em, draft.groupId, status.nameKey, ctx.inTransaction);
-    if (winner === null) throw error;
+    const winner = await findStatusByName(ctx.em, draft.groupId, status.nameKey, ctx.inTransaction);
+    if (!winner) throw error;
     throw duplicateName(status.name, winner);
   }
 }
 
 const omitKey = ({ name, color, isExcluded }: CheckedStatus) => ({ name, color, isExcluded });
 
-const duplicateName = (name: string, existingId: number) =>
-  conflict(`A status named "${name}" already exists in this project (status_id ${existingId}).`, { status_id: existingId });
+const duplicateName = (name: string, existing: { id: number; name: string }) =>
+  conflict(
+    `Status name "${name}" is taken in this project by status_id ${existing.id} ("${existing.name}"); names are compared case-insensitively.`,
+    { status_id: existing.id },
+  );
 
-async function findStatusId(em: EntityManager, projectId: number, nameKey: string, insideOuterTransaction: boolean): Promise<number | null> {
+async function findStatusByName(
+  em: EntityManager,
+  projectId: number,
+  nameKey: string,
+  insideOuterTransaction: boolean,
+): Promise<{ id: number; name: string } | null> {
   const query = em
     .createQueryBuilder(Status, "status")
     .select("status.id", "id")
+    .addSelect("status.name", "name")
     .where("status.projectId = :projectId AND status.nameKey = :nameKey", { projectId, nameKey });
   // Outside a transaction a plain read sees the latest committed row. Inside a caller's MySQL or
   // MariaDB transaction it would see the snapshot, so read with a shared lock; SQLite has one
   // writer at a time and no such lock, and there a plain read is already current.
   if (insideOuterTransaction && em.dataSource.options.type !== "better-sqlite3") query.setLock("pessimistic_read");
-  const row = await query.getRawOne<{ id: number | string }>();
-  return row ? Number(row.id) : null;
+  const row = await query.getRawOne<{ id: number | string; name: string }>();
+  return row ? { id: Number(row.id), name: row.name } : null;
 }
 
 function isDuplicateKey(error: unknown): boolean {
