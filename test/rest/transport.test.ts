@@ -207,6 +207,16 @@ describe("envelope (contract §1, §8): checked before the group's owner", () =>
     });
   });
 
+  it("group_id is checked before the action name (an unknown action without group_id is VALIDATION_FAILED)", async () => {
+    const res = await post("/reg/api2/projects/", { action: "no_such_action" });
+    expectErrorBody(res, 400, "VALIDATION_FAILED", { errors: [{ path: "group_id", message: "is required" }] });
+  });
+
+  it("an action's members are checked before ownership: a bad flag for a foreign project is 400", async () => {
+    const res = await post("/reg/api2/projects/", { ...listProjects, group_id: OTHER.groupId, doc: { with_archived: "yes" } });
+    expectErrorBody(res, 400, "VALIDATION_FAILED", { errors: [{ path: "doc.with_archived", message: "must be true or false" }] });
+  });
+
   it("mark_forms_complete outside users update is 400 naming it", async () => {
     const res = await post("/reg/api2/projects/", { ...listProjects, mark_forms_complete: "all" });
     expectErrorBody(res, 400, "VALIDATION_FAILED", {
