@@ -63,6 +63,11 @@ describe("transport (contract §1): methods", () => {
     expectErrorBody(res, 405, "METHOD_NOT_ALLOWED");
   });
 
+  it("an endpoint this server does not have (/reg/api2/products/) is 404 NOT_FOUND with the error body", async () => {
+    const res = await post("/reg/api2/products/", { action: "create", group_id: MAPLE.groupId, doc: {} });
+    expectErrorBody(res, 404, "NOT_FOUND", { msg: "No route for POST /reg/api2/products/." });
+  });
+
   it("the trailing slash is optional on every endpoint", async () => {
     for (const path of ["/reg/api2/projects", "/reg/api2/projects/"]) {
       const res = await post(path, listProjects);
