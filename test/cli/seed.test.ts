@@ -1,6 +1,6 @@
 import { InsertQueryBuilder, type DataSource } from "typeorm";
 import { verifyPassword } from "../../src/auth/secrets";
-import { SEED_PASSWORD, seedRegistrants } from "../../src/cli/seed/seed-registrants";
+import { SEED_PASSWORD, seedRegistrants, type SeedCounts } from "../../src/cli/seed/seed-registrants";
 import { createRequestContext } from "../../src/domain/context";
 import { parseChoiceOptions } from "../../src/domain/forms/field-value-codec";
 import {
@@ -35,17 +35,10 @@ afterEach(() => jest.restoreAllMocks());
 const SUMMARY =
   /^seeded (\d+) registrants in [\d.]+ s \(\d+\/s; (\d+) rows, \d+ rows\/s\): (\d+) persons, (\d+) registrations, (\d+) forms \((\d+) completed\), (\d+) field values, (\d+) tags, (\d+) cart lines, (\d+) payments; usernames (\S+)<n>@seed\.test\n$/;
 
-interface Summary {
+/** The summary line, read back: the seed's own row counts plus the totals and the username prefix. */
+interface Summary extends SeedCounts {
   registrants: number;
   rows: number;
-  persons: number;
-  registrations: number;
-  forms: number;
-  completedForms: number;
-  values: number;
-  tags: number;
-  cartLines: number;
-  payments: number;
   prefix: string;
 }
 
