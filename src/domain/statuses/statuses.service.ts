@@ -1,5 +1,6 @@
 import type { EntityManager } from "typeorm";
 import { Status } from "../../entities";
+import { isUniqueViolation } from "../../db/unique-violation";
 import type { RequestContext } from "../context";
 import { conflict, validationFailed, type MemberProblem } from "../errors";
 import { resolveOwnedProject } from "../group-scope";
@@ -129,7 +130,7 @@ export async function createStatus(ctx: RequestContext, draft: StatusDraft): Pro
   } catch (error) {
     // A concurrent call inserted the same name between our check and our insert: the unique
     // index (project_id, name_key) refused ours. Report the winner, read outside our snapshot.
-    if (!isDuplicateKey(error)) throw error;
+    if (!isUniqueViolation(error)) throw error;
     const winner = await findStatusByName(ctx.em, draft.groupId, status.nameKey, ctx.inTransaction);
     if (!winner) throw error;
     throw duplicateName(status.name, winner);
@@ -161,10 +162,4 @@ async function findStatusByName(
   if (insideOuterTransaction && em.dataSource.options.type !== "better-sqlite3") query.setLock("pessimistic_read");
   const row = await query.getRawOne<{ id: number | string; name: string }>();
   return row ? { id: Number(row.id), name: row.name } : null;
-}
-
-function isDuplicateKey(error: unknown): boolean {
-  const driverError = (error as { driverError?: { code?: string; errno?: number } } | null)?.driverError;
-  const code = driverError?.code ?? (error as { code?: string } | null)?.code;
-  return code === "ER_DUP_ENTRY" || driverError?.errno === 1062 || code === "SQLITE_CONSTRAINT_UNIQUE";
 }

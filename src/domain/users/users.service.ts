@@ -1,5 +1,6 @@
 import type { EntityManager } from "typeorm";
 import { hashPassword } from "../../auth/secrets";
+import { isUniqueViolation } from "../../db/unique-violation";
 import { EmailRecord, Person, Registration, RegistrationForm } from "../../entities";
 import { requirePrincipal, type RequestContext } from "../context";
 import { conflict, DomainError, validationFailed } from "../errors";
@@ -34,10 +35,6 @@ function assertKeyCount(values: Record<string, unknown> | null): void {
     ]);
   }
 }
-
-const UNIQUE_VIOLATION = /ER_DUP_ENTRY|SQLITE_CONSTRAINT_UNIQUE|SQLITE_CONSTRAINT_PRIMARYKEY|UNIQUE constraint failed|Duplicate entry/;
-const isUniqueViolation = (error: unknown) =>
-  error instanceof Error && UNIQUE_VIOLATION.test(`${(error as { code?: string }).code ?? ""} ${error.message}`);
 
 async function updatePerson(em: EntityManager, personId: number, attributes: PersonAttributes): Promise<void> {
   if (Object.keys(attributes).length > 0) await em.update(Person, { id: personId }, attributes);
