@@ -1,3 +1,4 @@
+import { sqlFlag, sqlPlaceholders } from "../../db/raw-rows";
 import type { EntityManager } from "typeorm";
 import type { FieldType } from "../../entities";
 import { toDate } from "../../shared/dates";
@@ -40,14 +41,12 @@ export interface MandatoryFieldState {
 }
 
 type Row = Record<string, unknown>;
-const flag = (value: unknown) => value === true || Number(value) === 1;
-const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
 const optionalDate = (value: unknown) => (value == null ? null : toDate(value as Date | string));
 
 /** Fields of the project named by identifier or mapped name; keys that name nothing are absent. */
 export async function loadFieldsByKeys(em: EntityManager, projectId: number, keys: readonly string[]): Promise<FieldDefinition[]> {
   if (keys.length === 0) return [];
-  const list = placeholders(keys.length);
+  const list = sqlPlaceholders(keys.length);
   const rows: Row[] = await em.query(
     `SELECT id, form_id, name, label, field_type, mandatory, choice_options
        FROM field WHERE project_id = ? AND (id IN (${list}) OR name IN (${list}))`,
@@ -59,7 +58,7 @@ export async function loadFieldsByKeys(em: EntityManager, projectId: number, key
     name: row.name == null ? null : String(row.name),
     label: String(row.label),
     fieldType: String(row.field_type) as FieldType,
-    mandatory: flag(row.mandatory),
+    mandatory: sqlFlag(row.mandatory),
     options: parseChoiceOptions(row.choice_options as string | null),
   }));
 }
@@ -76,7 +75,7 @@ export async function loadRegisteredForms(em: EntityManager, registrationId: num
   return rows.map((row) => ({
     formId: Number(row.form_id),
     name: String(row.name),
-    completed: flag(row.completed),
+    completed: sqlFlag(row.completed),
     completedAt: optionalDate(row.completed_at),
     submittedAt: optionalDate(row.submitted_at),
   }));
@@ -86,7 +85,7 @@ export async function loadRegisteredForms(em: EntityManager, registrationId: num
 export async function loadStoredValues(em: EntityManager, registrationId: number, fieldIds: readonly string[]): Promise<Map<string, string>> {
   if (fieldIds.length === 0) return new Map();
   const rows: Row[] = await em.query(
-    `SELECT field_id, value FROM field_value WHERE registration_id = ? AND field_id IN (${placeholders(fieldIds.length)})`,
+    `SELECT field_id, value FROM field_value WHERE registration_id = ? AND field_id IN (${sqlPlaceholders(fieldIds.length)})`,
     [registrationId, ...fieldIds],
   );
   return new Map(rows.map((row) => [String(row.field_id), String(row.value)]));
@@ -98,7 +97,7 @@ export async function loadMandatoryFieldStates(em: EntityManager, registrationId
   const rows: Row[] = await em.query(
     `SELECT f.id, f.form_id, f.label, f.field_type, fv.value
        FROM field f LEFT JOIN field_value fv ON fv.field_id = f.id AND fv.registration_id = ?
-      WHERE f.form_id IN (${placeholders(formIds.length)}) AND f.mandatory = 1
+      WHERE f.form_id IN (${sqlPlaceholders(formIds.length)}) AND f.mandatory = 1
       ORDER BY f.form_id, f.sort_order, f.id`,
     [registrationId, ...formIds],
   );
@@ -115,7 +114,7 @@ export async function loadMandatoryFieldStates(em: EntityManager, registrationId
 export async function loadProjectFormIds(em: EntityManager, projectId: number, formIds: readonly number[]): Promise<Set<number>> {
   if (formIds.length === 0) return new Set();
   const rows: Row[] = await em.query(
-    `SELECT id FROM form WHERE project_id = ? AND id IN (${placeholders(formIds.length)})`,
+    `SELECT id FROM form WHERE project_id = ? AND id IN (${sqlPlaceholders(formIds.length)})`,
     [projectId, ...formIds],
   );
   return new Set(rows.map((row) => Number(row.id)));

@@ -1,3 +1,4 @@
+import { sqlNumber } from "../../db/raw-rows";
 import type { EntityManager, FindOptionsWhere } from "typeorm";
 import { Project } from "../../entities";
 import { requirePrincipal, type RequestContext } from "../context";
@@ -69,7 +70,6 @@ export async function listProjects(ctx: RequestContext, q: ProjectListQuery): Pr
 const emptyTotals = (): ProjectTotals => ({ totalUsers: 0, totalActiveUsers: 0, totalOrderCents: 0, totalPaidCents: 0, totalBalanceCents: 0 });
 
 type Row = Record<string, unknown>;
-const num = (value: unknown) => Number(value ?? 0);
 
 // Each statement groups by project over the organization's projects in scope; no IN list, so the
 // statement text and count are the same for 1 or 10 000 projects. Booleans compare as literals.
@@ -109,19 +109,19 @@ async function loadProjectTotals(em: EntityManager, organizationId: number, scop
 
   const totals = new Map<number, ProjectTotals>();
   const of = (projectId: unknown) => {
-    const id = num(projectId);
+    const id = sqlNumber(projectId);
     let entry = totals.get(id);
     if (!entry) totals.set(id, (entry = emptyTotals()));
     return entry;
   };
   for (const row of registrations) {
     const entry = of(row.project_id);
-    entry.totalUsers = num(row.total_users);
-    entry.totalActiveUsers = num(row.active_users);
+    entry.totalUsers = sqlNumber(row.total_users);
+    entry.totalActiveUsers = sqlNumber(row.active_users);
   }
   // MySQL returns SUM() as DECIMAL text; Number() reads both that and SQLite's integers.
-  for (const row of orders) of(row.project_id).totalOrderCents = num(row.order_cents);
-  for (const row of payments) of(row.project_id).totalPaidCents = num(row.paid_cents);
+  for (const row of orders) of(row.project_id).totalOrderCents = sqlNumber(row.order_cents);
+  for (const row of payments) of(row.project_id).totalPaidCents = sqlNumber(row.paid_cents);
   for (const entry of totals.values()) entry.totalBalanceCents = entry.totalOrderCents - entry.totalPaidCents;
   return totals;
 }

@@ -1,3 +1,4 @@
+import { sqlFlag, sqlNumber, sqlPlaceholders } from "../../db/raw-rows";
 import { In, type EntityManager } from "typeorm";
 import { Person, Project, type FieldType, type FormAudience, type FormLevel } from "../../entities";
 import { toDate } from "../../shared/dates";
@@ -90,15 +91,12 @@ export interface ProjectPersonKey {
 export const projectPersonKey = (key: ProjectPersonKey) => `${key.groupId}:${key.cloginId}`;
 
 type Row = Record<string, unknown>;
-const num = (value: unknown) => Number(value ?? 0);
-const flag = (value: unknown) => value === true || Number(value) === 1;
 const text = (value: unknown) => (value == null ? null : String(value));
 const dateOrNull = (value: unknown) => (value == null ? null : toDate(value as Date | string));
 
 // Bounded IN lists (DataLoader batches are capped to this as well).
 export const READ_CHUNK = 500;
 
-const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
 
 async function chunked<K>(keys: readonly K[], read: (chunk: K[]) => Promise<void>): Promise<void> {
   const unique = [...new Set(keys)];
@@ -120,21 +118,21 @@ const REF_COLUMNS = "r.uid, r.project_id, r.person_id, r.connected_to";
 
 function toRef(row: Row): RegistrationRef {
   return {
-    uid: num(row.uid),
-    groupId: num(row.project_id),
-    cloginId: num(row.person_id),
-    parentCloginId: row.connected_to == null ? null : num(row.connected_to),
+    uid: sqlNumber(row.uid),
+    groupId: sqlNumber(row.project_id),
+    cloginId: sqlNumber(row.person_id),
+    parentCloginId: row.connected_to == null ? null : sqlNumber(row.connected_to),
   };
 }
 
 function toField(row: Row): FieldRow {
   return {
     identifier: String(row.field_id),
-    formId: num(row.field_form_id),
+    formId: sqlNumber(row.field_form_id),
     mappedName: text(row.field_name),
     label: String(row.field_label),
     type: String(row.field_type) as FieldType,
-    mandatory: flag(row.field_mandatory),
+    mandatory: sqlFlag(row.field_mandatory),
     options: parseChoiceOptions(text(row.field_options)),
   };
 }
@@ -146,7 +144,7 @@ const FIELD_COLUMNS = `f.id AS field_id, f.form_id AS field_form_id, f.name AS f
 export async function readRegistrationsByPerson(em: EntityManager, keys: readonly ProjectPersonKey[]): Promise<Map<string, RegistrationRef>> {
   const found = new Map<string, RegistrationRef>();
   const rows = await readByProjectAndColumn(em, "person_id", keys);
-  for (const row of rows) found.set(projectPersonKey({ groupId: num(row.project_id), cloginId: num(row.person_id) }), toRef(row));
+  for (const row of rows) found.set(projectPersonKey({ groupId: sqlNumber(row.project_id), cloginId: sqlNumber(row.person_id) }), toRef(row));
   return found;
 }
 
@@ -169,7 +167,7 @@ async function readByProjectAndColumn(em: EntityManager, column: "person_id" | "
   const clauses: string[] = [];
   const parameters: number[] = [];
   for (const [groupId, ids] of byProject) {
-    clauses.push(`(r.project_id = ? AND r.${column} IN (${placeholders(ids.size)}))`);
+    clauses.push(`(r.project_id = ? AND r.${column} IN (${sqlPlaceholders(ids.size)}))`);
     parameters.push(groupId, ...ids);
   }
   return em.query(`SELECT ${REF_COLUMNS} FROM registration r WHERE ${clauses.join(" OR ")} ORDER BY r.uid`, parameters);
@@ -183,22 +181,22 @@ export async function readFormSets(em: EntityManager, uids: readonly number[]): 
       `SELECT rf.registration_id, rf.completed, rf.completed_at, rf.submitted_at,
               f.id, f.project_id, f.name, f.mandatory, f.audience, f.audience_level
          FROM registration_form rf JOIN form f ON f.id = rf.form_id
-        WHERE rf.registration_id IN (${placeholders(chunk.length)})
+        WHERE rf.registration_id IN (${sqlPlaceholders(chunk.length)})
         ORDER BY f.sort_order, f.id`,
       chunk,
     );
     for (const row of rows) {
       all.push({
-        uid: num(row.registration_id),
+        uid: sqlNumber(row.registration_id),
         form: {
-          id: num(row.id),
-          projectId: num(row.project_id),
+          id: sqlNumber(row.id),
+          projectId: sqlNumber(row.project_id),
           name: String(row.name),
-          mandatory: flag(row.mandatory),
+          mandatory: sqlFlag(row.mandatory),
           audience: String(row.audience) as FormAudience,
           level: String(row.audience_level) as FormLevel,
         },
-        completed: flag(row.completed),
+        completed: sqlFlag(row.completed),
         completedAt: dateOrNull(row.completed_at),
         submittedAt: dateOrNull(row.submitted_at),
       });
@@ -212,7 +210,7 @@ export async function readFieldsOfForms(em: EntityManager, formIds: readonly num
   const all: FieldRow[] = [];
   await chunked(formIds, async (chunk) => {
     const rows: Row[] = await em.query(
-      `SELECT ${FIELD_COLUMNS} FROM field f WHERE f.form_id IN (${placeholders(chunk.length)}) ORDER BY f.sort_order, f.id`,
+      `SELECT ${FIELD_COLUMNS} FROM field f WHERE f.form_id IN (${sqlPlaceholders(chunk.length)}) ORDER BY f.sort_order, f.id`,
       chunk,
     );
     all.push(...rows.map(toField));
@@ -227,13 +225,13 @@ export async function readFieldValues(em: EntityManager, uids: readonly number[]
     const rows: Row[] = await em.query(
       `SELECT v.registration_id, v.value, v.updated_at, ${FIELD_COLUMNS}
          FROM field_value v JOIN field f ON f.id = v.field_id JOIN form fo ON fo.id = f.form_id
-        WHERE v.registration_id IN (${placeholders(chunk.length)})
+        WHERE v.registration_id IN (${sqlPlaceholders(chunk.length)})
         ORDER BY fo.sort_order, fo.id, f.sort_order, f.id`,
       chunk,
     );
     for (const row of rows) {
       const field = toField(row);
-      all.push({ uid: num(row.registration_id), field, answer: decodeAnswer(field.type, String(row.value)), updatedAt: toDate(row.updated_at as Date | string) });
+      all.push({ uid: sqlNumber(row.registration_id), field, answer: decodeAnswer(field.type, String(row.value)), updatedAt: toDate(row.updated_at as Date | string) });
     }
   });
   return groupBy(all, (row) => row.uid);
@@ -246,21 +244,21 @@ export async function readEmailRecords(em: EntityManager, uids: readonly number[
     const rows: Row[] = await em.query(
       `SELECT e.id, e.registration_id, e.from_address, e.to_addresses, e.cc_addresses, e.bcc_addresses,
               e.subject, e.body, e.admin_id, e.recorded_at, e.origin
-         FROM email_record e WHERE e.registration_id IN (${placeholders(chunk.length)})
+         FROM email_record e WHERE e.registration_id IN (${sqlPlaceholders(chunk.length)})
         ORDER BY e.recorded_at, e.id`,
       chunk,
     );
     for (const row of rows) {
       all.push({
-        id: num(row.id),
-        uid: num(row.registration_id),
+        id: sqlNumber(row.id),
+        uid: sqlNumber(row.registration_id),
         from: String(row.from_address),
         to: String(row.to_addresses),
         cc: text(row.cc_addresses),
         bcc: text(row.bcc_addresses),
         subject: String(row.subject),
         body: String(row.body),
-        adminId: row.admin_id == null ? null : num(row.admin_id),
+        adminId: row.admin_id == null ? null : sqlNumber(row.admin_id),
         recordedAt: toDate(row.recorded_at as Date | string),
         origin: String(row.origin) === "trigger" ? "trigger" : "api",
       });
@@ -275,10 +273,10 @@ export async function readTags(em: EntityManager, uids: readonly number[]): Prom
   await chunked(uids, async (chunk) => {
     const rows: Row[] = await em.query(
       `SELECT rt.registration_id, t.id, t.name FROM registration_tag rt JOIN tag t ON t.id = rt.tag_id
-        WHERE rt.registration_id IN (${placeholders(chunk.length)}) ORDER BY t.id`,
+        WHERE rt.registration_id IN (${sqlPlaceholders(chunk.length)}) ORDER BY t.id`,
       chunk,
     );
-    for (const row of rows) all.push({ uid: num(row.registration_id), id: num(row.id), name: String(row.name) });
+    for (const row of rows) all.push({ uid: sqlNumber(row.registration_id), id: sqlNumber(row.id), name: String(row.name) });
   });
   const grouped = groupBy(all, (row) => row.uid);
   return new Map([...grouped].map(([uid, tags]) => [uid, tags.map(({ id, name }) => ({ id, name }))]));
@@ -386,5 +384,5 @@ export async function listUsersPage(
 export async function countUsers(em: EntityManager, groupId: number, filter: UserListFilter): Promise<number> {
   const { where, parameters } = filterSql(groupId, filter);
   const rows: Row[] = await em.query(`SELECT COUNT(*) AS total ${LIST_FROM} WHERE ${where}`, parameters);
-  return num(rows[0]?.total);
+  return sqlNumber(rows[0]?.total);
 }

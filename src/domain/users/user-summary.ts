@@ -1,3 +1,4 @@
+import { sqlFlag, sqlNumber, sqlPlaceholders } from "../../db/raw-rows";
 import type { EntityManager } from "typeorm";
 import { toDate } from "../../shared/dates";
 
@@ -62,8 +63,6 @@ const TAGS_SQL = (placeholders: string) =>
   `SELECT registration_id, tag_id FROM registration_tag WHERE registration_id IN (${placeholders}) ORDER BY tag_id`;
 
 type Row = Record<string, unknown>;
-const num = (value: unknown) => Number(value ?? 0);
-const flag = (value: unknown) => value === true || Number(value) === 1;
 
 /** `first last`, trimmed; else the organization name; else the username (contract §6). */
 export function displayName(person: { firstName: string | null; lastName: string | null; orgName: string | null; username: string }): string {
@@ -80,51 +79,51 @@ export async function loadUserSummaries(em: EntityManager, uids: readonly number
   const unique = [...new Set(uids)];
   for (let i = 0; i < unique.length; i += CHUNK) {
     const chunk = unique.slice(i, i + CHUNK);
-    const placeholders = chunk.map(() => "?").join(", ");
+    const placeholders = sqlPlaceholders(chunk.length);
     const rows: Row[] = await em.query(SUMMARY_SQL(placeholders), chunk);
     const tagRows: Row[] = await em.query(TAGS_SQL(placeholders), chunk);
     const tagsByUid = new Map<number, number[]>();
     for (const row of tagRows) {
-      const list = tagsByUid.get(num(row.registration_id)) ?? [];
-      list.push(num(row.tag_id));
-      tagsByUid.set(num(row.registration_id), list);
+      const list = tagsByUid.get(sqlNumber(row.registration_id)) ?? [];
+      list.push(sqlNumber(row.tag_id));
+      tagsByUid.set(sqlNumber(row.registration_id), list);
     }
     for (const row of rows) {
-      const uid = num(row.uid);
-      const orderCents = num(row.order_cents);
-      const paidCents = num(row.paid_cents);
+      const uid = sqlNumber(row.uid);
+      const orderCents = sqlNumber(row.order_cents);
+      const paidCents = sqlNumber(row.paid_cents);
       const status =
         row.status_id == null
           ? null
-          : { id: num(row.status_id), name: String(row.status_name), color: String(row.status_color), isExcluded: flag(row.status_excluded) };
+          : { id: sqlNumber(row.status_id), name: String(row.status_name), color: String(row.status_color), isExcluded: sqlFlag(row.status_excluded) };
       summaries.set(uid, {
         uid,
-        groupId: num(row.project_id),
-        cloginId: num(row.person_id),
-        parentCloginId: row.connected_to == null ? null : num(row.connected_to),
+        groupId: sqlNumber(row.project_id),
+        cloginId: sqlNumber(row.person_id),
+        parentCloginId: row.connected_to == null ? null : sqlNumber(row.connected_to),
         name: displayName({
           firstName: (row.first_name as string | null) ?? null,
           lastName: (row.last_name as string | null) ?? null,
           orgName: (row.org_name as string | null) ?? null,
           username: String(row.username),
         }),
-        totalForms: num(row.total_forms),
-        completedForms: num(row.completed_forms),
-        totalUserForms: num(row.total_user_forms),
-        totalCompletedUserForms: num(row.completed_user_forms),
-        totalUserMandatoryForms: num(row.mandatory_user_forms),
-        totalCompletedUserMandatoryForms: num(row.completed_mandatory_user_forms),
+        totalForms: sqlNumber(row.total_forms),
+        completedForms: sqlNumber(row.completed_forms),
+        totalUserForms: sqlNumber(row.total_user_forms),
+        totalCompletedUserForms: sqlNumber(row.completed_user_forms),
+        totalUserMandatoryForms: sqlNumber(row.mandatory_user_forms),
+        totalCompletedUserMandatoryForms: sqlNumber(row.completed_mandatory_user_forms),
         totalOrderCents: orderCents,
         totalPaidCents: paidCents,
         totalBalanceCents: orderCents - paidCents,
         status,
         applicationDate: toDate(row.application_date as Date | string),
-        commentCount: num(row.comment_count),
+        commentCount: sqlNumber(row.comment_count),
         excluded: status?.isExcluded ?? false,
         tagIds: (tagsByUid.get(uid) ?? []).sort((a, b) => a - b),
-        nonExcludedChildren: num(row.non_excluded_children),
-        star: flag(row.star),
-        assignedAdmin: row.admin_id == null ? null : { id: num(row.admin_id), initials: (row.admin_initials as string | null) ?? null, color: (row.admin_color as string | null) ?? null },
+        nonExcludedChildren: sqlNumber(row.non_excluded_children),
+        star: sqlFlag(row.star),
+        assignedAdmin: row.admin_id == null ? null : { id: sqlNumber(row.admin_id), initials: (row.admin_initials as string | null) ?? null, color: (row.admin_color as string | null) ?? null },
       });
     }
   }
