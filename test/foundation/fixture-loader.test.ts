@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { EntityManager } from "typeorm";
+import { InsertQueryBuilder, type ObjectLiteral } from "typeorm";
 import { authenticate } from "../../src/auth/authenticate";
 import { hashApiToken, verifyPassword } from "../../src/auth/secrets";
 import { createRequestContext } from "../../src/domain/context";
@@ -168,15 +168,16 @@ describe("the spec example", () => {
     const fixture = specExample() as unknown as { organizations: SpecOrganization[] };
     renumber(fixture.organizations[0]);
     const before = await rowCounts(db.dataSource);
-    const insert = EntityManager.prototype.insert;
-    jest.spyOn(EntityManager.prototype, "insert").mockImplementation(function (this: EntityManager, target, values) {
+    // Every insert (em.insert and multi-row inserts alike) ends in InsertQueryBuilder.execute.
+    const execute = InsertQueryBuilder.prototype.execute;
+    jest.spyOn(InsertQueryBuilder.prototype, "execute").mockImplementation(function (this: InsertQueryBuilder<ObjectLiteral>) {
       // Payments are the last rows of a user: by then most of the fixture has been inserted.
-      if (target === Payment) return Promise.reject(new Error("simulated database failure"));
-      return insert.call(this, target, values);
+      if (this.expressionMap.mainAlias?.target === Payment) return Promise.reject(new Error("simulated database failure"));
+      return execute.call(this);
     });
     await expect(load(fixture)).rejects.toThrow("simulated database failure");
     // The failure came late: organization, project, forms, person, registration… were inserted first.
-    expect(jest.mocked(EntityManager.prototype.insert).mock.calls.length).toBeGreaterThan(10);
+    expect(jest.mocked(InsertQueryBuilder.prototype.execute).mock.calls.length).toBeGreaterThan(10);
     expect(await rowCounts(db.dataSource)).toEqual(before);
   });
 });

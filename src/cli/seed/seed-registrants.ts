@@ -5,6 +5,7 @@ import { createRequestContext } from "../../domain/context";
 import { DomainError } from "../../domain/errors";
 import { encodeAnswer, isChoiceType, parseChoiceOptions } from "../../domain/forms/field-value-codec";
 import { inTransaction } from "../../domain/transaction";
+import { insertRows } from "../../db/insert-rows";
 import {
   CartLine,
   Field,
@@ -281,16 +282,8 @@ async function seedChunk(
  */
 async function insertMany<T extends ObjectLiteral>(em: EntityManager, target: EntityTarget<T>, rows: Partial<T>[], bindLimit: number): Promise<void> {
   const rowsPerStatement = Math.max(1, Math.floor(bindLimit / em.dataSource.getMetadata(target).columns.length));
-  for (let i = 0; i < rows.length; i += rowsPerStatement) {
-    await em
-      .createQueryBuilder()
-      .insert()
-      .into(target)
-      .values(rows.slice(i, i + rowsPerStatement) as never)
-      // Generated ids are read back in one query per chunk instead.
-      .updateEntity(false)
-      .execute();
-  }
+  // insertRows skips TypeORM's read-back; generated ids are read back in one query per chunk instead.
+  for (let i = 0; i < rows.length; i += rowsPerStatement) await insertRows(em, target, rows.slice(i, i + rowsPerStatement));
 }
 
 /** Generated ids of the rows just inserted, by their unique key (username, person id). */

@@ -1,5 +1,5 @@
 import type { EntityManager } from "typeorm";
-import { insertRows } from "../forms/insert-rows";
+import { insertRows } from "../../db/insert-rows";
 import { CartLine, EmailRecord, OutboxEmail, RegistrationForm, TriggerFiring, type TriggerAction } from "../../entities";
 
 // What a form submission sets off (contract §4): each trigger of the submitted forms acts at most

@@ -5,7 +5,7 @@ import { EmailRecord, Person, Registration, RegistrationForm } from "../../entit
 import { requirePrincipal, type RequestContext } from "../context";
 import { conflict, DomainError, validationFailed } from "../errors";
 import { saveFieldValues, type PersonAttributes } from "../forms/field-values";
-import { insertRows } from "../forms/insert-rows";
+import { insertRows } from "../../db/insert-rows";
 import { loadInitialFormIds, loadRegisteredForms, MAX_KEYS_PER_CALL, type RegisteredForm } from "../forms/form-queries";
 import { markFormsComplete, submitFormsWithValues, type SubmissionSettings } from "../forms/form-submission";
 import { resolveOwnedProject } from "../group-scope";
