@@ -76,12 +76,15 @@ const SCENARIOS: Scenario[] = [
     name: "GraphQL users(first: 50) metaInfo",
     method: "POST",
     path: "/graphql",
-    body: { query: `{ users(groupId: ${GROUP_ID}, first: 50) { totalCount edges { node { cloginId metaInfo { totalForms totalOrder } } } } }` },
+    body: {
+      query: `{ users(groupId: ${GROUP_ID}, first: 50) { totalCount edges { node { cloginId metaInfo { totalForms totalOrder } } } } }`,
+    },
   },
 ];
 
 async function openDatabase(sql: CountingSqlLogger): Promise<{ dataSource: DataSource; label: string }> {
-  const url = process.env.BENCH_DATABASE_URL ?? `sqlite:${join(mkdtempSync(join(tmpdir(), "regapi-bench-")), "bench.sqlite")}`;
+  const url =
+    process.env.BENCH_DATABASE_URL ?? `sqlite:${join(mkdtempSync(join(tmpdir(), "regapi-bench-")), "bench.sqlite")}`;
   const dataSource = new DataSource(buildDataSourceOptions(parseDatabaseUrl(url), { logger: sql }));
   await dataSource.initialize();
   if (dataSource.options.type !== "better-sqlite3") await dataSource.runMigrations({ transaction: "each" });
@@ -96,9 +99,15 @@ async function main(): Promise<void> {
   await loadFixture(createRequestContext(dataSource, "bench"), DEMO_FIXTURE);
   const seedStarted = Date.now();
   await seedRegistrants(dataSource, { groupId: GROUP_ID, users: SEEDED_USERS });
-  console.log(`database ${label}: demo + ${SEEDED_USERS} seeded registrants in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
+  console.log(
+    `database ${label}: demo + ${SEEDED_USERS} seeded registrants in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`,
+  );
 
-  const regapi = await createApp({ dataSource, logger: createLogger("silent"), config: { graphqlIntrospection: false } });
+  const regapi = await createApp({
+    dataSource,
+    logger: createLogger("silent"),
+    config: { graphqlIntrospection: false },
+  });
   const server: Server = createServer(regapi.app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -29,8 +29,12 @@ const SCRYPT = { N: 16384, r: 8, p: 1, keyLength: 32 };
 
 function scryptAsync(password: string, salt: Buffer, params: { N: number; r: number; p: number; keyLength: number }) {
   return new Promise<Buffer>((resolve, reject) =>
-    scrypt(password, salt, params.keyLength, { N: params.N, r: params.r, p: params.p, maxmem: 64 * 1024 * 1024 }, (err, key) =>
-      err ? reject(err) : resolve(key),
+    scrypt(
+      password,
+      salt,
+      params.keyLength,
+      { N: params.N, r: params.r, p: params.p, maxmem: 64 * 1024 * 1024 },
+      (err, key) => (err ? reject(err) : resolve(key)),
     ),
   );
 }

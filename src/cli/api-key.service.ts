@@ -16,7 +16,9 @@ export interface NewApiKey {
 export async function createApiKey(ctx: RequestContext, organizationId: number, apiUser: string): Promise<NewApiKey> {
   const user = apiUser.trim();
   if (!isEmailAddress(user)) {
-    throw validationFailed(`"${apiUser}" is not an email address`, [{ path: "--user", message: "expected an email address" }]);
+    throw validationFailed(`"${apiUser}" is not an email address`, [
+      { path: "--user", message: "expected an email address" },
+    ]);
   }
   const apiToken = generateApiToken();
   return inTransaction(ctx, async ({ em }) => {

@@ -133,7 +133,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!result.success) {
     const issue = result.error.issues[0];
     const variable = String(issue.path[0] ?? "environment");
-    const message = issue.message.startsWith(`${variable}: `) ? issue.message.slice(variable.length + 2) : issue.message;
+    const message = issue.message.startsWith(`${variable}: `)
+      ? issue.message.slice(variable.length + 2)
+      : issue.message;
     throw new ConfigError(variable, message);
   }
   const values = result.data;

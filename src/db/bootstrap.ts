@@ -7,7 +7,11 @@ import { loadFixture } from "../fixtures/load-fixture";
 import type { Logger } from "../http/logger";
 
 /** Connects, brings the schema up to date (migrations on MySQL/MariaDB), and seeds demo data when asked. */
-export async function prepareDatabase(dataSource: DataSource, config: Pick<Config, "database" | "demo">, logger: Logger): Promise<void> {
+export async function prepareDatabase(
+  dataSource: DataSource,
+  config: Pick<Config, "database" | "demo">,
+  logger: Logger,
+): Promise<void> {
   if (!dataSource.isInitialized) await dataSource.initialize();
   if (config.database.kind !== "sqlite") {
     const applied = await dataSource.runMigrations({ transaction: "each" });

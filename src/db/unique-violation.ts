@@ -8,7 +8,10 @@ export function isUniqueViolation(error: unknown): boolean {
   const outer = error as { code?: string; errno?: number; driverError?: { code?: string; errno?: number } } | null;
   const codes = [outer?.driverError?.code, outer?.code];
   return (
-    codes.some((code) => code === "ER_DUP_ENTRY" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY") ||
+    codes.some(
+      (code) =>
+        code === "ER_DUP_ENTRY" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY",
+    ) ||
     outer?.driverError?.errno === 1062 ||
     outer?.errno === 1062
   );

@@ -19,7 +19,11 @@ export interface RequestContext {
   readonly inTransaction: boolean;
 }
 
-export function createRequestContext(dataSource: DataSource, requestId: string, principal: Principal | null = null): RequestContext {
+export function createRequestContext(
+  dataSource: DataSource,
+  requestId: string,
+  principal: Principal | null = null,
+): RequestContext {
   return { requestId, principal, dataSource, em: dataSource.manager, inTransaction: false };
 }
 

@@ -7,7 +7,11 @@ import { forbidden } from "./errors";
  * Resolves a `group_id` only when the caller's organization owns it. A project of another
  * organization and one that does not exist get the same answer, so ids cannot be probed.
  */
-export async function resolveOwnedProject(ctx: RequestContext, groupId: number, em: EntityManager = ctx.em): Promise<Project> {
+export async function resolveOwnedProject(
+  ctx: RequestContext,
+  groupId: number,
+  em: EntityManager = ctx.em,
+): Promise<Project> {
   const principal = requirePrincipal(ctx);
   const project = await em.findOne(Project, { where: { id: groupId, organizationId: principal.organizationId } });
   if (!project) throw forbidden(`group_id ${groupId} is not a project of your organization`);

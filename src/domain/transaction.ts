@@ -15,6 +15,9 @@ export async function inTransaction<T>(ctx: RequestContext, work: (tx: RequestCo
   const run = () => ctx.dataSource.transaction((em) => work({ ...ctx, em, inTransaction: true }));
   if (ctx.dataSource.options.type !== "better-sqlite3") return run();
   const turn = (sqliteTurns.get(ctx.dataSource) ?? Promise.resolve()).then(run);
-  sqliteTurns.set(ctx.dataSource, turn.catch(() => undefined));
+  sqliteTurns.set(
+    ctx.dataSource,
+    turn.catch(() => undefined),
+  );
   return turn;
 }

@@ -4,8 +4,7 @@ import { Column, type ColumnOptions } from "typeorm";
 // types, an explicit precision on every datetime (MariaDB truncates, MySQL rounds), money in
 // integer cents.
 
-export const DateTimeColumn = (options: ColumnOptions = {}) =>
-  Column({ type: "datetime", precision: 3, ...options });
+export const DateTimeColumn = (options: ColumnOptions = {}) => Column({ type: "datetime", precision: 3, ...options });
 
 export const MoneyCentsColumn = (options: ColumnOptions = {}) => Column({ type: "int", default: 0, ...options });
 

@@ -8,7 +8,9 @@ import { requestError } from "./graphql-errors";
 /** True when every root field is an introspection field (`__schema`, `__type`, `__typename`). */
 export function isIntrospectionOnly(operation: OperationDefinitionNode, document: DocumentNode): boolean {
   const fragments = new Map(
-    document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d.selectionSet] as const),
+    document.definitions
+      .filter((d) => d.kind === Kind.FRAGMENT_DEFINITION)
+      .map((d) => [d.name.value, d.selectionSet] as const),
   );
   const seen = new Set<string>();
   const onlyIntrospection = (selectionSet: SelectionSetNode): boolean =>

@@ -33,5 +33,11 @@ export async function createGraphqlContext(deps: AppDependencies, req: Request):
     authFailure = error;
   }
   const request = createRequestContext(deps.dataSource, req.requestId, principal);
-  return { requestId: req.requestId, log: req.log ?? deps.logger, request, authFailure, loaders: createUserLoaders(request.em) };
+  return {
+    requestId: req.requestId,
+    log: req.log ?? deps.logger,
+    request,
+    authFailure,
+    loaders: createUserLoaders(request.em),
+  };
 }

@@ -52,7 +52,11 @@ function innermost(error: GraphQLError): unknown {
 
 function flattenValidationErrors(errors: readonly ValidationError[], parent = ""): MemberProblem[] {
   return errors.flatMap((error) => {
-    const path = /^\d+$/.test(error.property) ? `${parent}[${error.property}]` : parent ? `${parent}.${error.property}` : error.property;
+    const path = /^\d+$/.test(error.property)
+      ? `${parent}[${error.property}]`
+      : parent
+        ? `${parent}.${error.property}`
+        : error.property;
     const own = Object.values(error.constraints ?? {}).map((message) => ({ path, message }));
     return [...own, ...flattenValidationErrors(error.children ?? [], path)];
   });
@@ -93,7 +97,11 @@ export function presentError(error: GraphQLError, reporter: Reporter): GraphQLFo
   const unexpected = original instanceof Error && !(original instanceof GraphQLError);
   if (typeof code === "string" && !unexpected) {
     if (code === "GRAPHQL_PARSE_FAILED" && TOKEN_LIMIT_MESSAGE.test(error.message)) {
-      return { message: error.message, ...where, extensions: { ...new QueryLimitError("tokens", error.message).extensions } };
+      return {
+        message: error.message,
+        ...where,
+        extensions: { ...new QueryLimitError("tokens", error.message).extensions },
+      };
     }
     return { message: error.message, ...where, extensions: { code } };
   }
@@ -117,10 +125,14 @@ export const errorPresentationPlugin: ApolloServerPlugin<GraphqlContext> = {
 /** Apollo's formatError: the presentation made during the request, or one made now (errors outside a request). */
 export function formatErrorWith(fallbackLog: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    if (error instanceof GraphQLError) return presented.get(error) ?? presentError(error, { log: fallbackLog, requestId: "unknown" });
-    return presentError(new GraphQLError(formatted.message, { originalError: error instanceof Error ? error : undefined }), {
-      log: fallbackLog,
-      requestId: "unknown",
-    });
+    if (error instanceof GraphQLError)
+      return presented.get(error) ?? presentError(error, { log: fallbackLog, requestId: "unknown" });
+    return presentError(
+      new GraphQLError(formatted.message, { originalError: error instanceof Error ? error : undefined }),
+      {
+        log: fallbackLog,
+        requestId: "unknown",
+      },
+    );
   };
 }

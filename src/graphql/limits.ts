@@ -38,10 +38,30 @@ const reportAs =
 /** graphql-armor's validation rules and plugins (tokens are limited by the parser itself, see mount-graphql). */
 export function armorProtection() {
   return new ApolloArmor({
-    maxDepth: { n: GRAPHQL_LIMITS.maxDepth, exposeLimits: true, propagateOnRejection: false, onReject: [reportAs("depth")] },
-    maxAliases: { n: GRAPHQL_LIMITS.maxAliases, exposeLimits: true, propagateOnRejection: false, onReject: [reportAs("aliases")] },
-    costLimit: { maxCost: GRAPHQL_LIMITS.maxCost, exposeLimits: true, propagateOnRejection: false, onReject: [reportAs("cost")] },
-    maxDirectives: { n: GRAPHQL_LIMITS.maxDirectives, exposeLimits: true, propagateOnRejection: false, onReject: [reportAs("directives")] },
+    maxDepth: {
+      n: GRAPHQL_LIMITS.maxDepth,
+      exposeLimits: true,
+      propagateOnRejection: false,
+      onReject: [reportAs("depth")],
+    },
+    maxAliases: {
+      n: GRAPHQL_LIMITS.maxAliases,
+      exposeLimits: true,
+      propagateOnRejection: false,
+      onReject: [reportAs("aliases")],
+    },
+    costLimit: {
+      maxCost: GRAPHQL_LIMITS.maxCost,
+      exposeLimits: true,
+      propagateOnRejection: false,
+      onReject: [reportAs("cost")],
+    },
+    maxDirectives: {
+      n: GRAPHQL_LIMITS.maxDirectives,
+      exposeLimits: true,
+      propagateOnRejection: false,
+      onReject: [reportAs("directives")],
+    },
     maxTokens: { enabled: false },
     blockFieldSuggestion: { enabled: true },
   }).protect();

@@ -16,9 +16,15 @@ function requestLevelError(res: express.Response, status: number, code: string, 
 
 // Body-parser failures on /graphql answer in the GraphQL error shape, with contract §1's codes.
 const bodyErrors: ErrorRequestHandler = (error: { type?: string }, _req, res, next) => {
-  if (error?.type === "entity.parse.failed") return requestLevelError(res, 400, "INVALID_JSON", "The request body is not valid JSON.");
+  if (error?.type === "entity.parse.failed")
+    return requestLevelError(res, 400, "INVALID_JSON", "The request body is not valid JSON.");
   if (error?.type === "entity.too.large") {
-    return requestLevelError(res, 413, "PAYLOAD_TOO_LARGE", `The request body is larger than ${GRAPHQL_LIMITS.bodyBytes.toUpperCase()}.`);
+    return requestLevelError(
+      res,
+      413,
+      "PAYLOAD_TOO_LARGE",
+      `The request body is larger than ${GRAPHQL_LIMITS.bodyBytes.toUpperCase()}.`,
+    );
   }
   next(error);
 };

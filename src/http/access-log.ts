@@ -24,7 +24,13 @@ export function accessLog(logger: Logger): RequestHandler {
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
         const level = res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "warn" : "info";
         req.log[level](
-          { method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10, sqlStatements: tally.statements },
+          {
+            method: req.method,
+            path,
+            status: res.statusCode,
+            ms: Math.round(ms * 10) / 10,
+            sqlStatements: tally.statements,
+          },
           "request",
         );
       });

@@ -47,7 +47,8 @@ export function toDomainError(error: unknown, log: Logger, requestId: string): D
   if (error instanceof DomainError) return error;
   const text = error instanceof Error ? `${error.message} ${(error as { code?: string }).code ?? ""}` : String(error);
   log.error({ err: error, requestId }, "unexpected error");
-  if (DB_DOWN.test(text)) return new DomainError("SERVICE_UNAVAILABLE", "The database is unavailable; try again shortly.");
+  if (DB_DOWN.test(text))
+    return new DomainError("SERVICE_UNAVAILABLE", "The database is unavailable; try again shortly.");
   return new DomainError("INTERNAL", `Internal error; quote request id ${requestId} when reporting it.`);
 }
 
@@ -63,7 +64,10 @@ export function fromBodyParserError(error: unknown, limitText: string): DomainEr
     case "entity.too.large":
       return new DomainError("PAYLOAD_TOO_LARGE", `The request body is larger than ${limitText}.`);
     case "charset.unsupported":
-      return new DomainError("UNSUPPORTED_MEDIA_TYPE", "The request body must be JSON in UTF-8 (Content-Type: application/json; charset=utf-8).");
+      return new DomainError(
+        "UNSUPPORTED_MEDIA_TYPE",
+        "The request body must be JSON in UTF-8 (Content-Type: application/json; charset=utf-8).",
+      );
     case "encoding.unsupported":
       return new DomainError("UNSUPPORTED_MEDIA_TYPE", "The request's Content-Encoding is not supported.");
     case "request.aborted":

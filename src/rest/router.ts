@@ -33,7 +33,11 @@ export const LEGACY_ACTIONS_NOT_BUILT: Readonly<Record<string, readonly string[]
  * group's owner (403) and the domain rules (400/404/409).
  */
 export function legacyRestRouter(deps: AppDependencies): Router {
-  const endpoints: Record<string, ActionTable> = { users: usersActions, statuses: statusesActions, projects: projectsActions };
+  const endpoints: Record<string, ActionTable> = {
+    users: usersActions,
+    statuses: statusesActions,
+    projects: projectsActions,
+  };
   // The content type is checked before (onlyJson), so the parser reads every body it is handed;
   // not strict, so a JSON scalar reaches the envelope check and gets VALIDATION_FAILED.
   const jsonBody = express.json({ limit: BODY_LIMIT, strict: false, type: () => true });
@@ -59,7 +63,10 @@ function onlyPost(endpoint: string): RequestHandler {
     res.setHeader("Allow", "POST");
     sendLegacyError(
       res,
-      new DomainError("METHOD_NOT_ALLOWED", `Method ${req.method} is not allowed on ${endpointPath(endpoint)}; use POST.`),
+      new DomainError(
+        "METHOD_NOT_ALLOWED",
+        `Method ${req.method} is not allowed on ${endpointPath(endpoint)}; use POST.`,
+      ),
       req.requestId,
     );
   };
@@ -71,7 +78,10 @@ const onlyJson: RequestHandler = (req, res, next) => {
   const got = mediaType ? `Content-Type ${shown(mediaType)}` : "no Content-Type";
   sendLegacyError(
     res,
-    new DomainError("UNSUPPORTED_MEDIA_TYPE", `The request body must be JSON sent as Content-Type: application/json; got ${got}.`),
+    new DomainError(
+      "UNSUPPORTED_MEDIA_TYPE",
+      `The request body must be JSON sent as Content-Type: application/json; got ${got}.`,
+    ),
     req.requestId,
   );
 };
@@ -82,7 +92,9 @@ function dispatch(deps: AppDependencies, endpoint: string, actions: ActionTable)
       const principal = await authenticate(deps.dataSource.manager, (name) => req.get(name));
       const body: unknown = req.body;
       if (!isJsonObject(body)) {
-        throw validationFailed("Invalid request: the body must be a JSON object (the action envelope with action and group_id).");
+        throw validationFailed(
+          "Invalid request: the body must be a JSON object (the action envelope with action and group_id).",
+        );
       }
       const envelope = parseEnvelope(commonEnvelope, body);
       const action = Object.hasOwn(actions, envelope.action) ? actions[envelope.action] : undefined;
@@ -106,7 +118,8 @@ function unknownAction(endpoint: string, name: string, valid: string[]): DomainE
 
 function transportErrors(deps: AppDependencies): ErrorRequestHandler {
   return (error, req, res, _next) => {
-    const mapped = fromBodyParserError(error, BODY_LIMIT_TEXT) ?? toDomainError(error, req.log ?? deps.logger, req.requestId);
+    const mapped =
+      fromBodyParserError(error, BODY_LIMIT_TEXT) ?? toDomainError(error, req.log ?? deps.logger, req.requestId);
     sendLegacyError(res, mapped, req.requestId);
   };
 }

@@ -76,7 +76,9 @@ describe("regapi load", () => {
       stdout: `loaded ${SPEC_EXAMPLE}: 1 organization, 1 API account, 1 project, 3 forms, 1 registered user\n`,
       stderr: "",
     });
-    expect(await fixtures.dataSource.manager.findOneByOrFail(Person, { id: 102670540 })).toMatchObject({ username: "miles@maple.test" });
+    expect(await fixtures.dataSource.manager.findOneByOrFail(Person, { id: 102670540 })).toMatchObject({
+      username: "miles@maple.test",
+    });
   });
 
   it("refuses the same file again, naming the first clash, writing nothing", async () => {
@@ -93,8 +95,14 @@ describe("regapi demo", () => {
     const run = await regapi(["demo"], demo.dataSource);
     expect(run.code).toBe(0);
     const printed = outputFields(run.stdout);
-    expect(printed).toEqual({ "Api-Id": DEMO_CREDENTIALS.apiId, "Api-User": DEMO_CREDENTIALS.apiUser, "Api-Token": DEMO_CREDENTIALS.apiToken });
-    await expect(authenticate(demo.dataSource.manager, readHeaders(printed))).resolves.toMatchObject({ organizationId: 1 });
+    expect(printed).toEqual({
+      "Api-Id": DEMO_CREDENTIALS.apiId,
+      "Api-User": DEMO_CREDENTIALS.apiUser,
+      "Api-Token": DEMO_CREDENTIALS.apiToken,
+    });
+    await expect(authenticate(demo.dataSource.manager, readHeaders(printed))).resolves.toMatchObject({
+      organizationId: 1,
+    });
     expect(await demo.dataSource.manager.count(Organization)).toBe(1);
   });
 
@@ -115,15 +123,23 @@ describe("regapi api-key create", () => {
     expect(printed["Api-Token"]).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
     const principal = await authenticate(demo.dataSource.manager, readHeaders(printed));
-    expect(principal).toEqual({ apiAccountId: Number(printed["Api-Id"]), apiUser: "ci-bot@maple.test", organizationId: 1 });
+    expect(principal).toEqual({
+      apiAccountId: Number(printed["Api-Id"]),
+      apiUser: "ci-bot@maple.test",
+      organizationId: 1,
+    });
     const account = await demo.dataSource.manager.findOneByOrFail(ApiAccount, { id: Number(printed["Api-Id"]) });
     expect(account).toMatchObject({ active: true, tokenHash: hashApiToken(printed["Api-Token"]) });
     expect(await everyStoredValue(demo.dataSource)).not.toContain(printed["Api-Token"]);
   });
 
   it("makes a different account and token each time", async () => {
-    const first = outputFields((await regapi(["api-key", "create", "--org", "1", "--user", "a@maple.test"], demo.dataSource)).stdout);
-    const second = outputFields((await regapi(["api-key", "create", "--org", "1", "--user", "a@maple.test"], demo.dataSource)).stdout);
+    const first = outputFields(
+      (await regapi(["api-key", "create", "--org", "1", "--user", "a@maple.test"], demo.dataSource)).stdout,
+    );
+    const second = outputFields(
+      (await regapi(["api-key", "create", "--org", "1", "--user", "a@maple.test"], demo.dataSource)).stdout,
+    );
     expect(second["Api-Id"]).not.toBe(first["Api-Id"]);
     expect(second["Api-Token"]).not.toBe(first["Api-Token"]);
   });
@@ -145,27 +161,35 @@ describe("regapi api-key create", () => {
 });
 
 describe("regapi migrate", () => {
-  it(onMysqlFamily ? "applies the pending migrations (MySQL/MariaDB), which other commands require" : "synchronizes the schema (SQLite)", async () => {
-    if (!onMysqlFamily) {
-      const run = await regapi(["migrate"], fixtures.dataSource);
-      expect(run.code).toBe(0);
-      expect(run.stdout).toMatch(/^SQLite: the schema is synchronized from the entities/);
-      return;
-    }
-    const empty = await emptyMysqlDatabase("cli_migrate");
-    try {
-      const load = await regapi(["load", SPEC_EXAMPLE], empty.dataSource);
-      expect(load).toMatchObject({ code: 1, stderr: "the database has pending migrations; run `regapi migrate` first\n" });
-      const first = await regapi(["migrate"], empty.dataSource);
-      expect(first.code).toBe(0);
-      expect(first.stdout).toMatch(/^applied InitialSchema\d+\n1 migration\(s\) applied\n$/);
-      const again = await regapi(["migrate"], empty.dataSource);
-      expect(again.stdout).toBe("no pending migrations; the schema is up to date\n");
-      expect((await regapi(["load", SPEC_EXAMPLE], empty.dataSource)).code).toBe(0);
-    } finally {
-      await empty.drop();
-    }
-  });
+  it(
+    onMysqlFamily
+      ? "applies the pending migrations (MySQL/MariaDB), which other commands require"
+      : "synchronizes the schema (SQLite)",
+    async () => {
+      if (!onMysqlFamily) {
+        const run = await regapi(["migrate"], fixtures.dataSource);
+        expect(run.code).toBe(0);
+        expect(run.stdout).toMatch(/^SQLite: the schema is synchronized from the entities/);
+        return;
+      }
+      const empty = await emptyMysqlDatabase("cli_migrate");
+      try {
+        const load = await regapi(["load", SPEC_EXAMPLE], empty.dataSource);
+        expect(load).toMatchObject({
+          code: 1,
+          stderr: "the database has pending migrations; run `regapi migrate` first\n",
+        });
+        const first = await regapi(["migrate"], empty.dataSource);
+        expect(first.code).toBe(0);
+        expect(first.stdout).toMatch(/^applied InitialSchema\d+\n1 migration\(s\) applied\n$/);
+        const again = await regapi(["migrate"], empty.dataSource);
+        expect(again.stdout).toBe("no pending migrations; the schema is up to date\n");
+        expect((await regapi(["load", SPEC_EXAMPLE], empty.dataSource)).code).toBe(0);
+      } finally {
+        await empty.drop();
+      }
+    },
+  );
 });
 
 describe("configuration and usage", () => {
@@ -180,7 +204,8 @@ describe("configuration and usage", () => {
   it("prints help with every command", async () => {
     const run = await regapi(["--help"], demo.dataSource);
     expect(run.code).toBe(0);
-    for (const command of ["migrate", "load <fixture.json>", "demo", "api-key", "seed"]) expect(run.stdout).toContain(command);
+    for (const command of ["migrate", "load <fixture.json>", "demo", "api-key", "seed"])
+      expect(run.stdout).toContain(command);
   });
 
   it("refuses an unknown command", async () => {
@@ -193,7 +218,8 @@ describe("configuration and usage", () => {
 /** Every stored value of every table, as one text (to prove a secret is nowhere in the database). */
 async function everyStoredValue(dataSource: DataSource): Promise<string> {
   const parts: string[] = [];
-  for (const { tableName } of dataSource.entityMetadatas) parts.push(JSON.stringify(await dataSource.query(`SELECT * FROM ${tableName}`)));
+  for (const { tableName } of dataSource.entityMetadatas)
+    parts.push(JSON.stringify(await dataSource.query(`SELECT * FROM ${tableName}`)));
   return parts.join("\n");
 }
 

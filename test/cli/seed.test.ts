@@ -45,8 +45,22 @@ interface Summary extends SeedCounts {
 function parseSummary(stdout: string): Summary {
   const match = SUMMARY.exec(stdout);
   if (!match) throw new Error(`not a seed summary line: ${stdout}`);
-  const [registrants, rows, persons, registrations, forms, completedForms, values, tags, cartLines, payments] = match.slice(1, 11).map(Number);
-  return { registrants, rows, persons, registrations, forms, completedForms, values, tags, cartLines, payments, prefix: match[11] };
+  const [registrants, rows, persons, registrations, forms, completedForms, values, tags, cartLines, payments] = match
+    .slice(1, 11)
+    .map(Number);
+  return {
+    registrants,
+    rows,
+    persons,
+    registrations,
+    forms,
+    completedForms,
+    values,
+    tags,
+    cartLines,
+    payments,
+    prefix: match[11],
+  };
 }
 
 /** Everything seeded under `prefix`, read back with the project's setup. */
@@ -97,7 +111,9 @@ function expectConsistent(seeded: Seeded, groupId: number) {
   }
   for (const registration of seeded.registrations) {
     const level = registration.connectedTo === null ? "parent" : "child";
-    const initial = seeded.projectForms.filter((f) => f.initial && (f.audienceLevel === "all" || f.audienceLevel === level)).map((f) => f.id);
+    const initial = seeded.projectForms
+      .filter((f) => f.initial && (f.audienceLevel === "all" || f.audienceLevel === level))
+      .map((f) => f.id);
     expect([...(formSet.get(registration.uid) ?? [])].sort()).toEqual(initial.sort());
   }
 
@@ -135,7 +151,10 @@ function expectConsistent(seeded: Seeded, groupId: number) {
 describe("regapi seed", () => {
   it("creates the requested registrants in a family project, consistent with the project, and prints one summary line", async () => {
     const before = await rowCounts(db.dataSource);
-    const run = await regapi(["seed", "--group", String(MAPLE.groupId), "--users", "120", "--batch", "50"], db.dataSource);
+    const run = await regapi(
+      ["seed", "--group", String(MAPLE.groupId), "--users", "120", "--batch", "50"],
+      db.dataSource,
+    );
     expect(run.code).toBe(0);
     expect(run.stderr).toBe("");
     const summary = parseSummary(run.stdout);
@@ -160,7 +179,9 @@ describe("regapi seed", () => {
       cartLines: summary.cartLines,
       payments: summary.payments,
     });
-    expect(Object.values(after).reduce((a, b) => a + b) - Object.values(before).reduce((a, b) => a + b)).toBe(summary.rows);
+    expect(Object.values(after).reduce((a, b) => a + b) - Object.values(before).reduce((a, b) => a + b)).toBe(
+      summary.rows,
+    );
 
     const seeded = await readSeeded(db.dataSource, summary.prefix, MAPLE.groupId);
     expect(seeded.persons).toHaveLength(120);
@@ -172,7 +193,8 @@ describe("regapi seed", () => {
     expect(summary.completedForms).toBeGreaterThan(0);
     expect(summary.completedForms).toBeLessThan(summary.forms);
     expect(seeded.registrations.some((r) => r.statusId !== null)).toBe(true);
-    for (const count of [summary.values, summary.tags, summary.cartLines, summary.payments]) expect(count).toBeGreaterThan(0);
+    for (const count of [summary.values, summary.tags, summary.cartLines, summary.payments])
+      expect(count).toBeGreaterThan(0);
 
     // One password hash for all (hashed once), and it is the documented seed password.
     const hashes = new Set(seeded.persons.map((p) => p.passwordHash).filter((h) => h !== null));
@@ -191,16 +213,30 @@ describe("regapi seed", () => {
   });
 
   it("splits inserts to respect the bind-variable limit and still writes every row", async () => {
-    const result = await seedRegistrants(db.dataSource, { groupId: MAPLE.groupId, users: 30, batchSize: 7, maxBindVariables: 40 });
+    const result = await seedRegistrants(db.dataSource, {
+      groupId: MAPLE.groupId,
+      users: 30,
+      batchSize: 7,
+      maxBindVariables: 40,
+    });
     expect(result).toMatchObject({ persons: 30, registrations: 30, chunks: 5 });
     const seeded = await readSeeded(db.dataSource, result.usernamePrefix, MAPLE.groupId);
-    expect([seeded.persons.length, seeded.forms.length, seeded.values.length, seeded.tags.length]).toEqual([30, result.forms, result.values, result.tags]);
+    expect([seeded.persons.length, seeded.forms.length, seeded.values.length, seeded.tags.length]).toEqual([
+      30,
+      result.forms,
+      result.values,
+      result.tags,
+    ]);
     expectConsistent(seeded, MAPLE.groupId);
   });
 
   it("draws a progress bar on a terminal", async () => {
     const terminal = new MemoryStream(true);
-    const run = await regapi(["seed", "--group", String(MAPLE.groupId), "--users", "30", "--batch", "10"], db.dataSource, { stderr: terminal });
+    const run = await regapi(
+      ["seed", "--group", String(MAPLE.groupId), "--users", "30", "--batch", "10"],
+      db.dataSource,
+      { stderr: terminal },
+    );
     expect(run.code).toBe(0);
     expect(terminal.text).toContain("seeding [");
     expect(terminal.text).toContain("30/30 registrants");
@@ -210,7 +246,10 @@ describe("regapi seed", () => {
   it.each([
     [["--group", "999", "--users", "5"], "regapi: project (group_id) 999 does not exist\n"],
     [["--group", String(MAPLE.groupId), "--users", "0"], /option '--users <n>' argument '0' is invalid/],
-    [["--group", String(MAPLE.groupId), "--users", "5", "--batch", "20000"], /option '--batch <n>' argument '20000' is invalid. expected an integer from 1 to 10000/],
+    [
+      ["--group", String(MAPLE.groupId), "--users", "5", "--batch", "20000"],
+      /option '--batch <n>' argument '20000' is invalid. expected an integer from 1 to 10000/,
+    ],
   ])("refuses %j without writing", async (args, message) => {
     const before = await rowCounts(db.dataSource);
     const run = await regapi(["seed", ...args], db.dataSource);
@@ -230,10 +269,16 @@ describe("regapi seed", () => {
       }
       return execute.call(this);
     });
-    const run = await regapi(["seed", "--group", String(MAPLE.groupId), "--users", "120", "--batch", "40"], db.dataSource);
+    const run = await regapi(
+      ["seed", "--group", String(MAPLE.groupId), "--users", "120", "--batch", "40"],
+      db.dataSource,
+    );
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
-    const match = /^regapi: seed stopped after 40 registrants \(1 whole chunks kept, the failed one rolled back\): simulated failure; usernames (\S+)<n>@seed\.test\n$/.exec(run.stderr);
+    const match =
+      /^regapi: seed stopped after 40 registrants \(1 whole chunks kept, the failed one rolled back\): simulated failure; usernames (\S+)<n>@seed\.test\n$/.exec(
+        run.stderr,
+      );
     expect(match).not.toBeNull();
 
     const seeded = await readSeeded(db.dataSource, match![1], MAPLE.groupId);

@@ -17,7 +17,11 @@ describe("user summary (meta_info, contract §6)", () => {
   it("computes every key of the demo parent from the fixture data", async () => {
     const uid = await uidOf(MAPLE.groupId, MAPLE.miles);
     const summary = (await loadUserSummaries(t.dataSource.manager, [uid])).get(uid)!;
-    expect(presentUserInfo(summary)).toEqual({ clogin_id: "102670540", group_id: "100909072", connected_to: "102670540" });
+    expect(presentUserInfo(summary)).toEqual({
+      clogin_id: "102670540",
+      group_id: "100909072",
+      connected_to: "102670540",
+    });
     expect(presentMetaInfo(summary)).toEqual({
       u_name: "Miles Davis",
       total_forms: "3",

@@ -22,7 +22,10 @@ describe("choice matching (seed 4.2 rule 4)", () => {
   });
 
   it("unmatched strings are reported as sent; matched ones come back once each, in option order", () => {
-    expect(matchChoiceAnswers(["No", "Golf", "yes", "no"], OPTIONS)).toEqual({ matched: ["Yes", "No"], unmatched: ["Golf"] });
+    expect(matchChoiceAnswers(["No", "Golf", "yes", "no"], OPTIONS)).toEqual({
+      matched: ["Yes", "No"],
+      unmatched: ["Golf"],
+    });
   });
 
   it("stripHtml removes tags and decodes the common entities", () => {
@@ -43,7 +46,11 @@ const field = (fieldType: FieldDefinition["fieldType"], options: string[] = []):
 describe("value per field type (contract §4, our decisions)", () => {
   it("text takes strings and numbers, as text", () => {
     expect(interpretFieldInput("k", field("text"), 12)).toEqual({ accepted: true, encoded: "12", notices: [] });
-    expect(interpretFieldInput("k", field("textarea"), "a\nb")).toEqual({ accepted: true, encoded: "a\nb", notices: [] });
+    expect(interpretFieldInput("k", field("textarea"), "a\nb")).toEqual({
+      accepted: true,
+      encoded: "a\nb",
+      notices: [],
+    });
   });
 
   it("number, email, date and phone are checked; an empty string clears them", () => {
@@ -59,8 +66,16 @@ describe("value per field type (contract §4, our decisions)", () => {
   });
 
   it("choice fields store the matched options as a JSON array; a plain string or number is an array of one", () => {
-    expect(interpretFieldInput("k", field("multiple_choice", ["1", "2"]), 2)).toEqual({ accepted: true, encoded: '["2"]', notices: [] });
-    expect(interpretFieldInput("k", field("single_choice", ["A", "B"]), "b")).toEqual({ accepted: true, encoded: '["B"]', notices: [] });
+    expect(interpretFieldInput("k", field("multiple_choice", ["1", "2"]), 2)).toEqual({
+      accepted: true,
+      encoded: '["2"]',
+      notices: [],
+    });
+    expect(interpretFieldInput("k", field("single_choice", ["A", "B"]), "b")).toEqual({
+      accepted: true,
+      encoded: '["B"]',
+      notices: [],
+    });
   });
 
   it("a choice field whose answers all fail keeps its value (not accepted), with one notice per answer and one for the field", () => {

@@ -21,27 +21,52 @@ async function failure(work: Promise<unknown>): Promise<DomainError> {
   return error as DomainError;
 }
 
-const baseUpdate = { groupId: MAPLE.groupId, cloginId: MAPLE.miles, markFormsComplete: null, submitForms: true, disableEmailSending: false };
-const baseCreate = { groupId: MAPLE.groupId, cloginId: null, connectedTo: null, values: {}, submitForms: true, disableEmailSending: false };
+const baseUpdate = {
+  groupId: MAPLE.groupId,
+  cloginId: MAPLE.miles,
+  markFormsComplete: null,
+  submitForms: true,
+  disableEmailSending: false,
+};
+const baseCreate = {
+  groupId: MAPLE.groupId,
+  cloginId: null,
+  connectedTo: null,
+  values: {},
+  submitForms: true,
+  disableEmailSending: false,
+};
 
 describe("users service (domain, shared by REST and GraphQL)", () => {
   it("getUser returns the registration's summary; USER_NOT_FOUND for a user not in the project; FORBIDDEN for a foreign group", async () => {
     const outcome = await getUser(t.context(), MAPLE.groupId, MAPLE.childKind);
     expect(outcome).toMatchObject({ groupId: MAPLE.groupId, cloginId: MAPLE.childKind, notices: [] });
-    expect(outcome.summary).toMatchObject({ cloginId: MAPLE.childKind, parentCloginId: MAPLE.miles, name: "Kind Davis" });
+    expect(outcome.summary).toMatchObject({
+      cloginId: MAPLE.childKind,
+      parentCloginId: MAPLE.miles,
+      name: "Kind Davis",
+    });
     expect((await failure(getUser(t.context(), MAPLE.jazzGroupId, MAPLE.bill))).code).toBe("USER_NOT_FOUND");
-    expect((await failure(getUser(t.context(), OTHER.groupId, 300000001))).message).toBe(`group_id ${OTHER.groupId} is not a project of your organization`);
+    expect((await failure(getUser(t.context(), OTHER.groupId, 300000001))).message).toBe(
+      `group_id ${OTHER.groupId} is not a project of your organization`,
+    );
   });
 
   it("FORBIDDEN comes before any validation of the command", async () => {
     const error = await failure(createUser(t.context(), { ...baseCreate, groupId: OTHER.groupId, password: "1" }));
     expect(error.code).toBe("FORBIDDEN");
-    expect((await failure(updateUser(t.context(), { ...baseUpdate, groupId: OTHER.groupId, values: null }))).code).toBe("FORBIDDEN");
-    expect((await failure(addEmails(t.context(), { groupId: OTHER.groupId, cloginId: 1, emails: [] }))).code).toBe("FORBIDDEN");
+    expect((await failure(updateUser(t.context(), { ...baseUpdate, groupId: OTHER.groupId, values: null }))).code).toBe(
+      "FORBIDDEN",
+    );
+    expect((await failure(addEmails(t.context(), { groupId: OTHER.groupId, cloginId: 1, emails: [] }))).code).toBe(
+      "FORBIDDEN",
+    );
   });
 
   it("validation problems carry the full wire paths", async () => {
-    const create = await failure(createUser(t.context(), { ...baseCreate, connectedTo: MAPLE.miles, password: "123", mainEmail: "x" }));
+    const create = await failure(
+      createUser(t.context(), { ...baseCreate, connectedTo: MAPLE.miles, password: "123", mainEmail: "x" }),
+    );
     expect(create.code).toBe("VALIDATION_FAILED");
     expect(create.details.problems!.map((p) => p.path)).toEqual(["connected_to", "doc.main_email", "doc.password"]);
     const emails = await failure(
@@ -54,15 +79,30 @@ describe("users service (domain, shared by REST and GraphQL)", () => {
         ],
       }),
     );
-    expect(emails.details.problems).toEqual([{ path: "doc.email_list[1].cc", message: 'doc.email_list[1].cc holds an invalid address: "bad".' }]);
-    const marks = await failure(updateUser(t.context(), { ...baseUpdate, values: null, markFormsComplete: { formIds: Array.from({ length: 1001 }, (_, i) => i) } }));
+    expect(emails.details.problems).toEqual([
+      { path: "doc.email_list[1].cc", message: 'doc.email_list[1].cc holds an invalid address: "bad".' },
+    ]);
+    const marks = await failure(
+      updateUser(t.context(), {
+        ...baseUpdate,
+        values: null,
+        markFormsComplete: { formIds: Array.from({ length: 1001 }, (_, i) => i) },
+      }),
+    );
     expect(marks.details.problems!.map((p) => p.path)).toEqual(["mark_forms_complete"]);
   });
 
   it("updateUser reports the marking in domain terms: numeric ids marked, skipped ids as sent, whether values were sent", async () => {
-    const outcome = await updateUser(t.context(), { ...baseUpdate, values: { f_301_3: ["L"] }, markFormsComplete: { formIds: ["303", "x"] } });
+    const outcome = await updateUser(t.context(), {
+      ...baseUpdate,
+      values: { f_301_3: ["L"] },
+      markFormsComplete: { formIds: ["303", "x"] },
+    });
     expect(outcome.valuesSent).toBe(true);
-    expect(outcome.markFormsComplete).toEqual({ markedComplete: [303], skipped: [{ formId: "x", reason: '"x" is not a form id.' }] });
+    expect(outcome.markFormsComplete).toEqual({
+      markedComplete: [303],
+      skipped: [{ formId: "x", reason: '"x" is not a form id.' }],
+    });
     expect(outcome.summary.cloginId).toBe(MAPLE.miles);
   });
 });

@@ -39,12 +39,20 @@ describe("authenticate", () => {
   it("returns the principal with the account's organization", async () => {
     await expect(authenticate(t.dataSource.manager, headers(maple), NOW_MS)).resolves.toEqual(MAPLE_PRINCIPAL);
     await expect(
-      authenticate(t.dataSource.manager, headers({ "Api-Id": OTHER.apiId, "Api-User": OTHER.apiUser, "Api-Token": OTHER.apiToken }), NOW_MS),
+      authenticate(
+        t.dataSource.manager,
+        headers({ "Api-Id": OTHER.apiId, "Api-User": OTHER.apiUser, "Api-Token": OTHER.apiToken }),
+        NOW_MS,
+      ),
     ).resolves.toEqual({ apiAccountId: 20001, apiUser: OTHER.apiUser, organizationId: 2 });
   });
 
   it("reads the header names through the reader in any case, and Api-User case-insensitively", async () => {
-    const shouting = headers({ "API-ID": ` ${MAPLE.apiId} `, "api-user": MAPLE.apiUser.toUpperCase(), "aPI-tOKEN": MAPLE.apiToken });
+    const shouting = headers({
+      "API-ID": ` ${MAPLE.apiId} `,
+      "api-user": MAPLE.apiUser.toUpperCase(),
+      "aPI-tOKEN": MAPLE.apiToken,
+    });
     await expect(authenticate(t.dataSource.manager, shouting, NOW_MS)).resolves.toEqual(MAPLE_PRINCIPAL);
   });
 
@@ -59,7 +67,10 @@ describe("authenticate", () => {
       ["a wrong Api-User", { ...maple, "Api-User": "someone@maple.test" }],
       ["a wrong token", { ...maple, "Api-Token": `${MAPLE.apiToken}x` }],
       ["another account's token", { ...maple, "Api-Token": OTHER.apiToken }],
-      ["an inactive account (20002)", { "Api-Id": "20002", "Api-User": "old@other.test", "Api-Token": "inactive-token-20002" }],
+      [
+        "an inactive account (20002)",
+        { "Api-Id": "20002", "Api-User": "old@other.test", "Api-Token": "inactive-token-20002" },
+      ],
     ];
     const messages = new Set<string>();
 
@@ -71,7 +82,9 @@ describe("authenticate", () => {
 
     it("says the same thing whatever was wrong", () => {
       expect(messages.size).toBe(1);
-      expect([...messages][0]).toBe("Authentication failed: Api-Id, Api-User and Api-Token must match an active API account.");
+      expect([...messages][0]).toBe(
+        "Authentication failed: Api-Id, Api-User and Api-Token must match an active API account.",
+      );
     });
   });
 
@@ -82,9 +95,14 @@ describe("authenticate", () => {
       await expect(authenticate(t.dataSource.manager, headers(maple), NOW_MS)).resolves.toEqual(MAPLE_PRINCIPAL);
     });
 
-    it.each([0, 1, -TIMESTAMP_WINDOW_SECONDS, TIMESTAMP_WINDOW_SECONDS])("is accepted %i s from the server clock", async (offset) => {
-      await expect(authenticate(t.dataSource.manager, at(String(nowSeconds + offset)), NOW_MS)).resolves.toEqual(MAPLE_PRINCIPAL);
-    });
+    it.each([0, 1, -TIMESTAMP_WINDOW_SECONDS, TIMESTAMP_WINDOW_SECONDS])(
+      "is accepted %i s from the server clock",
+      async (offset) => {
+        await expect(authenticate(t.dataSource.manager, at(String(nowSeconds + offset)), NOW_MS)).resolves.toEqual(
+          MAPLE_PRINCIPAL,
+        );
+      },
+    );
 
     it.each([
       ["too old", String(nowSeconds - TIMESTAMP_WINDOW_SECONDS - 1)],
@@ -97,7 +115,9 @@ describe("authenticate", () => {
     ])("is refused with STALE_TIMESTAMP when %s", async (_why, timestamp) => {
       const error = await refusalOf(at(timestamp));
       expect(error.code).toBe("STALE_TIMESTAMP");
-      expect(error.message).toBe(`Timestamp must be Unix seconds within ${TIMESTAMP_WINDOW_SECONDS} s of the server clock.`);
+      expect(error.message).toBe(
+        `Timestamp must be Unix seconds within ${TIMESTAMP_WINDOW_SECONDS} s of the server clock.`,
+      );
     });
 
     it("is checked only after the credentials, so it reveals nothing to a stranger", async () => {
@@ -174,12 +194,13 @@ describe("resolveOwnedProject", () => {
   });
 
   it("refuses a foreign project and a missing one with the same FORBIDDEN answer", async () => {
-    const refusal = (groupId: number) => resolveOwnedProject(t.context(), groupId).then(
-      () => {
-        throw new Error(`resolved ${groupId}`);
-      },
-      (error: unknown) => error as DomainError,
-    );
+    const refusal = (groupId: number) =>
+      resolveOwnedProject(t.context(), groupId).then(
+        () => {
+          throw new Error(`resolved ${groupId}`);
+        },
+        (error: unknown) => error as DomainError,
+      );
     const foreign = await refusal(OTHER.groupId);
     const missing = await refusal(987654321);
     expect(foreign).toBeInstanceOf(DomainError);

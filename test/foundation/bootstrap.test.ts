@@ -11,19 +11,28 @@ import { onMysqlFamily, testDatabase } from "../support/database";
 /** A logger whose lines are kept for the assertions. */
 function memoryLogger() {
   const lines: Record<string, unknown>[] = [];
-  const logger = createLogger("info", { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+  const logger = createLogger("info", {
+    write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>),
+  });
   return { logger, lines };
 }
 
 /** A brand-new empty database: a fresh in-memory SQLite, or a new MySQL/MariaDB database. */
-async function emptyDatabase(suffix: string): Promise<{ config: DatabaseConfig; dataSource: DataSource; drop(): Promise<void> }> {
+async function emptyDatabase(
+  suffix: string,
+): Promise<{ config: DatabaseConfig; dataSource: DataSource; drop(): Promise<void> }> {
   if (testDatabase.kind === "sqlite") {
     const config: DatabaseConfig = { kind: "sqlite", file: ":memory:" };
     const dataSource = new DataSource(buildDataSourceOptions(config));
     return { config, dataSource, drop: () => dataSource.destroy() };
   }
   const database = `${testDatabase.database}_${suffix}_${process.pid}`;
-  const admin = await createConnection({ host: testDatabase.host, port: testDatabase.port, user: testDatabase.user, password: testDatabase.password });
+  const admin = await createConnection({
+    host: testDatabase.host,
+    port: testDatabase.port,
+    user: testDatabase.user,
+    password: testDatabase.password,
+  });
   await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
   await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
   await admin.end();
@@ -39,7 +48,8 @@ async function emptyDatabase(suffix: string): Promise<{ config: DatabaseConfig; 
   };
 }
 
-const demoLine = (lines: Record<string, unknown>[]) => lines.find((line) => String(line.msg).includes("demo data loaded"));
+const demoLine = (lines: Record<string, unknown>[]) =>
+  lines.find((line) => String(line.msg).includes("demo data loaded"));
 
 describe("prepareDatabase", () => {
   if (onMysqlFamily) {
@@ -48,7 +58,9 @@ describe("prepareDatabase", () => {
       try {
         const { logger, lines } = memoryLogger();
         await prepareDatabase(db.dataSource, { database: db.config, demo: true }, logger);
-        expect(lines.find((line) => line.msg === "migrations applied")?.migrations).toEqual([expect.stringMatching(/^InitialSchema\d+$/)]);
+        expect(lines.find((line) => line.msg === "migrations applied")?.migrations).toEqual([
+          expect.stringMatching(/^InitialSchema\d+$/),
+        ]);
         expect(await db.dataSource.manager.count(Organization)).toBe(0);
         expect(demoLine(lines)).toBeUndefined();
         // A second start finds nothing to apply and still loads nothing.

@@ -25,7 +25,11 @@ describe("configuration", () => {
   });
 
   it("treats empty variables as unset, as compose files produce them", () => {
-    expect(loadConfig({ PORT: "", DEMO: "", DATABASE_URL: "" })).toMatchObject({ port: 3000, demo: true, databaseUrl: DEFAULT_DATABASE_URL });
+    expect(loadConfig({ PORT: "", DEMO: "", DATABASE_URL: "" })).toMatchObject({
+      port: 3000,
+      demo: true,
+      databaseUrl: DEFAULT_DATABASE_URL,
+    });
   });
 
   it("reads every variable", () => {
@@ -37,8 +41,21 @@ describe("configuration", () => {
       DEMO: "false",
       GRAPHQL_INTROSPECTION: "no",
     });
-    expect(config).toMatchObject({ port: 8080, host: "0.0.0.0", logLevel: "debug", demo: false, graphqlIntrospection: false });
-    expect(config.database).toEqual({ kind: "mysql", host: "db.internal", port: 3307, user: "app", password: "pw", database: "regapi" });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: "0.0.0.0",
+      logLevel: "debug",
+      demo: false,
+      graphqlIntrospection: false,
+    });
+    expect(config.database).toEqual({
+      kind: "mysql",
+      host: "db.internal",
+      port: 3307,
+      user: "app",
+      password: "pw",
+      database: "regapi",
+    });
   });
 
   it.each(["true", "1", "yes", "on", "TRUE"])("reads DEMO=%s as true", (word) => {
@@ -88,7 +105,9 @@ describe("configuration", () => {
     });
 
     it("GRAPHQL_INTROSPECTION=sometimes", () => {
-      expect(refusal({ GRAPHQL_INTROSPECTION: "sometimes" }).message).toMatch(/^GRAPHQL_INTROSPECTION: "sometimes" is not one of true, false/);
+      expect(refusal({ GRAPHQL_INTROSPECTION: "sometimes" }).message).toMatch(
+        /^GRAPHQL_INTROSPECTION: "sometimes" is not one of true, false/,
+      );
     });
 
     it.each(["   ", "local host", " 0.0.0.0"])("HOST=%j", (value) => {
@@ -106,7 +125,10 @@ describe("configuration", () => {
 describe("DATABASE_URL forms", () => {
   it("sqlite:<file>", () => {
     expect(parseDatabaseUrl("sqlite:data/regapi.sqlite")).toEqual({ kind: "sqlite", file: "data/regapi.sqlite" });
-    expect(parseDatabaseUrl("sqlite:/var/lib/regapi/db.sqlite")).toEqual({ kind: "sqlite", file: "/var/lib/regapi/db.sqlite" });
+    expect(parseDatabaseUrl("sqlite:/var/lib/regapi/db.sqlite")).toEqual({
+      kind: "sqlite",
+      file: "/var/lib/regapi/db.sqlite",
+    });
   });
 
   it("sqlite::memory:", () => {

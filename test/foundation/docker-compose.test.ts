@@ -11,7 +11,13 @@ interface ComposeService {
   image?: string;
   build?: unknown;
   environment?: Record<string, string>;
-  healthcheck?: { test: string | string[]; interval?: string; timeout?: string; retries?: number; start_period?: string };
+  healthcheck?: {
+    test: string | string[];
+    interval?: string;
+    timeout?: string;
+    retries?: number;
+    start_period?: string;
+  };
   depends_on?: Record<string, { condition: string }>;
   ports?: string[];
 }
@@ -29,7 +35,11 @@ describe("docker-compose.yml", () => {
     const check = mysql.healthcheck!;
     const command = Array.isArray(check.test) ? check.test.join(" ") : check.test;
     expect(command).toMatch(/mysqladmin ping -h 127\.0\.0\.1 --protocol=tcp/);
-    expect(check).toMatchObject({ interval: expect.any(String), retries: expect.any(Number), start_period: expect.any(String) });
+    expect(check).toMatchObject({
+      interval: expect.any(String),
+      retries: expect.any(Number),
+      start_period: expect.any(String),
+    });
     expect(check.retries).toBeGreaterThan(1);
   });
 

@@ -23,7 +23,8 @@ import { openTestDatabase, type TestDatabase } from "../support/database";
 import { rowCounts } from "./support/row-counts";
 
 /** The example of spec/fixtures.md, verbatim. */
-const specExample = () => JSON.parse(readFileSync(join(__dirname, "../fixtures/spec-example.json"), "utf8")) as SpecExample;
+const specExample = () =>
+  JSON.parse(readFileSync(join(__dirname, "../fixtures/spec-example.json"), "utf8")) as SpecExample;
 
 interface SpecExample {
   organizations: {
@@ -116,10 +117,21 @@ describe("the spec example", () => {
     expect(account).toMatchObject({ organizationId: 1, apiUser: "api_admin@maple.test", active: true });
     expect(account.tokenHash).toBe(hashApiToken("any-secret-string"));
     await expect(
-      authenticate(em, (name) => ({ "api-id": "15263", "api-user": "api_admin@maple.test", "api-token": "any-secret-string" })[name]),
+      authenticate(
+        em,
+        (name) => ({ "api-id": "15263", "api-user": "api_admin@maple.test", "api-token": "any-secret-string" })[name],
+      ),
     ).resolves.toMatchObject({ organizationId: 1 });
 
-    expect((await em.find(Form, { order: { sortOrder: "ASC" } })).map((f) => [f.id, f.audience, f.audienceLevel, f.initial, f.mandatory])).toEqual([
+    expect(
+      (await em.find(Form, { order: { sortOrder: "ASC" } })).map((f) => [
+        f.id,
+        f.audience,
+        f.audienceLevel,
+        f.initial,
+        f.mandatory,
+      ]),
+    ).toEqual([
       [301, "user", "all", true, true],
       [302, "user", "all", false, true],
       [303, "admin", "all", true, false],
@@ -127,10 +139,19 @@ describe("the spec example", () => {
     const activities = await em.findOneByOrFail(Field, { id: "f_301_2" });
     expect(JSON.parse(activities.choiceOptions!)).toEqual(["Swimming", "<b>Archery</b>"]);
     expect(await em.count(Field)).toBe(5);
-    expect((await em.find(FormTrigger, { order: { sortOrder: "ASC" } })).map((x) => x.action)).toEqual(["send_email", "add_product", "add_form"]);
+    expect((await em.find(FormTrigger, { order: { sortOrder: "ASC" } })).map((x) => x.action)).toEqual([
+      "send_email",
+      "add_product",
+      "add_form",
+    ]);
 
     const person = await em.findOneByOrFail(Person, { id: 102670540 });
-    expect(person).toMatchObject({ organizationId: 1, username: "miles@maple.test", mainEmail: "miles@maple.test", firstName: "Miles" });
+    expect(person).toMatchObject({
+      organizationId: 1,
+      username: "miles@maple.test",
+      mainEmail: "miles@maple.test",
+      firstName: "Miles",
+    });
     expect(person.passwordHash).not.toContain("secret1");
     expect(await verifyPassword("secret1", person.passwordHash!)).toBe(true);
 
@@ -138,11 +159,17 @@ describe("the spec example", () => {
     expect(registration).toMatchObject({ connectedTo: null, statusId: 9, star: true, assignedAdminId: 501 });
     expect(new Date(registration.applicationDate).toISOString()).toBe("2026-02-01T09:30:00.000Z");
     const uid = registration.uid;
-    expect((await em.findBy(RegistrationForm, { registrationId: uid })).map((f) => [f.formId, f.completed])).toEqual([[301, false]]);
-    expect((await em.findBy(FieldValue, { registrationId: uid })).map((v) => [v.fieldId, v.value])).toEqual([["f_301_1", "Miles"]]);
+    expect((await em.findBy(RegistrationForm, { registrationId: uid })).map((f) => [f.formId, f.completed])).toEqual([
+      [301, false],
+    ]);
+    expect((await em.findBy(FieldValue, { registrationId: uid })).map((v) => [v.fieldId, v.value])).toEqual([
+      ["f_301_1", "Miles"],
+    ]);
     expect((await em.findBy(RegistrationTag, { registrationId: uid })).map((x) => x.tagId)).toEqual([3]);
     expect(await em.countBy(AdminComment, { registrationId: uid })).toBe(2);
-    expect(await em.findBy(CartLine, { registrationId: uid })).toMatchObject([{ productId: 77, quantity: 1, unitPriceCents: 35000 }]);
+    expect(await em.findBy(CartLine, { registrationId: uid })).toMatchObject([
+      { productId: 77, quantity: 1, unitPriceCents: 35000 },
+    ]);
     const [payment] = await em.findBy(Payment, { registrationId: uid });
     expect(payment.amountCents).toBe(10000);
     expect(new Date(payment.paidAt).toISOString()).toBe("2026-02-02T10:00:00.000Z");
@@ -170,9 +197,12 @@ describe("the spec example", () => {
     const before = await rowCounts(db.dataSource);
     // Every insert (em.insert and multi-row inserts alike) ends in InsertQueryBuilder.execute.
     const execute = InsertQueryBuilder.prototype.execute;
-    jest.spyOn(InsertQueryBuilder.prototype, "execute").mockImplementation(function (this: InsertQueryBuilder<ObjectLiteral>) {
+    jest.spyOn(InsertQueryBuilder.prototype, "execute").mockImplementation(function (
+      this: InsertQueryBuilder<ObjectLiteral>,
+    ) {
       // Payments are the last rows of a user: by then most of the fixture has been inserted.
-      if (this.expressionMap.mainAlias?.target === Payment) return Promise.reject(new Error("simulated database failure"));
+      if (this.expressionMap.mainAlias?.target === Payment)
+        return Promise.reject(new Error("simulated database failure"));
       return execute.call(this);
     });
     await expect(load(fixture)).rejects.toThrow("simulated database failure");
@@ -196,7 +226,15 @@ interface SpecProject {
   products: { id: number }[];
   forms: { id: number; fields: { id: string }[] }[];
   triggers: { formId: number; productId?: number; addFormId?: number }[];
-  users: { cloginId: number; forms: number[]; statusId: number; tagIds: number[]; assignedAdminId: number; cart: { productId: number }[]; values: Record<string, unknown> }[];
+  users: {
+    cloginId: number;
+    forms: number[];
+    statusId: number;
+    tagIds: number[];
+    assignedAdminId: number;
+    cart: { productId: number }[];
+    values: Record<string, unknown>;
+  }[];
 }
 
 /** Moves every id of the spec example out of the way of the first load, keeping references intact. */
@@ -210,7 +248,11 @@ function renumber(org: SpecOrganization) {
   project.tags[0].id = 33;
   project.statuses[0].id = 99;
   project.products[0].id = 777;
-  const formIds = new Map([[301, 3301], [302, 3302], [303, 3303]]);
+  const formIds = new Map([
+    [301, 3301],
+    [302, 3302],
+    [303, 3303],
+  ]);
   for (const form of project.forms) {
     const old = form.id;
     form.id = formIds.get(old)!;

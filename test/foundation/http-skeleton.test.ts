@@ -28,7 +28,11 @@ describe("health", () => {
   it("GET /readyz answers 503 once the database is gone, while /healthz stays 200", async () => {
     // A database of its own: this test closes it.
     const db = await openTestDatabase();
-    const regapi = await createApp({ dataSource: db.dataSource, logger: createLogger("silent"), config: { graphqlIntrospection: false } });
+    const regapi = await createApp({
+      dataSource: db.dataSource,
+      logger: createLogger("silent"),
+      config: { graphqlIntrospection: false },
+    });
     expect((await request(regapi.app).get("/readyz")).status).toBe(200);
     await db.dispose();
     const response = await request(regapi.app).get("/readyz");
@@ -39,7 +43,11 @@ describe("health", () => {
   });
 
   it("GET /readyz answers 503 once the app is stopping, so a balancer drains it", async () => {
-    const regapi = await createApp({ dataSource: t.dataSource, logger: createLogger("silent"), config: { graphqlIntrospection: false } });
+    const regapi = await createApp({
+      dataSource: t.dataSource,
+      logger: createLogger("silent"),
+      config: { graphqlIntrospection: false },
+    });
     await regapi.stop();
     const response = await request(regapi.app).get("/readyz");
     expect(response.status).toBe(503);
@@ -61,10 +69,13 @@ describe("X-Request-Id", () => {
     expect(second).not.toBe(first);
   });
 
-  it.each([["with spaces in it"], ["x".repeat(129)], ["<script>"]])("is replaced when unsafe to echo: %s", async (sent) => {
-    const response = await request(t.app).get("/healthz").set("X-Request-Id", sent);
-    expect(response.headers["x-request-id"]).toMatch(UUID);
-  });
+  it.each([["with spaces in it"], ["x".repeat(129)], ["<script>"]])(
+    "is replaced when unsafe to echo: %s",
+    async (sent) => {
+      const response = await request(t.app).get("/healthz").set("X-Request-Id", sent);
+      expect(response.headers["x-request-id"]).toMatch(UUID);
+    },
+  );
 
   it("is on 404 answers too, and in their body", async () => {
     const response = await request(t.app).get("/no/such/route").set("X-Request-Id", "trace-404");

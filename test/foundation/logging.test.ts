@@ -30,7 +30,11 @@ const capture = new LogCapture();
 beforeAll(async () => {
   db = await openTestDatabase();
   await loadFixture(createRequestContext(db.dataSource, "fixture"), testFixture());
-  regapi = await createApp({ dataSource: db.dataSource, logger: createLogger("debug", capture), config: { graphqlIntrospection: true } });
+  regapi = await createApp({
+    dataSource: db.dataSource,
+    logger: createLogger("debug", capture),
+    config: { graphqlIntrospection: true },
+  });
 });
 afterAll(async () => {
   await regapi.stop();
@@ -41,8 +45,17 @@ describe("request logs", () => {
   it("carry the request id and SQL statement count, and never the token or a password", async () => {
     const response = await request(regapi.app)
       .post("/reg/api2/users/")
-      .set({ "Api-Id": MAPLE.apiId, "Api-User": MAPLE.apiUser, "Api-Token": MAPLE.apiToken, "X-Request-Id": "log-test-1" })
-      .send({ action: "no_such_action", group_id: MAPLE.groupId, doc: { password: SECRET_PASSWORD, username: "new@maple.test" } });
+      .set({
+        "Api-Id": MAPLE.apiId,
+        "Api-User": MAPLE.apiUser,
+        "Api-Token": MAPLE.apiToken,
+        "X-Request-Id": "log-test-1",
+      })
+      .send({
+        action: "no_such_action",
+        group_id: MAPLE.groupId,
+        doc: { password: SECRET_PASSWORD, username: "new@maple.test" },
+      });
     expect(response.status).toBe(400);
     // A refused token is not logged either.
     await request(regapi.app)
@@ -64,9 +77,13 @@ describe("request logs", () => {
     const sink = new LogCapture();
     const logger = createLogger("info", sink);
     logger.info({ req: { headers: { "api-token": "tok-1", authorization: "Bearer tok-2" } } }, "headers");
-    logger.info({ doc: { password: "pw-3" }, user: { password: "pw-4", apiToken: "tok-5", token: "tok-6" } }, "members");
+    logger.info(
+      { doc: { password: "pw-3" }, user: { password: "pw-4", apiToken: "tok-5", token: "tok-6" } },
+      "members",
+    );
     logger.info({ password: "pw-7", body: { doc: { password: "pw-8" } } }, "top level and deep");
-    for (const secret of ["tok-1", "tok-2", "pw-3", "pw-4", "tok-5", "tok-6", "pw-7", "pw-8"]) expect(sink.text).not.toContain(secret);
+    for (const secret of ["tok-1", "tok-2", "pw-3", "pw-4", "tok-5", "tok-6", "pw-7", "pw-8"])
+      expect(sink.text).not.toContain(secret);
     expect(sink.lines()[1]).toMatchObject({ doc: { password: "[redacted]" }, user: { password: "[redacted]" } });
   });
 });

@@ -46,7 +46,11 @@ async function organizationsIn(file: string): Promise<number> {
 
 const demoLoaded = (line: { msg?: string }) => String(line.msg).includes("demo data loaded");
 
-function getJson(port: number, path: string, agent?: http.Agent): Promise<{ status: number; body: unknown; socket: net.Socket }> {
+function getJson(
+  port: number,
+  path: string,
+  agent?: http.Agent,
+): Promise<{ status: number; body: unknown; socket: net.Socket }> {
   return new Promise((resolve, reject) => {
     const req = http.get({ host: "127.0.0.1", port, path, agent }, (res) => {
       let text = "";
@@ -67,7 +71,10 @@ describe("the service process on an embedded SQLite file", () => {
       apiUser: DEMO_CREDENTIALS.apiUser,
       apiToken: DEMO_CREDENTIALS.apiToken,
     });
-    expect(await getJson(service.port, "/readyz")).toMatchObject({ status: 200, body: { status: "ready", database: "up" } });
+    expect(await getJson(service.port, "/readyz")).toMatchObject({
+      status: 200,
+      body: { status: "ready", database: "up" },
+    });
     expect(await stopService(service)).toEqual({ code: 0, signal: null });
     expect(service.lines.map((line) => line.msg)).toContain("stopped");
     expect(await organizationsIn(file)).toBe(1);
@@ -91,7 +98,10 @@ describe("the service process on an embedded SQLite file", () => {
 
 describe("the service process", () => {
   it("exits 1 with a message naming PORT when PORT is invalid", async () => {
-    const service = spawnService(build.mainJs, { DATABASE_URL: `sqlite:${join(scratch, "bad-port.sqlite")}`, PORT: "99999" });
+    const service = spawnService(build.mainJs, {
+      DATABASE_URL: `sqlite:${join(scratch, "bad-port.sqlite")}`,
+      PORT: "99999",
+    });
     running.add(service);
     expect(await service.exited).toEqual({ code: 1, signal: null });
     expect(service.stderr()).toBe('regapi: invalid configuration: PORT: "99999" is not an integer from 0 to 65535\n');
@@ -142,32 +152,39 @@ describe("the service process", () => {
 
     expect(await service.exited).toEqual({ code: 0, signal: null });
     const messages = service.lines.map((line) => line.msg);
-    expect(messages.indexOf("stopped")).toBeGreaterThan(messages.findIndex((msg) => String(msg).startsWith("shutting down")));
+    expect(messages.indexOf("stopped")).toBeGreaterThan(
+      messages.findIndex((msg) => String(msg).startsWith("shutting down")),
+    );
     socket.destroy();
     agent.destroy();
   });
 
-  it(onMysqlFamily ? "on MySQL/MariaDB applies the migrations at start and never loads the demo" : "never loads the demo on MySQL/MariaDB (checked in-process on SQLite: bootstrap.test.ts)", async () => {
-    if (testDatabase.kind === "sqlite") return;
-    const database = `${testDatabase.database}_process_${process.pid}`;
-    const { host, port, user, password } = testDatabase;
-    const admin = await createConnection({ host, port, user, password });
-    await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
-    await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
-    try {
-      const url = `${testDatabase.kind}://${encodeURIComponent(user)}:${encodeURIComponent(password)}@${host}:${port}/${database}`;
-      const service = await start({ DATABASE_URL: url, DEMO: "true" });
-      expect(service.lines.find((line) => line.msg === "migrations applied")).toBeDefined();
-      expect(service.lines.find(demoLoaded)).toBeUndefined();
-      expect(await getJson(service.port, "/readyz")).toMatchObject({ status: 200 });
-      expect(await stopService(service)).toEqual({ code: 0, signal: null });
-      const [rows] = await admin.query(`SELECT COUNT(*) AS n FROM \`${database}\`.organization`);
-      expect(Number((rows as { n: number }[])[0].n)).toBe(0);
-    } finally {
+  it(
+    onMysqlFamily
+      ? "on MySQL/MariaDB applies the migrations at start and never loads the demo"
+      : "never loads the demo on MySQL/MariaDB (checked in-process on SQLite: bootstrap.test.ts)",
+    async () => {
+      if (testDatabase.kind === "sqlite") return;
+      const database = `${testDatabase.database}_process_${process.pid}`;
+      const { host, port, user, password } = testDatabase;
+      const admin = await createConnection({ host, port, user, password });
       await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
-      await admin.end();
-    }
-  });
+      await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
+      try {
+        const url = `${testDatabase.kind}://${encodeURIComponent(user)}:${encodeURIComponent(password)}@${host}:${port}/${database}`;
+        const service = await start({ DATABASE_URL: url, DEMO: "true" });
+        expect(service.lines.find((line) => line.msg === "migrations applied")).toBeDefined();
+        expect(service.lines.find(demoLoaded)).toBeUndefined();
+        expect(await getJson(service.port, "/readyz")).toMatchObject({ status: 200 });
+        expect(await stopService(service)).toEqual({ code: 0, signal: null });
+        const [rows] = await admin.query(`SELECT COUNT(*) AS n FROM \`${database}\`.organization`);
+        expect(Number((rows as { n: number }[])[0].n)).toBe(0);
+      } finally {
+        await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+        await admin.end();
+      }
+    },
+  );
 });
 
 /** The final (non-100) HTTP response on a raw socket, once its Content-Length body has arrived. */
@@ -182,6 +199,9 @@ async function readResponse(socket: net.Socket, text: () => string): Promise<{ s
       const body = all.slice(headEnd + 4);
       if (Buffer.byteLength(body) >= length) return { status: Number(head.slice(9, 12)), body };
     }
-    await Promise.race([once(socket, "data"), once(socket, "close").then(() => Promise.reject(new Error(`connection closed; got:\n${text()}`)))]);
+    await Promise.race([
+      once(socket, "data"),
+      once(socket, "close").then(() => Promise.reject(new Error(`connection closed; got:\n${text()}`))),
+    ]);
   }
 }

@@ -16,8 +16,16 @@ describe("isUniqueViolation (a race past check-then-insert becomes CONFLICT, not
   });
 
   it("recognises this database's unique index error", async () => {
-    await db.dataSource.query("INSERT INTO project (id, organization_id, name, currency, created_at, archived, family_system) VALUES (7, 1, 'P', 'USD', '2026-01-01 00:00:00', 0, 0)");
-    await db.dataSource.manager.insert(Status, { projectId: 7, name: "A", nameKey: "a", color: "#000000", isExcluded: false });
+    await db.dataSource.query(
+      "INSERT INTO project (id, organization_id, name, currency, created_at, archived, family_system) VALUES (7, 1, 'P', 'USD', '2026-01-01 00:00:00', 0, 0)",
+    );
+    await db.dataSource.manager.insert(Status, {
+      projectId: 7,
+      name: "A",
+      nameKey: "a",
+      color: "#000000",
+      isExcluded: false,
+    });
     const error = await db.dataSource.manager
       .insert(Status, { projectId: 7, name: "a", nameKey: "a", color: "#000000", isExcluded: false })
       .catch((e: unknown) => e);

@@ -14,7 +14,8 @@ afterAll(() => t.close());
 
 const PROJECTS = "{ projects { groupId } }";
 const REFUSED = "Authentication failed: Api-Id, Api-User and Api-Token must match an active API account.";
-const countRows = async (table: string) => Number((await t.dataSource.query(`SELECT COUNT(*) AS n FROM ${table}`))[0].n);
+const countRows = async (table: string) =>
+  Number((await t.dataSource.query(`SELECT COUNT(*) AS n FROM ${table}`))[0].n);
 
 describe("authentication (same headers and code as REST)", () => {
   it("refuses a request without credentials as a whole: 401 UNAUTHENTICATED and no data", async () => {
@@ -38,7 +39,12 @@ describe("authentication (same headers and code as REST)", () => {
   });
 
   it("reads the header names case-insensitively", async () => {
-    const response = await graphql(t.app, PROJECTS, {}, { "api-id": MAPLE.apiId, "API-USER": MAPLE.apiUser, "aPi-ToKeN": MAPLE.apiToken });
+    const response = await graphql(
+      t.app,
+      PROJECTS,
+      {},
+      { "api-id": MAPLE.apiId, "API-USER": MAPLE.apiUser, "aPi-ToKeN": MAPLE.apiToken },
+    );
     expect(response.status).toBe(200);
     expect(response.data).toEqual({ projects: [{ groupId: MAPLE.groupId }, { groupId: MAPLE.jazzGroupId }] });
   });
@@ -54,7 +60,7 @@ describe("authentication (same headers and code as REST)", () => {
   });
 
   it("lets only introspection through without credentials (the explorer shows the schema first)", async () => {
-    const introspection = await graphql(t.app, "query { __type(name: \"User\") { name } __typename }", {}, {});
+    const introspection = await graphql(t.app, 'query { __type(name: "User") { name } __typename }', {}, {});
     expect(introspection.status).toBe(200);
     expect(introspection.data).toEqual({ __type: { name: "User" }, __typename: "Query" });
 
@@ -65,7 +71,12 @@ describe("authentication (same headers and code as REST)", () => {
 
   it("runs no mutation without credentials and writes nothing", async () => {
     const before = await countRows("status");
-    const response = await graphql(t.app, `mutation { createStatus(input: {groupId: ${MAPLE.groupId}, name: "Nope", color: "#000000"}) { status { id } } }`, {}, {});
+    const response = await graphql(
+      t.app,
+      `mutation { createStatus(input: {groupId: ${MAPLE.groupId}, name: "Nope", color: "#000000"}) { status { id } } }`,
+      {},
+      {},
+    );
     expect(response.status).toBe(401);
     expect(await countRows("status")).toBe(before);
   });
@@ -76,53 +87,89 @@ describe("ownership of group ids (contract §2)", () => {
     ["project", "query($g: Int!) { project(groupId: $g) { name } }"],
     ["user", "query($g: Int!) { user(groupId: $g, cloginId: 102670540) { uid } }"],
     ["users", "query($g: Int!) { users(groupId: $g) { totalCount } }"],
-    ["updateUser", "mutation($g: Int!) { updateUser(input: {groupId: $g, cloginId: 102670540, values: {}}) { notices } }"],
-    ["markFormsComplete", "mutation($g: Int!) { markFormsComplete(input: {groupId: $g, cloginId: 102670540, all: true}) { markedComplete } }"],
+    [
+      "updateUser",
+      "mutation($g: Int!) { updateUser(input: {groupId: $g, cloginId: 102670540, values: {}}) { notices } }",
+    ],
+    [
+      "markFormsComplete",
+      "mutation($g: Int!) { markFormsComplete(input: {groupId: $g, cloginId: 102670540, all: true}) { markedComplete } }",
+    ],
     [
       "addEmail",
       'mutation($g: Int!) { addEmail(input: {groupId: $g, cloginId: 102670540, emails: [{from: "a@b.test", to: "c@d.test", subject: "s", body: "b"}]}) { notices } }',
     ],
-    ["createStatus", 'mutation($g: Int!) { createStatus(input: {groupId: $g, name: "X", color: "#000000"}) { status { id } } }'],
+    [
+      "createStatus",
+      'mutation($g: Int!) { createStatus(input: {groupId: $g, name: "X", color: "#000000"}) { status { id } } }',
+    ],
     ["createUser", 'mutation($g: Int!) { createUser(input: {groupId: $g, mainEmail: "x@y.test"}) { notices } }'],
   ];
 
-  it.each(reads)("%s answers FORBIDDEN alike for another organization's project and a missing one", async (field, query) => {
-    for (const groupId of [OTHER.groupId, 999_999_999]) {
-      const response = await graphql(t.app, query, { g: groupId });
-      expect(response.status).toBe(200);
-      expect(response.data).toBeNull();
-      expect(response.errors).toEqual([
-        expect.objectContaining({ message: `group_id ${groupId} is not a project of your organization`, path: [field], extensions: { code: "FORBIDDEN" } }),
-      ]);
-    }
-  });
+  it.each(reads)(
+    "%s answers FORBIDDEN alike for another organization's project and a missing one",
+    async (field, query) => {
+      for (const groupId of [OTHER.groupId, 999_999_999]) {
+        const response = await graphql(t.app, query, { g: groupId });
+        expect(response.status).toBe(200);
+        expect(response.data).toBeNull();
+        expect(response.errors).toEqual([
+          expect.objectContaining({
+            message: `group_id ${groupId} is not a project of your organization`,
+            path: [field],
+            extensions: { code: "FORBIDDEN" },
+          }),
+        ]);
+      }
+    },
+  );
 });
 
 describe("domain errors keep their codes", () => {
   it("USER_NOT_FOUND for a user not registered in the project", async () => {
-    const response = await graphql(t.app, "query($g: Int!) { user(groupId: $g, cloginId: 555) { uid } }", { g: MAPLE.groupId });
-    expect(response.errors?.[0]).toMatchObject({ message: `User 555 is not registered in project ${MAPLE.groupId}.`, extensions: { code: "USER_NOT_FOUND" } });
+    const response = await graphql(t.app, "query($g: Int!) { user(groupId: $g, cloginId: 555) { uid } }", {
+      g: MAPLE.groupId,
+    });
+    expect(response.errors?.[0]).toMatchObject({
+      message: `User 555 is not registered in project ${MAPLE.groupId}.`,
+      extensions: { code: "USER_NOT_FOUND" },
+    });
   });
 
   it("BAD_USER_INPUT with the domain's member problems for VALIDATION_FAILED", async () => {
-    const response = await graphql(t.app, 'mutation($g: Int!) { createStatus(input: {groupId: $g, name: "  ", color: "green"}) { status { id } } }', { g: MAPLE.groupId });
-    const extensions = response.errors?.[0].extensions as { code: string; problems: { path: string; message: string }[] };
+    const response = await graphql(
+      t.app,
+      'mutation($g: Int!) { createStatus(input: {groupId: $g, name: "  ", color: "green"}) { status { id } } }',
+      { g: MAPLE.groupId },
+    );
+    const extensions = response.errors?.[0].extensions as {
+      code: string;
+      problems: { path: string; message: string }[];
+    };
     expect(extensions.code).toBe("BAD_USER_INPUT");
     expect(extensions.problems.map((problem) => problem.path)).toEqual(["doc.status_name", "doc.color"]);
     expect(extensions.problems.every((problem) => problem.message.length > 0)).toBe(true);
   });
 
   it("CONFLICT with the existing status id in extensions.statusId", async () => {
-    const response = await graphql(t.app, 'mutation($g: Int!) { createStatus(input: {groupId: $g, name: "ACCEPTED", color: "#00AA00"}) { status { id } } }', {
-      g: MAPLE.groupId,
-    });
+    const response = await graphql(
+      t.app,
+      'mutation($g: Int!) { createStatus(input: {groupId: $g, name: "ACCEPTED", color: "#00AA00"}) { status { id } } }',
+      {
+        g: MAPLE.groupId,
+      },
+    );
     expect(response.errors?.[0].extensions).toEqual({ code: "CONFLICT", statusId: 9 });
   });
 
   it("BAD_USER_INPUT from class-validator, with problems but without echoing the input", async () => {
-    const response = await graphql(t.app, 'query($g: Int!) { users(groupId: $g, first: 101, filter: {search: "' + "s".repeat(101) + '"}) { totalCount } }', {
-      g: MAPLE.groupId,
-    });
+    const response = await graphql(
+      t.app,
+      'query($g: Int!) { users(groupId: $g, first: 101, filter: {search: "' + "s".repeat(101) + '"}) { totalCount } }',
+      {
+        g: MAPLE.groupId,
+      },
+    );
     const error = response.errors?.[0];
     expect(error?.extensions?.code).toBe("BAD_USER_INPUT");
     expect(error?.extensions?.problems).toEqual([
@@ -134,8 +181,17 @@ describe("domain errors keep their codes", () => {
   });
 
   it("BAD_USER_INPUT for a cursor this API did not make", async () => {
-    const response = await graphql(t.app, 'query($g: Int!) { users(groupId: $g, after: "bm90LWEtY3Vyc29y") { totalCount } }', { g: MAPLE.groupId });
-    expect(response.errors?.[0]).toMatchObject({ extensions: { code: "BAD_USER_INPUT", problems: [{ path: "after", message: "is not a cursor returned by this API" }] } });
+    const response = await graphql(
+      t.app,
+      'query($g: Int!) { users(groupId: $g, after: "bm90LWEtY3Vyc29y") { totalCount } }',
+      { g: MAPLE.groupId },
+    );
+    expect(response.errors?.[0]).toMatchObject({
+      extensions: {
+        code: "BAD_USER_INPUT",
+        problems: [{ path: "after", message: "is not a cursor returned by this API" }],
+      },
+    });
   });
 
   it("BAD_USER_INPUT when markFormsComplete gets both or neither of formIds and all", async () => {

@@ -30,7 +30,15 @@ describeWithBrowser("GraphQL explorer in headless Chromium", () => {
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
     });
   }, 60_000);
 
@@ -56,7 +64,9 @@ describeWithBrowser("GraphQL explorer in headless Chromium", () => {
 
     const run = async () => {
       await page.evaluate(() => {
-        const editor = document.querySelector(".graphiql-query-editor .CodeMirror") as unknown as { CodeMirror: { setValue(text: string): void } };
+        const editor = document.querySelector(".graphiql-query-editor .CodeMirror") as unknown as {
+          CodeMirror: { setValue(text: string): void };
+        };
         editor.CodeMirror.setValue("{ projects { groupId name } }");
       });
       await page.click(".graphiql-execute-button");
@@ -65,14 +75,18 @@ describeWithBrowser("GraphQL explorer in headless Chromium", () => {
 
     // Without credentials the server refuses the query.
     await run();
-    await page.waitForFunction(() => document.querySelector(".graphiql-response")?.textContent?.includes("UNAUTHENTICATED"));
+    await page.waitForFunction(() =>
+      document.querySelector(".graphiql-response")?.textContent?.includes("UNAUTHENTICATED"),
+    );
 
     await page.fill("#api-id", MAPLE.apiId);
     await page.fill("#api-user", MAPLE.apiUser);
     await page.fill("#api-token", MAPLE.apiToken);
     await page.click("#save-credentials");
     await run();
-    await page.waitForFunction(() => document.querySelector(".graphiql-response")?.textContent?.includes("Summer Camp 2027"));
+    await page.waitForFunction(() =>
+      document.querySelector(".graphiql-response")?.textContent?.includes("Summer Camp 2027"),
+    );
     const text = await responseText();
     expect(text).toContain(String(MAPLE.groupId));
     expect(text).toContain("Jazz Workshop 2027");

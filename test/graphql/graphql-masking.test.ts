@@ -20,7 +20,11 @@ beforeAll(async () => {
       done();
     },
   });
-  regapi = await createApp({ dataSource: t.dataSource, logger: createLogger("error", sink), config: { graphqlIntrospection: true } });
+  regapi = await createApp({
+    dataSource: t.dataSource,
+    logger: createLogger("error", sink),
+    config: { graphqlIntrospection: true },
+  });
   // Nothing references email_record and only the email history reads it: dropping it breaks exactly those reads.
   await t.dataSource.query("DROP TABLE email_record");
 });
@@ -31,10 +35,23 @@ afterAll(async () => {
 
 describe("unexpected errors are masked", () => {
   it("answers INTERNAL with the request id, no SQL and no stack, and logs the original under that id", async () => {
-    const response = await graphql(regapi.app, `query($g: Int!, $c: Int!) { user(groupId: $g, cloginId: $c) { cloginId emails { subject } } }`, {
-      g: MAPLE.groupId,
-      c: MAPLE.miles,
-    });
+    const response = await graphql(
+      regapi.app,
+      `
+        query ($g: Int!, $c: Int!) {
+          user(groupId: $g, cloginId: $c) {
+            cloginId
+            emails {
+              subject
+            }
+          }
+        }
+      `,
+      {
+        g: MAPLE.groupId,
+        c: MAPLE.miles,
+      },
+    );
     expect(response.status).toBe(200);
     expect(response.data).toBeNull();
     const [error] = response.errors ?? [];
@@ -54,10 +71,25 @@ describe("unexpected errors are masked", () => {
   });
 
   it("keeps the rest of the answer (partial data where the schema allows null, one masked error)", async () => {
-    const response = await graphql(regapi.app, `query($g: Int!, $c: Int!) { user(groupId: $g, cloginId: $c) { cloginId parent { emails { id } } } }`, {
-      g: MAPLE.groupId,
-      c: MAPLE.childKind,
-    });
+    const response = await graphql(
+      regapi.app,
+      `
+        query ($g: Int!, $c: Int!) {
+          user(groupId: $g, cloginId: $c) {
+            cloginId
+            parent {
+              emails {
+                id
+              }
+            }
+          }
+        }
+      `,
+      {
+        g: MAPLE.groupId,
+        c: MAPLE.childKind,
+      },
+    );
     expect(response.data).toEqual({ user: { cloginId: MAPLE.childKind, parent: null } });
     expect(response.errors?.map((error) => error.extensions?.code)).toEqual(["INTERNAL"]);
   });

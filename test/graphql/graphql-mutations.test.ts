@@ -15,7 +15,9 @@ const g = MAPLE.groupId;
 
 describe("createUser", () => {
   it("registers a new person with the project's initial forms and values, and reports unwritten values", async () => {
-    const { createUser } = await graphqlData<{ createUser: { notices: string[]; user: Record<string, unknown> & { forms: { form: { id: number } }[] } } }>(
+    const { createUser } = await graphqlData<{
+      createUser: { notices: string[]; user: Record<string, unknown> & { forms: { form: { id: number } }[] } };
+    }>(
       t.app,
       `mutation($input: CreateUserInput!) { createUser(input: $input) { notices user {
          groupId name username mainEmail metaInfo { totalForms completedForms totalOrder }
@@ -32,7 +34,12 @@ describe("createUser", () => {
         },
       },
     );
-    expect(createUser.user).toMatchObject({ groupId: g, name: "Ella Fitzgerald", username: "ella@maple.test", mainEmail: "ella@maple.test" });
+    expect(createUser.user).toMatchObject({
+      groupId: g,
+      name: "Ella Fitzgerald",
+      username: "ella@maple.test",
+      mainEmail: "ella@maple.test",
+    });
     expect(createUser.user.fieldValues).toEqual([
       { field: { identifier: "f_301_1" }, text: "Ella", choices: null },
       { field: { identifier: "f_301_3" }, text: null, choices: ["M"] },
@@ -48,10 +55,25 @@ describe("createUser", () => {
 describe("markFormsComplete", () => {
   const MARK = `mutation($input: MarkFormsCompleteInput!) { markFormsComplete(input: $input) {
       markedComplete skipped { formId reason } notices user { metaInfo { completedForms } forms { form { id } completed completedAt } } } }`;
-  type Marked = { markFormsComplete: { markedComplete: number[]; skipped: { formId: string; reason: string }[]; notices: string[]; user: { metaInfo: { completedForms: number }; forms: { form: { id: number }; completed: boolean; completedAt: string | null }[] } } };
+  type Marked = {
+    markFormsComplete: {
+      markedComplete: number[];
+      skipped: { formId: string; reason: string }[];
+      notices: string[];
+      user: {
+        metaInfo: { completedForms: number };
+        forms: { form: { id: number }; completed: boolean; completedAt: string | null }[];
+      };
+    };
+  };
 
   it("marks the user's forms, skips others with reasons, names empty mandatory fields, and repeats identically", async () => {
-    const input = { groupId: g, cloginId: MAPLE.bill, formIds: ["304", "401", "nope", "304"], disableEmailSending: true };
+    const input = {
+      groupId: g,
+      cloginId: MAPLE.bill,
+      formIds: ["304", "401", "nope", "304"],
+      disableEmailSending: true,
+    };
     const first = (await graphqlData<Marked>(t.app, MARK, { input })).markFormsComplete;
     expect(first.markedComplete).toEqual([304]);
     expect(first.skipped.map((entry) => entry.formId).sort()).toEqual(["401", "nope"]);
@@ -70,7 +92,13 @@ describe("markFormsComplete", () => {
 
   it("saves values first and then marks every form of the set", async () => {
     const { markFormsComplete } = await graphqlData<Marked>(t.app, MARK, {
-      input: { groupId: g, cloginId: MAPLE.miles, all: true, values: { emergency_name: "Dana", emergency_phone: "555-0101" }, disableEmailSending: true },
+      input: {
+        groupId: g,
+        cloginId: MAPLE.miles,
+        all: true,
+        values: { emergency_name: "Dana", emergency_phone: "555-0101" },
+        disableEmailSending: true,
+      },
     });
     // Miles's set is 301, 303, 304; completing 301 runs its add_form trigger, which adds 302 afterwards.
     expect([...markFormsComplete.markedComplete].sort()).toEqual([301, 303, 304]);
@@ -86,22 +114,41 @@ describe("addEmail", () => {
 
   it("accepts one email object (list input coercion) or several, and records them with origin API", async () => {
     const one = { from: "office@maple.test", to: "bill@maple.test", subject: "Welcome", body: "Hello Bill" };
-    const single = await graphqlData<{ addEmail: { user: { emails: Record<string, unknown>[] } } }>(t.app, ADD, { input: { groupId: g, cloginId: MAPLE.bill, emails: one } });
-    expect(single.addEmail.user.emails.filter((email) => email.origin === "API")).toEqual([{ ...one, cc: null, adminId: null, origin: "API" }]);
+    const single = await graphqlData<{ addEmail: { user: { emails: Record<string, unknown>[] } } }>(t.app, ADD, {
+      input: { groupId: g, cloginId: MAPLE.bill, emails: one },
+    });
+    expect(single.addEmail.user.emails.filter((email) => email.origin === "API")).toEqual([
+      { ...one, cc: null, adminId: null, origin: "API" },
+    ]);
 
     const two = [
       { ...one, subject: "Reminder", cc: "dana@maple.test", adminId: 501 },
       { ...one, subject: "Receipt" },
     ];
-    const many = await graphqlData<{ addEmail: { user: { emails: { subject: string; origin: string }[] } } }>(t.app, ADD, { input: { groupId: g, cloginId: MAPLE.bill, emails: two } });
-    expect(many.addEmail.user.emails.filter((email) => email.origin === "API").map((email) => email.subject)).toEqual(["Welcome", "Reminder", "Receipt"]);
+    const many = await graphqlData<{ addEmail: { user: { emails: { subject: string; origin: string }[] } } }>(
+      t.app,
+      ADD,
+      { input: { groupId: g, cloginId: MAPLE.bill, emails: two } },
+    );
+    expect(many.addEmail.user.emails.filter((email) => email.origin === "API").map((email) => email.subject)).toEqual([
+      "Welcome",
+      "Reminder",
+      "Receipt",
+    ]);
   });
 
   it("writes nothing when one email of the list is invalid", async () => {
     const count = async () => Number((await t.dataSource.query("SELECT COUNT(*) AS n FROM email_record"))[0].n);
     const before = await count();
     const response = await graphql(t.app, ADD, {
-      input: { groupId: g, cloginId: MAPLE.bill, emails: [{ from: "a@b.test", to: "c@d.test", subject: "ok", body: "" }, { from: "a@b.test", to: "not-an-address", subject: "bad", body: "" }] },
+      input: {
+        groupId: g,
+        cloginId: MAPLE.bill,
+        emails: [
+          { from: "a@b.test", to: "c@d.test", subject: "ok", body: "" },
+          { from: "a@b.test", to: "not-an-address", subject: "bad", body: "" },
+        ],
+      },
     });
     expect(response.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
     expect(await count()).toBe(before);
@@ -110,13 +157,15 @@ describe("addEmail", () => {
 
 describe("several mutations in one request", () => {
   it("each payload sees the writes before it (loaders are cleared after every write)", async () => {
-    const email = (subject: string) => `{from: "office@maple.test", to: "miles@maple.test", subject: "${subject}", body: "."}`;
+    const email = (subject: string) =>
+      `{from: "office@maple.test", to: "miles@maple.test", subject: "${subject}", body: "."}`;
     const data = await graphqlData<Record<string, { user: { emails: { subject: string }[] } }>>(
       t.app,
       `mutation { first: addEmail(input: {groupId: ${g}, cloginId: ${MAPLE.miles}, emails: [${email("One")}]}) { user { emails { subject } } }
                   second: addEmail(input: {groupId: ${g}, cloginId: ${MAPLE.miles}, emails: [${email("Two")}]}) { user { emails { subject } } } }`,
     );
-    const subjects = (key: string) => data[key].user.emails.map((entry) => entry.subject).filter((s) => s === "One" || s === "Two");
+    const subjects = (key: string) =>
+      data[key].user.emails.map((entry) => entry.subject).filter((s) => s === "One" || s === "Two");
     expect(subjects("first")).toEqual(["One"]);
     expect(subjects("second")).toEqual(["One", "Two"]);
   });
@@ -127,7 +176,18 @@ describe("createStatus", () => {
     const create = (name: string) =>
       graphql<{ createStatus: { status: { id: number; name: string; color: string; isExcluded: boolean } } }>(
         t.app,
-        `mutation($input: CreateStatusInput!) { createStatus(input: $input) { status { id name color isExcluded } } }`,
+        `
+          mutation ($input: CreateStatusInput!) {
+            createStatus(input: $input) {
+              status {
+                id
+                name
+                color
+                isExcluded
+              }
+            }
+          }
+        `,
         { input: { groupId: g, name, color: "#aabbcc", isExcluded: true } },
       );
     const created = await create("Waitlist");
@@ -135,8 +195,14 @@ describe("createStatus", () => {
     const status = created.data!.createStatus.status;
     expect(status).toMatchObject({ name: "Waitlist", isExcluded: true });
     expect(status.color.toUpperCase()).toBe("#AABBCC");
-    const row = (await t.dataSource.query("SELECT project_id, name, is_excluded FROM status WHERE id = ?", [status.id]))[0];
-    expect({ projectId: Number(row.project_id), name: row.name, excluded: Number(row.is_excluded) }).toEqual({ projectId: g, name: "Waitlist", excluded: 1 });
+    const row = (
+      await t.dataSource.query("SELECT project_id, name, is_excluded FROM status WHERE id = ?", [status.id])
+    )[0];
+    expect({ projectId: Number(row.project_id), name: row.name, excluded: Number(row.is_excluded) }).toEqual({
+      projectId: g,
+      name: "Waitlist",
+      excluded: 1,
+    });
 
     const again = await create("waitlist");
     expect(again.errors?.[0].extensions).toEqual({ code: "CONFLICT", statusId: status.id });

@@ -14,11 +14,14 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const uidOf = async (cloginId: number) => (await t.dataSource.manager.findOneByOrFail(Registration, { projectId: MAPLE.groupId, personId: cloginId })).uid;
+const uidOf = async (cloginId: number) =>
+  (await t.dataSource.manager.findOneByOrFail(Registration, { projectId: MAPLE.groupId, personId: cloginId })).uid;
 
 describe("projects and project", () => {
   const ids = async (args: string) =>
-    (await graphqlData<{ projects: { groupId: number }[] }>(t.app, `{ projects${args} { groupId } }`)).projects.map((p) => p.groupId);
+    (await graphqlData<{ projects: { groupId: number }[] }>(t.app, `{ projects${args} { groupId } }`)).projects.map(
+      (p) => p.groupId,
+    );
 
   it("lists non-archived projects by default, adds archived ones withArchived, only them onlyArchived", async () => {
     expect(await ids("")).toEqual([MAPLE.groupId, MAPLE.jazzGroupId]);
@@ -41,9 +44,18 @@ describe("projects and project", () => {
       createdAt: "2026-01-05T10:00:00.000Z",
       isArchived: false,
       isFamilySystem: true,
-      groupTotals: { totalUsers: 3, totalActiveUsers: 2, totalOrder: "350.00", totalPaid: "100.00", totalBalance: "250.00" },
+      groupTotals: {
+        totalUsers: 3,
+        totalActiveUsers: 2,
+        totalOrder: "350.00",
+        totalPaid: "100.00",
+        totalBalance: "250.00",
+      },
     });
-    const archived = await graphqlData<{ project: Record<string, unknown> }>(t.app, `{ project(groupId: ${MAPLE.archivedGroupId}) { isArchived isFamilySystem groupTotals { totalUsers } } }`);
+    const archived = await graphqlData<{ project: Record<string, unknown> }>(
+      t.app,
+      `{ project(groupId: ${MAPLE.archivedGroupId}) { isArchived isFamilySystem groupTotals { totalUsers } } }`,
+    );
     expect(archived.project).toEqual({ isArchived: true, isFamilySystem: false, groupTotals: { totalUsers: 0 } });
   });
 });
@@ -62,7 +74,11 @@ describe("user", () => {
     } }`;
 
   it("reads a parent with forms, fields, values, missing mandatory fields, tags, children and project", async () => {
-    const { user } = await graphqlData<{ user: Record<string, unknown> & { forms: Record<string, unknown>[] } }>(t.app, NESTED, { g: MAPLE.groupId, c: MAPLE.miles });
+    const { user } = await graphqlData<{ user: Record<string, unknown> & { forms: Record<string, unknown>[] } }>(
+      t.app,
+      NESTED,
+      { g: MAPLE.groupId, c: MAPLE.miles },
+    );
     expect(user).toMatchObject({
       uid: await uidOf(MAPLE.miles),
       groupId: MAPLE.groupId,
@@ -91,9 +107,30 @@ describe("user", () => {
         audience: "USER",
         level: "ALL",
         fields: [
-          { identifier: "f_301_1", mappedName: "first_name", label: "First name", type: "TEXT", mandatory: true, options: [] },
-          { identifier: "f_301_2", mappedName: null, label: "Activities", type: "MULTIPLE_CHOICE", mandatory: false, options: ["Swimming", "<b>Archery</b>"] },
-          { identifier: "f_301_3", mappedName: null, label: "T-shirt size", type: "SINGLE_CHOICE", mandatory: false, options: ["S", "M", "L"] },
+          {
+            identifier: "f_301_1",
+            mappedName: "first_name",
+            label: "First name",
+            type: "TEXT",
+            mandatory: true,
+            options: [],
+          },
+          {
+            identifier: "f_301_2",
+            mappedName: null,
+            label: "Activities",
+            type: "MULTIPLE_CHOICE",
+            mandatory: false,
+            options: ["Swimming", "<b>Archery</b>"],
+          },
+          {
+            identifier: "f_301_3",
+            mappedName: null,
+            label: "T-shirt size",
+            type: "SINGLE_CHOICE",
+            mandatory: false,
+            options: ["S", "M", "L"],
+          },
         ],
       },
       missingMandatoryFields: [],
@@ -168,15 +205,29 @@ describe("user", () => {
 
 describe("users connection", () => {
   interface Page {
-    users: { totalCount: number; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null }; edges: { cursor: string; node: { cloginId: number } }[] };
+    users: {
+      totalCount: number;
+      pageInfo: {
+        hasNextPage: boolean;
+        hasPreviousPage: boolean;
+        startCursor: string | null;
+        endCursor: string | null;
+      };
+      edges: { cursor: string; node: { cloginId: number } }[];
+    };
   }
   const page = (args: string) =>
-    graphqlData<Page>(t.app, `{ users(groupId: ${MAPLE.groupId}${args}) { totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { cloginId } } } }`);
-  const cloginIds = async (filter: string) => (await page(`, filter: ${filter}`)).users.edges.map((edge) => edge.node.cloginId);
+    graphqlData<Page>(
+      t.app,
+      `{ users(groupId: ${MAPLE.groupId}${args}) { totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { cloginId } } } }`,
+    );
+  const cloginIds = async (filter: string) =>
+    (await page(`, filter: ${filter}`)).users.edges.map((edge) => edge.node.cloginId);
 
   it("walks every user once, in uid order, with opaque cursors", async () => {
     const expected = [];
-    for (const cloginId of [MAPLE.miles, MAPLE.childKind, MAPLE.bill]) expected.push({ uid: await uidOf(cloginId), cloginId });
+    for (const cloginId of [MAPLE.miles, MAPLE.childKind, MAPLE.bill])
+      expected.push({ uid: await uidOf(cloginId), cloginId });
     expected.sort((a, b) => a.uid - b.uid);
 
     const seen: number[] = [];
@@ -195,7 +246,11 @@ describe("users connection", () => {
     expect(seen).toEqual(expected.map((entry) => entry.cloginId));
 
     const past = await page(`, after: "${after}"`);
-    expect(past.users).toMatchObject({ totalCount: 3, edges: [], pageInfo: { hasNextPage: false, startCursor: null, endCursor: null } });
+    expect(past.users).toMatchObject({
+      totalCount: 3,
+      edges: [],
+      pageInfo: { hasNextPage: false, startCursor: null, endCursor: null },
+    });
   });
 
   it("filters by level, exclusion, status and a name or email part", async () => {

@@ -13,7 +13,12 @@ beforeAll(async () => {
   t = await startTestApp({ fixture: { organizations: [...fixture.organizations, scaleOrganization()] } });
   // Email history grows with the size too (the fixture format has no emails).
   for (const size of SCALE.sizes) {
-    const emails = Array.from({ length: size }, (_, i) => ({ from: "office@scale.test", to: `parent${size}@scale.test`, subject: `Note ${i}`, body: "…" }));
+    const emails = Array.from({ length: size }, (_, i) => ({
+      from: "office@scale.test",
+      to: `parent${size}@scale.test`,
+      subject: `Note ${i}`,
+      body: "…",
+    }));
     const added = await scaleRequest(`mutation($i: AddEmailInput!) { addEmail(input: $i) { user { uid } } }`, {
       i: { groupId: SCALE.groupId, cloginId: SCALE.parentOf(size), emails },
     });
@@ -49,7 +54,9 @@ describe("SQL statements per request do not grow with the data (DataLoaders per 
   it("a nested user read costs the same for 1, 10 and 50 forms and children", async () => {
     const counts: number[] = [];
     for (const size of SCALE.sizes) {
-      const { statements, result } = await t.countStatements(() => scaleRequest(NESTED_USER, { groupId: SCALE.groupId, cloginId: SCALE.parentOf(size) }));
+      const { statements, result } = await t.countStatements(() =>
+        scaleRequest(NESTED_USER, { groupId: SCALE.groupId, cloginId: SCALE.parentOf(size) }),
+      );
       expect(result.errors).toBeUndefined();
       const user = (result.data as unknown as NestedUser).user;
       // The read really covers the size: without this the equal counts would prove nothing.

@@ -18,7 +18,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const post = () => request(t.app).post("/graphql").set(mapleHeaders);
-const statusNames = async () => (await t.dataSource.query("SELECT name FROM status ORDER BY id")).map((row: { name: string }) => row.name);
+const statusNames = async () =>
+  (await t.dataSource.query("SELECT name FROM status ORDER BY id")).map((row: { name: string }) => row.name);
 
 function expectNoInternals(body: { errors?: { extensions?: Record<string, unknown> }[] }) {
   for (const error of body.errors ?? []) {
@@ -33,7 +34,9 @@ describe("HTTP transport of /graphql", () => {
   it("refuses a text/plain POST as a possible CSRF and runs nothing", async () => {
     const before = await statusNames();
     const mutation = `mutation { createStatus(input: {groupId: ${MAPLE.groupId}, name: "Csrf", color: "#123456"}) { status { id } } }`;
-    const response = await post().set("Content-Type", "text/plain").send(JSON.stringify({ query: mutation }));
+    const response = await post()
+      .set("Content-Type", "text/plain")
+      .send(JSON.stringify({ query: mutation }));
     expect(response.status).toBe(400);
     expect(response.body.errors[0].extensions.code).toBe("BAD_REQUEST");
     expect(response.body.errors[0].message).toMatch(/Cross-Site Request Forgery/);
@@ -43,7 +46,10 @@ describe("HTTP transport of /graphql", () => {
   it("refuses a batched (array) body", async () => {
     const response = await post().send([{ query: "{ projects { name } }" }, { query: "{ projects { groupId } }" }]);
     expect(response.status).toBe(400);
-    expect(response.body.errors[0]).toMatchObject({ message: "Operation batching disabled.", extensions: { code: "BAD_REQUEST" } });
+    expect(response.body.errors[0]).toMatchObject({
+      message: "Operation batching disabled.",
+      extensions: { code: "BAD_REQUEST" },
+    });
   });
 
   it("answers malformed JSON with 400 INVALID_JSON and a body over 1 MiB with 413 PAYLOAD_TOO_LARGE", async () => {
@@ -67,7 +73,11 @@ describe("HTTP transport of /graphql", () => {
   });
 
   it("answers a variable of the wrong type with 400 BAD_USER_INPUT", async () => {
-    const response = await graphql(t.app, "query($first: Int!) { users(groupId: 100909072, first: $first) { totalCount } }", { first: "ten" });
+    const response = await graphql(
+      t.app,
+      "query($first: Int!) { users(groupId: 100909072, first: $first) { totalCount } }",
+      { first: "ten" },
+    );
     expect(response.status).toBe(400);
     expect(response.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
   });
@@ -102,7 +112,9 @@ describe("query limits (graphql-armor and the parser)", () => {
     const response = await graphql(t.app, costly);
     expect(response.status).toBe(400);
     expect(limitError(response.body)?.extensions).toEqual({ code: "QUERY_TOO_COMPLEX", limit: "cost" });
-    expect(limitError(response.body)?.message).toMatch(new RegExp(`^Query Cost limit of ${GRAPHQL_LIMITS.maxCost} exceeded, found [\\d.]+\\.$`));
+    expect(limitError(response.body)?.message).toMatch(
+      new RegExp(`^Query Cost limit of ${GRAPHQL_LIMITS.maxCost} exceeded, found [\\d.]+\\.$`),
+    );
   });
 
   it("admits a full 50-user page with meta info and forms", async () => {
@@ -134,7 +146,11 @@ describe("query limits (graphql-armor and the parser)", () => {
     expect(typo.errors?.[0].extensions?.code).toBe("GRAPHQL_VALIDATION_FAILED");
     expect(typo.errors?.[0].message).not.toMatch(/Did you mean/i);
     expect(typo.errors?.[0].message).not.toMatch(/"name"/);
-    for (const body of [typo.body, (await graphql(t.app, nestedTo(30))).body, (await graphql(t.app, "{ projects {")).body]) {
+    for (const body of [
+      typo.body,
+      (await graphql(t.app, nestedTo(30))).body,
+      (await graphql(t.app, "{ projects {")).body,
+    ]) {
       expectNoInternals(body);
     }
   });
@@ -157,11 +173,21 @@ describe("introspection follows configuration", () => {
   });
 
   it("answers the full introspection query an explorer sends, within the token and depth limits", async () => {
-    const query = getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true });
+    const query = getIntrospectionQuery({
+      descriptions: true,
+      inputValueDeprecation: true,
+      specifiedByUrl: true,
+      directiveIsRepeatable: true,
+      schemaDescription: true,
+    });
     const response = await graphql(t.app, query, {}, {});
     expect(response.status).toBe(200);
-    const types = (response.data as { __schema: { types: { name: string }[] } }).__schema.types.map((type) => type.name);
-    expect(types).toEqual(expect.arrayContaining(["User", "MetaInfo", "UserConnection", "Money", "DateTime", "JSONObject"]));
+    const types = (response.data as { __schema: { types: { name: string }[] } }).__schema.types.map(
+      (type) => type.name,
+    );
+    expect(types).toEqual(
+      expect.arrayContaining(["User", "MetaInfo", "UserConnection", "Money", "DateTime", "JSONObject"]),
+    );
   });
 
   it("refuses __schema when disabled, with or without credentials", async () => {

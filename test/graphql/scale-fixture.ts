@@ -35,7 +35,14 @@ export function scaleOrganization() {
   for (const size of SCALE.sizes) {
     const own = formIds.slice(0, size);
     // Every other form gets its mandatory answer, so some forms have missing mandatory fields.
-    const values = Object.fromEntries(own.filter((_, i) => i % 2 === 0).flatMap((id) => [[`f_${id}_1`, `value ${id}`], [`f_${id}_2`, ["B"]]]));
+    const values = Object.fromEntries(
+      own
+        .filter((_, i) => i % 2 === 0)
+        .flatMap((id) => [
+          [`f_${id}_1`, `value ${id}`],
+          [`f_${id}_2`, ["B"]],
+        ]),
+    );
     users.push({
       cloginId: SCALE.parentOf(size),
       username: `parent${size}@scale.test`,

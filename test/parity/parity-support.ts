@@ -38,8 +38,17 @@ export function parityFixture(): unknown {
   return fixture;
 }
 
-export async function rest(app: Express, endpoint: "users" | "statuses" | "projects", body: Record<string, unknown>, headers: Record<string, string> = mapleHeaders) {
-  const response = await request(app).post(`/reg/api2/${endpoint}/`).set(headers).set("Content-Type", "application/json").send(body);
+export async function rest(
+  app: Express,
+  endpoint: "users" | "statuses" | "projects",
+  body: Record<string, unknown>,
+  headers: Record<string, string> = mapleHeaders,
+) {
+  const response = await request(app)
+    .post(`/reg/api2/${endpoint}/`)
+    .set(headers)
+    .set("Content-Type", "application/json")
+    .send(body);
   return { status: response.status, body: response.body as Record<string, unknown> };
 }
 
@@ -49,7 +58,12 @@ export function restCodeAsGraphql(body: Record<string, unknown>): string {
   return code === "VALIDATION_FAILED" ? "BAD_USER_INPUT" : code;
 }
 
-export async function gqlCode(app: Express, query: string, variables: Record<string, unknown>, headers?: Record<string, string>): Promise<string | undefined> {
+export async function gqlCode(
+  app: Express,
+  query: string,
+  variables: Record<string, unknown>,
+  headers?: Record<string, string>,
+): Promise<string | undefined> {
   const response = await graphql(app, query, variables, headers);
   return response.errors?.[0]?.extensions?.code;
 }
@@ -69,13 +83,19 @@ export async function registrationRows(ds: DataSource, groupId: number, cloginId
   );
   if (!registration) throw new Error(`no registration of ${cloginId} in ${groupId}`);
   const uid = Number(registration.uid);
-  const [person]: Row[] = await ds.query("SELECT username, password_hash, main_email, first_name, last_name, org_name FROM person WHERE id = ?", [cloginId]);
+  const [person]: Row[] = await ds.query(
+    "SELECT username, password_hash, main_email, first_name, last_name, org_name FROM person WHERE id = ?",
+    [cloginId],
+  );
   const own = [String(person.username), String(person.main_email)].filter((text) => text && text !== "null");
   const anonymize = (value: unknown) => {
     if (typeof value !== "string") return value;
     return own.reduce((text, address) => text.split(address).join("<own address>"), value);
   };
-  const rows = async (sql: string) => ((await ds.query(sql, [uid])) as Row[]).map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, anonymize(v)])));
+  const rows = async (sql: string) =>
+    ((await ds.query(sql, [uid])) as Row[]).map((row) =>
+      Object.fromEntries(Object.entries(row).map(([k, v]) => [k, anonymize(v)])),
+    );
 
   return {
     registration: {
@@ -94,25 +114,55 @@ export async function registrationRows(ds: DataSource, groupId: number, cloginId
       lastName: person.last_name,
       orgName: person.org_name,
     },
-    forms: (await rows("SELECT form_id, completed, completed_at, submitted_at, added_at FROM registration_form WHERE registration_id = ? ORDER BY form_id")).map(
-      (row) => ({ formId: Number(row.form_id), completed: Number(row.completed), completedAt: presence(row.completed_at), submittedAt: presence(row.submitted_at), addedAt: presence(row.added_at) }),
-    ),
+    forms: (
+      await rows(
+        "SELECT form_id, completed, completed_at, submitted_at, added_at FROM registration_form WHERE registration_id = ? ORDER BY form_id",
+      )
+    ).map((row) => ({
+      formId: Number(row.form_id),
+      completed: Number(row.completed),
+      completedAt: presence(row.completed_at),
+      submittedAt: presence(row.submitted_at),
+      addedAt: presence(row.added_at),
+    })),
     values: await rows("SELECT field_id, value FROM field_value WHERE registration_id = ? ORDER BY field_id"),
     tags: await rows("SELECT tag_id FROM registration_tag WHERE registration_id = ? ORDER BY tag_id"),
-    cart: (await rows("SELECT product_id, quantity, unit_price_cents FROM cart_line WHERE registration_id = ? ORDER BY product_id, quantity")).map((row) =>
-      Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v)])),
-    ),
+    cart: (
+      await rows(
+        "SELECT product_id, quantity, unit_price_cents FROM cart_line WHERE registration_id = ? ORDER BY product_id, quantity",
+      )
+    ).map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v)]))),
     emails: (
-      await rows("SELECT from_address, to_addresses, cc_addresses, bcc_addresses, subject, body, admin_id, origin, recorded_at FROM email_record WHERE registration_id = ? ORDER BY origin, subject, id")
-    ).map(({ recorded_at, admin_id, ...row }): Row => ({ ...row, adminId: admin_id == null ? null : Number(admin_id), recordedAt: presence(recorded_at) })),
-    outbox: await rows("SELECT to_addresses, subject, body, state FROM outbox_email WHERE registration_id = ? ORDER BY subject, id"),
-    triggersFired: (await rows("SELECT trigger_id FROM trigger_firing WHERE registration_id = ? ORDER BY trigger_id")).map((row) => Number(row.trigger_id)),
+      await rows(
+        "SELECT from_address, to_addresses, cc_addresses, bcc_addresses, subject, body, admin_id, origin, recorded_at FROM email_record WHERE registration_id = ? ORDER BY origin, subject, id",
+      )
+    ).map(({ recorded_at, admin_id, ...row }): Row => ({
+      ...row,
+      adminId: admin_id == null ? null : Number(admin_id),
+      recordedAt: presence(recorded_at),
+    })),
+    outbox: await rows(
+      "SELECT to_addresses, subject, body, state FROM outbox_email WHERE registration_id = ? ORDER BY subject, id",
+    ),
+    triggersFired: (
+      await rows("SELECT trigger_id FROM trigger_firing WHERE registration_id = ? ORDER BY trigger_id")
+    ).map((row) => Number(row.trigger_id)),
   };
 }
 
 /** Row counts of every table the operations write, to prove a failed call wrote nothing. */
 export async function tableCounts(ds: DataSource): Promise<Record<string, number>> {
-  const tables = ["person", "registration", "registration_form", "field_value", "cart_line", "email_record", "outbox_email", "trigger_firing", "status"];
+  const tables = [
+    "person",
+    "registration",
+    "registration_form",
+    "field_value",
+    "cart_line",
+    "email_record",
+    "outbox_email",
+    "trigger_firing",
+    "status",
+  ];
   const counts: Record<string, number> = {};
   for (const table of tables) counts[table] = Number((await ds.query(`SELECT COUNT(*) AS n FROM ${table}`))[0].n);
   return counts;

@@ -1,7 +1,15 @@
 import { MAPLE, OTHER } from "../fixtures/test-fixture";
 import { graphql, graphqlData } from "../graphql/graphql-client";
 import { startTestApp, type TestApp } from "../support/test-app";
-import { gqlCode, parityFixture, registrationRows, rest, restCodeAsGraphql, tableCounts, TWINS } from "./parity-support";
+import {
+  gqlCode,
+  parityFixture,
+  registrationRows,
+  rest,
+  restCodeAsGraphql,
+  tableCounts,
+  TWINS,
+} from "./parity-support";
 
 // Issue 4 §8: for each operation, REST (POST /reg/api2/…) and GraphQL on equivalent subjects
 // write the same rows and report the same outcome; for each error class, the same code.
@@ -17,11 +25,24 @@ const rows = (cloginId: number, groupId = g) => registrationRows(t.dataSource, g
 
 describe("same rows through REST and GraphQL", () => {
   it("create user", async () => {
-    const doc = { first_name: "Par", last_name: "Ity", password: "parity-secret", f_301_3: "m", f_301_2: ["swimming", "<i>ARCHERY</i>"], no_such_field: "x" };
-    const viaRest = await rest(t.app, "users", { action: "create", group_id: g, doc: { ...doc, main_email: "parity-rest@maple.test" } });
+    const doc = {
+      first_name: "Par",
+      last_name: "Ity",
+      password: "parity-secret",
+      f_301_3: "m",
+      f_301_2: ["swimming", "<i>ARCHERY</i>"],
+      no_such_field: "x",
+    };
+    const viaRest = await rest(t.app, "users", {
+      action: "create",
+      group_id: g,
+      doc: { ...doc, main_email: "parity-rest@maple.test" },
+    });
     expect(viaRest.status).toBe(200);
 
-    const viaGraphql = await graphqlData<{ createUser: { notices: string[]; user: { cloginId: number; metaInfo: Record<string, unknown> } } }>(
+    const viaGraphql = await graphqlData<{
+      createUser: { notices: string[]; user: { cloginId: number; metaInfo: Record<string, unknown> } };
+    }>(
       t.app,
       `mutation($input: CreateUserInput!) { createUser(input: $input) { notices user { cloginId metaInfo { totalForms completedForms totalOrder totalBalance } } } }`,
       {
@@ -58,8 +79,20 @@ describe("same rows through REST and GraphQL", () => {
   });
 
   it("update user", async () => {
-    const values = { f_301_1: "Twin", f_301_2: ["<b>archery</b>", "fencing"], emergency_name: "Kim", _system_key: "x", unknown_field: "y" };
-    const viaRest = await rest(t.app, "users", { action: "update", group_id: g, clogin_id: TWINS.update.rest, doc: values, disable_email_sending: true });
+    const values = {
+      f_301_1: "Twin",
+      f_301_2: ["<b>archery</b>", "fencing"],
+      emergency_name: "Kim",
+      _system_key: "x",
+      unknown_field: "y",
+    };
+    const viaRest = await rest(t.app, "users", {
+      action: "update",
+      group_id: g,
+      clogin_id: TWINS.update.rest,
+      doc: values,
+      disable_email_sending: true,
+    });
     expect(viaRest.status).toBe(200);
     const viaGraphql = await graphqlData<{ updateUser: { notices: string[] } }>(
       t.app,
@@ -67,7 +100,9 @@ describe("same rows through REST and GraphQL", () => {
       { input: { groupId: g, cloginId: TWINS.update.graphql, values, disableEmailSending: true } },
     );
     const restRows = await rows(TWINS.update.rest);
-    expect(restRows.values.map((row) => row.field_id)).toEqual(expect.arrayContaining(["f_301_1", "f_301_2", "f_304_1"]));
+    expect(restRows.values.map((row) => row.field_id)).toEqual(
+      expect.arrayContaining(["f_301_1", "f_301_2", "f_304_1"]),
+    );
     expect(await rows(TWINS.update.graphql)).toEqual(restRows);
     expect(viaGraphql.updateUser.notices).toEqual(viaRest.body.notices);
   });
@@ -81,26 +116,47 @@ describe("same rows through REST and GraphQL", () => {
       doc: { emergency_phone: "555-0100" },
     });
     expect(viaRest.status).toBe(200);
-    const viaGraphql = await graphqlData<{ markFormsComplete: { markedComplete: number[]; skipped: { formId: string; reason: string }[]; notices: string[] } }>(
+    const viaGraphql = await graphqlData<{
+      markFormsComplete: { markedComplete: number[]; skipped: { formId: string; reason: string }[]; notices: string[] };
+    }>(
       t.app,
       `mutation($input: MarkFormsCompleteInput!) { markFormsComplete(input: $input) { markedComplete skipped { formId reason } notices } }`,
-      { input: { groupId: g, cloginId: TWINS.mark.graphql, formIds: [304, "301", 999, "x", 304], values: { emergency_phone: "555-0100" } } },
+      {
+        input: {
+          groupId: g,
+          cloginId: TWINS.mark.graphql,
+          formIds: [304, "301", 999, "x", 304],
+          values: { emergency_phone: "555-0100" },
+        },
+      },
     );
     const restRows = await rows(TWINS.mark.rest);
     expect(restRows.forms.filter((form) => form.completed === 1).map((form) => form.formId)).toEqual([301, 304]);
     expect(await rows(TWINS.mark.graphql)).toEqual(restRows);
     const marked = viaGraphql.markFormsComplete;
     expect(marked.markedComplete.map(String)).toEqual(viaRest.body.marked_complete);
-    expect(marked.skipped.map((entry) => ({ form_id: entry.formId, reason: entry.reason }))).toEqual(viaRest.body.skipped);
+    expect(marked.skipped.map((entry) => ({ form_id: entry.formId, reason: entry.reason }))).toEqual(
+      viaRest.body.skipped,
+    );
     expect(marked.notices).toEqual(viaRest.body.notices);
   });
 
   it("mark forms complete (all)", async () => {
-    const viaRest = await rest(t.app, "users", { action: "update", group_id: g, clogin_id: TWINS.markAll.rest, mark_forms_complete: "all", submit_forms: false });
-    expect(viaRest.status).toBe(200);
-    await graphqlData(t.app, `mutation($input: MarkFormsCompleteInput!) { markFormsComplete(input: $input) { markedComplete } }`, {
-      input: { groupId: g, cloginId: TWINS.markAll.graphql, all: true, submitForms: false },
+    const viaRest = await rest(t.app, "users", {
+      action: "update",
+      group_id: g,
+      clogin_id: TWINS.markAll.rest,
+      mark_forms_complete: "all",
+      submit_forms: false,
     });
+    expect(viaRest.status).toBe(200);
+    await graphqlData(
+      t.app,
+      `mutation($input: MarkFormsCompleteInput!) { markFormsComplete(input: $input) { markedComplete } }`,
+      {
+        input: { groupId: g, cloginId: TWINS.markAll.graphql, all: true, submitForms: false },
+      },
+    );
     const restRows = await rows(TWINS.markAll.rest);
     expect(restRows.forms.every((form) => form.completed === 1)).toBe(true);
     expect(await rows(TWINS.markAll.graphql)).toEqual(restRows);
@@ -108,7 +164,13 @@ describe("same rows through REST and GraphQL", () => {
 
   it("add email", async () => {
     const emails = [
-      { from: "office@maple.test", to: "a@x.test, b@x.test", subject: "Welcome", body: "<p>Hi</p>", cc: "dana@maple.test" },
+      {
+        from: "office@maple.test",
+        to: "a@x.test, b@x.test",
+        subject: "Welcome",
+        body: "<p>Hi</p>",
+        cc: "dana@maple.test",
+      },
       { from: "office@maple.test", to: "a@x.test", subject: "Invoice", body: "…", bcc: "books@maple.test" },
     ];
     const viaRest = await rest(t.app, "users", {
@@ -119,7 +181,11 @@ describe("same rows through REST and GraphQL", () => {
     });
     expect(viaRest.status).toBe(200);
     await graphqlData(t.app, `mutation($input: AddEmailInput!) { addEmail(input: $input) { notices } }`, {
-      input: { groupId: g, cloginId: TWINS.email.graphql, emails: emails.map((email, i) => ({ ...email, adminId: i === 0 ? 501 : null })) },
+      input: {
+        groupId: g,
+        cloginId: TWINS.email.graphql,
+        emails: emails.map((email, i) => ({ ...email, adminId: i === 0 ? 501 : null })),
+      },
     });
     const restRows = await rows(TWINS.email.rest);
     expect(restRows.emails.filter((email) => email.origin === "api")).toHaveLength(2);
@@ -127,7 +193,11 @@ describe("same rows through REST and GraphQL", () => {
   });
 
   it("create status", async () => {
-    const viaRest = await rest(t.app, "statuses", { action: "create", group_id: MAPLE.groupId, doc: { status_name: " On hold ", color: "#abcdef", is_excluded: 1 } });
+    const viaRest = await rest(t.app, "statuses", {
+      action: "create",
+      group_id: MAPLE.groupId,
+      doc: { status_name: " On hold ", color: "#abcdef", is_excluded: 1 },
+    });
     expect(viaRest.status).toBe(200);
     const viaGraphql = await graphqlData<{ createStatus: { status: { id: number } } }>(
       t.app,
@@ -135,7 +205,9 @@ describe("same rows through REST and GraphQL", () => {
       { input: { groupId: MAPLE.jazzGroupId, name: " On hold ", color: "#abcdef", isExcluded: true } },
     );
     const statusRow = async (id: unknown) => {
-      const [row] = await t.dataSource.query("SELECT name, name_key, color, is_excluded FROM status WHERE id = ?", [Number(id)]);
+      const [row] = await t.dataSource.query("SELECT name, name_key, color, is_excluded FROM status WHERE id = ?", [
+        Number(id),
+      ]);
       return { name: row.name, nameKey: row.name_key, color: row.color, isExcluded: Number(row.is_excluded) };
     };
     const restRow = await statusRow(viaRest.body.status_id);
@@ -163,33 +235,266 @@ const manyIds = Array.from({ length: 1001 }, (_, i) => i + 1);
 
 const errorCases: ErrorCase[] = [
   // create user
-  { name: "create: invalid main email", expected: "BAD_USER_INPUT", rest: { endpoint: "users", body: { action: "create", group_id: MAPLE.groupId, doc: { main_email: "nope" } } }, graphql: { query: CREATE_USER, variables: { input: { groupId: MAPLE.groupId, mainEmail: "nope" } } } },
-  { name: "create: unknown existing user", expected: "USER_NOT_FOUND", rest: { endpoint: "users", body: { action: "create", group_id: MAPLE.groupId, clogin_id: 555 } }, graphql: { query: CREATE_USER, variables: { input: { groupId: MAPLE.groupId, cloginId: 555 } } } },
-  { name: "create: foreign group", expected: "FORBIDDEN", rest: { endpoint: "users", body: { action: "create", group_id: OTHER.groupId, doc: { main_email: "x@y.test" } } }, graphql: { query: CREATE_USER, variables: { input: { groupId: OTHER.groupId, mainEmail: "x@y.test" } } } },
-  { name: "create: unauthenticated", expected: "UNAUTHENTICATED", rest: { endpoint: "users", body: { action: "create", group_id: MAPLE.groupId, doc: { main_email: "x@y.test" } }, headers: NO_CREDENTIALS }, graphql: { query: CREATE_USER, variables: { input: { groupId: MAPLE.groupId, mainEmail: "x@y.test" } }, headers: NO_CREDENTIALS } },
-  { name: "create: username taken", expected: "CONFLICT", rest: { endpoint: "users", body: { action: "create", group_id: MAPLE.groupId, doc: { main_email: "Miles@maple.test" } } }, graphql: { query: CREATE_USER, variables: { input: { groupId: MAPLE.groupId, mainEmail: "Miles@maple.test" } } } },
-  { name: "create: already registered", expected: "CONFLICT", rest: { endpoint: "users", body: { action: "create", group_id: MAPLE.groupId, clogin_id: MAPLE.bill } }, graphql: { query: CREATE_USER, variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill } } } },
+  {
+    name: "create: invalid main email",
+    expected: "BAD_USER_INPUT",
+    rest: { endpoint: "users", body: { action: "create", group_id: MAPLE.groupId, doc: { main_email: "nope" } } },
+    graphql: { query: CREATE_USER, variables: { input: { groupId: MAPLE.groupId, mainEmail: "nope" } } },
+  },
+  {
+    name: "create: unknown existing user",
+    expected: "USER_NOT_FOUND",
+    rest: { endpoint: "users", body: { action: "create", group_id: MAPLE.groupId, clogin_id: 555 } },
+    graphql: { query: CREATE_USER, variables: { input: { groupId: MAPLE.groupId, cloginId: 555 } } },
+  },
+  {
+    name: "create: foreign group",
+    expected: "FORBIDDEN",
+    rest: { endpoint: "users", body: { action: "create", group_id: OTHER.groupId, doc: { main_email: "x@y.test" } } },
+    graphql: { query: CREATE_USER, variables: { input: { groupId: OTHER.groupId, mainEmail: "x@y.test" } } },
+  },
+  {
+    name: "create: unauthenticated",
+    expected: "UNAUTHENTICATED",
+    rest: {
+      endpoint: "users",
+      body: { action: "create", group_id: MAPLE.groupId, doc: { main_email: "x@y.test" } },
+      headers: NO_CREDENTIALS,
+    },
+    graphql: {
+      query: CREATE_USER,
+      variables: { input: { groupId: MAPLE.groupId, mainEmail: "x@y.test" } },
+      headers: NO_CREDENTIALS,
+    },
+  },
+  {
+    name: "create: username taken",
+    expected: "CONFLICT",
+    rest: {
+      endpoint: "users",
+      body: { action: "create", group_id: MAPLE.groupId, doc: { main_email: "Miles@maple.test" } },
+    },
+    graphql: { query: CREATE_USER, variables: { input: { groupId: MAPLE.groupId, mainEmail: "Miles@maple.test" } } },
+  },
+  {
+    name: "create: already registered",
+    expected: "CONFLICT",
+    rest: { endpoint: "users", body: { action: "create", group_id: MAPLE.groupId, clogin_id: MAPLE.bill } },
+    graphql: { query: CREATE_USER, variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill } } },
+  },
   // update
-  { name: "update: too many values", expected: "BAD_USER_INPUT", rest: { endpoint: "users", body: { action: "update", group_id: MAPLE.groupId, clogin_id: MAPLE.bill, doc: manyKeys } }, graphql: { query: UPDATE_USER, variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, values: manyKeys } } } },
-  { name: "update: unknown user", expected: "USER_NOT_FOUND", rest: { endpoint: "users", body: { action: "update", group_id: MAPLE.groupId, clogin_id: 555, doc: { f_301_1: "x" } } }, graphql: { query: UPDATE_USER, variables: { input: { groupId: MAPLE.groupId, cloginId: 555, values: { f_301_1: "x" } } } } },
-  { name: "update: foreign group", expected: "FORBIDDEN", rest: { endpoint: "users", body: { action: "update", group_id: OTHER.groupId, clogin_id: 300000001, doc: { f_901_1: "x" } } }, graphql: { query: UPDATE_USER, variables: { input: { groupId: OTHER.groupId, cloginId: 300000001, values: { f_901_1: "x" } } } } },
-  { name: "update: unauthenticated", expected: "UNAUTHENTICATED", rest: { endpoint: "users", body: { action: "update", group_id: MAPLE.groupId, clogin_id: MAPLE.bill, doc: { f_301_1: "x" } }, headers: NO_CREDENTIALS }, graphql: { query: UPDATE_USER, variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, values: { f_301_1: "x" } } }, headers: NO_CREDENTIALS } },
+  {
+    name: "update: too many values",
+    expected: "BAD_USER_INPUT",
+    rest: {
+      endpoint: "users",
+      body: { action: "update", group_id: MAPLE.groupId, clogin_id: MAPLE.bill, doc: manyKeys },
+    },
+    graphql: {
+      query: UPDATE_USER,
+      variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, values: manyKeys } },
+    },
+  },
+  {
+    name: "update: unknown user",
+    expected: "USER_NOT_FOUND",
+    rest: {
+      endpoint: "users",
+      body: { action: "update", group_id: MAPLE.groupId, clogin_id: 555, doc: { f_301_1: "x" } },
+    },
+    graphql: {
+      query: UPDATE_USER,
+      variables: { input: { groupId: MAPLE.groupId, cloginId: 555, values: { f_301_1: "x" } } },
+    },
+  },
+  {
+    name: "update: foreign group",
+    expected: "FORBIDDEN",
+    rest: {
+      endpoint: "users",
+      body: { action: "update", group_id: OTHER.groupId, clogin_id: 300000001, doc: { f_901_1: "x" } },
+    },
+    graphql: {
+      query: UPDATE_USER,
+      variables: { input: { groupId: OTHER.groupId, cloginId: 300000001, values: { f_901_1: "x" } } },
+    },
+  },
+  {
+    name: "update: unauthenticated",
+    expected: "UNAUTHENTICATED",
+    rest: {
+      endpoint: "users",
+      body: { action: "update", group_id: MAPLE.groupId, clogin_id: MAPLE.bill, doc: { f_301_1: "x" } },
+      headers: NO_CREDENTIALS,
+    },
+    graphql: {
+      query: UPDATE_USER,
+      variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, values: { f_301_1: "x" } } },
+      headers: NO_CREDENTIALS,
+    },
+  },
   // mark forms complete
-  { name: "mark: too many ids", expected: "BAD_USER_INPUT", rest: { endpoint: "users", body: { action: "update", group_id: MAPLE.groupId, clogin_id: MAPLE.bill, mark_forms_complete: manyIds } }, graphql: { query: MARK, variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, formIds: manyIds.map(String) } } } },
-  { name: "mark: unknown user", expected: "USER_NOT_FOUND", rest: { endpoint: "users", body: { action: "update", group_id: MAPLE.groupId, clogin_id: 555, mark_forms_complete: "all" } }, graphql: { query: MARK, variables: { input: { groupId: MAPLE.groupId, cloginId: 555, all: true } } } },
-  { name: "mark: foreign group", expected: "FORBIDDEN", rest: { endpoint: "users", body: { action: "update", group_id: OTHER.groupId, clogin_id: 300000001, mark_forms_complete: "all" } }, graphql: { query: MARK, variables: { input: { groupId: OTHER.groupId, cloginId: 300000001, all: true } } } },
-  { name: "mark: unauthenticated", expected: "UNAUTHENTICATED", rest: { endpoint: "users", body: { action: "update", group_id: MAPLE.groupId, clogin_id: MAPLE.bill, mark_forms_complete: "all" }, headers: NO_CREDENTIALS }, graphql: { query: MARK, variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, all: true } }, headers: NO_CREDENTIALS } },
+  {
+    name: "mark: too many ids",
+    expected: "BAD_USER_INPUT",
+    rest: {
+      endpoint: "users",
+      body: { action: "update", group_id: MAPLE.groupId, clogin_id: MAPLE.bill, mark_forms_complete: manyIds },
+    },
+    graphql: {
+      query: MARK,
+      variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, formIds: manyIds.map(String) } },
+    },
+  },
+  {
+    name: "mark: unknown user",
+    expected: "USER_NOT_FOUND",
+    rest: {
+      endpoint: "users",
+      body: { action: "update", group_id: MAPLE.groupId, clogin_id: 555, mark_forms_complete: "all" },
+    },
+    graphql: { query: MARK, variables: { input: { groupId: MAPLE.groupId, cloginId: 555, all: true } } },
+  },
+  {
+    name: "mark: foreign group",
+    expected: "FORBIDDEN",
+    rest: {
+      endpoint: "users",
+      body: { action: "update", group_id: OTHER.groupId, clogin_id: 300000001, mark_forms_complete: "all" },
+    },
+    graphql: { query: MARK, variables: { input: { groupId: OTHER.groupId, cloginId: 300000001, all: true } } },
+  },
+  {
+    name: "mark: unauthenticated",
+    expected: "UNAUTHENTICATED",
+    rest: {
+      endpoint: "users",
+      body: { action: "update", group_id: MAPLE.groupId, clogin_id: MAPLE.bill, mark_forms_complete: "all" },
+      headers: NO_CREDENTIALS,
+    },
+    graphql: {
+      query: MARK,
+      variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, all: true } },
+      headers: NO_CREDENTIALS,
+    },
+  },
   // add email
-  { name: "add email: invalid address", expected: "BAD_USER_INPUT", rest: { endpoint: "users", body: { action: "add_email", group_id: MAPLE.groupId, clogin_id: MAPLE.bill, doc: { email_list: [email, { ...email, to: "not-an-address" }] } } }, graphql: { query: ADD_EMAIL, variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, emails: [email, { ...email, to: "not-an-address" }] } } } },
-  { name: "add email: unknown user", expected: "USER_NOT_FOUND", rest: { endpoint: "users", body: { action: "add_email", group_id: MAPLE.groupId, clogin_id: 555, doc: { email_list: [email] } } }, graphql: { query: ADD_EMAIL, variables: { input: { groupId: MAPLE.groupId, cloginId: 555, emails: [email] } } } },
-  { name: "add email: foreign group", expected: "FORBIDDEN", rest: { endpoint: "users", body: { action: "add_email", group_id: OTHER.groupId, clogin_id: 300000001, doc: { email_list: [email] } } }, graphql: { query: ADD_EMAIL, variables: { input: { groupId: OTHER.groupId, cloginId: 300000001, emails: [email] } } } },
-  { name: "add email: admin who may not send", expected: "FORBIDDEN", rest: { endpoint: "users", body: { action: "add_email", group_id: MAPLE.groupId, clogin_id: MAPLE.bill, doc: { email_list: [{ ...email, admin_id: 502 }] } } }, graphql: { query: ADD_EMAIL, variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, emails: [{ ...email, adminId: 502 }] } } } },
-  { name: "add email: unauthenticated", expected: "UNAUTHENTICATED", rest: { endpoint: "users", body: { action: "add_email", group_id: MAPLE.groupId, clogin_id: MAPLE.bill, doc: { email_list: [email] } }, headers: NO_CREDENTIALS }, graphql: { query: ADD_EMAIL, variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, emails: [email] } }, headers: NO_CREDENTIALS } },
+  {
+    name: "add email: invalid address",
+    expected: "BAD_USER_INPUT",
+    rest: {
+      endpoint: "users",
+      body: {
+        action: "add_email",
+        group_id: MAPLE.groupId,
+        clogin_id: MAPLE.bill,
+        doc: { email_list: [email, { ...email, to: "not-an-address" }] },
+      },
+    },
+    graphql: {
+      query: ADD_EMAIL,
+      variables: {
+        input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, emails: [email, { ...email, to: "not-an-address" }] },
+      },
+    },
+  },
+  {
+    name: "add email: unknown user",
+    expected: "USER_NOT_FOUND",
+    rest: {
+      endpoint: "users",
+      body: { action: "add_email", group_id: MAPLE.groupId, clogin_id: 555, doc: { email_list: [email] } },
+    },
+    graphql: { query: ADD_EMAIL, variables: { input: { groupId: MAPLE.groupId, cloginId: 555, emails: [email] } } },
+  },
+  {
+    name: "add email: foreign group",
+    expected: "FORBIDDEN",
+    rest: {
+      endpoint: "users",
+      body: { action: "add_email", group_id: OTHER.groupId, clogin_id: 300000001, doc: { email_list: [email] } },
+    },
+    graphql: {
+      query: ADD_EMAIL,
+      variables: { input: { groupId: OTHER.groupId, cloginId: 300000001, emails: [email] } },
+    },
+  },
+  {
+    name: "add email: admin who may not send",
+    expected: "FORBIDDEN",
+    rest: {
+      endpoint: "users",
+      body: {
+        action: "add_email",
+        group_id: MAPLE.groupId,
+        clogin_id: MAPLE.bill,
+        doc: { email_list: [{ ...email, admin_id: 502 }] },
+      },
+    },
+    graphql: {
+      query: ADD_EMAIL,
+      variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, emails: [{ ...email, adminId: 502 }] } },
+    },
+  },
+  {
+    name: "add email: unauthenticated",
+    expected: "UNAUTHENTICATED",
+    rest: {
+      endpoint: "users",
+      body: { action: "add_email", group_id: MAPLE.groupId, clogin_id: MAPLE.bill, doc: { email_list: [email] } },
+      headers: NO_CREDENTIALS,
+    },
+    graphql: {
+      query: ADD_EMAIL,
+      variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, emails: [email] } },
+      headers: NO_CREDENTIALS,
+    },
+  },
   // create status
-  { name: "status: invalid color", expected: "BAD_USER_INPUT", rest: { endpoint: "statuses", body: { action: "create", group_id: MAPLE.groupId, doc: { status_name: "X", color: "red" } } }, graphql: { query: CREATE_STATUS, variables: { input: { groupId: MAPLE.groupId, name: "X", color: "red" } } } },
-  { name: "status: foreign group", expected: "FORBIDDEN", rest: { endpoint: "statuses", body: { action: "create", group_id: OTHER.groupId, doc: { status_name: "X", color: "#000000" } } }, graphql: { query: CREATE_STATUS, variables: { input: { groupId: OTHER.groupId, name: "X", color: "#000000" } } } },
-  { name: "status: duplicate name", expected: "CONFLICT", rest: { endpoint: "statuses", body: { action: "create", group_id: MAPLE.groupId, doc: { status_name: "accepted", color: "#000000" } } }, graphql: { query: CREATE_STATUS, variables: { input: { groupId: MAPLE.groupId, name: "accepted", color: "#000000" } } } },
-  { name: "status: unauthenticated", expected: "UNAUTHENTICATED", rest: { endpoint: "statuses", body: { action: "create", group_id: MAPLE.groupId, doc: { status_name: "X", color: "#000000" } }, headers: NO_CREDENTIALS }, graphql: { query: CREATE_STATUS, variables: { input: { groupId: MAPLE.groupId, name: "X", color: "#000000" } }, headers: NO_CREDENTIALS } },
+  {
+    name: "status: invalid color",
+    expected: "BAD_USER_INPUT",
+    rest: {
+      endpoint: "statuses",
+      body: { action: "create", group_id: MAPLE.groupId, doc: { status_name: "X", color: "red" } },
+    },
+    graphql: { query: CREATE_STATUS, variables: { input: { groupId: MAPLE.groupId, name: "X", color: "red" } } },
+  },
+  {
+    name: "status: foreign group",
+    expected: "FORBIDDEN",
+    rest: {
+      endpoint: "statuses",
+      body: { action: "create", group_id: OTHER.groupId, doc: { status_name: "X", color: "#000000" } },
+    },
+    graphql: { query: CREATE_STATUS, variables: { input: { groupId: OTHER.groupId, name: "X", color: "#000000" } } },
+  },
+  {
+    name: "status: duplicate name",
+    expected: "CONFLICT",
+    rest: {
+      endpoint: "statuses",
+      body: { action: "create", group_id: MAPLE.groupId, doc: { status_name: "accepted", color: "#000000" } },
+    },
+    graphql: {
+      query: CREATE_STATUS,
+      variables: { input: { groupId: MAPLE.groupId, name: "accepted", color: "#000000" } },
+    },
+  },
+  {
+    name: "status: unauthenticated",
+    expected: "UNAUTHENTICATED",
+    rest: {
+      endpoint: "statuses",
+      body: { action: "create", group_id: MAPLE.groupId, doc: { status_name: "X", color: "#000000" } },
+      headers: NO_CREDENTIALS,
+    },
+    graphql: {
+      query: CREATE_STATUS,
+      variables: { input: { groupId: MAPLE.groupId, name: "X", color: "#000000" } },
+      headers: NO_CREDENTIALS,
+    },
+  },
 ];
 
 describe("same error code through REST and GraphQL (VALIDATION_FAILED ↔ BAD_USER_INPUT)", () => {
@@ -210,8 +515,14 @@ describe("same error code through REST and GraphQL (VALIDATION_FAILED ↔ BAD_US
   });
 
   it("CONFLICT carries the existing status id on both (status_id ↔ statusId)", async () => {
-    const viaRest = await rest(t.app, "statuses", { action: "create", group_id: MAPLE.groupId, doc: { status_name: "ACCEPTED", color: "#000000" } });
-    const viaGraphql = await graphql(t.app, CREATE_STATUS, { input: { groupId: MAPLE.groupId, name: "ACCEPTED", color: "#000000" } });
+    const viaRest = await rest(t.app, "statuses", {
+      action: "create",
+      group_id: MAPLE.groupId,
+      doc: { status_name: "ACCEPTED", color: "#000000" },
+    });
+    const viaGraphql = await graphql(t.app, CREATE_STATUS, {
+      input: { groupId: MAPLE.groupId, name: "ACCEPTED", color: "#000000" },
+    });
     expect(viaGraphql.errors?.[0].extensions?.statusId).toBe(viaRest.body.status_id);
     expect(viaGraphql.errors?.[0].message).toBe(viaRest.body.msg);
   });

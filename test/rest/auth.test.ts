@@ -14,7 +14,11 @@ const STALE = "Timestamp must be Unix seconds within 300 s of the server clock."
 const listProjects = { action: "get_project_list", group_id: MAPLE.groupId, doc: {} };
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-const post = (path: string, body: unknown, headers: Record<string, string>) => request(t.app).post(path).set(headers).send(body as object);
+const post = (path: string, body: unknown, headers: Record<string, string>) =>
+  request(t.app)
+    .post(path)
+    .set(headers)
+    .send(body as object);
 
 /** The error body of contract §3, key by key; returns it without request_id for comparisons. */
 function errorBody(res: request.Response, status: number, code: string, msg: string) {
@@ -28,7 +32,8 @@ function errorBody(res: request.Response, status: number, code: string, msg: str
 }
 
 describe("authentication through HTTP (contract §2)", () => {
-  const without = (name: keyof typeof mapleHeaders) => Object.fromEntries(Object.entries(mapleHeaders).filter(([k]) => k !== name));
+  const without = (name: keyof typeof mapleHeaders) =>
+    Object.fromEntries(Object.entries(mapleHeaders).filter(([k]) => k !== name));
 
   for (const name of ["Api-Id", "Api-User", "Api-Token"] as const) {
     it(`a missing ${name} is 401 UNAUTHENTICATED with the common message`, async () => {
@@ -52,12 +57,17 @@ describe("authentication through HTTP (contract §2)", () => {
       { "Api-Id": "20002", "Api-User": "old@other.test", "Api-Token": "inactive-token-20002" },
     ];
     const bodies = [];
-    for (const headers of variants) bodies.push(errorBody(await post("/reg/api2/projects/", listProjects, headers), 401, "UNAUTHENTICATED", REFUSED));
+    for (const headers of variants)
+      bodies.push(errorBody(await post("/reg/api2/projects/", listProjects, headers), 401, "UNAUTHENTICATED", REFUSED));
     for (const body of bodies) expect(body).toEqual(bodies[0]);
   });
 
   it("an inactive account (20002) is 401 UNAUTHENTICATED", async () => {
-    const res = await post("/reg/api2/projects/", { ...listProjects, group_id: OTHER.groupId }, { "Api-Id": "20002", "Api-User": "old@other.test", "Api-Token": "inactive-token-20002" });
+    const res = await post(
+      "/reg/api2/projects/",
+      { ...listProjects, group_id: OTHER.groupId },
+      { "Api-Id": "20002", "Api-User": "old@other.test", "Api-Token": "inactive-token-20002" },
+    );
     errorBody(res, 401, "UNAUTHENTICATED", REFUSED);
   });
 
@@ -78,7 +88,10 @@ describe("authentication through HTTP (contract §2)", () => {
 
   it("a Timestamp 290 s off is still inside the window", async () => {
     for (const offset of [-290, 290]) {
-      const res = await post("/reg/api2/projects/", listProjects, { ...mapleHeaders, Timestamp: String(nowSeconds() + offset) });
+      const res = await post("/reg/api2/projects/", listProjects, {
+        ...mapleHeaders,
+        Timestamp: String(nowSeconds() + offset),
+      });
       expect(res.status).toBe(200);
     }
   });
@@ -98,7 +111,11 @@ describe("authentication through HTTP (contract §2)", () => {
   }
 
   it("a stale Timestamp with wrong credentials is UNAUTHENTICATED (credentials first)", async () => {
-    const res = await post("/reg/api2/projects/", listProjects, { ...mapleHeaders, "Api-Token": "wrong", Timestamp: "1" });
+    const res = await post("/reg/api2/projects/", listProjects, {
+      ...mapleHeaders,
+      "Api-Token": "wrong",
+      Timestamp: "1",
+    });
     errorBody(res, 401, "UNAUTHENTICATED", REFUSED);
   });
 
@@ -130,7 +147,14 @@ describe("group ownership (contract §2)", () => {
 
   for (const [endpoint, body] of [
     ["projects", (groupId: number) => ({ action: "get_project_list", group_id: groupId, doc: {} })],
-    ["statuses", (groupId: number) => ({ action: "create", group_id: groupId, doc: { status_name: "Ownership probe", color: "#101010" } })],
+    [
+      "statuses",
+      (groupId: number) => ({
+        action: "create",
+        group_id: groupId,
+        doc: { status_name: "Ownership probe", color: "#101010" },
+      }),
+    ],
   ] as const) {
     it(`/${endpoint}/: a foreign project and a missing project get identical 403 bodies but for request_id`, async () => {
       const foreign = await post(`/reg/api2/${endpoint}/`, body(OTHER.groupId), mapleHeaders);
@@ -143,20 +167,32 @@ describe("group ownership (contract §2)", () => {
     });
 
     it(`/${endpoint}/: another organization cannot use a Maple project`, async () => {
-      const res = await post(`/reg/api2/${endpoint}/`, body(MAPLE.groupId), { "Api-Id": OTHER.apiId, "Api-User": OTHER.apiUser, "Api-Token": OTHER.apiToken });
+      const res = await post(`/reg/api2/${endpoint}/`, body(MAPLE.groupId), {
+        "Api-Id": OTHER.apiId,
+        "Api-User": OTHER.apiUser,
+        "Api-Token": OTHER.apiToken,
+      });
       errorBody(res, 403, "FORBIDDEN", forbidden(MAPLE.groupId));
     });
   }
 
   it("the owner of the foreign project is served", async () => {
-    const res = await post("/reg/api2/projects/", { ...listProjects, group_id: OTHER.groupId }, { "Api-Id": OTHER.apiId, "Api-User": OTHER.apiUser, "Api-Token": OTHER.apiToken });
+    const res = await post(
+      "/reg/api2/projects/",
+      { ...listProjects, group_id: OTHER.groupId },
+      { "Api-Id": OTHER.apiId, "Api-User": OTHER.apiUser, "Api-Token": OTHER.apiToken },
+    );
     expect(res.status).toBe(200);
     expect(res.body.projects.map((p: { group_id: string }) => p.group_id)).toEqual([String(OTHER.groupId)]);
   });
 
   it("a forbidden statuses create writes nothing", async () => {
     const before = await t.dataSource.manager.count(Status);
-    const res = await post("/reg/api2/statuses/", { action: "create", group_id: OTHER.groupId, doc: { status_name: "Intruder", color: "#111111" } }, mapleHeaders);
+    const res = await post(
+      "/reg/api2/statuses/",
+      { action: "create", group_id: OTHER.groupId, doc: { status_name: "Intruder", color: "#111111" } },
+      mapleHeaders,
+    );
     expect(res.status).toBe(403);
     expect(await t.dataSource.manager.count(Status)).toBe(before);
   });

@@ -24,7 +24,13 @@ describe("projects get_project_list (seed §4.5, contract §7)", () => {
     const res = await list({});
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
-    expect(Object.keys(res.body)).toEqual(["projects", "success", "only_archived", "with_archived", "with_group_totals"]);
+    expect(Object.keys(res.body)).toEqual([
+      "projects",
+      "success",
+      "only_archived",
+      "with_archived",
+      "with_group_totals",
+    ]);
     expect(res.body.success).toBe(true);
     expect(res.body.only_archived).toBe(false);
     expect(res.body.with_archived).toBe(false);
@@ -40,7 +46,13 @@ describe("projects get_project_list (seed §4.5, contract §7)", () => {
       creation_date: "2026-01-05 10:00:00",
       _excluded: "0",
     });
-    expect(Object.keys(res.body.projects[0])).toEqual(["group_id", "group_name", "group_currency", "creation_date", "_excluded"]);
+    expect(Object.keys(res.body.projects[0])).toEqual([
+      "group_id",
+      "group_name",
+      "group_currency",
+      "creation_date",
+      "_excluded",
+    ]);
     for (const project of res.body.projects) {
       for (const value of Object.values(project)) expect(typeof value).toBe("string");
       expect(project.creation_date).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
@@ -67,7 +79,13 @@ describe("projects get_project_list (seed §4.5, contract §7)", () => {
   it('only_archived lists only archived projects, _excluded "1"', async () => {
     const res = await list({ only_archived: true });
     expect(res.body.projects).toEqual([
-      { group_id: "100909071", group_name: "Summer Camp 2026", group_currency: "USD", creation_date: "2025-01-05 10:00:00", _excluded: "1" },
+      {
+        group_id: "100909071",
+        group_name: "Summer Camp 2026",
+        group_currency: "USD",
+        creation_date: "2025-01-05 10:00:00",
+        _excluded: "1",
+      },
     ]);
     expect(res.body.only_archived).toBe(true);
   });
@@ -79,7 +97,10 @@ describe("projects get_project_list (seed §4.5, contract §7)", () => {
   });
 
   it("explicit false flags behave as absent ones", async () => {
-    expect(ids(await list({ only_archived: false, with_archived: false, with_group_totals: false }))).toEqual(["100909072", "100909073"]);
+    expect(ids(await list({ only_archived: false, with_archived: false, with_group_totals: false }))).toEqual([
+      "100909072",
+      "100909073",
+    ]);
   });
 
   it("never lists another organization's projects", async () => {
@@ -107,7 +128,14 @@ describe("projects get_project_list: group_totals (contract §7, §8)", () => {
     expect(res.status).toBe(200);
     expect(res.body.with_group_totals).toBe(true);
     const byId = Object.fromEntries(res.body.projects.map((p: { group_id: string }) => [p.group_id, p]));
-    expect(Object.keys(byId["100909072"])).toEqual(["group_id", "group_name", "group_currency", "creation_date", "_excluded", "group_totals"]);
+    expect(Object.keys(byId["100909072"])).toEqual([
+      "group_id",
+      "group_name",
+      "group_currency",
+      "creation_date",
+      "_excluded",
+      "group_totals",
+    ]);
     // Miles (Accepted), his child (no status) and Bill (Withdrawn, excluding): 3 users, 2 active;
     // Miles ordered Week 1 (350.00) and paid 100.00.
     expect(byId["100909072"].group_totals).toEqual({
@@ -117,9 +145,27 @@ describe("projects get_project_list: group_totals (contract §7, §8)", () => {
       total_paid: "100.00",
       total_balance: "250.00",
     });
-    expect(Object.keys(byId["100909072"].group_totals)).toEqual(["total_users", "total_active_users", "total_order", "total_paid", "total_balance"]);
-    expect(byId["100909073"].group_totals).toEqual({ total_users: "1", total_active_users: "1", total_order: "0.00", total_paid: "0.00", total_balance: "0.00" });
-    expect(byId["100909071"].group_totals).toEqual({ total_users: "0", total_active_users: "0", total_order: "0.00", total_paid: "0.00", total_balance: "0.00" });
+    expect(Object.keys(byId["100909072"].group_totals)).toEqual([
+      "total_users",
+      "total_active_users",
+      "total_order",
+      "total_paid",
+      "total_balance",
+    ]);
+    expect(byId["100909073"].group_totals).toEqual({
+      total_users: "1",
+      total_active_users: "1",
+      total_order: "0.00",
+      total_paid: "0.00",
+      total_balance: "0.00",
+    });
+    expect(byId["100909071"].group_totals).toEqual({
+      total_users: "0",
+      total_active_users: "0",
+      total_order: "0.00",
+      total_paid: "0.00",
+      total_balance: "0.00",
+    });
   });
 
   it("without with_group_totals no record has group_totals", async () => {
@@ -128,9 +174,16 @@ describe("projects get_project_list: group_totals (contract §7, §8)", () => {
   });
 
   it("totals follow the data: a registration leaving the excluding status becomes active, a payment lowers the balance", async () => {
-    const bill = await t.dataSource.manager.findOneByOrFail(Registration, { projectId: MAPLE.groupId, personId: MAPLE.bill });
+    const bill = await t.dataSource.manager.findOneByOrFail(Registration, {
+      projectId: MAPLE.groupId,
+      personId: MAPLE.bill,
+    });
     await t.dataSource.manager.update(Registration, { uid: bill.uid }, { statusId: 9 });
-    const payment = await t.dataSource.manager.insert(Payment, { registrationId: bill.uid, amountCents: 1234, paidAt: new Date() });
+    const payment = await t.dataSource.manager.insert(Payment, {
+      registrationId: bill.uid,
+      amountCents: 1234,
+      paidAt: new Date(),
+    });
     try {
       const res = await list({ with_group_totals: true });
       expect(res.body.projects[0].group_totals).toEqual({
@@ -149,10 +202,18 @@ describe("projects get_project_list: group_totals (contract §7, §8)", () => {
 
 describe("projects get_project_list: validation", () => {
   it("a missing doc is 400 naming doc (the seed requires it)", async () => {
-    const res = await request(t.app).post("/reg/api2/projects/").set(mapleHeaders).send({ action: "get_project_list", group_id: MAPLE.groupId });
+    const res = await request(t.app)
+      .post("/reg/api2/projects/")
+      .set(mapleHeaders)
+      .send({ action: "get_project_list", group_id: MAPLE.groupId });
     expect(res.status).toBe(400);
     expect(Object.keys(res.body)).toEqual(["success", "msg", "msg_type", "error_code", "errors", "request_id"]);
-    expect(res.body).toMatchObject({ success: false, msg_type: "error", error_code: "VALIDATION_FAILED", errors: [{ path: "doc", message: "is required (a JSON object)" }] });
+    expect(res.body).toMatchObject({
+      success: false,
+      msg_type: "error",
+      error_code: "VALIDATION_FAILED",
+      errors: [{ path: "doc", message: "is required (a JSON object)" }],
+    });
     expect(res.body.msg).toBe("Invalid request: doc is required (a JSON object).");
   });
 
@@ -197,7 +258,9 @@ function bulkOrganization(orgId: number, projectCount: number) {
   projects.reverse();
   const account = { id: orgId * 10 + 1, user: `api@bulk${orgId}.test`, token: `bulk-token-${orgId}-secret` };
   return {
-    fixture: { organizations: [{ id: orgId, name: `Bulk org ${orgId}`, apiAccounts: [{ ...account, active: true }], projects }] },
+    fixture: {
+      organizations: [{ id: orgId, name: `Bulk org ${orgId}`, apiAccounts: [{ ...account, active: true }], projects }],
+    },
     headers: { "Api-Id": String(account.id), "Api-User": account.user, "Api-Token": account.token },
     groupId: base + 1000,
   };
@@ -224,7 +287,8 @@ describe("projects get_project_list: statement bound", () => {
     await loadFixture(t.context(null), large.fixture);
   });
 
-  const call = (org: typeof small, doc: Record<string, boolean>) => t.countStatements(() => list(doc, org.headers, org.groupId));
+  const call = (org: typeof small, doc: Record<string, boolean>) =>
+    t.countStatements(() => list(doc, org.headers, org.groupId));
 
   it("the bulk organization's projects come sorted by group_id with correct totals", async () => {
     const { result: res } = await call(large, { with_archived: true, with_group_totals: true });
@@ -258,11 +322,22 @@ describe("projects get_project_list: statement bound", () => {
 
   it("only_archived with totals lists the one archived bulk project with its totals", async () => {
     const { result: res } = await call(large, { only_archived: true, with_group_totals: true });
-    expect(res.body.projects).toEqual([expect.objectContaining({ group_id: String(large.groupId + 1), _excluded: "1", group_totals: expectedBulkTotals(1) })]);
+    expect(res.body.projects).toEqual([
+      expect.objectContaining({
+        group_id: String(large.groupId + 1),
+        _excluded: "1",
+        group_totals: expectedBulkTotals(1),
+      }),
+    ]);
   });
 
   it("the domain call (as GraphQL makes it) returns totals in cents", async () => {
-    const listing = await listProjects(t.context(), { groupId: MAPLE.groupId, withArchived: false, onlyArchived: false, withGroupTotals: true });
+    const listing = await listProjects(t.context(), {
+      groupId: MAPLE.groupId,
+      withArchived: false,
+      onlyArchived: false,
+      withGroupTotals: true,
+    });
     expect(listing.map((p) => p.id)).toEqual([MAPLE.groupId, MAPLE.jazzGroupId]);
     expect(listing[0]).toEqual({
       id: MAPLE.groupId,
@@ -270,9 +345,20 @@ describe("projects get_project_list: statement bound", () => {
       currency: "USD",
       createdAt: new Date("2026-01-05T10:00:00Z"),
       archived: false,
-      totals: { totalUsers: 3, totalActiveUsers: 2, totalOrderCents: 35000, totalPaidCents: 10000, totalBalanceCents: 25000 },
+      totals: {
+        totalUsers: 3,
+        totalActiveUsers: 2,
+        totalOrderCents: 35000,
+        totalPaidCents: 10000,
+        totalBalanceCents: 25000,
+      },
     });
-    const plain = await listProjects(t.context(), { groupId: MAPLE.groupId, withArchived: false, onlyArchived: false, withGroupTotals: false });
+    const plain = await listProjects(t.context(), {
+      groupId: MAPLE.groupId,
+      withArchived: false,
+      onlyArchived: false,
+      withGroupTotals: false,
+    });
     expect(plain[0]).not.toHaveProperty("totals");
   });
 });

@@ -16,7 +16,10 @@ const ENDPOINTS = ["users", "statuses", "projects"] as const;
 const listProjects = { action: "get_project_list", group_id: MAPLE.groupId, doc: {} };
 
 const post = (path: string, body: unknown, headers: Record<string, string> = mapleHeaders) =>
-  request(t.app).post(path).set(headers).send(body as object);
+  request(t.app)
+    .post(path)
+    .set(headers)
+    .send(body as object);
 
 /** The contract §3 error body, checked key by key and in order. */
 function expectErrorBody(
@@ -52,7 +55,9 @@ describe("transport (contract §1): methods", () => {
     for (const method of ["get", "put", "delete", "patch"] as const) {
       it(`${method.toUpperCase()} /reg/api2/${endpoint}/ is 405 METHOD_NOT_ALLOWED with Allow: POST`, async () => {
         const res = await request(t.app)[method](`/reg/api2/${endpoint}/`).set(mapleHeaders);
-        expectErrorBody(res, 405, "METHOD_NOT_ALLOWED", { msg: `Method ${method.toUpperCase()} is not allowed on /reg/api2/${endpoint}/; use POST.` });
+        expectErrorBody(res, 405, "METHOD_NOT_ALLOWED", {
+          msg: `Method ${method.toUpperCase()} is not allowed on /reg/api2/${endpoint}/; use POST.`,
+        });
         expect(res.headers.allow).toBe("POST");
       });
     }
@@ -83,17 +88,32 @@ describe("transport (contract §1): methods", () => {
 
 describe("transport (contract §1): content type and body", () => {
   it("text/plain is 415 UNSUPPORTED_MEDIA_TYPE", async () => {
-    const res = await request(t.app).post("/reg/api2/projects/").set(mapleHeaders).set("Content-Type", "text/plain").send(JSON.stringify(listProjects));
-    expectErrorBody(res, 415, "UNSUPPORTED_MEDIA_TYPE", { msg: 'The request body must be JSON sent as Content-Type: application/json; got Content-Type "text/plain".' });
+    const res = await request(t.app)
+      .post("/reg/api2/projects/")
+      .set(mapleHeaders)
+      .set("Content-Type", "text/plain")
+      .send(JSON.stringify(listProjects));
+    expectErrorBody(res, 415, "UNSUPPORTED_MEDIA_TYPE", {
+      msg: 'The request body must be JSON sent as Content-Type: application/json; got Content-Type "text/plain".',
+    });
   });
 
   it("a form-encoded body is 415 UNSUPPORTED_MEDIA_TYPE", async () => {
-    const res = await request(t.app).post("/reg/api2/statuses/").set(mapleHeaders).type("form").send({ action: "create", group_id: String(MAPLE.groupId) });
-    expectErrorBody(res, 415, "UNSUPPORTED_MEDIA_TYPE", { msg: /got Content-Type "application\/x-www-form-urlencoded"/ });
+    const res = await request(t.app)
+      .post("/reg/api2/statuses/")
+      .set(mapleHeaders)
+      .type("form")
+      .send({ action: "create", group_id: String(MAPLE.groupId) });
+    expectErrorBody(res, 415, "UNSUPPORTED_MEDIA_TYPE", {
+      msg: /got Content-Type "application\/x-www-form-urlencoded"/,
+    });
   });
 
   it("a body without Content-Type is 415 UNSUPPORTED_MEDIA_TYPE", async () => {
-    const res = await request(t.app).post("/reg/api2/projects/").set(mapleHeaders).send(Buffer.from(JSON.stringify(listProjects)));
+    const res = await request(t.app)
+      .post("/reg/api2/projects/")
+      .set(mapleHeaders)
+      .send(Buffer.from(JSON.stringify(listProjects)));
     expectErrorBody(res, 415, "UNSUPPORTED_MEDIA_TYPE", { msg: /got no Content-Type/ });
   });
 
@@ -104,18 +124,30 @@ describe("transport (contract §1): content type and body", () => {
 
   it("application/json with a charset (any case) is accepted", async () => {
     for (const type of ["application/json; charset=utf-8", "Application/JSON;charset=UTF-8", "application/json"]) {
-      const res = await request(t.app).post("/reg/api2/projects/").set(mapleHeaders).set("Content-Type", type).send(JSON.stringify(listProjects));
+      const res = await request(t.app)
+        .post("/reg/api2/projects/")
+        .set(mapleHeaders)
+        .set("Content-Type", type)
+        .send(JSON.stringify(listProjects));
       expect(res.status).toBe(200);
     }
   });
 
   it("a charset other than UTF-8 is 415 UNSUPPORTED_MEDIA_TYPE", async () => {
-    const res = await request(t.app).post("/reg/api2/projects/").set(mapleHeaders).set("Content-Type", "application/json; charset=latin1").send(JSON.stringify(listProjects));
+    const res = await request(t.app)
+      .post("/reg/api2/projects/")
+      .set(mapleHeaders)
+      .set("Content-Type", "application/json; charset=latin1")
+      .send(JSON.stringify(listProjects));
     expectErrorBody(res, 415, "UNSUPPORTED_MEDIA_TYPE");
   });
 
   it("malformed JSON is 400 INVALID_JSON", async () => {
-    const res = await request(t.app).post("/reg/api2/statuses/").set(mapleHeaders).set("Content-Type", "application/json").send('{"action": "create", "group_id": ');
+    const res = await request(t.app)
+      .post("/reg/api2/statuses/")
+      .set(mapleHeaders)
+      .set("Content-Type", "application/json")
+      .send('{"action": "create", "group_id": ');
     expectErrorBody(res, 400, "INVALID_JSON", { msg: "The request body is not valid JSON." });
   });
 
@@ -127,15 +159,26 @@ describe("transport (contract §1): content type and body", () => {
   it("a body over 1 MiB is 413 PAYLOAD_TOO_LARGE", async () => {
     const body = JSON.stringify({ ...listProjects, doc: { padding: "x".repeat(1024 * 1024) } });
     expect(Buffer.byteLength(body)).toBeGreaterThan(1024 * 1024);
-    const res = await request(t.app).post("/reg/api2/projects/").set(mapleHeaders).set("Content-Type", "application/json").send(body);
+    const res = await request(t.app)
+      .post("/reg/api2/projects/")
+      .set(mapleHeaders)
+      .set("Content-Type", "application/json")
+      .send(body);
     expectErrorBody(res, 413, "PAYLOAD_TOO_LARGE", { msg: "The request body is larger than 1 MiB (1048576 bytes)." });
   });
 
   it("a body of exactly 1 MiB is accepted", async () => {
     const shell = JSON.stringify({ ...listProjects, doc: { padding: "" } });
-    const body = JSON.stringify({ ...listProjects, doc: { padding: "x".repeat(1024 * 1024 - Buffer.byteLength(shell)) } });
+    const body = JSON.stringify({
+      ...listProjects,
+      doc: { padding: "x".repeat(1024 * 1024 - Buffer.byteLength(shell)) },
+    });
     expect(Buffer.byteLength(body)).toBe(1024 * 1024);
-    const res = await request(t.app).post("/reg/api2/projects/").set(mapleHeaders).set("Content-Type", "application/json").send(body);
+    const res = await request(t.app)
+      .post("/reg/api2/projects/")
+      .set(mapleHeaders)
+      .set("Content-Type", "application/json")
+      .send(body);
     expect(res.status).toBe(200);
   });
 });
@@ -148,13 +191,21 @@ describe("envelope (contract §1, §8): checked before the group's owner", () =>
   ];
   for (const [name, body, msg] of cases) {
     it(`${name} is 400 VALIDATION_FAILED`, async () => {
-      const res = await request(t.app).post("/reg/api2/projects/").set(mapleHeaders).set("Content-Type", "application/json").send(JSON.stringify(body));
+      const res = await request(t.app)
+        .post("/reg/api2/projects/")
+        .set(mapleHeaders)
+        .set("Content-Type", "application/json")
+        .send(JSON.stringify(body));
       expectErrorBody(res, 400, "VALIDATION_FAILED", { msg });
     });
   }
 
   it("an empty body is 400 VALIDATION_FAILED naming action and group_id", async () => {
-    const res = await request(t.app).post("/reg/api2/projects/").set(mapleHeaders).set("Content-Type", "application/json").send("");
+    const res = await request(t.app)
+      .post("/reg/api2/projects/")
+      .set(mapleHeaders)
+      .set("Content-Type", "application/json")
+      .send("");
     expectErrorBody(res, 400, "VALIDATION_FAILED", {
       errors: [
         { path: "action", message: "is required" },
@@ -203,7 +254,11 @@ describe("envelope (contract §1, §8): checked before the group's owner", () =>
   });
 
   it("invalid members for a foreign project are 400, not 403 (all validation before ownership)", async () => {
-    const res = await post("/reg/api2/statuses/", { action: "create", group_id: OTHER.groupId, doc: { status_name: "", color: "red" } });
+    const res = await post("/reg/api2/statuses/", {
+      action: "create",
+      group_id: OTHER.groupId,
+      doc: { status_name: "", color: "red" },
+    });
     expectErrorBody(res, 400, "VALIDATION_FAILED", {
       errors: [
         { path: "doc.status_name", message: "must not be empty" },
@@ -218,8 +273,14 @@ describe("envelope (contract §1, §8): checked before the group's owner", () =>
   });
 
   it("an action's members are checked before ownership: a bad flag for a foreign project is 400", async () => {
-    const res = await post("/reg/api2/projects/", { ...listProjects, group_id: OTHER.groupId, doc: { with_archived: "yes" } });
-    expectErrorBody(res, 400, "VALIDATION_FAILED", { errors: [{ path: "doc.with_archived", message: "must be true or false" }] });
+    const res = await post("/reg/api2/projects/", {
+      ...listProjects,
+      group_id: OTHER.groupId,
+      doc: { with_archived: "yes" },
+    });
+    expectErrorBody(res, 400, "VALIDATION_FAILED", {
+      errors: [{ path: "doc.with_archived", message: "must be true or false" }],
+    });
   });
 
   it("mark_forms_complete outside users update is 400 naming it", async () => {
@@ -240,13 +301,17 @@ describe("actions (contract §1): unknown and not yet implemented", () => {
     it(`an unknown action on /${endpoint}/ is 400 UNKNOWN_ACTION listing that endpoint's actions`, async () => {
       const res = await post(`/reg/api2/${endpoint}/`, { action: "delete_everything", group_id: MAPLE.groupId });
       const list = validActions[endpoint].length > 0 ? validActions[endpoint].join(", ") : "(none yet)";
-      expectErrorBody(res, 400, "UNKNOWN_ACTION", { msg: `Unknown action "delete_everything"; valid actions on /reg/api2/${endpoint}/: ${list}.` });
+      expectErrorBody(res, 400, "UNKNOWN_ACTION", {
+        msg: `Unknown action "delete_everything"; valid actions on /reg/api2/${endpoint}/: ${list}.`,
+      });
     });
   }
 
   it("the projects action of the wrong endpoint is unknown there", async () => {
     const res = await post("/reg/api2/statuses/", listProjects);
-    expectErrorBody(res, 400, "UNKNOWN_ACTION", { msg: 'Unknown action "get_project_list"; valid actions on /reg/api2/statuses/: create.' });
+    expectErrorBody(res, 400, "UNKNOWN_ACTION", {
+      msg: 'Unknown action "get_project_list"; valid actions on /reg/api2/statuses/: create.',
+    });
   });
 
   it("an inherited property name is not an action", async () => {
@@ -259,8 +324,15 @@ describe("actions (contract §1): unknown and not yet implemented", () => {
   for (const name of LEGACY_ACTIONS_NOT_BUILT.users) {
     it(`legacy users action ${name} (not built yet) is 400 UNKNOWN_ACTION saying so`, async () => {
       if (Object.hasOwn(usersActions, name)) return; // built after all: its own tests cover it
-      const res = await post("/reg/api2/users/", { action: name, group_id: MAPLE.groupId, clogin_id: MAPLE.miles, doc: {} });
-      expectErrorBody(res, 400, "UNKNOWN_ACTION", { msg: new RegExp(`^Action "${name}" is not implemented by this server yet; valid actions on /reg/api2/users/: `) });
+      const res = await post("/reg/api2/users/", {
+        action: name,
+        group_id: MAPLE.groupId,
+        clogin_id: MAPLE.miles,
+        doc: {},
+      });
+      expectErrorBody(res, 400, "UNKNOWN_ACTION", {
+        msg: new RegExp(`^Action "${name}" is not implemented by this server yet; valid actions on /reg/api2/users/: `),
+      });
     });
   }
 
@@ -273,7 +345,11 @@ describe("actions (contract §1): unknown and not yet implemented", () => {
 
 describe("responses (contract §1, §3, §8)", () => {
   it("echoes the client's X-Request-Id in the header and the error body", async () => {
-    const res = await post("/reg/api2/projects/", { action: "nope", group_id: MAPLE.groupId }, { ...mapleHeaders, "X-Request-Id": "client-req-42" });
+    const res = await post(
+      "/reg/api2/projects/",
+      { action: "nope", group_id: MAPLE.groupId },
+      { ...mapleHeaders, "X-Request-Id": "client-req-42" },
+    );
     expect(res.headers["x-request-id"]).toBe("client-req-42");
     expect(res.body.request_id).toBe("client-req-42");
   });
@@ -295,7 +371,11 @@ describe("responses (contract §1, §3, §8)", () => {
     const failure = new Error("ER_PARSE_ERROR: near 'SELECT token_hash FROM api_account' at line 1");
     const spy = jest.spyOn(statusesService, "createStatus").mockRejectedValueOnce(failure);
     try {
-      const res = await post("/reg/api2/statuses/", { action: "create", group_id: MAPLE.groupId, doc: { status_name: "Boom", color: "#123456" } }, { ...mapleHeaders, "X-Request-Id": "boom-1" });
+      const res = await post(
+        "/reg/api2/statuses/",
+        { action: "create", group_id: MAPLE.groupId, doc: { status_name: "Boom", color: "#123456" } },
+        { ...mapleHeaders, "X-Request-Id": "boom-1" },
+      );
       expectErrorBody(res, 500, "INTERNAL", { msg: "Internal error; quote request id boom-1 when reporting it." });
       expect(spy).toHaveBeenCalledTimes(1);
       expect(res.text).not.toMatch(/SELECT|token_hash|ER_PARSE|at .*\.ts:\d+|stack/i);

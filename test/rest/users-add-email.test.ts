@@ -1,6 +1,15 @@
 import { MAPLE, OTHER } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
-import { expectErrorBody, expectUserEnvelope, LAB, labFixture, postUsers, rowsOf, snapshotWrites, uidOf } from "./users-support";
+import {
+  expectErrorBody,
+  expectUserEnvelope,
+  LAB,
+  labFixture,
+  postUsers,
+  rowsOf,
+  snapshotWrites,
+  uidOf,
+} from "./users-support";
 
 // users add_email: seed §2.8, §4.3; contract §7.
 
@@ -19,12 +28,16 @@ const email = (overrides: Record<string, unknown> = {}) => ({
 });
 const addEmail = (emailList: unknown, cloginId: number = LAB.ann, groupId: number = LAB.groupId) =>
   postUsers(t, { action: "add_email", group_id: groupId, clogin_id: cloginId, doc: { email_list: emailList } });
-const history = async (cloginId: number = LAB.ann) => rowsOf(t.dataSource, "email_record", await uidOf(t.dataSource, LAB.groupId, cloginId));
+const history = async (cloginId: number = LAB.ann) =>
+  rowsOf(t.dataSource, "email_record", await uidOf(t.dataSource, LAB.groupId, cloginId));
 
 describe("add_email: response and records (seed §4.3)", () => {
   it("one email object: msg 'Emails added successfully', success true, user_info, meta_info; recorded with origin api; nothing sent", async () => {
     const before = (await history(LAB.dee)).length;
-    const res = await addEmail(email({ to: "dee@lab.test", cc: "boss@lab.test, office@lab.test", bcc: "audit@lab.test" }), LAB.dee);
+    const res = await addEmail(
+      email({ to: "dee@lab.test", cc: "boss@lab.test, office@lab.test", bcc: "audit@lab.test" }),
+      LAB.dee,
+    );
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(["success", "msg", "user_info", "meta_info"]);
     expect(res.body.success).toBe(true);
@@ -54,11 +67,22 @@ describe("add_email: response and records (seed §4.3)", () => {
 
   it("contract §7: 100 emails are accepted, 101 and 0 are a 400 naming doc.email_list", async () => {
     const before = (await history(LAB.cy)).length;
-    expect((await addEmail(Array.from({ length: 100 }, (_, i) => email({ subject: `S${i}` })), LAB.cy)).status).toBe(200);
+    expect(
+      (
+        await addEmail(
+          Array.from({ length: 100 }, (_, i) => email({ subject: `S${i}` })),
+          LAB.cy,
+        )
+      ).status,
+    ).toBe(200);
     expect((await history(LAB.cy)).length).toBe(before + 100);
     const snapshot = await snapshotWrites(t.dataSource);
-    expectErrorBody(await addEmail(Array.from({ length: 101 }, () => email())), 400, "VALIDATION_FAILED", { errors: [{ path: "doc.email_list", message: "must hold at most 100 emails" }] });
-    expectErrorBody(await addEmail([]), 400, "VALIDATION_FAILED", { errors: [{ path: "doc.email_list", message: "must hold at least one email" }] });
+    expectErrorBody(await addEmail(Array.from({ length: 101 }, () => email())), 400, "VALIDATION_FAILED", {
+      errors: [{ path: "doc.email_list", message: "must hold at most 100 emails" }],
+    });
+    expectErrorBody(await addEmail([]), 400, "VALIDATION_FAILED", {
+      errors: [{ path: "doc.email_list", message: "must hold at least one email" }],
+    });
     expect(await snapshotWrites(t.dataSource)).toEqual(snapshot);
   });
 });
@@ -68,7 +92,10 @@ describe("add_email: validation, all or nothing (seed §2.8, contract §7)", () 
     const before = await snapshotWrites(t.dataSource);
     const res = await addEmail([{ cc: "x@lab.test" }]);
     expectErrorBody(res, 400, "VALIDATION_FAILED", {
-      errors: ["from", "to", "subject", "body"].map((member) => ({ path: `doc.email_list[0].${member}`, message: "is required" })),
+      errors: ["from", "to", "subject", "body"].map((member) => ({
+        path: `doc.email_list[0].${member}`,
+        message: "is required",
+      })),
     });
     expect(await snapshotWrites(t.dataSource)).toEqual(before);
   });
@@ -88,7 +115,10 @@ describe("add_email: validation, all or nothing (seed §2.8, contract §7)", () 
         { path: "doc.email_list[1].to", message: 'doc.email_list[1].to holds an invalid address: "nope".' },
         { path: "doc.email_list[2].cc", message: 'doc.email_list[2].cc holds an invalid address: "".' },
         { path: "doc.email_list[3].bcc", message: 'doc.email_list[3].bcc holds an invalid address: "x@y".' },
-        { path: "doc.email_list[4].from", message: 'doc.email_list[4].from "not an address" is not a valid email address.' },
+        {
+          path: "doc.email_list[4].from",
+          message: 'doc.email_list[4].from "not an address" is not a valid email address.',
+        },
       ],
     });
     expect(await snapshotWrites(t.dataSource)).toEqual(before);
@@ -96,7 +126,9 @@ describe("add_email: validation, all or nothing (seed §2.8, contract §7)", () 
 
   it("empty to or subject are refused; an empty body is accepted", async () => {
     const res = await addEmail([email({ to: " ", subject: "" })]);
-    expectErrorBody(res, 400, "VALIDATION_FAILED", { errors: [{ path: "doc.email_list[0].to" }, { path: "doc.email_list[0].subject" }] });
+    expectErrorBody(res, 400, "VALIDATION_FAILED", {
+      errors: [{ path: "doc.email_list[0].to" }, { path: "doc.email_list[0].subject" }],
+    });
     expect((await addEmail([email({ body: "" })])).status).toBe(200);
   });
 
@@ -112,17 +144,33 @@ describe("add_email: validation, all or nothing (seed §2.8, contract §7)", () 
   });
 
   it("doc and doc.email_list are required", async () => {
-    expectErrorBody(await postUsers(t, { action: "add_email", group_id: LAB.groupId, clogin_id: LAB.ann }), 400, "VALIDATION_FAILED", { errors: [{ path: "doc" }] });
-    expectErrorBody(await postUsers(t, { action: "add_email", group_id: LAB.groupId, clogin_id: LAB.ann, doc: {} }), 400, "VALIDATION_FAILED", {
-      errors: [{ path: "doc.email_list", message: "is required" }],
+    expectErrorBody(
+      await postUsers(t, { action: "add_email", group_id: LAB.groupId, clogin_id: LAB.ann }),
+      400,
+      "VALIDATION_FAILED",
+      { errors: [{ path: "doc" }] },
+    );
+    expectErrorBody(
+      await postUsers(t, { action: "add_email", group_id: LAB.groupId, clogin_id: LAB.ann, doc: {} }),
+      400,
+      "VALIDATION_FAILED",
+      {
+        errors: [{ path: "doc.email_list", message: "is required" }],
+      },
+    );
+    expectErrorBody(await addEmail("venue@lab.test"), 400, "VALIDATION_FAILED", {
+      errors: [{ path: "doc.email_list", message: /email object/ }],
     });
-    expectErrorBody(await addEmail("venue@lab.test"), 400, "VALIDATION_FAILED", { errors: [{ path: "doc.email_list", message: /email object/ }] });
   });
 
   it("a user not in the project is 404 USER_NOT_FOUND; a group of another organization is 403; nothing recorded", async () => {
     const before = await snapshotWrites(t.dataSource);
-    expectErrorBody(await addEmail(email(), MAPLE.bill), 404, "USER_NOT_FOUND", { msg: `User ${MAPLE.bill} is not registered in project ${LAB.groupId}.` });
-    expectErrorBody(await addEmail(email(), 300000001, OTHER.groupId), 403, "FORBIDDEN", { msg: `group_id ${OTHER.groupId} is not a project of your organization` });
+    expectErrorBody(await addEmail(email(), MAPLE.bill), 404, "USER_NOT_FOUND", {
+      msg: `User ${MAPLE.bill} is not registered in project ${LAB.groupId}.`,
+    });
+    expectErrorBody(await addEmail(email(), 300000001, OTHER.groupId), 403, "FORBIDDEN", {
+      msg: `group_id ${OTHER.groupId} is not a project of your organization`,
+    });
     expect(await snapshotWrites(t.dataSource)).toEqual(before);
   });
 });
@@ -132,7 +180,10 @@ describe("add_email: admin_id (seed §2.8, contract §7)", () => {
     const before = (await history()).length;
     const res = await addEmail([email({ admin_id: LAB.admins.owner }), email({ admin_id: String(LAB.admins.staff) })]);
     expect(res.status).toBe(200);
-    expect((await history()).slice(before).map((row) => Number(row.admin_id))).toEqual([LAB.admins.owner, LAB.admins.staff]);
+    expect((await history()).slice(before).map((row) => Number(row.admin_id))).toEqual([
+      LAB.admins.owner,
+      LAB.admins.staff,
+    ]);
   });
 
   it("an admin without access to the project, a viewer, an admin of another organization or an unknown admin: 403 FORBIDDEN, nothing recorded", async () => {
@@ -147,8 +198,14 @@ describe("add_email: admin_id (seed §2.8, contract §7)", () => {
     expectErrorBody(res, 403, "FORBIDDEN", {
       msg: `admin_id ${LAB.admins.managerElsewhere} has no access to project ${LAB.groupId} (and 3 more, see errors).`,
       errors: [
-        { path: "doc.email_list[1].admin_id", message: `admin_id ${LAB.admins.managerElsewhere} has no access to project ${LAB.groupId}.` },
-        { path: "doc.email_list[2].admin_id", message: `admin_id ${LAB.admins.viewer} is a viewer and may not send emails.` },
+        {
+          path: "doc.email_list[1].admin_id",
+          message: `admin_id ${LAB.admins.managerElsewhere} has no access to project ${LAB.groupId}.`,
+        },
+        {
+          path: "doc.email_list[2].admin_id",
+          message: `admin_id ${LAB.admins.viewer} is a viewer and may not send emails.`,
+        },
         { path: "doc.email_list[3].admin_id", message: "admin_id 601 is not an admin of your organization." },
         { path: "doc.email_list[4].admin_id", message: "admin_id 999 is not an admin of your organization." },
       ],
@@ -157,7 +214,12 @@ describe("add_email: admin_id (seed §2.8, contract §7)", () => {
   });
 
   it("the demo manager with access to the demo project may send there", async () => {
-    const res = await postUsers(t, { action: "add_email", group_id: MAPLE.groupId, clogin_id: MAPLE.miles, doc: { email_list: email({ to: "miles@maple.test", admin_id: 501 }) } });
+    const res = await postUsers(t, {
+      action: "add_email",
+      group_id: MAPLE.groupId,
+      clogin_id: MAPLE.miles,
+      doc: { email_list: email({ to: "miles@maple.test", admin_id: 501 }) },
+    });
     expect(res.status).toBe(200);
   });
 });

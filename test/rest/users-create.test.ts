@@ -1,7 +1,17 @@
 import { verifyPassword } from "../../src/auth/secrets";
 import { MAPLE, OTHER } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
-import { expectErrorBody, expectUserEnvelope, formStates, LAB, labFixture, postUsers, rowsOf, snapshotWrites, storedValue } from "./users-support";
+import {
+  expectErrorBody,
+  expectUserEnvelope,
+  formStates,
+  LAB,
+  labFixture,
+  postUsers,
+  rowsOf,
+  snapshotWrites,
+  storedValue,
+} from "./users-support";
 
 // users create: seed §4.1, contract §1 (clogin_id on create), §7 (create), §8.
 
@@ -17,7 +27,14 @@ const personOf = async (id: number) => (await t.dataSource.query(`SELECT * FROM 
 
 describe("users create: response (seed §4.1, contract §8)", () => {
   it("answers HTTP 200 with msg 'User registered.', system_action ['user_registered'], success true, user_info and meta_info, key by key", async () => {
-    const res = await create({ username: "new1", password: "secret99", main_email: "new1@lab.test", first_name: "Nia", last_name: "New", org_name: "Org" });
+    const res = await create({
+      username: "new1",
+      password: "secret99",
+      main_email: "new1@lab.test",
+      first_name: "Nia",
+      last_name: "New",
+      org_name: "Org",
+    });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(["success", "msg", "system_action", "user_info", "meta_info"]);
     expect(res.body.success).toBe(true);
@@ -27,7 +44,14 @@ describe("users create: response (seed §4.1, contract §8)", () => {
     expect(Number.isSafeInteger(cloginId)).toBe(true);
     expectUserEnvelope(res.body, { cloginId, groupId: LAB.groupId });
     // first_name fills the mandatory f_501_1, so form 501 is submitted: its add_product trigger puts 2 × 12.50 in the cart.
-    expect(res.body.meta_info).toMatchObject({ u_name: "Nia New", status_id: "0", status_name: null, total_order: "25.00", star: "0", excluded: "0" });
+    expect(res.body.meta_info).toMatchObject({
+      u_name: "Nia New",
+      status_id: "0",
+      status_name: null,
+      total_order: "25.00",
+      star: "0",
+      excluded: "0",
+    });
   });
 });
 
@@ -55,9 +79,13 @@ describe("users create: the person (contract §7)", () => {
 
   it("usernames are unique in the organization, case-insensitively: 409 CONFLICT, nothing written", async () => {
     const before = await snapshotWrites(t.dataSource);
-    expectErrorBody(await create({ username: "ANN@lab.test", main_email: "x1@lab.test" }), 409, "CONFLICT", { msg: 'Username "ANN@lab.test" is already used in your organization.' });
+    expectErrorBody(await create({ username: "ANN@lab.test", main_email: "x1@lab.test" }), 409, "CONFLICT", {
+      msg: 'Username "ANN@lab.test" is already used in your organization.',
+    });
     // the default username (main_email) clashes the same way, also with a user of another project of the organization
-    expectErrorBody(await create({ main_email: "MILES@maple.test" }), 409, "CONFLICT", { msg: 'Username "MILES@maple.test" is already used in your organization.' });
+    expectErrorBody(await create({ main_email: "MILES@maple.test" }), 409, "CONFLICT", {
+      msg: 'Username "MILES@maple.test" is already used in your organization.',
+    });
     expect(await snapshotWrites(t.dataSource)).toEqual(before);
   });
 
@@ -92,13 +120,20 @@ describe("users create: the person (contract §7)", () => {
   });
 
   it("person data longer than its column is a 400 naming the member", async () => {
-    expectErrorBody(await create({ main_email: "long@lab.test", first_name: "n".repeat(101) }), 400, "VALIDATION_FAILED", {
-      errors: [{ path: "doc.first_name", message: "doc.first_name must have at most 100 characters." }],
-    });
+    expectErrorBody(
+      await create({ main_email: "long@lab.test", first_name: "n".repeat(101) }),
+      400,
+      "VALIDATION_FAILED",
+      {
+        errors: [{ path: "doc.first_name", message: "doc.first_name must have at most 100 characters." }],
+      },
+    );
   });
 
   it("person data must be strings: a 400 naming the member", async () => {
-    expectErrorBody(await create({ main_email: "types@lab.test", password: 123456 }), 400, "VALIDATION_FAILED", { errors: [{ path: "doc.password", message: "must be a string" }] });
+    expectErrorBody(await create({ main_email: "types@lab.test", password: 123456 }), 400, "VALIDATION_FAILED", {
+      errors: [{ path: "doc.password", message: "must be a string" }],
+    });
   });
 });
 
@@ -110,7 +145,12 @@ describe("users create: clogin_id (contract §1, §8)", () => {
 
   it("the id of a person of the organization registers that person in this project too (digit string accepted)", async () => {
     const before = (await t.dataSource.query(`SELECT COUNT(*) AS n FROM person`))[0].n;
-    const res = await postUsers(t, { action: "create", group_id: LAB.groupId, clogin_id: String(MAPLE.miles), doc: {} });
+    const res = await postUsers(t, {
+      action: "create",
+      group_id: LAB.groupId,
+      clogin_id: String(MAPLE.miles),
+      doc: {},
+    });
     expect(res.status).toBe(200);
     expectUserEnvelope(res.body, { cloginId: MAPLE.miles, groupId: LAB.groupId });
     expect(res.body.meta_info.u_name).toBe("Miles Davis");
@@ -119,8 +159,15 @@ describe("users create: clogin_id (contract §1, §8)", () => {
   });
 
   it("an existing person keeps its login: username and password in doc are ignored with a notice", async () => {
-    const res = await postUsers(t, { action: "create", group_id: LAB.groupId, clogin_id: MAPLE.bill, doc: { username: "takeover", password: "another1" } });
-    expect(res.body.notices).toEqual([`username and password were ignored: user ${MAPLE.bill} already exists and keeps its login.`]);
+    const res = await postUsers(t, {
+      action: "create",
+      group_id: LAB.groupId,
+      clogin_id: MAPLE.bill,
+      doc: { username: "takeover", password: "another1" },
+    });
+    expect(res.body.notices).toEqual([
+      `username and password were ignored: user ${MAPLE.bill} already exists and keeps its login.`,
+    ]);
     const row = await personOf(MAPLE.bill);
     expect(row.username).toBe("bill@maple.test");
     expect(await verifyPassword("secret2", row.password_hash)).toBe(true);
@@ -145,9 +192,19 @@ describe("users create: clogin_id (contract §1, §8)", () => {
 
   it("contract §1: any other clogin_id (true, a word) is a 400 naming clogin_id", async () => {
     for (const cloginId of [true, "new", 1.5]) {
-      expectErrorBody(await postUsers(t, { action: "create", group_id: LAB.groupId, clogin_id: cloginId, doc: { main_email: "c@lab.test" } }), 400, "VALIDATION_FAILED", {
-        errors: [{ path: "clogin_id", message: /must be false \(a new user\) or the clogin_id/ }],
-      });
+      expectErrorBody(
+        await postUsers(t, {
+          action: "create",
+          group_id: LAB.groupId,
+          clogin_id: cloginId,
+          doc: { main_email: "c@lab.test" },
+        }),
+        400,
+        "VALIDATION_FAILED",
+        {
+          errors: [{ path: "clogin_id", message: /must be false \(a new user\) or the clogin_id/ }],
+        },
+      );
     }
   });
 });
@@ -157,29 +214,61 @@ describe("users create: registration, forms and values (contract §7, §8)", () 
     const res = await create({ main_email: "forms@lab.test" });
     const cloginId = Number(res.body.user_info.clogin_id);
     expect([...(await formStates(t.dataSource, LAB.groupId, cloginId)).keys()]).toEqual([501, 503, 504, 505]);
-    expect(res.body.meta_info).toMatchObject({ total_forms: "4", completed_forms: "0", total_user_forms: "3", total_user_mandatory_forms: "1" });
+    expect(res.body.meta_info).toMatchObject({
+      total_forms: "4",
+      completed_forms: "0",
+      total_user_forms: "3",
+      total_user_mandatory_forms: "1",
+    });
   });
 
   it("contract §8: create in a family project makes a parent: level all and parent forms, connected_to its own clogin_id", async () => {
-    const res = await postUsers(t, { action: "create", group_id: LAB.familyGroupId, clogin_id: false, doc: { main_email: "parent@lab.test" } });
+    const res = await postUsers(t, {
+      action: "create",
+      group_id: LAB.familyGroupId,
+      clogin_id: false,
+      doc: { main_email: "parent@lab.test" },
+    });
     const cloginId = Number(res.body.user_info.clogin_id);
     expectUserEnvelope(res.body, { cloginId, groupId: LAB.familyGroupId });
     expect([...(await formStates(t.dataSource, LAB.familyGroupId, cloginId)).keys()]).toEqual([601, 602]);
-    const [registration] = await t.dataSource.query(`SELECT connected_to FROM registration WHERE project_id = ? AND person_id = ?`, [LAB.familyGroupId, cloginId]);
+    const [registration] = await t.dataSource.query(
+      `SELECT connected_to FROM registration WHERE project_id = ? AND person_id = ?`,
+      [LAB.familyGroupId, cloginId],
+    );
     expect(registration.connected_to).toBeNull();
   });
 
   it("connected_to on create is refused (children come from create_child; our decision): 400 naming connected_to, nothing written", async () => {
     const before = await snapshotWrites(t.dataSource);
-    const res = await postUsers(t, { action: "create", group_id: LAB.familyGroupId, clogin_id: false, connected_to: 700005, doc: { main_email: "child@lab.test" } });
+    const res = await postUsers(t, {
+      action: "create",
+      group_id: LAB.familyGroupId,
+      clogin_id: false,
+      connected_to: 700005,
+      doc: { main_email: "child@lab.test" },
+    });
     expectErrorBody(res, 400, "VALIDATION_FAILED", {
-      errors: [{ path: "connected_to", message: "connected_to is not accepted by create, which registers a parent or an individual; children are created with create_child." }],
+      errors: [
+        {
+          path: "connected_to",
+          message:
+            "connected_to is not accepted by create, which registers a parent or an individual; children are created with create_child.",
+        },
+      ],
     });
     expect(await snapshotWrites(t.dataSource)).toEqual(before);
   });
 
   it("other doc keys are field values handled as in update: written, matched, or refused with a notice", async () => {
-    const res = await create({ main_email: "vals@lab.test", f_501_3: 12, f_501_8: ["archery", "Golf"], _usercart: true, nope: "x", f_502_1: "Peanuts" });
+    const res = await create({
+      main_email: "vals@lab.test",
+      f_501_3: 12,
+      f_501_8: ["archery", "Golf"],
+      _usercart: true,
+      nope: "x",
+      f_502_1: "Peanuts",
+    });
     expect(res.body.notices).toEqual([
       '"f_501_8": "Golf" is not an answer of "Activities"; it was dropped.',
       '"_usercart" is a system field and cannot be updated; it was not written.',
@@ -202,7 +291,12 @@ describe("users create: registration, forms and values (contract §7, §8)", () 
     expect(states.has(502)).toBe(true);
     const uid = Number(res.body.meta_info.uid);
     expect((await rowsOf(t.dataSource, "outbox_email", uid)).map((row) => row.to_addresses)).toEqual(["trig@lab.test"]);
-    expect(res.body.meta_info).toMatchObject({ u_name: "Tess Trig", total_order: "25.00", total_forms: "5", completed_forms: "1" });
+    expect(res.body.meta_info).toMatchObject({
+      u_name: "Tess Trig",
+      total_order: "25.00",
+      total_forms: "5",
+      completed_forms: "1",
+    });
   });
 
   it("a value in a field mapped to first_name (sent by identifier) sets the person's name too", async () => {
@@ -213,7 +307,9 @@ describe("users create: registration, forms and values (contract §7, §8)", () 
   it("submit_forms false on create: values saved, no submission, no triggers", async () => {
     const res = await create({ main_email: "nosub@lab.test", first_name: "Nos" }, { submit_forms: false });
     const uid = Number(res.body.meta_info.uid);
-    expect((await formStates(t.dataSource, LAB.groupId, Number(res.body.user_info.clogin_id))).get(501)).toMatchObject({ completed: false });
+    expect((await formStates(t.dataSource, LAB.groupId, Number(res.body.user_info.clogin_id))).get(501)).toMatchObject({
+      completed: false,
+    });
     expect(await rowsOf(t.dataSource, "trigger_firing", uid)).toEqual([]);
   });
 
@@ -227,13 +323,23 @@ describe("users create: registration, forms and values (contract §7, §8)", () 
 
   it("contract §2: a group of another organization is 403 FORBIDDEN, checked before the doc", async () => {
     const before = await snapshotWrites(t.dataSource);
-    const res = await postUsers(t, { action: "create", group_id: OTHER.groupId, clogin_id: false, doc: { password: "1" } });
+    const res = await postUsers(t, {
+      action: "create",
+      group_id: OTHER.groupId,
+      clogin_id: false,
+      doc: { password: "1" },
+    });
     expectErrorBody(res, 403, "FORBIDDEN", { msg: `group_id ${OTHER.groupId} is not a project of your organization` });
     expect(await snapshotWrites(t.dataSource)).toEqual(before);
   });
 
   it("doc may be omitted only with a clogin_id (a new person needs main_email)", async () => {
-    expectErrorBody(await postUsers(t, { action: "create", group_id: LAB.groupId, clogin_id: false }), 400, "VALIDATION_FAILED", { errors: [{ path: "doc.main_email" }] });
+    expectErrorBody(
+      await postUsers(t, { action: "create", group_id: LAB.groupId, clogin_id: false }),
+      400,
+      "VALIDATION_FAILED",
+      { errors: [{ path: "doc.main_email" }] },
+    );
   });
 });
 

@@ -1,7 +1,17 @@
 import { inTransaction } from "../../src/domain/transaction";
 import { updateUser } from "../../src/domain/users/users.service";
 import { startTestApp, type TestApp } from "../support/test-app";
-import { expectErrorBody, expectUserEnvelope, formStates, LAB, labFixture, postUsers, rowsOf, snapshotWrites, uidOf } from "./users-support";
+import {
+  expectErrorBody,
+  expectUserEnvelope,
+  formStates,
+  LAB,
+  labFixture,
+  postUsers,
+  rowsOf,
+  snapshotWrites,
+  uidOf,
+} from "./users-support";
 
 // update with mark_forms_complete: seed §3 (states), §4.2 (rules 1–3, response), contract §5.
 
@@ -10,7 +20,13 @@ beforeAll(async () => {
   const fixture = labFixture() as { organizations: { projects: { id: number; users: unknown[] }[] }[] };
   const lab = fixture.organizations[0].projects.find((p) => p.id === LAB.groupId)!;
   for (let i = 0; i < 12; i += 1) {
-    lab.users.push({ cloginId: 720000 + i, username: `m${i}@lab.test`, mainEmail: `m${i}@lab.test`, firstName: `M${i}`, applicationDate: "2026-04-06 08:00:00" });
+    lab.users.push({
+      cloginId: 720000 + i,
+      username: `m${i}@lab.test`,
+      mainEmail: `m${i}@lab.test`,
+      firstName: `M${i}`,
+      applicationDate: "2026-04-06 08:00:00",
+    });
   }
   t = await startTestApp({ fixture });
 });
@@ -18,13 +34,28 @@ afterAll(() => t.close());
 
 const user = (i: number) => 720000 + i;
 const mark = (cloginId: number, selection: unknown, extra: Record<string, unknown> = {}) =>
-  postUsers(t, { action: "update", group_id: LAB.groupId, clogin_id: cloginId, mark_forms_complete: selection, ...extra });
+  postUsers(t, {
+    action: "update",
+    group_id: LAB.groupId,
+    clogin_id: cloginId,
+    mark_forms_complete: selection,
+    ...extra,
+  });
 
 describe("mark_forms_complete: response (seed §4.2)", () => {
   it("only mark_forms_complete: msg 'Forms marked complete.', marked_complete as id strings, skipped, notices, user_info, meta_info", async () => {
     const res = await mark(user(0), [505]);
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body)).toEqual(["success", "msg", "system_action", "marked_complete", "skipped", "notices", "user_info", "meta_info"]);
+    expect(Object.keys(res.body)).toEqual([
+      "success",
+      "msg",
+      "system_action",
+      "marked_complete",
+      "skipped",
+      "notices",
+      "user_info",
+      "meta_info",
+    ]);
     expect(res.body.success).toBe(true);
     expect(res.body.msg).toBe("Forms marked complete.");
     expect(res.body.system_action).toEqual(["user_updated"]);
@@ -85,7 +116,9 @@ describe("mark_forms_complete: ids (seed 4.2 rule 1, seed §7, contract §5)", (
   it("seed §7: skipped ids are not a failure; the forms that belong to the user are still marked", async () => {
     const res = await mark(user(6), [505, 999999]);
     expect(res.body.marked_complete).toEqual(["505"]);
-    expect(res.body.skipped).toEqual([{ form_id: "999999", reason: `Form 999999 is not a form of project ${LAB.groupId}.` }]);
+    expect(res.body.skipped).toEqual([
+      { form_id: "999999", reason: `Form 999999 is not a form of project ${LAB.groupId}.` },
+    ]);
     expect((await formStates(t.dataSource, LAB.groupId, user(6))).get(505)).toMatchObject({ completed: true });
   });
 
@@ -100,7 +133,9 @@ describe("mark_forms_complete: ids (seed 4.2 rule 1, seed §7, contract §5)", (
 
   it('a value that is neither "all" nor an array is a 400 naming mark_forms_complete', async () => {
     for (const selection of ["ALL", 505, { all: true }]) {
-      expectErrorBody(await mark(user(7), selection), 400, "VALIDATION_FAILED", { errors: [{ path: "mark_forms_complete", message: /array of form ids or the string "all"/ }] });
+      expectErrorBody(await mark(user(7), selection), 400, "VALIDATION_FAILED", {
+        errors: [{ path: "mark_forms_complete", message: /array of form ids or the string "all"/ }],
+      });
     }
   });
 });
@@ -135,7 +170,9 @@ describe("mark_forms_complete: states (seed §3, 4.2 rule 2, contract §5)", () 
   it("contract §5: newly completed forms are submitted and their triggers fire (form 504 sends its email)", async () => {
     await mark(user(10), [504]);
     const uid = await uidOf(t.dataSource, LAB.groupId, user(10));
-    expect((await rowsOf(t.dataSource, "outbox_email", uid)).map((row) => row.to_addresses)).toEqual(["office@lab.test"]);
+    expect((await rowsOf(t.dataSource, "outbox_email", uid)).map((row) => row.to_addresses)).toEqual([
+      "office@lab.test",
+    ]);
     const state = (await formStates(t.dataSource, LAB.groupId, user(10))).get(504)!;
     expect(state.submittedAt).toEqual(state.completedAt);
   });
@@ -152,7 +189,7 @@ describe("mark_forms_complete: states (seed §3, 4.2 rule 2, contract §5)", () 
     expect(await rowsOf(t.dataSource, "trigger_firing", uid)).toEqual([]);
   });
 
-  it("seed §3: values are saved first, then forms are marked; \"all\" is read after the values (it includes the form a trigger added)", async () => {
+  it('seed §3: values are saved first, then forms are marked; "all" is read after the values (it includes the form a trigger added)', async () => {
     const res = await mark(LAB.dee, "all", { doc: { first_name: "Deedee" } });
     expect(res.body.msg).toBe("Information updated");
     expect(res.body.marked_complete).toEqual(["501", "502", "503", "504", "505"]);
@@ -177,7 +214,13 @@ describe("mark_forms_complete: states (seed §3, 4.2 rule 2, contract §5)", () 
 describe("mark_forms_complete: failures write nothing (contract §3, §4)", () => {
   it("a user not in the project: 404 USER_NOT_FOUND, neither values nor marks written", async () => {
     const before = await snapshotWrites(t.dataSource);
-    const res = await postUsers(t, { action: "update", group_id: LAB.groupId, clogin_id: 102670540, doc: { f_505_1: "x" }, mark_forms_complete: "all" });
+    const res = await postUsers(t, {
+      action: "update",
+      group_id: LAB.groupId,
+      clogin_id: 102670540,
+      doc: { f_505_1: "x" },
+      mark_forms_complete: "all",
+    });
     expectErrorBody(res, 404, "USER_NOT_FOUND");
     expect(await snapshotWrites(t.dataSource)).toEqual(before);
   });
@@ -203,8 +246,16 @@ describe("mark_forms_complete: failures write nothing (contract §3, §4)", () =
 
   it("contract §4: mark_forms_complete with create or add_email is a 400 naming the member", async () => {
     const before = await snapshotWrites(t.dataSource);
-    const create = await postUsers(t, { action: "create", group_id: LAB.groupId, clogin_id: false, doc: { main_email: "z@lab.test" }, mark_forms_complete: "all" });
-    expectErrorBody(create, 400, "VALIDATION_FAILED", { errors: [{ path: "mark_forms_complete", message: /only with action update/ }] });
+    const create = await postUsers(t, {
+      action: "create",
+      group_id: LAB.groupId,
+      clogin_id: false,
+      doc: { main_email: "z@lab.test" },
+      mark_forms_complete: "all",
+    });
+    expectErrorBody(create, 400, "VALIDATION_FAILED", {
+      errors: [{ path: "mark_forms_complete", message: /only with action update/ }],
+    });
     const addEmail = await postUsers(t, {
       action: "add_email",
       group_id: LAB.groupId,
@@ -212,7 +263,9 @@ describe("mark_forms_complete: failures write nothing (contract §3, §4)", () =
       doc: { email_list: { from: "a@lab.test", to: "b@lab.test", subject: "s", body: "b" } },
       mark_forms_complete: [501],
     });
-    expectErrorBody(addEmail, 400, "VALIDATION_FAILED", { errors: [{ path: "mark_forms_complete", message: /only with action update/ }] });
+    expectErrorBody(addEmail, 400, "VALIDATION_FAILED", {
+      errors: [{ path: "mark_forms_complete", message: /only with action update/ }],
+    });
     expect(await snapshotWrites(t.dataSource)).toEqual(before);
   });
 });

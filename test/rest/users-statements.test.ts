@@ -58,7 +58,14 @@ describe("statement counts do not grow with the number of forms (issue 3)", () =
     const counts = [];
     for (const shape of [SMALL, LARGE]) {
       const formId = shape.firstFormId;
-      counts.push(await statementsOf({ action: "update", group_id: shape.groupId, clogin_id: shape.user + 10, doc: { [`f_${formId}_1`]: "Ada", [`f_${formId}_2`]: ["one"] } }));
+      counts.push(
+        await statementsOf({
+          action: "update",
+          group_id: shape.groupId,
+          clogin_id: shape.user + 10,
+          doc: { [`f_${formId}_1`]: "Ada", [`f_${formId}_2`]: ["one"] },
+        }),
+      );
     }
     expect(counts[1]).toBe(counts[0]);
   });
@@ -66,12 +73,31 @@ describe("statement counts do not grow with the number of forms (issue 3)", () =
   it("update with a value in every form (1 vs 50 forms submitted, 2 vs 100 triggers): the same count", async () => {
     const counts = [];
     for (const shape of [SMALL, LARGE]) {
-      const doc = Object.fromEntries(formIdsOf(shape).flatMap((id) => [[`f_${id}_1`, "Bea"], [`f_${id}_2`, ["Two"]]]));
-      const before = await postUsers(t, { action: "update", group_id: shape.groupId, clogin_id: shape.user + 20, doc: { [`f_${shape.firstFormId}_2`]: ["Two"] }, submit_forms: false });
+      const doc = Object.fromEntries(
+        formIdsOf(shape).flatMap((id) => [
+          [`f_${id}_1`, "Bea"],
+          [`f_${id}_2`, ["Two"]],
+        ]),
+      );
+      const before = await postUsers(t, {
+        action: "update",
+        group_id: shape.groupId,
+        clogin_id: shape.user + 20,
+        doc: { [`f_${shape.firstFormId}_2`]: ["Two"] },
+        submit_forms: false,
+      });
       expect(before.status).toBe(200);
       counts.push(await statementsOf({ action: "update", group_id: shape.groupId, clogin_id: shape.user + 20, doc }));
-      const after = await postUsers(t, { action: "update", group_id: shape.groupId, clogin_id: shape.user + 20, mark_forms_complete: [] });
-      expect(after.body.meta_info).toMatchObject({ completed_forms: String(shape.forms), total_order: `${shape.forms * 10}.00` });
+      const after = await postUsers(t, {
+        action: "update",
+        group_id: shape.groupId,
+        clogin_id: shape.user + 20,
+        mark_forms_complete: [],
+      });
+      expect(after.body.meta_info).toMatchObject({
+        completed_forms: String(shape.forms),
+        total_order: `${shape.forms * 10}.00`,
+      });
     }
     expect(counts[1]).toBe(counts[0]);
   });
@@ -100,7 +126,12 @@ describe("statement counts do not grow with the number of forms (issue 3)", () =
           action: "create",
           group_id: shape.groupId,
           clogin_id: false,
-          doc: { main_email: `new-${shape.forms}@count.test`, password: "secret1", first_name: "New", [`f_${shape.firstFormId}_1`]: "New" },
+          doc: {
+            main_email: `new-${shape.forms}@count.test`,
+            password: "secret1",
+            first_name: "New",
+            [`f_${shape.firstFormId}_1`]: "New",
+          },
         }),
       );
     }
@@ -109,8 +140,18 @@ describe("statement counts do not grow with the number of forms (issue 3)", () =
 
   it("add_email: 1 email and 100 emails (with admin ids) cost the same", async () => {
     const email = { from: "a@count.test", to: "b@count.test", subject: "s", body: "b", admin_id: 501 };
-    const one = await statementsOf({ action: "add_email", group_id: 100909072, clogin_id: 102670540, doc: { email_list: email } });
-    const hundred = await statementsOf({ action: "add_email", group_id: 100909072, clogin_id: 102670540, doc: { email_list: Array.from({ length: 100 }, () => email) } });
+    const one = await statementsOf({
+      action: "add_email",
+      group_id: 100909072,
+      clogin_id: 102670540,
+      doc: { email_list: email },
+    });
+    const hundred = await statementsOf({
+      action: "add_email",
+      group_id: 100909072,
+      clogin_id: 102670540,
+      doc: { email_list: Array.from({ length: 100 }, () => email) },
+    });
     expect(hundred).toBe(one);
   });
 });

@@ -41,7 +41,12 @@ export const LAB_PROJECT = {
         { id: "f_501_5", label: "Birth date", type: "date" },
         { id: "f_501_6", label: "Phone", type: "phone" },
         { id: "f_501_7", label: "Size", type: "single_choice", options: ["S", "M", "L"] },
-        { id: "f_501_8", label: "Activities", type: "multiple_choice", options: ["Swimming", "<b>Archery</b>", "<i>Rock</i> Climbing", "archery"] },
+        {
+          id: "f_501_8",
+          label: "Activities",
+          type: "multiple_choice",
+          options: ["Swimming", "<b>Archery</b>", "<i>Rock</i> Climbing", "archery"],
+        },
         { id: "f_501_9", name: "org_name", label: "Organization", type: "text" },
         { id: "f_501_10", name: "main_email", label: "Main email", type: "email" },
       ],
@@ -57,7 +62,11 @@ export const LAB_PROJECT = {
       ],
     },
     { id: 503, name: "Office", audience: "admin", fields: [{ id: "f_503_1", label: "Notes", type: "textarea" }] },
-    { id: 504, name: "Consent", fields: [{ id: "f_504_1", label: "I agree", type: "single_choice", options: ["Yes", "No"], mandatory: true }] },
+    {
+      id: 504,
+      name: "Consent",
+      fields: [{ id: "f_504_1", label: "I agree", type: "single_choice", options: ["Yes", "No"], mandatory: true }],
+    },
     { id: 505, name: "Extras", fields: [{ id: "f_505_1", label: "Wishes", type: "text" }] },
   ],
   triggers: [
@@ -68,9 +77,23 @@ export const LAB_PROJECT = {
     { formId: 505, action: "add_product", productId: LAB.products.extra, quantity: 1 },
   ],
   users: [
-    { cloginId: LAB.ann, username: "ann@lab.test", password: "secret1", mainEmail: "ann@lab.test", firstName: "Ann", lastName: "Able", applicationDate: "2026-04-02 10:00:00" },
+    {
+      cloginId: LAB.ann,
+      username: "ann@lab.test",
+      password: "secret1",
+      mainEmail: "ann@lab.test",
+      firstName: "Ann",
+      lastName: "Able",
+      applicationDate: "2026-04-02 10:00:00",
+    },
     { cloginId: LAB.bob, username: "bob", firstName: "Bob", applicationDate: "2026-04-02 11:00:00" },
-    { cloginId: LAB.dee, username: "dee@lab.test", mainEmail: "dee@lab.test", firstName: "Dee", applicationDate: "2026-04-02 11:30:00" },
+    {
+      cloginId: LAB.dee,
+      username: "dee@lab.test",
+      mainEmail: "dee@lab.test",
+      firstName: "Dee",
+      applicationDate: "2026-04-02 11:30:00",
+    },
     {
       cloginId: LAB.cy,
       username: "cy@lab.test",
@@ -96,8 +119,20 @@ export const LAB_FAMILY_PROJECT = {
     { id: 604, name: "Later", initial: false, fields: [{ id: "f_604_1", label: "Later", type: "text" }] },
   ],
   users: [
-    { cloginId: 700005, username: "pat@lab.test", mainEmail: "pat@lab.test", firstName: "Pat", applicationDate: "2026-04-03 09:00:00" },
-    { cloginId: LAB.kid, username: "kid@lab.test", firstName: "Kid", connectedTo: 700005, applicationDate: "2026-04-03 09:05:00" },
+    {
+      cloginId: 700005,
+      username: "pat@lab.test",
+      mainEmail: "pat@lab.test",
+      firstName: "Pat",
+      applicationDate: "2026-04-03 09:00:00",
+    },
+    {
+      cloginId: LAB.kid,
+      username: "kid@lab.test",
+      firstName: "Kid",
+      connectedTo: 700005,
+      applicationDate: "2026-04-03 09:05:00",
+    },
   ],
 };
 
@@ -121,7 +156,10 @@ export function fixtureWith(projects: Json[], admins: Json[] = []): unknown {
 export const labFixture = () => fixtureWith([LAB_PROJECT, LAB_FAMILY_PROJECT], LAB_ADMINS);
 
 export const postUsers = (t: TestApp, body: unknown, headers: Record<string, string> = mapleHeaders) =>
-  request(t.app).post("/reg/api2/users/").set(headers).send(body as object);
+  request(t.app)
+    .post("/reg/api2/users/")
+    .set(headers)
+    .send(body as object);
 
 const META_KEYS = [
   "u_name",
@@ -153,12 +191,26 @@ const META_KEYS = [
   "admin_color",
   "assigned_admin_id",
 ];
-const NULLABLE_META = new Set(["status_name", "status_color", "user_tag_ids", "admin_initials", "admin_color", "assigned_admin_id"]);
+const NULLABLE_META = new Set([
+  "status_name",
+  "status_color",
+  "user_tag_ids",
+  "admin_initials",
+  "admin_color",
+  "assigned_admin_id",
+]);
 
 /** `user_info` (seed §2.4) and `meta_info` (seed §2.5, contract §6): every key, every value a string (or null where nullable). */
-export function expectUserEnvelope(body: Json, user: { cloginId: number; groupId: number; connectedTo?: number }): void {
+export function expectUserEnvelope(
+  body: Json,
+  user: { cloginId: number; groupId: number; connectedTo?: number },
+): void {
   const connectedTo = String(user.connectedTo ?? user.cloginId);
-  expect(body.user_info).toEqual({ clogin_id: String(user.cloginId), group_id: String(user.groupId), connected_to: connectedTo });
+  expect(body.user_info).toEqual({
+    clogin_id: String(user.cloginId),
+    group_id: String(user.groupId),
+    connected_to: connectedTo,
+  });
   const meta = body.meta_info as Json;
   expect(Object.keys(meta)).toEqual(META_KEYS);
   for (const key of META_KEYS) {
@@ -223,7 +275,16 @@ export async function snapshotWrites(ds: DataSource): Promise<Record<string, unk
   for (const table of WRITTEN_TABLES) {
     const rows: Json[] = await ds.query(`SELECT * FROM ${table}`);
     snapshot[table] = rows
-      .map((row) => JSON.stringify(Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v === null ? null : String(v)]))))
+      .map((row) =>
+        JSON.stringify(
+          Object.fromEntries(
+            Object.entries(row).map(([k, v]) => [
+              k,
+              v instanceof Date ? v.toISOString() : v === null ? null : String(v),
+            ]),
+          ),
+        ),
+      )
       .sort();
   }
   return snapshot;
@@ -231,15 +292,26 @@ export async function snapshotWrites(ds: DataSource): Promise<Record<string, unk
 
 /** A registration's uid in a project. */
 export async function uidOf(ds: DataSource, groupId: number, cloginId: number): Promise<number> {
-  const rows: Json[] = await ds.query(`SELECT uid FROM registration WHERE project_id = ? AND person_id = ?`, [groupId, cloginId]);
+  const rows: Json[] = await ds.query(`SELECT uid FROM registration WHERE project_id = ? AND person_id = ?`, [
+    groupId,
+    cloginId,
+  ]);
   if (rows.length !== 1) throw new Error(`no registration of ${cloginId} in ${groupId}`);
   return Number(rows[0].uid);
 }
 
 /** Stored value text of a field, or undefined. */
-export async function storedValue(ds: DataSource, groupId: number, cloginId: number, fieldId: string): Promise<string | undefined> {
+export async function storedValue(
+  ds: DataSource,
+  groupId: number,
+  cloginId: number,
+  fieldId: string,
+): Promise<string | undefined> {
   const uid = await uidOf(ds, groupId, cloginId);
-  const rows: Json[] = await ds.query(`SELECT value FROM field_value WHERE registration_id = ? AND field_id = ?`, [uid, fieldId]);
+  const rows: Json[] = await ds.query(`SELECT value FROM field_value WHERE registration_id = ? AND field_id = ?`, [
+    uid,
+    fieldId,
+  ]);
   return rows.length === 0 ? undefined : String(rows[0].value);
 }
 
@@ -251,19 +323,38 @@ export interface FormStateRow {
 }
 
 /** The registration's form set with its states, by form id. */
-export async function formStates(ds: DataSource, groupId: number, cloginId: number): Promise<Map<number, FormStateRow>> {
+export async function formStates(
+  ds: DataSource,
+  groupId: number,
+  cloginId: number,
+): Promise<Map<number, FormStateRow>> {
   const uid = await uidOf(ds, groupId, cloginId);
-  const rows: Json[] = await ds.query(`SELECT form_id, completed, completed_at, submitted_at FROM registration_form WHERE registration_id = ? ORDER BY form_id`, [uid]);
+  const rows: Json[] = await ds.query(
+    `SELECT form_id, completed, completed_at, submitted_at FROM registration_form WHERE registration_id = ? ORDER BY form_id`,
+    [uid],
+  );
   const iso = (v: unknown) => (v == null ? null : v instanceof Date ? v.toISOString() : String(v));
   return new Map(
     rows.map((row) => [
       Number(row.form_id),
-      { formId: Number(row.form_id), completed: Number(row.completed) === 1 || row.completed === true, completedAt: iso(row.completed_at), submittedAt: iso(row.submitted_at) },
+      {
+        formId: Number(row.form_id),
+        completed: Number(row.completed) === 1 || row.completed === true,
+        completedAt: iso(row.completed_at),
+        submittedAt: iso(row.submitted_at),
+      },
     ]),
   );
 }
 
 /** Rows of a table for one registration (counting what triggers wrote). */
-export async function rowsOf(ds: DataSource, table: "cart_line" | "email_record" | "outbox_email" | "trigger_firing", uid: number): Promise<Json[]> {
-  return ds.query(`SELECT * FROM ${table} WHERE registration_id = ? ORDER BY ${table === "trigger_firing" ? "trigger_id" : "id"}`, [uid]);
+export async function rowsOf(
+  ds: DataSource,
+  table: "cart_line" | "email_record" | "outbox_email" | "trigger_firing",
+  uid: number,
+): Promise<Json[]> {
+  return ds.query(
+    `SELECT * FROM ${table} WHERE registration_id = ? ORDER BY ${table === "trigger_firing" ? "trigger_id" : "id"}`,
+    [uid],
+  );
 }

@@ -10,7 +10,13 @@ beforeAll(async () => {
   const fixture = labFixture() as { organizations: { projects: { id: number; users: unknown[] }[] }[] };
   const lab = fixture.organizations[0].projects.find((p) => p.id === LAB.groupId)!;
   for (let i = 0; i < 12; i += 1) {
-    lab.users.push({ cloginId: 710000 + i, username: `u${i}@lab.test`, mainEmail: `u${i}@lab.test`, firstName: `U${i}`, applicationDate: "2026-04-05 08:00:00" });
+    lab.users.push({
+      cloginId: 710000 + i,
+      username: `u${i}@lab.test`,
+      mainEmail: `u${i}@lab.test`,
+      firstName: `U${i}`,
+      applicationDate: "2026-04-05 08:00:00",
+    });
   }
   t = await startTestApp({ fixture });
 });
@@ -40,7 +46,12 @@ describe("form submission (contract §4)", () => {
     const { cart, history, outbox, firings } = await effects(user(0));
     // send_email: an outbox row (pending) and an email record (origin trigger) to the main email
     expect(outbox).toHaveLength(1);
-    expect(outbox[0]).toMatchObject({ to_addresses: "u0@lab.test", subject: "Profile received", body: "<p>Thanks</p>", state: "pending" });
+    expect(outbox[0]).toMatchObject({
+      to_addresses: "u0@lab.test",
+      subject: "Profile received",
+      body: "<p>Thanks</p>",
+      state: "pending",
+    });
     expect(history).toHaveLength(1);
     expect(history[0]).toMatchObject({ to_addresses: "u0@lab.test", subject: "Profile received", origin: "trigger" });
     // add_product: a cart line at the product's price, with the trigger's quantity
@@ -52,14 +63,22 @@ describe("form submission (contract §4)", () => {
     expect(states.get(502)).toMatchObject({ completed: false, completedAt: null, submittedAt: null });
     expect(firings).toHaveLength(3);
     // meta_info reflects it
-    expect(res.body.meta_info).toMatchObject({ total_forms: "5", completed_forms: "1", total_order: "25.00", total_balance: "25.00" });
+    expect(res.body.meta_info).toMatchObject({
+      total_forms: "5",
+      completed_forms: "1",
+      total_order: "25.00",
+      total_balance: "25.00",
+    });
   });
 
   it("a submission with an empty mandatory field does not go through (as a browser refuses it): values saved, no completion, no triggers", async () => {
     const res = await update(user(1), { f_501_3: "20" });
     expect(res.body.success).toBe(true);
     expect(await storedValue(t.dataSource, LAB.groupId, user(1), "f_501_3")).toBe("20");
-    expect((await formStates(t.dataSource, LAB.groupId, user(1))).get(501)).toMatchObject({ completed: false, submittedAt: null });
+    expect((await formStates(t.dataSource, LAB.groupId, user(1))).get(501)).toMatchObject({
+      completed: false,
+      submittedAt: null,
+    });
     const { cart, history, outbox, firings } = await effects(user(1));
     expect([cart.length, history.length, outbox.length, firings.length]).toEqual([0, 0, 0, 0]);
   });
@@ -111,7 +130,10 @@ describe("submit_forms and disable_email_sending (seed §2.2, 4.2 rule 5, contra
     const res = await update(user(6), { first_name: "Val" }, { submit_forms: false });
     expect(res.body.success).toBe(true);
     expect(await storedValue(t.dataSource, LAB.groupId, user(6), "f_501_1")).toBe("Val");
-    expect((await formStates(t.dataSource, LAB.groupId, user(6))).get(501)).toMatchObject({ completed: false, submittedAt: null });
+    expect((await formStates(t.dataSource, LAB.groupId, user(6))).get(501)).toMatchObject({
+      completed: false,
+      submittedAt: null,
+    });
     const { cart, history, outbox, firings } = await effects(user(6));
     expect([cart.length, history.length, outbox.length, firings.length]).toEqual([0, 0, 0, 0]);
     // The form was never submitted, so sending the same value again (submit_forms default true) submits it.
@@ -135,7 +157,9 @@ describe("submit_forms and disable_email_sending (seed §2.2, 4.2 rule 5, contra
     await update(user(8), { f_504_1: ["Yes"] });
     const { outbox, history } = await effects(user(8));
     expect(outbox.map((row) => row.to_addresses)).toEqual(["office@lab.test"]);
-    expect(history.map((row) => [row.to_addresses, row.origin, row.subject])).toEqual([["office@lab.test", "trigger", "Consent given"]]);
+    expect(history.map((row) => [row.to_addresses, row.origin, row.subject])).toEqual([
+      ["office@lab.test", "trigger", "Consent given"],
+    ]);
   });
 
   it("send_email to main_email for a user without one: a notice, nothing sent, the trigger stays unfired", async () => {

@@ -40,7 +40,13 @@ describe("users update: response (seed §4.2)", () => {
   });
 
   it("family systems: a child's user_info.connected_to and meta_info.connected_to are its parent's clogin_id", async () => {
-    const res = await postUsers(t, { action: "update", group_id: MAPLE.groupId, clogin_id: MAPLE.childKind, connected_to: MAPLE.miles, doc: { f_301_3: ["S"] } });
+    const res = await postUsers(t, {
+      action: "update",
+      group_id: MAPLE.groupId,
+      clogin_id: MAPLE.childKind,
+      connected_to: MAPLE.miles,
+      doc: { f_301_3: ["S"] },
+    });
     expect(res.status).toBe(200);
     expectUserEnvelope(res.body, { cloginId: MAPLE.childKind, groupId: MAPLE.groupId, connectedTo: MAPLE.miles });
   });
@@ -79,7 +85,9 @@ describe("users update: doc keys and values (seed §2.3, contract §4)", () => {
 
   it("contract §4: a key that names the same field as an earlier one (id and mapped name) is not written twice", async () => {
     const res = await update(LAB.dee, { f_501_4: "first@lab.test", contact_email: "second@lab.test" });
-    expect(res.body.notices).toEqual(['"contact_email" names the same field as "f_501_4" (f_501_4); only "f_501_4" was written.']);
+    expect(res.body.notices).toEqual([
+      '"contact_email" names the same field as "f_501_4" (f_501_4); only "f_501_4" was written.',
+    ]);
     expect(await storedValue(t.dataSource, LAB.groupId, LAB.dee, "f_501_4")).toBe("first@lab.test");
   });
 
@@ -95,7 +103,9 @@ describe("users update: the three 'changes nothing' cases (seed §7, contract §
     const before = await snapshotWrites(t.dataSource);
     for (const cloginId of [MAPLE.bill, 999999999, 300000001]) {
       const res = await update(cloginId, { f_501_3: "1" });
-      expectErrorBody(res, 404, "USER_NOT_FOUND", { msg: `User ${cloginId} is not registered in project ${LAB.groupId}.` });
+      expectErrorBody(res, 404, "USER_NOT_FOUND", {
+        msg: `User ${cloginId} is not registered in project ${LAB.groupId}.`,
+      });
     }
     expect(await snapshotWrites(t.dataSource)).toEqual(before);
   });
@@ -125,7 +135,9 @@ describe("users update: the three 'changes nothing' cases (seed §7, contract §
     const before = await snapshotWrites(t.dataSource);
     const res = await update(LAB.ann, { f_502_1: "Peanuts" });
     expect(res.body.success).toBe(true);
-    expect(res.body.notices).toEqual(['"f_502_1" belongs to form 502, which user 700001 does not have; it was not written.']);
+    expect(res.body.notices).toEqual([
+      '"f_502_1" belongs to form 502, which user 700001 does not have; it was not written.',
+    ]);
     expect(await snapshotWrites(t.dataSource)).toEqual(before);
   });
 
@@ -152,7 +164,9 @@ describe("users update: choice matching (seed 4.2 rule 4, contract §4)", () => 
   it("seed 4.2 rule 4: HTML-stripped, lower-cased match stores the option's own value (HTML stripped from both sides)", async () => {
     const res = await update(LAB.dee, { f_501_8: ["ARCHERY", "rock climbing", "<u>swimming</u>"] });
     expect(res.body.notices).toBeUndefined();
-    expect(await storedValue(t.dataSource, LAB.groupId, LAB.dee, "f_501_8")).toBe('["Swimming","<b>Archery</b>","<i>Rock</i> Climbing"]');
+    expect(await storedValue(t.dataSource, LAB.groupId, LAB.dee, "f_501_8")).toBe(
+      '["Swimming","<b>Archery</b>","<i>Rock</i> Climbing"]',
+    );
   });
 
   it("contract §4: unmatched strings are dropped with a notice, the matched ones are stored", async () => {
@@ -172,7 +186,9 @@ describe("users update: choice matching (seed 4.2 rule 4, contract §4)", () => 
   it("a single-choice field takes exactly one answer: two matching answers are not written (notice)", async () => {
     await update(LAB.dee, { f_501_7: ["S"] });
     const res = await update(LAB.dee, { f_501_7: ["S", "L"] });
-    expect(res.body.notices).toEqual(['"f_501_7" is a single-choice field and takes exactly one answer, got 2; it was not written.']);
+    expect(res.body.notices).toEqual([
+      '"f_501_7" is a single-choice field and takes exactly one answer, got 2; it was not written.',
+    ]);
     expect(await storedValue(t.dataSource, LAB.groupId, LAB.dee, "f_501_7")).toBe('["S"]');
   });
 
@@ -191,14 +207,49 @@ describe("users update: choice matching (seed 4.2 rule 4, contract §4)", () => 
 describe("users update: per-type validation gives notices, not failures (our decision, README)", () => {
   const cases: [string, string, unknown, string][] = [
     ["number", "f_501_3", "forty", '"f_501_3": "forty" is not a number; it was not written.'],
-    ["email", "f_501_4", "not-an-address", '"f_501_4": "not-an-address" is not a valid email address; it was not written.'],
-    ["date", "f_501_5", "2026-02-30", '"f_501_5": "2026-02-30" is not a date in the form YYYY-MM-DD; it was not written.'],
+    [
+      "email",
+      "f_501_4",
+      "not-an-address",
+      '"f_501_4": "not-an-address" is not a valid email address; it was not written.',
+    ],
+    [
+      "date",
+      "f_501_5",
+      "2026-02-30",
+      '"f_501_5": "2026-02-30" is not a date in the form YYYY-MM-DD; it was not written.',
+    ],
     ["phone", "f_501_6", "call me", '"f_501_6": "call me" is not a phone number; it was not written.'],
-    ["text (array sent)", "f_501_2", ["a", "b"], '"f_501_2" is a text field and takes one value, not an array; it was not written.'],
-    ["text (null sent)", "f_501_2", null, '"f_501_2" must be a string, a number or an array of strings; it was not written.'],
-    ["text (boolean sent)", "f_501_2", true, '"f_501_2" must be a string, a number or an array of strings; it was not written.'],
-    ["text (object sent)", "f_501_2", { a: 1 }, '"f_501_2" must be a string, a number or an array of strings; it was not written.'],
-    ["choice (object in array)", "f_501_8", [{ a: 1 }], '"f_501_8" is a choice field and takes an array of strings; it was not written.'],
+    [
+      "text (array sent)",
+      "f_501_2",
+      ["a", "b"],
+      '"f_501_2" is a text field and takes one value, not an array; it was not written.',
+    ],
+    [
+      "text (null sent)",
+      "f_501_2",
+      null,
+      '"f_501_2" must be a string, a number or an array of strings; it was not written.',
+    ],
+    [
+      "text (boolean sent)",
+      "f_501_2",
+      true,
+      '"f_501_2" must be a string, a number or an array of strings; it was not written.',
+    ],
+    [
+      "text (object sent)",
+      "f_501_2",
+      { a: 1 },
+      '"f_501_2" must be a string, a number or an array of strings; it was not written.',
+    ],
+    [
+      "choice (object in array)",
+      "f_501_8",
+      [{ a: 1 }],
+      '"f_501_8" is a choice field and takes an array of strings; it was not written.',
+    ],
   ];
   for (const [type, fieldId, value, notice] of cases) {
     it(`a ${type} field refuses ${JSON.stringify(value)}: notice, value not written, success true`, async () => {
@@ -212,7 +263,12 @@ describe("users update: per-type validation gives notices, not failures (our dec
   }
 
   it("valid values of each type are stored as sent", async () => {
-    const res = await update(LAB.ann, { f_501_3: "-12.5", f_501_4: "a.b@lab.test", f_501_5: "2026-05-01", f_501_6: "+1 (555) 010-2030" });
+    const res = await update(LAB.ann, {
+      f_501_3: "-12.5",
+      f_501_4: "a.b@lab.test",
+      f_501_5: "2026-05-01",
+      f_501_6: "+1 (555) 010-2030",
+    });
     expect(res.body.notices).toBeUndefined();
     expect(await storedValue(t.dataSource, LAB.groupId, LAB.ann, "f_501_5")).toBe("2026-05-01");
     expect(await storedValue(t.dataSource, LAB.groupId, LAB.ann, "f_501_6")).toBe("+1 (555) 010-2030");
@@ -246,14 +302,21 @@ describe("users update: envelope (contract §1, §2, §4)", () => {
   });
 
   it("contract §1: clogin_id and group_id may be strings of digits", async () => {
-    const res = await postUsers(t, { action: "update", group_id: String(LAB.groupId), clogin_id: String(LAB.ann), doc: { f_505_1: "str ids" } });
+    const res = await postUsers(t, {
+      action: "update",
+      group_id: String(LAB.groupId),
+      clogin_id: String(LAB.ann),
+      doc: { f_505_1: "str ids" },
+    });
     expect(res.status).toBe(200);
     expect(res.body.user_info.clogin_id).toBe(String(LAB.ann));
   });
 
   it("contract §1: a clogin_id that is not an integer is a 400 naming the member", async () => {
     const res = await postUsers(t, { action: "update", group_id: LAB.groupId, clogin_id: "12a", doc: {} });
-    expectErrorBody(res, 400, "VALIDATION_FAILED", { errors: [{ path: "clogin_id", message: /integer or a string of digits/ }] });
+    expectErrorBody(res, 400, "VALIDATION_FAILED", {
+      errors: [{ path: "clogin_id", message: /integer or a string of digits/ }],
+    });
   });
 
   it("contract §1: doc must be a JSON object", async () => {
@@ -263,27 +326,51 @@ describe("users update: envelope (contract §1, §2, §4)", () => {
 
   it("contract §1: submit_forms must be a boolean", async () => {
     const res = await update(LAB.ann, { f_501_3: "1" }, { submit_forms: "no" });
-    expectErrorBody(res, 400, "VALIDATION_FAILED", { errors: [{ path: "submit_forms", message: "must be true or false" }] });
+    expectErrorBody(res, 400, "VALIDATION_FAILED", {
+      errors: [{ path: "submit_forms", message: "must be true or false" }],
+    });
   });
 
   it("contract §2: a group of another organization is 403 FORBIDDEN, the same as a group that does not exist", async () => {
     const before = await snapshotWrites(t.dataSource);
     for (const groupId of [OTHER.groupId, 123456789]) {
-      const res = await postUsers(t, { action: "update", group_id: groupId, clogin_id: 300000001, doc: { f_901_1: "x" } });
+      const res = await postUsers(t, {
+        action: "update",
+        group_id: groupId,
+        clogin_id: 300000001,
+        doc: { f_901_1: "x" },
+      });
       expectErrorBody(res, 403, "FORBIDDEN", { msg: `group_id ${groupId} is not a project of your organization` });
     }
     expect(await snapshotWrites(t.dataSource)).toEqual(before);
   });
 
   it("connected_to, when sent, must be the user's own connection: its parent for a child (our decision: else 400)", async () => {
-    const ok = await postUsers(t, { action: "update", group_id: MAPLE.groupId, clogin_id: MAPLE.childKind, connected_to: String(MAPLE.miles), doc: { f_301_3: ["M"] } });
+    const ok = await postUsers(t, {
+      action: "update",
+      group_id: MAPLE.groupId,
+      clogin_id: MAPLE.childKind,
+      connected_to: String(MAPLE.miles),
+      doc: { f_301_3: ["M"] },
+    });
     expect(ok.status).toBe(200);
     const self = await update(LAB.ann, { f_505_1: "self" }, { connected_to: LAB.ann });
     expect(self.status).toBe(200);
     const before = await snapshotWrites(t.dataSource);
-    const wrong = await postUsers(t, { action: "update", group_id: MAPLE.groupId, clogin_id: MAPLE.childKind, connected_to: MAPLE.bill, doc: { f_301_3: ["L"] } });
+    const wrong = await postUsers(t, {
+      action: "update",
+      group_id: MAPLE.groupId,
+      clogin_id: MAPLE.childKind,
+      connected_to: MAPLE.bill,
+      doc: { f_301_3: ["L"] },
+    });
     expectErrorBody(wrong, 400, "VALIDATION_FAILED", {
-      errors: [{ path: "connected_to", message: `connected_to ${MAPLE.bill} does not match user ${MAPLE.childKind}, whose connected_to is ${MAPLE.miles}.` }],
+      errors: [
+        {
+          path: "connected_to",
+          message: `connected_to ${MAPLE.bill} does not match user ${MAPLE.childKind}, whose connected_to is ${MAPLE.miles}.`,
+        },
+      ],
     });
     expect(await snapshotWrites(t.dataSource)).toEqual(before);
   });

@@ -33,7 +33,12 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   if (config.kind !== "sqlite") {
     openedInThisProcess += 1;
     const database = `${config.database}_${process.pid}_${openedInThisProcess}`;
-    const admin = await createConnection({ host: config.host, port: config.port, user: config.user, password: config.password });
+    const admin = await createConnection({
+      host: config.host,
+      port: config.port,
+      user: config.user,
+      password: config.password,
+    });
     await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
     await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
     await admin.end();

@@ -15,7 +15,10 @@ export function registerMigrateCommand(program: Command, session: CliSession): v
       if (databaseKind(dataSource) === "sqlite") {
         // The embedded database has no migrations: its schema follows the entities directly.
         await dataSource.synchronize();
-        writeLine(stdout, "SQLite: the schema is synchronized from the entities (migrations are for MySQL/MariaDB); it is up to date.");
+        writeLine(
+          stdout,
+          "SQLite: the schema is synchronized from the entities (migrations are for MySQL/MariaDB); it is up to date.",
+        );
         return;
       }
       const applied = await dataSource.runMigrations({ transaction: "each" });

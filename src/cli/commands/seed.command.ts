@@ -3,7 +3,14 @@ import type { Command } from "commander";
 import { writeLine, type CliStream } from "../cli-io";
 import { positiveInteger, type CliSession } from "../cli-session";
 import { CliError } from "../cli-error";
-import { DEFAULT_SEED_BATCH, MAX_SEED_BATCH, SEED_PASSWORD, SeedInterruptedError, seedRegistrants, type SeedResult } from "../seed/seed-registrants";
+import {
+  DEFAULT_SEED_BATCH,
+  MAX_SEED_BATCH,
+  SEED_PASSWORD,
+  SeedInterruptedError,
+  seedRegistrants,
+  type SeedResult,
+} from "../seed/seed-registrants";
 
 export function registerSeedCommand(program: Command, session: CliSession): void {
   program
@@ -17,7 +24,12 @@ export function registerSeedCommand(program: Command, session: CliSession): void
     )
     .requiredOption("--group <id>", "project (group_id) to fill", positiveInteger())
     .requiredOption("--users <n>", "number of registrants to create", positiveInteger(10_000_000))
-    .option("--batch <n>", `registrants per chunk/transaction (max ${MAX_SEED_BATCH})`, positiveInteger(MAX_SEED_BATCH), DEFAULT_SEED_BATCH)
+    .option(
+      "--batch <n>",
+      `registrants per chunk/transaction (max ${MAX_SEED_BATCH})`,
+      positiveInteger(MAX_SEED_BATCH),
+      DEFAULT_SEED_BATCH,
+    )
     .action(async (options: { group: number; users: number; batch: number }) => {
       const dataSource = await session.database();
       const { stdout, stderr } = session.io;
@@ -32,7 +44,8 @@ export function registerSeedCommand(program: Command, session: CliSession): void
           onChunk: (seeded) => bar?.update(seeded),
         });
       } catch (error) {
-        if (error instanceof SeedInterruptedError) throw new CliError(`regapi: ${error.message}; usernames ${error.committed.usernamePrefix}<n>@seed.test`);
+        if (error instanceof SeedInterruptedError)
+          throw new CliError(`regapi: ${error.message}; usernames ${error.committed.usernamePrefix}<n>@seed.test`);
         throw error;
       } finally {
         bar?.stop();
@@ -57,7 +70,13 @@ function progressBar(stream: CliStream, total: number): SingleBar {
 
 export function summaryLine(result: SeedResult, seconds: number): string {
   const rows =
-    result.persons + result.registrations + result.forms + result.values + result.tags + result.cartLines + result.payments;
+    result.persons +
+    result.registrations +
+    result.forms +
+    result.values +
+    result.tags +
+    result.cartLines +
+    result.payments;
   const perSecond = (n: number) => Math.round(n / Math.max(seconds, 0.001));
   return (
     `seeded ${result.registrations} registrants in ${seconds.toFixed(1)} s (${perSecond(result.registrations)}/s; ` +

@@ -129,7 +129,9 @@ export class SeedInterruptedError extends Error {
     readonly committed: SeedResult,
     readonly cause: unknown,
   ) {
-    super(`seed stopped after ${committed.registrations} registrants (${committed.chunks} whole chunks kept, the failed one rolled back): ${cause instanceof Error ? cause.message : String(cause)}`);
+    super(
+      `seed stopped after ${committed.registrations} registrants (${committed.chunks} whole chunks kept, the failed one rolled back): ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
     this.name = "SeedInterruptedError";
   }
 }
@@ -195,14 +197,17 @@ async function seedChunk(
   });
   await insertMany(em, Person, persons, shared.bindLimit);
   // Ids come from the database: read them back by the run's unique usernames.
-  const personIds = await selectIdMap(shared.bindLimit, persons.map((p) => p.username), (batch) =>
-    em
-      .createQueryBuilder(Person, "p")
-      .select("p.id", "id")
-      .addSelect("p.username", "key")
-      .where("p.organizationId = :organizationId", { organizationId })
-      .andWhere("p.username IN (:...batch)", { batch })
-      .getRawMany<{ id: number | string; key: string }>(),
+  const personIds = await selectIdMap(
+    shared.bindLimit,
+    persons.map((p) => p.username),
+    (batch) =>
+      em
+        .createQueryBuilder(Person, "p")
+        .select("p.id", "id")
+        .addSelect("p.username", "key")
+        .where("p.organizationId = :organizationId", { organizationId })
+        .andWhere("p.username IN (:...batch)", { batch })
+        .getRawMany<{ id: number | string; key: string }>(),
   );
   const personIdOf = (j: number) => personIds.get(persons[j].username)!;
 
@@ -212,18 +217,21 @@ async function seedChunk(
     connectedTo: isChild(j) ? personIdOf(j - 1) : null,
     statusId: plan.statusIds.length > 0 && random.chance(0.8) ? random.pick(plan.statusIds) : null,
     star: random.chance(0.1),
-    applicationDate: new Date(shared.now.getTime() - random.int(0, 180 * DAY_MS / 1000) * 1000),
+    applicationDate: new Date(shared.now.getTime() - random.int(0, (180 * DAY_MS) / 1000) * 1000),
     assignedAdminId: null,
   }));
   await insertMany(em, Registration, registrations, shared.bindLimit);
-  const uids = await selectIdMap(shared.bindLimit, registrations.map((r) => r.personId), (batch) =>
-    em
-      .createQueryBuilder(Registration, "r")
-      .select("r.uid", "id")
-      .addSelect("r.personId", "key")
-      .where("r.projectId = :projectId", { projectId: plan.project.id })
-      .andWhere("r.personId IN (:...batch)", { batch })
-      .getRawMany<{ id: number | string; key: number | string }>(),
+  const uids = await selectIdMap(
+    shared.bindLimit,
+    registrations.map((r) => r.personId),
+    (batch) =>
+      em
+        .createQueryBuilder(Registration, "r")
+        .select("r.uid", "id")
+        .addSelect("r.personId", "key")
+        .where("r.projectId = :projectId", { projectId: plan.project.id })
+        .andWhere("r.personId IN (:...batch)", { batch })
+        .getRawMany<{ id: number | string; key: number | string }>(),
   );
 
   const formRows: Partial<RegistrationForm>[] = [];
@@ -234,11 +242,19 @@ async function seedChunk(
   registrations.forEach((registration, j) => {
     const registrationId = uids.get(registration.personId)!;
     const applied = registration.applicationDate;
-    const laterThanApplied = () => new Date(Math.min(shared.now.getTime(), applied.getTime() + random.int(60, 14 * DAY_MS / 1000) * 1000));
+    const laterThanApplied = () =>
+      new Date(Math.min(shared.now.getTime(), applied.getTime() + random.int(60, (14 * DAY_MS) / 1000) * 1000));
     for (const form of plan.initialForms[isChild(j) ? "child" : "parent"]) {
       const completed = random.chance(0.6);
       const completedAt = completed ? laterThanApplied() : null;
-      formRows.push({ registrationId, formId: form.id, completed, completedAt, submittedAt: completedAt, addedAt: applied });
+      formRows.push({
+        registrationId,
+        formId: form.id,
+        completed,
+        completedAt,
+        submittedAt: completedAt,
+        addedAt: applied,
+      });
       // A completed form has an answer to every field; an open one to some.
       for (const field of form.fields) {
         if (!completed && !random.chance(0.3)) continue;
@@ -252,10 +268,20 @@ async function seedChunk(
       if (!random.chance(0.4)) continue;
       const quantity = random.int(1, 2);
       orderCents += quantity * product.priceCents;
-      cartRows.push({ registrationId, productId: product.id, quantity, unitPriceCents: product.priceCents, createdAt: applied });
+      cartRows.push({
+        registrationId,
+        productId: product.id,
+        quantity,
+        unitPriceCents: product.priceCents,
+        createdAt: applied,
+      });
     }
     if (orderCents > 0 && random.chance(0.5)) {
-      paymentRows.push({ registrationId, amountCents: random.chance(0.5) ? orderCents : Math.floor(orderCents / 2), paidAt: laterThanApplied() });
+      paymentRows.push({
+        registrationId,
+        amountCents: random.chance(0.5) ? orderCents : Math.floor(orderCents / 2),
+        paidAt: laterThanApplied(),
+      });
     }
   });
   await insertMany(em, RegistrationForm, formRows, shared.bindLimit);
@@ -280,10 +306,16 @@ async function seedChunk(
  * Multi-row INSERTs, as many rows per statement as the bind-variable limit allows (counting every
  * column of the table, an upper bound of the parameters per row).
  */
-async function insertMany<T extends ObjectLiteral>(em: EntityManager, target: EntityTarget<T>, rows: Partial<T>[], bindLimit: number): Promise<void> {
+async function insertMany<T extends ObjectLiteral>(
+  em: EntityManager,
+  target: EntityTarget<T>,
+  rows: Partial<T>[],
+  bindLimit: number,
+): Promise<void> {
   const rowsPerStatement = Math.max(1, Math.floor(bindLimit / em.dataSource.getMetadata(target).columns.length));
   // insertRows skips TypeORM's read-back; generated ids are read back in one query per chunk instead.
-  for (let i = 0; i < rows.length; i += rowsPerStatement) await insertRows(em, target, rows.slice(i, i + rowsPerStatement));
+  for (let i = 0; i < rows.length; i += rowsPerStatement)
+    await insertRows(em, target, rows.slice(i, i + rowsPerStatement));
 }
 
 /** Generated ids of the rows just inserted, by their unique key (username, person id). */
@@ -309,9 +341,54 @@ function emptyCounts(): SeedCounts {
 
 const DAY_MS = 86_400_000;
 
-const FIRST_NAMES = ["Ada", "Ben", "Cleo", "Dev", "Eva", "Finn", "Gia", "Hugo", "Iris", "Jon", "Kim", "Leo", "Mia", "Noor", "Omar", "Pia"];
-const LAST_NAMES = ["Adams", "Baker", "Chen", "Diaz", "Evans", "Fox", "Garcia", "Hall", "Ito", "Jones", "Khan", "Lopez", "Moss", "Ngata"];
-const WORDS = ["camp", "river", "forest", "canoe", "music", "trail", "lake", "stars", "garden", "bridge", "maple", "pine"];
+const FIRST_NAMES = [
+  "Ada",
+  "Ben",
+  "Cleo",
+  "Dev",
+  "Eva",
+  "Finn",
+  "Gia",
+  "Hugo",
+  "Iris",
+  "Jon",
+  "Kim",
+  "Leo",
+  "Mia",
+  "Noor",
+  "Omar",
+  "Pia",
+];
+const LAST_NAMES = [
+  "Adams",
+  "Baker",
+  "Chen",
+  "Diaz",
+  "Evans",
+  "Fox",
+  "Garcia",
+  "Hall",
+  "Ito",
+  "Jones",
+  "Khan",
+  "Lopez",
+  "Moss",
+  "Ngata",
+];
+const WORDS = [
+  "camp",
+  "river",
+  "forest",
+  "canoe",
+  "music",
+  "trail",
+  "lake",
+  "stars",
+  "garden",
+  "bridge",
+  "maple",
+  "pine",
+];
 
 function answerFor(field: PlannedField, random: Random, email: string): string {
   if (isChoiceType(field.type)) {

@@ -1,7 +1,14 @@
 // Seed 4.2 rule 4 and contract §4: a sent answer is first compared with the option values as
 // they are; only when none is equal are both sides compared again without HTML and lower-cased.
 
-const ENTITIES: Record<string, string> = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&nbsp;": " " };
+const ENTITIES: Record<string, string> = {
+  "&amp;": "&",
+  "&lt;": "<",
+  "&gt;": ">",
+  "&quot;": '"',
+  "&#39;": "'",
+  "&nbsp;": " ",
+};
 
 /** Text without tags (and with the few common entities decoded), as a browser would show it. */
 export function stripHtml(text: string): string {

@@ -12,8 +12,7 @@ import type { FieldDefinition } from "./form-queries";
 export const MAX_VALUE_BYTES = 65535;
 
 export type FieldInput =
-  | { accepted: true; encoded: string; notices: string[] }
-  | { accepted: false; notices: string[] };
+  { accepted: true; encoded: string; notices: string[] } | { accepted: false; notices: string[] };
 
 const NUMBER = /^-?\d+(?:\.\d+)?$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -31,12 +30,14 @@ const quote = (value: string) => JSON.stringify(value);
 export function interpretFieldInput(key: string, field: FieldDefinition, raw: unknown): FieldInput {
   const name = quote(key);
   if (isChoiceType(field.fieldType)) return interpretChoice(name, field, raw);
-  if (Array.isArray(raw)) return rejected(`${name} is a ${field.fieldType} field and takes one value, not an array; it was not written.`);
+  if (Array.isArray(raw))
+    return rejected(`${name} is a ${field.fieldType} field and takes one value, not an array; it was not written.`);
   if (typeof raw !== "string" && typeof raw !== "number") {
     return rejected(`${name} must be a string, a number or an array of strings; it was not written.`);
   }
   const text = typeof raw === "number" ? String(raw) : raw;
-  if (Buffer.byteLength(text, "utf8") > MAX_VALUE_BYTES) return rejected(`${name} is longer than ${MAX_VALUE_BYTES} bytes; it was not written.`);
+  if (Buffer.byteLength(text, "utf8") > MAX_VALUE_BYTES)
+    return rejected(`${name} is longer than ${MAX_VALUE_BYTES} bytes; it was not written.`);
   const trimmed = text.trim();
   if (trimmed !== "") {
     switch (field.fieldType) {
@@ -44,13 +45,16 @@ export function interpretFieldInput(key: string, field: FieldDefinition, raw: un
         if (!NUMBER.test(trimmed)) return rejected(`${name}: ${quote(text)} is not a number; it was not written.`);
         return { accepted: true, encoded: trimmed, notices: [] };
       case "email":
-        if (!isEmailAddress(trimmed)) return rejected(`${name}: ${quote(text)} is not a valid email address; it was not written.`);
+        if (!isEmailAddress(trimmed))
+          return rejected(`${name}: ${quote(text)} is not a valid email address; it was not written.`);
         return { accepted: true, encoded: trimmed, notices: [] };
       case "date":
-        if (!DATE.test(trimmed) || !parseUtcDateTime(trimmed)) return rejected(`${name}: ${quote(text)} is not a date in the form YYYY-MM-DD; it was not written.`);
+        if (!DATE.test(trimmed) || !parseUtcDateTime(trimmed))
+          return rejected(`${name}: ${quote(text)} is not a date in the form YYYY-MM-DD; it was not written.`);
         return { accepted: true, encoded: trimmed, notices: [] };
       case "phone":
-        if (!PHONE.test(trimmed) || trimmed.replace(/\D/g, "").length < 4) return rejected(`${name}: ${quote(text)} is not a phone number; it was not written.`);
+        if (!PHONE.test(trimmed) || trimmed.replace(/\D/g, "").length < 4)
+          return rejected(`${name}: ${quote(text)} is not a phone number; it was not written.`);
         return { accepted: true, encoded: trimmed, notices: [] };
       default:
         break;
@@ -74,7 +78,9 @@ function interpretChoice(name: string, field: FieldDefinition, raw: unknown): Fi
     return { accepted: false, notices };
   }
   if (field.fieldType === "single_choice" && matched.length > 1) {
-    notices.push(`${name} is a single-choice field and takes exactly one answer, got ${matched.length}; it was not written.`);
+    notices.push(
+      `${name} is a single-choice field and takes exactly one answer, got ${matched.length}; it was not written.`,
+    );
     return { accepted: false, notices };
   }
   return { accepted: true, encoded: encodeAnswer(field.fieldType, matched), notices };

@@ -17,7 +17,9 @@ export const PERSON_FIELD_NAMES = {
   main_email: { attribute: "mainEmail", maxLength: 254 },
 } as const;
 export type PersonFieldName = keyof typeof PERSON_FIELD_NAMES;
-export type PersonAttributes = Partial<Record<(typeof PERSON_FIELD_NAMES)[PersonFieldName]["attribute"], string | null>>;
+export type PersonAttributes = Partial<
+  Record<(typeof PERSON_FIELD_NAMES)[PersonFieldName]["attribute"], string | null>
+>;
 
 export interface SaveValuesOptions {
   registrationId: number;
@@ -42,7 +44,11 @@ export interface SavedValues {
 
 const quote = (value: string) => JSON.stringify(value);
 
-export async function saveFieldValues(em: EntityManager, values: Record<string, unknown>, options: SaveValuesOptions): Promise<SavedValues> {
+export async function saveFieldValues(
+  em: EntityManager,
+  values: Record<string, unknown>,
+  options: SaveValuesOptions,
+): Promise<SavedValues> {
   const result: SavedValues = { notices: [], formsWithValues: [], changedForms: new Set(), person: {} };
   const keys = Object.keys(values);
   const fieldKeys = keys.filter((key) => !key.startsWith("_"));
@@ -60,24 +66,32 @@ export async function saveFieldValues(em: EntityManager, values: Record<string, 
     }
     const field = byId.get(key) ?? byName.get(key);
     if (!field) {
-      if (!options.consumedKeys?.has(key)) result.notices.push(`${name} is not a field of project ${options.projectId}; it was not written.`);
+      if (!options.consumedKeys?.has(key))
+        result.notices.push(`${name} is not a field of project ${options.projectId}; it was not written.`);
       continue;
     }
     const form = options.forms.get(field.formId);
     if (!form) {
       if (options.consumedKeys?.has(key)) continue;
-      result.notices.push(`${name} belongs to form ${field.formId}, which user ${options.cloginId} does not have; it was not written.`);
+      result.notices.push(
+        `${name} belongs to form ${field.formId}, which user ${options.cloginId} does not have; it was not written.`,
+      );
       continue;
     }
     const earlier = keyOfField.get(field.id);
     if (earlier !== undefined) {
-      result.notices.push(`${name} names the same field as ${quote(earlier)} (${field.id}); only ${quote(earlier)} was written.`);
+      result.notices.push(
+        `${name} names the same field as ${quote(earlier)} (${field.id}); only ${quote(earlier)} was written.`,
+      );
       continue;
     }
     const input = interpretFieldInput(key, field, values[key]);
     result.notices.push(...input.notices);
     if (!input.accepted) continue;
-    const personField = field.name !== null && field.name in PERSON_FIELD_NAMES ? PERSON_FIELD_NAMES[field.name as PersonFieldName] : null;
+    const personField =
+      field.name !== null && field.name in PERSON_FIELD_NAMES
+        ? PERSON_FIELD_NAMES[field.name as PersonFieldName]
+        : null;
     if (personField) {
       const text = input.encoded.trim();
       if (text.length > personField.maxLength) {
@@ -93,12 +107,17 @@ export async function saveFieldValues(em: EntityManager, values: Record<string, 
     accepted.push({ key, field, encoded: input.encoded });
   }
 
-  const stored = await loadStoredValues(em, options.registrationId, accepted.map((a) => a.field.id));
+  const stored = await loadStoredValues(
+    em,
+    options.registrationId,
+    accepted.map((a) => a.field.id),
+  );
   const rows: Partial<FieldValue>[] = [];
   for (const { field, encoded } of accepted) {
     if (!result.formsWithValues.includes(field.formId)) result.formsWithValues.push(field.formId);
     const previous = stored.get(field.id);
-    const unchanged = previous === encoded || (previous === undefined && answerIsEmpty(decodeAnswer(field.fieldType, encoded)));
+    const unchanged =
+      previous === encoded || (previous === undefined && answerIsEmpty(decodeAnswer(field.fieldType, encoded)));
     if (unchanged) continue;
     result.changedForms.add(field.formId);
     rows.push({ registrationId: options.registrationId, fieldId: field.id, value: encoded, updatedAt: options.now });

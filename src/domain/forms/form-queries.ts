@@ -44,7 +44,11 @@ type Row = Record<string, unknown>;
 const optionalDate = (value: unknown) => (value == null ? null : toDate(value as Date | string));
 
 /** Fields of the project named by identifier or mapped name; keys that name nothing are absent. */
-export async function loadFieldsByKeys(em: EntityManager, projectId: number, keys: readonly string[]): Promise<FieldDefinition[]> {
+export async function loadFieldsByKeys(
+  em: EntityManager,
+  projectId: number,
+  keys: readonly string[],
+): Promise<FieldDefinition[]> {
   if (keys.length === 0) return [];
   const list = sqlPlaceholders(keys.length);
   const rows: Row[] = await em.query(
@@ -82,7 +86,11 @@ export async function loadRegisteredForms(em: EntityManager, registrationId: num
 }
 
 /** Stored values of the given fields, by field id (encoded as stored). */
-export async function loadStoredValues(em: EntityManager, registrationId: number, fieldIds: readonly string[]): Promise<Map<string, string>> {
+export async function loadStoredValues(
+  em: EntityManager,
+  registrationId: number,
+  fieldIds: readonly string[],
+): Promise<Map<string, string>> {
   if (fieldIds.length === 0) return new Map();
   const rows: Row[] = await em.query(
     `SELECT field_id, value FROM field_value WHERE registration_id = ? AND field_id IN (${sqlPlaceholders(fieldIds.length)})`,
@@ -92,7 +100,11 @@ export async function loadStoredValues(em: EntityManager, registrationId: number
 }
 
 /** Mandatory fields of the given forms with the registration's values, in form then field order. */
-export async function loadMandatoryFieldStates(em: EntityManager, registrationId: number, formIds: readonly number[]): Promise<MandatoryFieldState[]> {
+export async function loadMandatoryFieldStates(
+  em: EntityManager,
+  registrationId: number,
+  formIds: readonly number[],
+): Promise<MandatoryFieldState[]> {
   if (formIds.length === 0) return [];
   const rows: Row[] = await em.query(
     `SELECT f.id, f.form_id, f.label, f.field_type, fv.value
@@ -111,7 +123,11 @@ export async function loadMandatoryFieldStates(em: EntityManager, registrationId
 }
 
 /** Which of the given form ids are forms of the project. */
-export async function loadProjectFormIds(em: EntityManager, projectId: number, formIds: readonly number[]): Promise<Set<number>> {
+export async function loadProjectFormIds(
+  em: EntityManager,
+  projectId: number,
+  formIds: readonly number[],
+): Promise<Set<number>> {
   if (formIds.length === 0) return new Set();
   const rows: Row[] = await em.query(
     `SELECT id FROM form WHERE project_id = ? AND id IN (${sqlPlaceholders(formIds.length)})`,
@@ -121,7 +137,11 @@ export async function loadProjectFormIds(em: EntityManager, projectId: number, f
 }
 
 /** The project's initial forms for a level (`all` forms plus those of the level), in form order. */
-export async function loadInitialFormIds(em: EntityManager, projectId: number, level: "parent" | "child"): Promise<number[]> {
+export async function loadInitialFormIds(
+  em: EntityManager,
+  projectId: number,
+  level: "parent" | "child",
+): Promise<number[]> {
   const rows: Row[] = await em.query(
     `SELECT id FROM form WHERE project_id = ? AND initial = 1 AND audience_level IN ('all', ?) ORDER BY sort_order, id`,
     [projectId, level],

@@ -39,12 +39,18 @@ function firstEmptyMandatoryByForm(states: readonly MandatoryFieldState[]): Map<
   const firstEmpty = new Map<number, MandatoryFieldState>();
   for (const state of states) {
     if (firstEmpty.has(state.formId)) continue;
-    if (state.value === null || answerIsEmpty(decodeAnswer(state.fieldType, state.value))) firstEmpty.set(state.formId, state);
+    if (state.value === null || answerIsEmpty(decodeAnswer(state.fieldType, state.value)))
+      firstEmpty.set(state.formId, state);
   }
   return firstEmpty;
 }
 
-async function setFormState(em: EntityManager, registrationId: number, formIds: number[], state: Partial<RegistrationForm>): Promise<void> {
+async function setFormState(
+  em: EntityManager,
+  registrationId: number,
+  formIds: number[],
+  state: Partial<RegistrationForm>,
+): Promise<void> {
   if (formIds.length > 0) await em.update(RegistrationForm, { registrationId, formId: In(formIds) }, state);
 }
 
@@ -59,14 +65,26 @@ export async function submitFormsWithValues(
   saved: SavedValues,
 ): Promise<string[]> {
   if (!settings.submitForms) return [];
-  const candidates = saved.formsWithValues.filter((formId) => saved.changedForms.has(formId) || forms.get(formId)?.submittedAt == null);
+  const candidates = saved.formsWithValues.filter(
+    (formId) => saved.changedForms.has(formId) || forms.get(formId)?.submittedAt == null,
+  );
   if (candidates.length === 0) return [];
   const registrationId = settings.target.registrationId;
   const incomplete = firstEmptyMandatoryByForm(await loadMandatoryFieldStates(em, registrationId, candidates));
   const submitted = candidates.filter((formId) => !incomplete.has(formId));
   const now = settings.now;
-  await setFormState(em, registrationId, submitted.filter((formId) => !forms.get(formId)?.completed), { completed: true, completedAt: now, submittedAt: now });
-  await setFormState(em, registrationId, submitted.filter((formId) => forms.get(formId)?.completed), { submittedAt: now });
+  await setFormState(
+    em,
+    registrationId,
+    submitted.filter((formId) => !forms.get(formId)?.completed),
+    { completed: true, completedAt: now, submittedAt: now },
+  );
+  await setFormState(
+    em,
+    registrationId,
+    submitted.filter((formId) => forms.get(formId)?.completed),
+    { submittedAt: now },
+  );
   const effects = await runFormTriggers(em, settings.target, submitted, new Set(forms.keys()), settings);
   return effects.notices;
 }
@@ -77,7 +95,7 @@ const asFormId = (value: unknown): number | null => {
   if (typeof value === "string" && DIGITS.test(value)) return Number(value);
   return null;
 };
-const asSent = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value) ?? String(value));
+const asSent = (value: unknown) => (typeof value === "string" ? value : (JSON.stringify(value) ?? String(value)));
 
 /**
  * Marks forms of the registration complete. `selection` is `all` (the current form set, read
@@ -126,13 +144,24 @@ export async function markFormsComplete(
   const marked = new Set(result.markedComplete);
   const newlyCompleted = forms.filter((form) => marked.has(form.formId) && !form.completed).map((form) => form.formId);
   const now = settings.now;
-  await setFormState(em, registrationId, newlyCompleted, settings.submitForms ? { completed: true, completedAt: now, submittedAt: now } : { completed: true, completedAt: now });
+  await setFormState(
+    em,
+    registrationId,
+    newlyCompleted,
+    settings.submitForms
+      ? { completed: true, completedAt: now, submittedAt: now }
+      : { completed: true, completedAt: now },
+  );
 
-  const firstEmpty = firstEmptyMandatoryByForm(await loadMandatoryFieldStates(em, registrationId, result.markedComplete));
+  const firstEmpty = firstEmptyMandatoryByForm(
+    await loadMandatoryFieldStates(em, registrationId, result.markedComplete),
+  );
   for (const form of forms) {
     const empty = firstEmpty.get(form.formId);
     if (marked.has(form.formId) && empty) {
-      result.notices.push(`Form ${form.formId} (${form.name}) was marked complete with empty mandatory fields; the first is ${empty.fieldId} (${empty.label}).`);
+      result.notices.push(
+        `Form ${form.formId} (${form.name}) was marked complete with empty mandatory fields; the first is ${empty.fieldId} (${empty.label}).`,
+      );
     }
   }
 

@@ -37,7 +37,8 @@ export interface ProjectListing {
 
 type ArchivedScope = "active" | "archived" | "all";
 
-const scopeOf = (q: ProjectListQuery): ArchivedScope => (q.onlyArchived ? "archived" : q.withArchived ? "all" : "active");
+const scopeOf = (q: ProjectListQuery): ArchivedScope =>
+  q.onlyArchived ? "archived" : q.withArchived ? "all" : "active";
 
 /**
  * The projects of the caller's organization, sorted by id, with totals when asked. One
@@ -55,7 +56,8 @@ export async function listProjects(ctx: RequestContext, q: ProjectListQuery): Pr
     if (scope !== "all") where.archived = scope === "archived";
     const projects = await tx.em.find(Project, { where, order: { id: "ASC" } });
 
-    const totals = q.withGroupTotals && projects.length > 0 ? await loadProjectTotals(tx.em, organizationId, scope) : null;
+    const totals =
+      q.withGroupTotals && projects.length > 0 ? await loadProjectTotals(tx.em, organizationId, scope) : null;
     return projects.map((project) => ({
       id: project.id,
       name: project.name,
@@ -67,7 +69,13 @@ export async function listProjects(ctx: RequestContext, q: ProjectListQuery): Pr
   });
 }
 
-const emptyTotals = (): ProjectTotals => ({ totalUsers: 0, totalActiveUsers: 0, totalOrderCents: 0, totalPaidCents: 0, totalBalanceCents: 0 });
+const emptyTotals = (): ProjectTotals => ({
+  totalUsers: 0,
+  totalActiveUsers: 0,
+  totalOrderCents: 0,
+  totalPaidCents: 0,
+  totalBalanceCents: 0,
+});
 
 type Row = Record<string, unknown>;
 
@@ -102,7 +110,11 @@ SELECT r.project_id AS project_id, SUM(pm.amount_cents) AS paid_cents
  WHERE ${projectScope(scope)}
  GROUP BY r.project_id`;
 
-async function loadProjectTotals(em: EntityManager, organizationId: number, scope: ArchivedScope): Promise<Map<number, ProjectTotals>> {
+async function loadProjectTotals(
+  em: EntityManager,
+  organizationId: number,
+  scope: ArchivedScope,
+): Promise<Map<number, ProjectTotals>> {
   const registrations: Row[] = await em.query(REGISTRATIONS_SQL(scope), [organizationId]);
   const orders: Row[] = await em.query(ORDERS_SQL(scope), [organizationId]);
   const payments: Row[] = await em.query(PAYMENTS_SQL(scope), [organizationId]);

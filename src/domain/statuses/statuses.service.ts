@@ -66,7 +66,10 @@ export function checkStatusDraft(draft: Omit<StatusDraft, "groupId">): CheckedSt
     const length = [...name].length;
     if (length === 0) problems.push({ path: PATHS.name, message: "must not be empty" });
     if (length > STATUS_NAME_MAX_CHARACTERS) {
-      problems.push({ path: PATHS.name, message: `must be at most ${STATUS_NAME_MAX_CHARACTERS} characters, got ${length}` });
+      problems.push({
+        path: PATHS.name,
+        message: `must be at most ${STATUS_NAME_MAX_CHARACTERS} characters, got ${length}`,
+      });
     }
   }
 

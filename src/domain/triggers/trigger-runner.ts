@@ -1,6 +1,13 @@
 import type { EntityManager } from "typeorm";
 import { insertRows } from "../../db/insert-rows";
-import { CartLine, EmailRecord, OutboxEmail, RegistrationForm, TriggerFiring, type TriggerAction } from "../../entities";
+import {
+  CartLine,
+  EmailRecord,
+  OutboxEmail,
+  RegistrationForm,
+  TriggerFiring,
+  type TriggerAction,
+} from "../../entities";
 
 // What a form submission sets off (contract §4): each trigger of the submitted forms acts at most
 // once per registration, which the trigger_firing rows record. All effects of one submission are
@@ -44,7 +51,11 @@ type Row = Record<string, unknown>;
 const nullableNumber = (value: unknown) => (value == null ? null : Number(value));
 const nullableText = (value: unknown) => (value == null ? null : String(value));
 
-async function loadUnfiredTriggers(em: EntityManager, registrationId: number, formIds: readonly number[]): Promise<PendingTrigger[]> {
+async function loadUnfiredTriggers(
+  em: EntityManager,
+  registrationId: number,
+  formIds: readonly number[],
+): Promise<PendingTrigger[]> {
   const rows: Row[] = await em.query(
     `SELECT t.id, t.form_id, t.action, t.email_to, t.email_subject, t.email_body, t.product_id, t.quantity, t.add_form_id,
             p.price_cents
@@ -96,12 +107,22 @@ export async function runFormTriggers(
         if (options.disableEmailSending) continue;
         const to = trigger.emailTo === "main_email" ? target.mainEmail : trigger.emailTo;
         if (!to) {
-          effects.notices.push(`The email trigger of form ${trigger.formId} did not send: user ${target.cloginId} has no main email.`);
+          effects.notices.push(
+            `The email trigger of form ${trigger.formId} did not send: user ${target.cloginId} has no main email.`,
+          );
           continue;
         }
         const subject = trigger.emailSubject ?? "";
         const body = trigger.emailBody ?? "";
-        outbox.push({ registrationId: target.registrationId, toAddresses: to, subject, body, state: "pending", createdAt: now, sentAt: null });
+        outbox.push({
+          registrationId: target.registrationId,
+          toAddresses: to,
+          subject,
+          body,
+          state: "pending",
+          createdAt: now,
+          sentAt: null,
+        });
         history.push({
           registrationId: target.registrationId,
           fromAddress: TRIGGER_SENDER_ADDRESS,
@@ -118,7 +139,9 @@ export async function runFormTriggers(
       }
       case "add_product":
         if (trigger.productId === null || trigger.priceCents === null) {
-          effects.notices.push(`The product trigger of form ${trigger.formId} did not act: its product no longer exists.`);
+          effects.notices.push(
+            `The product trigger of form ${trigger.formId} did not act: its product no longer exists.`,
+          );
           continue;
         }
         cart.push({
@@ -133,7 +156,14 @@ export async function runFormTriggers(
         if (trigger.addFormId !== null && !formSet.has(trigger.addFormId)) {
           formSet.add(trigger.addFormId);
           effects.addedFormIds.push(trigger.addFormId);
-          addedForms.push({ registrationId: target.registrationId, formId: trigger.addFormId, completed: false, completedAt: null, submittedAt: null, addedAt: now });
+          addedForms.push({
+            registrationId: target.registrationId,
+            formId: trigger.addFormId,
+            completed: false,
+            completedAt: null,
+            submittedAt: null,
+            addedAt: now,
+          });
         }
         break;
     }

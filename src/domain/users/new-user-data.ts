@@ -25,7 +25,10 @@ const clean = (value: string | undefined) => (value === undefined ? null : value
  * The person data of a create command, trimmed, with its problems (paths are wire paths).
  * A new person needs a valid main_email; the username defaults to it.
  */
-export function readPersonData(cmd: CreateUserCommand, newPerson: boolean): { data: PersonData; problems: MemberProblem[] } {
+export function readPersonData(
+  cmd: CreateUserCommand,
+  newPerson: boolean,
+): { data: PersonData; problems: MemberProblem[] } {
   const problems: MemberProblem[] = [];
   const data: PersonData = {
     username: clean(cmd.username) || null,
@@ -36,19 +39,29 @@ export function readPersonData(cmd: CreateUserCommand, newPerson: boolean): { da
     orgName: clean(cmd.orgName),
   };
   const tooLong = (path: keyof typeof LIMITS, value: string | null) => {
-    if (value !== null && value.length > LIMITS[path]) problems.push({ path: `doc.${path}`, message: `doc.${path} must have at most ${LIMITS[path]} characters.` });
+    if (value !== null && value.length > LIMITS[path])
+      problems.push({ path: `doc.${path}`, message: `doc.${path} must have at most ${LIMITS[path]} characters.` });
   };
   if (data.mainEmail === null) {
     if (newPerson) problems.push({ path: "doc.main_email", message: "doc.main_email is required for a new user." });
   } else if (!isEmailAddress(data.mainEmail)) {
-    problems.push({ path: "doc.main_email", message: `doc.main_email ${JSON.stringify(data.mainEmail)} is not a valid email address.` });
+    problems.push({
+      path: "doc.main_email",
+      message: `doc.main_email ${JSON.stringify(data.mainEmail)} is not a valid email address.`,
+    });
   }
   if (newPerson) {
     tooLong("username", data.username);
     if (data.password !== null && data.password.length < MIN_PASSWORD_LENGTH) {
-      problems.push({ path: "doc.password", message: `doc.password must have at least ${MIN_PASSWORD_LENGTH} characters.` });
+      problems.push({
+        path: "doc.password",
+        message: `doc.password must have at least ${MIN_PASSWORD_LENGTH} characters.`,
+      });
     } else if (data.password !== null && data.password.length > MAX_PASSWORD_LENGTH) {
-      problems.push({ path: "doc.password", message: `doc.password must have at most ${MAX_PASSWORD_LENGTH} characters.` });
+      problems.push({
+        path: "doc.password",
+        message: `doc.password must have at most ${MAX_PASSWORD_LENGTH} characters.`,
+      });
     }
   }
   tooLong("main_email", data.mainEmail);

@@ -6,5 +6,8 @@ export function failOnProblems(problems: readonly MemberProblem[]): void {
   const first = problems[0].message;
   if (problems.length === 1) throw validationFailed(first, [...problems]);
   const others = problems.length - 1;
-  throw validationFailed(`${first.replace(/\.$/, "")} (and ${others} more problem${others > 1 ? "s" : ""}, see errors).`, [...problems]);
+  throw validationFailed(
+    `${first.replace(/\.$/, "")} (and ${others} more problem${others > 1 ? "s" : ""}, see errors).`,
+    [...problems],
+  );
 }

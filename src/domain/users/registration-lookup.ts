@@ -19,8 +19,14 @@ type Row = Record<string, unknown>;
  * so concurrent writes to one user run one after the other and read each other's results: a
  * trigger cannot fire twice because two calls both saw it unfired.
  */
-export async function requireRegisteredUser(em: EntityManager, projectId: number, cloginId: number, options: { lock?: boolean } = {}): Promise<RegisteredUser> {
-  if (options.lock) await em.query(`UPDATE registration SET star = star WHERE project_id = ? AND person_id = ?`, [projectId, cloginId]);
+export async function requireRegisteredUser(
+  em: EntityManager,
+  projectId: number,
+  cloginId: number,
+  options: { lock?: boolean } = {},
+): Promise<RegisteredUser> {
+  if (options.lock)
+    await em.query(`UPDATE registration SET star = star WHERE project_id = ? AND person_id = ?`, [projectId, cloginId]);
   const rows: Row[] = await em.query(
     `SELECT r.uid, r.connected_to, p.main_email
        FROM registration r JOIN person p ON p.id = r.person_id

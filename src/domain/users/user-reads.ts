@@ -97,7 +97,6 @@ const dateOrNull = (value: unknown) => (value == null ? null : toDate(value as D
 // Bounded IN lists (DataLoader batches are capped to this as well).
 export const READ_CHUNK = 500;
 
-
 async function chunked<K>(keys: readonly K[], read: (chunk: K[]) => Promise<void>): Promise<void> {
   const unique = [...new Set(keys)];
   for (let i = 0; i < unique.length; i += READ_CHUNK) await read(unique.slice(i, i + READ_CHUNK));
@@ -141,22 +140,33 @@ const FIELD_COLUMNS = `f.id AS field_id, f.form_id AS field_form_id, f.name AS f
        f.field_type AS field_type, f.mandatory AS field_mandatory, f.choice_options AS field_options`;
 
 /** Registrations by (group_id, clogin_id), e.g. the parents of children. */
-export async function readRegistrationsByPerson(em: EntityManager, keys: readonly ProjectPersonKey[]): Promise<Map<string, RegistrationRef>> {
+export async function readRegistrationsByPerson(
+  em: EntityManager,
+  keys: readonly ProjectPersonKey[],
+): Promise<Map<string, RegistrationRef>> {
   const found = new Map<string, RegistrationRef>();
   const rows = await readByProjectAndColumn(em, "person_id", keys);
-  for (const row of rows) found.set(projectPersonKey({ groupId: sqlNumber(row.project_id), cloginId: sqlNumber(row.person_id) }), toRef(row));
+  for (const row of rows)
+    found.set(projectPersonKey({ groupId: sqlNumber(row.project_id), cloginId: sqlNumber(row.person_id) }), toRef(row));
   return found;
 }
 
 /** Children of the given parents (registrations of the same project whose connected_to is the parent), by uid. */
-export async function readChildren(em: EntityManager, parents: readonly ProjectPersonKey[]): Promise<Map<string, RegistrationRef[]>> {
+export async function readChildren(
+  em: EntityManager,
+  parents: readonly ProjectPersonKey[],
+): Promise<Map<string, RegistrationRef[]>> {
   const rows = await readByProjectAndColumn(em, "connected_to", parents);
   const refs = rows.map(toRef);
   return groupBy(refs, (ref) => projectPersonKey({ groupId: ref.groupId, cloginId: ref.parentCloginId ?? 0 }));
 }
 
 // `(project_id = ? AND column IN (…)) OR …`, one group per project: row-value IN lists are not portable.
-async function readByProjectAndColumn(em: EntityManager, column: "person_id" | "connected_to", keys: readonly ProjectPersonKey[]): Promise<Row[]> {
+async function readByProjectAndColumn(
+  em: EntityManager,
+  column: "person_id" | "connected_to",
+  keys: readonly ProjectPersonKey[],
+): Promise<Row[]> {
   const byProject = new Map<number, Set<number>>();
   for (const key of keys) {
     const set = byProject.get(key.groupId) ?? new Set<number>();
@@ -174,7 +184,10 @@ async function readByProjectAndColumn(em: EntityManager, column: "person_id" | "
 }
 
 /** Each registration's form set in form order, with completion. */
-export async function readFormSets(em: EntityManager, uids: readonly number[]): Promise<Map<number, RegistrationFormRow[]>> {
+export async function readFormSets(
+  em: EntityManager,
+  uids: readonly number[],
+): Promise<Map<number, RegistrationFormRow[]>> {
   const all: RegistrationFormRow[] = [];
   await chunked(uids, async (chunk) => {
     const rows: Row[] = await em.query(
@@ -206,7 +219,10 @@ export async function readFormSets(em: EntityManager, uids: readonly number[]): 
 }
 
 /** Fields of forms, in form order. */
-export async function readFieldsOfForms(em: EntityManager, formIds: readonly number[]): Promise<Map<number, FieldRow[]>> {
+export async function readFieldsOfForms(
+  em: EntityManager,
+  formIds: readonly number[],
+): Promise<Map<number, FieldRow[]>> {
   const all: FieldRow[] = [];
   await chunked(formIds, async (chunk) => {
     const rows: Row[] = await em.query(
@@ -219,7 +235,10 @@ export async function readFieldsOfForms(em: EntityManager, formIds: readonly num
 }
 
 /** Each registration's stored answers, decoded, in form and field order. */
-export async function readFieldValues(em: EntityManager, uids: readonly number[]): Promise<Map<number, FieldValueRow[]>> {
+export async function readFieldValues(
+  em: EntityManager,
+  uids: readonly number[],
+): Promise<Map<number, FieldValueRow[]>> {
   const all: FieldValueRow[] = [];
   await chunked(uids, async (chunk) => {
     const rows: Row[] = await em.query(
@@ -231,14 +250,22 @@ export async function readFieldValues(em: EntityManager, uids: readonly number[]
     );
     for (const row of rows) {
       const field = toField(row);
-      all.push({ uid: sqlNumber(row.registration_id), field, answer: decodeAnswer(field.type, String(row.value)), updatedAt: toDate(row.updated_at as Date | string) });
+      all.push({
+        uid: sqlNumber(row.registration_id),
+        field,
+        answer: decodeAnswer(field.type, String(row.value)),
+        updatedAt: toDate(row.updated_at as Date | string),
+      });
     }
   });
   return groupBy(all, (row) => row.uid);
 }
 
 /** Each registration's email history, oldest first. */
-export async function readEmailRecords(em: EntityManager, uids: readonly number[]): Promise<Map<number, EmailRecordRow[]>> {
+export async function readEmailRecords(
+  em: EntityManager,
+  uids: readonly number[],
+): Promise<Map<number, EmailRecordRow[]>> {
   const all: EmailRecordRow[] = [];
   await chunked(uids, async (chunk) => {
     const rows: Row[] = await em.query(
@@ -276,7 +303,8 @@ export async function readTags(em: EntityManager, uids: readonly number[]): Prom
         WHERE rt.registration_id IN (${sqlPlaceholders(chunk.length)}) ORDER BY t.id`,
       chunk,
     );
-    for (const row of rows) all.push({ uid: sqlNumber(row.registration_id), id: sqlNumber(row.id), name: String(row.name) });
+    for (const row of rows)
+      all.push({ uid: sqlNumber(row.registration_id), id: sqlNumber(row.id), name: String(row.name) });
   });
   const grouped = groupBy(all, (row) => row.uid);
   return new Map([...grouped].map(([uid, tags]) => [uid, tags.map(({ id, name }) => ({ id, name }))]));
@@ -290,7 +318,14 @@ export async function readPersons(em: EntityManager, cloginIds: readonly number[
       where: { id: In(chunk) },
       select: { id: true, username: true, mainEmail: true, firstName: true, lastName: true },
     });
-    for (const p of rows) persons.set(p.id, { cloginId: p.id, username: p.username, mainEmail: p.mainEmail, firstName: p.firstName, lastName: p.lastName });
+    for (const p of rows)
+      persons.set(p.id, {
+        cloginId: p.id,
+        username: p.username,
+        mainEmail: p.mainEmail,
+        firstName: p.firstName,
+        lastName: p.lastName,
+      });
   });
   return persons;
 }

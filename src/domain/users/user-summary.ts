@@ -65,7 +65,12 @@ const TAGS_SQL = (placeholders: string) =>
 type Row = Record<string, unknown>;
 
 /** `first last`, trimmed; else the organization name; else the username (contract §6). */
-export function displayName(person: { firstName: string | null; lastName: string | null; orgName: string | null; username: string }): string {
+export function displayName(person: {
+  firstName: string | null;
+  lastName: string | null;
+  orgName: string | null;
+  username: string;
+}): string {
   const full = `${person.firstName ?? ""} ${person.lastName ?? ""}`.trim();
   return full || person.orgName?.trim() || person.username;
 }
@@ -95,7 +100,12 @@ export async function loadUserSummaries(em: EntityManager, uids: readonly number
       const status =
         row.status_id == null
           ? null
-          : { id: sqlNumber(row.status_id), name: String(row.status_name), color: String(row.status_color), isExcluded: sqlFlag(row.status_excluded) };
+          : {
+              id: sqlNumber(row.status_id),
+              name: String(row.status_name),
+              color: String(row.status_color),
+              isExcluded: sqlFlag(row.status_excluded),
+            };
       summaries.set(uid, {
         uid,
         groupId: sqlNumber(row.project_id),
@@ -123,7 +133,14 @@ export async function loadUserSummaries(em: EntityManager, uids: readonly number
         tagIds: (tagsByUid.get(uid) ?? []).sort((a, b) => a - b),
         nonExcludedChildren: sqlNumber(row.non_excluded_children),
         star: sqlFlag(row.star),
-        assignedAdmin: row.admin_id == null ? null : { id: sqlNumber(row.admin_id), initials: (row.admin_initials as string | null) ?? null, color: (row.admin_color as string | null) ?? null },
+        assignedAdmin:
+          row.admin_id == null
+            ? null
+            : {
+                id: sqlNumber(row.admin_id),
+                initials: (row.admin_initials as string | null) ?? null,
+                color: (row.admin_color as string | null) ?? null,
+              },
       });
     }
   }

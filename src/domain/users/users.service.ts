@@ -14,14 +14,24 @@ import { assertSendingAdmins, emailListProblems, emailRecords } from "./email-hi
 import { readPersonData, type PersonData } from "./new-user-data";
 import { failOnProblems } from "./problems";
 import { requireRegisteredUser, type RegisteredUser } from "./registration-lookup";
-import type { AddEmailsCommand, CreateUserCommand, UpdateUserCommand, UpdateUserOutcome, UserOutcome } from "./user-commands";
+import type {
+  AddEmailsCommand,
+  CreateUserCommand,
+  UpdateUserCommand,
+  UpdateUserOutcome,
+  UserOutcome,
+} from "./user-commands";
 import { loadUserSummaries } from "./user-summary";
 
 // The users operations shared by the legacy REST envelope and GraphQL. Each resolves the group
 // first (FORBIDDEN before anything else), runs in one transaction and returns the refreshed
 // summary; a failed call writes nothing.
 
-async function outcomeOf(em: EntityManager, user: { uid: number; projectId: number; cloginId: number }, notices: string[]): Promise<UserOutcome> {
+async function outcomeOf(
+  em: EntityManager,
+  user: { uid: number; projectId: number; cloginId: number },
+  notices: string[],
+): Promise<UserOutcome> {
   const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid);
   if (!summary) throw new Error(`registration ${user.uid} vanished inside its own transaction`);
   return { uid: user.uid, groupId: user.projectId, cloginId: user.cloginId, summary, notices };
@@ -49,7 +59,13 @@ async function saveValuesAndSubmit(
   user: RegisteredUser,
   forms: ReadonlyMap<number, RegisteredForm>,
   values: Record<string, unknown>,
-  options: { submitForms: boolean; disableEmailSending: boolean; now: Date; consumedKeys?: ReadonlySet<string>; explicitPerson?: PersonAttributes },
+  options: {
+    submitForms: boolean;
+    disableEmailSending: boolean;
+    now: Date;
+    consumedKeys?: ReadonlySet<string>;
+    explicitPerson?: PersonAttributes;
+  },
 ): Promise<{ notices: string[]; mainEmail: string | null }> {
   const saved = await saveFieldValues(em, values, {
     registrationId: user.uid,
@@ -107,7 +123,8 @@ export async function createUser(ctx: RequestContext, cmd: CreateUserCommand): P
   if (cmd.connectedTo !== null && cmd.connectedTo !== cmd.cloginId) {
     problems.unshift({
       path: "connected_to",
-      message: "connected_to is not accepted by create, which registers a parent or an individual; children are created with create_child.",
+      message:
+        "connected_to is not accepted by create, which registers a parent or an individual; children are created with create_child.",
     });
   }
   failOnProblems(problems);
@@ -122,10 +139,20 @@ export async function createUser(ctx: RequestContext, cmd: CreateUserCommand): P
     let mainEmail: string | null;
     if (cmd.cloginId !== null) {
       cloginId = cmd.cloginId;
-      const rows: { main_email: string | null }[] = await em.query(`SELECT main_email FROM person WHERE id = ? AND organization_id = ?`, [cloginId, organizationId]);
-      if (rows.length === 0) throw new DomainError("USER_NOT_FOUND", `clogin_id ${cloginId} is not a user of your organization.`);
-      const registered: unknown[] = await em.query(`SELECT uid FROM registration WHERE project_id = ? AND person_id = ?`, [cmd.groupId, cloginId]);
-      if (registered.length > 0) throw conflict(`User ${cloginId} is already registered in project ${cmd.groupId}.`, { clogin_id: String(cloginId) });
+      const rows: { main_email: string | null }[] = await em.query(
+        `SELECT main_email FROM person WHERE id = ? AND organization_id = ?`,
+        [cloginId, organizationId],
+      );
+      if (rows.length === 0)
+        throw new DomainError("USER_NOT_FOUND", `clogin_id ${cloginId} is not a user of your organization.`);
+      const registered: unknown[] = await em.query(
+        `SELECT uid FROM registration WHERE project_id = ? AND person_id = ?`,
+        [cmd.groupId, cloginId],
+      );
+      if (registered.length > 0)
+        throw conflict(`User ${cloginId} is already registered in project ${cmd.groupId}.`, {
+          clogin_id: String(cloginId),
+        });
       if (cmd.username !== undefined || cmd.password !== undefined) {
         notices.push(`username and password were ignored: user ${cloginId} already exists and keeps its login.`);
       }
@@ -134,8 +161,12 @@ export async function createUser(ctx: RequestContext, cmd: CreateUserCommand): P
       mainEmail = data.mainEmail ?? (rows[0].main_email == null ? null : String(rows[0].main_email));
     } else {
       const username = data.username ?? data.mainEmail!;
-      const taken: unknown[] = await em.query(`SELECT id FROM person WHERE organization_id = ? AND LOWER(username) = ?`, [organizationId, username.toLowerCase()]);
-      if (taken.length > 0) throw conflict(`Username ${JSON.stringify(username)} is already used in your organization.`);
+      const taken: unknown[] = await em.query(
+        `SELECT id FROM person WHERE organization_id = ? AND LOWER(username) = ?`,
+        [organizationId, username.toLowerCase()],
+      );
+      if (taken.length > 0)
+        throw conflict(`Username ${JSON.stringify(username)} is already used in your organization.`);
       try {
         const inserted = await em.insert(Person, {
           organizationId,
@@ -148,7 +179,8 @@ export async function createUser(ctx: RequestContext, cmd: CreateUserCommand): P
         });
         cloginId = Number(inserted.identifiers[0].id);
       } catch (error) {
-        if (isUniqueViolation(error)) throw conflict(`Username ${JSON.stringify(username)} is already used in your organization.`);
+        if (isUniqueViolation(error))
+          throw conflict(`Username ${JSON.stringify(username)} is already used in your organization.`);
         throw error;
       }
       mainEmail = data.mainEmail;
@@ -167,7 +199,10 @@ export async function createUser(ctx: RequestContext, cmd: CreateUserCommand): P
       });
       uid = Number(inserted.identifiers[0].uid);
     } catch (error) {
-      if (isUniqueViolation(error)) throw conflict(`User ${cloginId} is already registered in project ${cmd.groupId}.`, { clogin_id: String(cloginId) });
+      if (isUniqueViolation(error))
+        throw conflict(`User ${cloginId} is already registered in project ${cmd.groupId}.`, {
+          clogin_id: String(cloginId),
+        });
       throw error;
     }
     // create makes a parent (family project) or an individual: both get the parent-level forms.
@@ -175,9 +210,18 @@ export async function createUser(ctx: RequestContext, cmd: CreateUserCommand): P
     await insertRows(
       em,
       RegistrationForm,
-      formIds.map((formId) => ({ registrationId: uid, formId, completed: false, completedAt: null, submittedAt: null, addedAt: now })),
+      formIds.map((formId) => ({
+        registrationId: uid,
+        formId,
+        completed: false,
+        completedAt: null,
+        submittedAt: null,
+        addedAt: now,
+      })),
     );
-    const forms = new Map<number, RegisteredForm>(formIds.map((formId) => [formId, { formId, name: "", completed: false, completedAt: null, submittedAt: null }]));
+    const forms = new Map<number, RegisteredForm>(
+      formIds.map((formId) => [formId, { formId, name: "", completed: false, completedAt: null, submittedAt: null }]),
+    );
     const user: RegisteredUser = { uid, projectId: cmd.groupId, cloginId, parentCloginId: null, mainEmail };
     const personKeys = personKeyValues(data);
     const values = { ...personKeys, ...cmd.values };
@@ -209,7 +253,11 @@ export async function updateUser(ctx: RequestContext, cmd: UpdateUserCommand): P
     ]);
   }
   assertKeyCount(cmd.values);
-  if (cmd.markFormsComplete && "formIds" in cmd.markFormsComplete && cmd.markFormsComplete.formIds.length > MAX_KEYS_PER_CALL) {
+  if (
+    cmd.markFormsComplete &&
+    "formIds" in cmd.markFormsComplete &&
+    cmd.markFormsComplete.formIds.length > MAX_KEYS_PER_CALL
+  ) {
     const message = `mark_forms_complete lists ${cmd.markFormsComplete.formIds.length} ids; at most ${MAX_KEYS_PER_CALL} are accepted per call.`;
     throw validationFailed(message, [{ path: "mark_forms_complete", message }]);
   }
@@ -227,7 +275,11 @@ export async function updateUser(ctx: RequestContext, cmd: UpdateUserCommand): P
     let mainEmail = user.mainEmail;
     if (valuesSent) {
       const forms = new Map((await loadRegisteredForms(em, user.uid)).map((form) => [form.formId, form]));
-      const saved = await saveValuesAndSubmit(em, user, forms, cmd.values!, { submitForms: cmd.submitForms, disableEmailSending: cmd.disableEmailSending, now });
+      const saved = await saveValuesAndSubmit(em, user, forms, cmd.values!, {
+        submitForms: cmd.submitForms,
+        disableEmailSending: cmd.disableEmailSending,
+        now,
+      });
       notices.push(...saved.notices);
       mainEmail = saved.mainEmail;
     }

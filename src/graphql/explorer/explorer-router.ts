@@ -60,4 +60,5 @@ export function explorerRouter(): Router {
 }
 
 /** A browser asking for GET /graphql (Accept: text/html first) is sent to the explorer. */
-export const wantsExplorer = (req: Request) => req.method === "GET" && req.accepts(["application/json", "text/html"]) === "text/html";
+export const wantsExplorer = (req: Request) =>
+  req.method === "GET" && req.accepts(["application/json", "text/html"]) === "text/html";

@@ -12,7 +12,10 @@ export class CreateUserInput {
   @Field(() => Int)
   groupId: number;
 
-  @Field(() => Int, { nullable: true, description: "An existing person of your organization to register in this project too; omit for a new person." })
+  @Field(() => Int, {
+    nullable: true,
+    description: "An existing person of your organization to register in this project too; omit for a new person.",
+  })
   cloginId?: number | null;
 
   @Field(() => String, { nullable: true, description: "Defaults to mainEmail; unique in your organization." })
@@ -36,7 +39,10 @@ export class CreateUserInput {
   @Field(() => GraphQLJSONObject, { nullable: true, description: VALUES_DESCRIPTION })
   values?: Record<string, unknown> | null;
 
-  @Field(() => Boolean, { defaultValue: true, description: "Saving a value submits its form (and runs its triggers) unless false." })
+  @Field(() => Boolean, {
+    defaultValue: true,
+    description: "Saving a value submits its form (and runs its triggers) unless false.",
+  })
   submitForms: boolean;
 
   @Field(() => Boolean, { defaultValue: false, description: "Suppresses trigger emails only." })
@@ -54,7 +60,10 @@ export class UpdateUserInput {
   @Field(() => GraphQLJSONObject, { description: VALUES_DESCRIPTION })
   values: Record<string, unknown>;
 
-  @Field(() => Boolean, { defaultValue: true, description: "Saving a value submits its form (and runs its triggers) unless false." })
+  @Field(() => Boolean, {
+    defaultValue: true,
+    description: "Saving a value submits its form (and runs its triggers) unless false.",
+  })
   submitForms: boolean;
 
   @Field(() => Boolean, { defaultValue: false, description: "Suppresses trigger emails only." })
@@ -69,16 +78,28 @@ export class MarkFormsCompleteInput {
   @Field(() => Int)
   cloginId: number;
 
-  @Field(() => [ID], { nullable: true, description: "Form ids; ids that are not forms of this user are reported in `skipped`." })
+  @Field(() => [ID], {
+    nullable: true,
+    description: "Form ids; ids that are not forms of this user are reported in `skipped`.",
+  })
   formIds?: string[] | null;
 
-  @Field(() => Boolean, { nullable: true, description: "true: every form in the user's form set (read after `values` are saved)." })
+  @Field(() => Boolean, {
+    nullable: true,
+    description: "true: every form in the user's form set (read after `values` are saved).",
+  })
   all?: boolean | null;
 
-  @Field(() => GraphQLJSONObject, { nullable: true, description: `Saved first, in the same transaction. ${VALUES_DESCRIPTION}` })
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description: `Saved first, in the same transaction. ${VALUES_DESCRIPTION}`,
+  })
   values?: Record<string, unknown> | null;
 
-  @Field(() => Boolean, { defaultValue: true, description: "Newly completed forms are submitted (triggers run) unless false." })
+  @Field(() => Boolean, {
+    defaultValue: true,
+    description: "Newly completed forms are submitted (triggers run) unless false.",
+  })
   submitForms: boolean;
 
   @Field(() => Boolean, { defaultValue: false, description: "Suppresses trigger emails only." })
@@ -117,6 +138,8 @@ export class AddEmailInput {
   @Field(() => Int)
   cloginId: number;
 
-  @Field(() => [EmailInput], { description: "1 to 100 emails; a single object is accepted too (GraphQL list input coercion)." })
+  @Field(() => [EmailInput], {
+    description: "1 to 100 emails; a single object is accepted too (GraphQL list input coercion).",
+  })
   emails: EmailInput[];
 }

@@ -13,13 +13,19 @@ export class UserFilterInput {
   @Min(0)
   statusId?: number | null;
 
-  @Field(() => Boolean, { nullable: true, description: "true: only users with an excluding status; false: only the others." })
+  @Field(() => Boolean, {
+    nullable: true,
+    description: "true: only users with an excluding status; false: only the others.",
+  })
   excluded?: boolean | null;
 
   @Field(() => UserLevelEnum, { nullable: true })
   level?: UserLevelEnum | null;
 
-  @Field(() => String, { nullable: true, description: "Case-insensitive part of first name, last name, username or main email." })
+  @Field(() => String, {
+    nullable: true,
+    description: "Case-insensitive part of first name, last name, username or main email.",
+  })
   @IsOptional()
   @MaxLength(100)
   search?: string | null;

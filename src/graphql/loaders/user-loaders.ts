@@ -25,7 +25,11 @@ import {
 import { loadUserSummaries, type UserSummary } from "../../domain/users/user-summary";
 
 /** A DataLoader over a batch read that returns a map; keys missing from the map get `fallback`. */
-function loaderOf<K, V, C = K>(read: (keys: readonly K[]) => Promise<Map<C, V>>, fallback: () => V, cacheKeyFn?: (key: K) => C) {
+function loaderOf<K, V, C = K>(
+  read: (keys: readonly K[]) => Promise<Map<C, V>>,
+  fallback: () => V,
+  cacheKeyFn?: (key: K) => C,
+) {
   return new DataLoader<K, V, C>(
     async (keys) => {
       const found = await read(keys);
@@ -41,15 +45,43 @@ function loaderOf<K, V, C = K>(read: (keys: readonly K[]) => Promise<Map<C, V>>,
  */
 export function createUserLoaders(em: EntityManager) {
   const loaders = {
-    summaries: loaderOf<number, UserSummary | null>((uids) => loadUserSummaries(em, uids), () => null),
-    formSets: loaderOf<number, RegistrationFormRow[]>((uids) => readFormSets(em, uids), () => []),
-    fieldsOfForm: loaderOf<number, FieldRow[]>((formIds) => readFieldsOfForms(em, formIds), () => []),
-    fieldValues: loaderOf<number, FieldValueRow[]>((uids) => readFieldValues(em, uids), () => []),
-    emails: loaderOf<number, EmailRecordRow[]>((uids) => readEmailRecords(em, uids), () => []),
-    tags: loaderOf<number, TagRow[]>((uids) => readTags(em, uids), () => []),
-    persons: loaderOf<number, PersonRow | null>((ids) => readPersons(em, ids), () => null),
-    projects: loaderOf<number, Project | null>((ids) => readProjects(em, ids), () => null),
-    children: loaderOf<ProjectPersonKey, RegistrationRef[], string>((keys) => readChildren(em, keys), () => [], projectPersonKey),
+    summaries: loaderOf<number, UserSummary | null>(
+      (uids) => loadUserSummaries(em, uids),
+      () => null,
+    ),
+    formSets: loaderOf<number, RegistrationFormRow[]>(
+      (uids) => readFormSets(em, uids),
+      () => [],
+    ),
+    fieldsOfForm: loaderOf<number, FieldRow[]>(
+      (formIds) => readFieldsOfForms(em, formIds),
+      () => [],
+    ),
+    fieldValues: loaderOf<number, FieldValueRow[]>(
+      (uids) => readFieldValues(em, uids),
+      () => [],
+    ),
+    emails: loaderOf<number, EmailRecordRow[]>(
+      (uids) => readEmailRecords(em, uids),
+      () => [],
+    ),
+    tags: loaderOf<number, TagRow[]>(
+      (uids) => readTags(em, uids),
+      () => [],
+    ),
+    persons: loaderOf<number, PersonRow | null>(
+      (ids) => readPersons(em, ids),
+      () => null,
+    ),
+    projects: loaderOf<number, Project | null>(
+      (ids) => readProjects(em, ids),
+      () => null,
+    ),
+    children: loaderOf<ProjectPersonKey, RegistrationRef[], string>(
+      (keys) => readChildren(em, keys),
+      () => [],
+      projectPersonKey,
+    ),
     registrationsByPerson: loaderOf<ProjectPersonKey, RegistrationRef | null, string>(
       (keys) => readRegistrationsByPerson(em, keys),
       () => null,

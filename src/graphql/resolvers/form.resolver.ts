@@ -13,9 +13,14 @@ export class FormResolver {
 
 @Resolver(() => UserFormType)
 export class UserFormResolver {
-  @FieldResolver(() => [FormFieldType], { description: "Mandatory fields of this form that hold no answer for this user, in form order." })
+  @FieldResolver(() => [FormFieldType], {
+    description: "Mandatory fields of this form that hold no answer for this user, in form order.",
+  })
   async missingMandatoryFields(@Root() entry: UserFormType, @Ctx() ctx: GraphqlContext): Promise<FormFieldType[]> {
-    const [fields, values] = await Promise.all([ctx.loaders.fieldsOfForm.load(entry.form.id), ctx.loaders.fieldValues.load(entry.uid)]);
+    const [fields, values] = await Promise.all([
+      ctx.loaders.fieldsOfForm.load(entry.form.id),
+      ctx.loaders.fieldValues.load(entry.uid),
+    ]);
     return missingMandatoryFields(fields, values) as FormFieldType[];
   }
 }

@@ -8,7 +8,9 @@ import type { UserType } from "../types/user.type";
 // The few mappings from domain shapes to GraphQL sources, in one place.
 
 /** A project as the domain lists it (a Project entity has the same members but `totals`). */
-export function presentProjectListing(project: Omit<ProjectListing, "totals"> & { totals?: ProjectListing["totals"] }): ProjectType {
+export function presentProjectListing(
+  project: Omit<ProjectListing, "totals"> & { totals?: ProjectListing["totals"] },
+): ProjectType {
   const totals = project.totals;
   return {
     groupId: project.id,
@@ -34,5 +36,10 @@ export function userFromRef(ref: RegistrationRef): UserType {
 
 /** The user of a users outcome; its fresh summary primes the request's loader (no second read). */
 export function userFromOutcome(outcome: UserOutcome): UserType {
-  return { uid: outcome.uid, groupId: outcome.groupId, cloginId: outcome.cloginId, parentCloginId: outcome.summary.parentCloginId };
+  return {
+    uid: outcome.uid,
+    groupId: outcome.groupId,
+    cloginId: outcome.cloginId,
+    parentCloginId: outcome.summary.parentCloginId,
+  };
 }

@@ -19,18 +19,39 @@ export class ProjectsArgs {
 
 @Resolver(() => ProjectType)
 export class ProjectResolver {
-  @Query(() => [ProjectType], { description: "Your organization's projects by groupId; non-archived ones unless asked otherwise." })
-  async projects(@Args() args: ProjectsArgs, @Ctx() ctx: GraphqlContext, @Info() info: GraphQLResolveInfo): Promise<ProjectType[]> {
+  @Query(() => [ProjectType], {
+    description: "Your organization's projects by groupId; non-archived ones unless asked otherwise.",
+  })
+  async projects(
+    @Args() args: ProjectsArgs,
+    @Ctx() ctx: GraphqlContext,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<ProjectType[]> {
     const anchor = await readFirstProjectId(ctx.request.em, requirePrincipal(ctx.request).organizationId);
     if (anchor === null) return [];
-    const listings = await listProjects(ctx.request, { groupId: anchor, ...args, withGroupTotals: selectsField(info, "groupTotals") });
+    const listings = await listProjects(ctx.request, {
+      groupId: anchor,
+      ...args,
+      withGroupTotals: selectsField(info, "groupTotals"),
+    });
     return listings.map(presentProjectListing);
   }
 
-  @Query(() => ProjectType, { description: "A project of your organization (FORBIDDEN for any other id, as for a missing one)." })
-  async project(@Arg("groupId", () => Int) groupId: number, @Ctx() ctx: GraphqlContext, @Info() info: GraphQLResolveInfo): Promise<ProjectType> {
+  @Query(() => ProjectType, {
+    description: "A project of your organization (FORBIDDEN for any other id, as for a missing one).",
+  })
+  async project(
+    @Arg("groupId", () => Int) groupId: number,
+    @Ctx() ctx: GraphqlContext,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<ProjectType> {
     // listProjects checks that the organization owns groupId (FORBIDDEN otherwise), so it is listed.
-    const listings = await listProjects(ctx.request, { groupId, withArchived: true, onlyArchived: false, withGroupTotals: selectsField(info, "groupTotals") });
+    const listings = await listProjects(ctx.request, {
+      groupId,
+      withArchived: true,
+      onlyArchived: false,
+      withGroupTotals: selectsField(info, "groupTotals"),
+    });
     const listing = listings.find((entry) => entry.id === groupId);
     if (!listing) throw new Error(`listProjects did not list its own group ${groupId}`);
     return presentProjectListing(listing);

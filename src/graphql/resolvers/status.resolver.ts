@@ -7,10 +7,19 @@ import { CreateStatusPayloadType } from "../types/payloads.type";
 @Resolver()
 export class StatusResolver {
   @Mutation(() => CreateStatusPayloadType, {
-    description: "Creates a status in a project; a second one of the same name (case-insensitive) is a CONFLICT with extensions.statusId.",
+    description:
+      "Creates a status in a project; a second one of the same name (case-insensitive) is a CONFLICT with extensions.statusId.",
   })
-  async createStatus(@Arg("input", () => CreateStatusInput) input: CreateStatusInput, @Ctx() ctx: GraphqlContext): Promise<CreateStatusPayloadType> {
-    const status = await createStatus(ctx.request, { groupId: input.groupId, name: input.name, color: input.color, isExcluded: input.isExcluded });
+  async createStatus(
+    @Arg("input", () => CreateStatusInput) input: CreateStatusInput,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<CreateStatusPayloadType> {
+    const status = await createStatus(ctx.request, {
+      groupId: input.groupId,
+      name: input.name,
+      color: input.color,
+      isExcluded: input.isExcluded,
+    });
     ctx.loaders.clearAll();
     return { status: { id: status.id, name: status.name, color: status.color, isExcluded: status.isExcluded } };
   }

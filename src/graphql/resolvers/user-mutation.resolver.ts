@@ -21,15 +21,22 @@ function afterWrite(ctx: GraphqlContext, outcome: UserOutcome): UserType {
 function formSelectionOf(input: MarkFormsCompleteInput): FormSelection {
   const hasIds = input.formIds != null;
   if (hasIds === (input.all === true)) {
-    throw validationFailed("Give exactly one of formIds and all: true.", [{ path: "input.formIds", message: "give exactly one of formIds and all: true" }]);
+    throw validationFailed("Give exactly one of formIds and all: true.", [
+      { path: "input.formIds", message: "give exactly one of formIds and all: true" },
+    ]);
   }
   return hasIds ? { formIds: input.formIds! } : { all: true };
 }
 
 @Resolver()
 export class UserMutationResolver {
-  @Mutation(() => UserPayloadType, { description: "Registers a new person (or an existing one of your organization) in a project." })
-  async createUser(@Arg("input", () => CreateUserInput) input: CreateUserInput, @Ctx() ctx: GraphqlContext): Promise<UserPayloadType> {
+  @Mutation(() => UserPayloadType, {
+    description: "Registers a new person (or an existing one of your organization) in a project.",
+  })
+  async createUser(
+    @Arg("input", () => CreateUserInput) input: CreateUserInput,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<UserPayloadType> {
     const outcome = await createUser(ctx.request, {
       groupId: input.groupId,
       cloginId: input.cloginId ?? null,
@@ -47,8 +54,13 @@ export class UserMutationResolver {
     return { user: afterWrite(ctx, outcome), notices: outcome.notices };
   }
 
-  @Mutation(() => UserPayloadType, { description: "Saves field values (submitting their forms unless submitForms is false)." })
-  async updateUser(@Arg("input", () => UpdateUserInput) input: UpdateUserInput, @Ctx() ctx: GraphqlContext): Promise<UserPayloadType> {
+  @Mutation(() => UserPayloadType, {
+    description: "Saves field values (submitting their forms unless submitForms is false).",
+  })
+  async updateUser(
+    @Arg("input", () => UpdateUserInput) input: UpdateUserInput,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<UserPayloadType> {
     const outcome = await updateUser(ctx.request, {
       groupId: input.groupId,
       cloginId: input.cloginId,
@@ -61,7 +73,8 @@ export class UserMutationResolver {
   }
 
   @Mutation(() => MarkFormsCompletePayloadType, {
-    description: "Saves optional values, then marks forms complete, in one transaction; ids that are not the user's forms are skipped with a reason.",
+    description:
+      "Saves optional values, then marks forms complete, in one transaction; ids that are not the user's forms are skipped with a reason.",
   })
   async markFormsComplete(
     @Arg("input", () => MarkFormsCompleteInput) input: MarkFormsCompleteInput,
@@ -76,11 +89,21 @@ export class UserMutationResolver {
       disableEmailSending: input.disableEmailSending,
     });
     const marked = outcome.markFormsComplete ?? { markedComplete: [], skipped: [] };
-    return { markedComplete: marked.markedComplete, skipped: marked.skipped, notices: outcome.notices, user: afterWrite(ctx, outcome) };
+    return {
+      markedComplete: marked.markedComplete,
+      skipped: marked.skipped,
+      notices: outcome.notices,
+      user: afterWrite(ctx, outcome),
+    };
   }
 
-  @Mutation(() => UserPayloadType, { description: "Records emails sent elsewhere in the user's history; all or nothing. Nothing is sent." })
-  async addEmail(@Arg("input", () => AddEmailInput) input: AddEmailInput, @Ctx() ctx: GraphqlContext): Promise<UserPayloadType> {
+  @Mutation(() => UserPayloadType, {
+    description: "Records emails sent elsewhere in the user's history; all or nothing. Nothing is sent.",
+  })
+  async addEmail(
+    @Arg("input", () => AddEmailInput) input: AddEmailInput,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<UserPayloadType> {
     const outcome = await addEmails(ctx.request, {
       groupId: input.groupId,
       cloginId: input.cloginId,

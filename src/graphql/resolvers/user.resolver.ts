@@ -21,7 +21,9 @@ import { presentProjectListing, userFromOutcome, userFromRef } from "./present";
 
 @Resolver(() => UserType)
 export class UserQueryResolver {
-  @Query(() => UserType, { description: "One user of a project (FORBIDDEN for a foreign project, USER_NOT_FOUND when not registered there)." })
+  @Query(() => UserType, {
+    description: "One user of a project (FORBIDDEN for a foreign project, USER_NOT_FOUND when not registered there).",
+  })
   async user(@Args() args: UserArgs, @Ctx() ctx: GraphqlContext): Promise<UserType> {
     const outcome = await getUser(ctx.request, args.groupId, args.cloginId);
     ctx.loaders.summaries.prime(outcome.uid, outcome.summary);

@@ -8,7 +8,8 @@ const DECIMAL = /^-?\d{1,12}\.\d{2}$/;
  */
 export const MoneyScalar = new GraphQLScalarType<string, string>({
   name: "Money",
-  description: 'An exact amount as a decimal string with two places, e.g. "350.00" (integer cents inside; never a float).',
+  description:
+    'An exact amount as a decimal string with two places, e.g. "350.00" (integer cents inside; never a float).',
   serialize(value) {
     if (typeof value === "string" && DECIMAL.test(value)) return value;
     throw new GraphQLError("Money values are decimal strings with two places.");

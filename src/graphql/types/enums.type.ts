@@ -35,10 +35,22 @@ export enum UserLevelEnum {
   CHILD = "child",
 }
 
-registerEnumType(FieldTypeEnum, { name: "FieldType", description: "How a form field is answered; choice fields answer with option values." });
-registerEnumType(FormAudienceEnum, { name: "FormAudience", description: "USER: filled by the registrant; ADMIN: internal, filled by staff." });
-registerEnumType(FormLevelEnum, { name: "FormLevel", description: "Which registrations of a family project get the form." });
-registerEnumType(EmailOriginEnum, { name: "EmailOrigin", description: "API: recorded through the API; TRIGGER: written by a form trigger." });
+registerEnumType(FieldTypeEnum, {
+  name: "FieldType",
+  description: "How a form field is answered; choice fields answer with option values.",
+});
+registerEnumType(FormAudienceEnum, {
+  name: "FormAudience",
+  description: "USER: filled by the registrant; ADMIN: internal, filled by staff.",
+});
+registerEnumType(FormLevelEnum, {
+  name: "FormLevel",
+  description: "Which registrations of a family project get the form.",
+});
+registerEnumType(EmailOriginEnum, {
+  name: "EmailOrigin",
+  description: "API: recorded through the API; TRIGGER: written by a form trigger.",
+});
 registerEnumType(UserLevelEnum, {
   name: "UserLevel",
   description: "PARENT: parents and individuals (no connected_to); CHILD: children in a family project.",

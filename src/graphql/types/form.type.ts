@@ -55,6 +55,9 @@ export class UserFormType {
   @Field(() => GraphQLDateTime, { nullable: true })
   completedAt: Date | null;
 
-  @Field(() => GraphQLDateTime, { nullable: true, description: "Last submission (a submission runs the form's triggers)." })
+  @Field(() => GraphQLDateTime, {
+    nullable: true,
+    description: "Last submission (a submission runs the form's triggers).",
+  })
   submittedAt: Date | null;
 }

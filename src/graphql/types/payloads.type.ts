@@ -21,13 +21,17 @@ export class SkippedFormType {
 
 @ObjectType("MarkFormsCompletePayload")
 export class MarkFormsCompletePayloadType {
-  @Field(() => [Int], { description: "Forms now complete, including ones that already were (nothing changes for those)." })
+  @Field(() => [Int], {
+    description: "Forms now complete, including ones that already were (nothing changes for those).",
+  })
   markedComplete: number[];
 
   @Field(() => [SkippedFormType])
   skipped: SkippedFormType[];
 
-  @Field(() => [String], { description: "Values not written, and one entry per marked form with empty mandatory fields." })
+  @Field(() => [String], {
+    description: "Values not written, and one entry per marked form with empty mandatory fields.",
+  })
   notices: string[];
 
   @Field(() => UserType)

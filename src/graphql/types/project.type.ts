@@ -37,6 +37,9 @@ export class ProjectType {
   @Field(() => Boolean)
   isArchived: boolean;
 
-  @Field(() => GroupTotalsType, { nullable: true, description: "Totals over the project's registrations (computed only when selected)." })
+  @Field(() => GroupTotalsType, {
+    nullable: true,
+    description: "Totals over the project's registrations (computed only when selected).",
+  })
   groupTotals: GroupTotalsType | null;
 }

@@ -6,7 +6,9 @@ import { MoneyScalar } from "../scalars/money.scalar";
 import { EmailOriginEnum } from "./enums.type";
 import { FormFieldType } from "./form.type";
 
-@ObjectType("Status", { description: "A project's registration status; an excluding one takes users out of active counts." })
+@ObjectType("Status", {
+  description: "A project's registration status; an excluding one takes users out of active counts.",
+})
 export class StatusType {
   @Field(() => Int)
   id: number;
@@ -83,7 +85,9 @@ export class MetaInfoType {
   @Field(() => Int)
   cloginId: number;
 
-  @Field(() => Int, { description: "The parent's cloginId for a child; the user's own cloginId otherwise (legacy connected_to)." })
+  @Field(() => Int, {
+    description: "The parent's cloginId for a child; the user's own cloginId otherwise (legacy connected_to).",
+  })
   connectedTo: number;
 
   @Field(() => Boolean, { description: "The current status is an excluding one." })
@@ -134,7 +138,9 @@ export function presentMetaInfo(summary: UserSummary): MetaInfoType {
   };
 }
 
-@ObjectType("FieldValue", { description: "A stored answer. `text` is set for text-like fields, `choices` for choice fields." })
+@ObjectType("FieldValue", {
+  description: "A stored answer. `text` is set for text-like fields, `choices` for choice fields.",
+})
 export class FieldValueType {
   @Field(() => FormFieldType)
   field: FormFieldType;
@@ -142,7 +148,10 @@ export class FieldValueType {
   @Field(() => String, { nullable: true, description: "The answer of a non-choice field; null for choice fields." })
   text: string | null;
 
-  @Field(() => [String], { nullable: true, description: "The chosen option values of a choice field; null for other fields." })
+  @Field(() => [String], {
+    nullable: true,
+    description: "The chosen option values of a choice field; null for other fields.",
+  })
   choices: string[] | null;
 
   @Field(() => GraphQLDateTime)
@@ -191,7 +200,9 @@ export class TagType {
   name: string;
 }
 
-@ObjectType("User", { description: "A person registered in a project (the legacy user). Nested data is loaded in batches." })
+@ObjectType("User", {
+  description: "A person registered in a project (the legacy user). Nested data is loaded in batches.",
+})
 export class UserType {
   @Field(() => Int, { description: "The registration's own id." })
   uid: number;
@@ -202,6 +213,9 @@ export class UserType {
   @Field(() => Int)
   cloginId: number;
 
-  @Field(() => Int, { nullable: true, description: "The parent's cloginId for a child in a family project; null otherwise." })
+  @Field(() => Int, {
+    nullable: true,
+    description: "The parent's cloginId for a child in a family project; null otherwise.",
+  })
   parentCloginId: number | null;
 }

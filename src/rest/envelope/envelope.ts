@@ -8,7 +8,9 @@ import { wireInteger } from "./members";
  * without `action` or `group_id` is a 400 VALIDATION_FAILED naming both, whatever else it holds.
  */
 export const commonEnvelope = z.object({
-  action: z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") }).min(1, "must not be empty"),
+  action: z
+    .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
+    .min(1, "must not be empty"),
   group_id: wireInteger,
 });
 

@@ -44,16 +44,14 @@ export const wireFlag = (fallback: boolean) =>
     .transform((value) => value ?? fallback);
 
 /** `doc` as a JSON object; an empty array counts as an empty object (the legacy docs call it an array). */
-export const wireDoc = z
-  .unknown()
-  .transform((value, ctx) => {
-    if (Array.isArray(value) && value.length === 0) return {} as Record<string, unknown>;
-    if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      ctx.addIssue({ code: "custom", message: "must be a JSON object" });
-      return z.NEVER;
-    }
-    return value as Record<string, unknown>;
-  });
+export const wireDoc = z.unknown().transform((value, ctx) => {
+  if (Array.isArray(value) && value.length === 0) return {} as Record<string, unknown>;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    ctx.addIssue({ code: "custom", message: "must be a JSON object" });
+    return z.NEVER;
+  }
+  return value as Record<string, unknown>;
+});
 
 /** `doc` where the action requires one (statuses `create`, projects `get_project_list`). */
 export const requiredWireDoc = z.unknown().transform((value, ctx) => {

@@ -20,7 +20,10 @@ const createCloginId = z.unknown().transform((value, ctx) => {
   if (value === undefined || value === null || value === false) return null;
   const id = toWireInteger(value);
   if (id === null) {
-    ctx.addIssue({ code: "custom", message: `must be false (a new user) or the clogin_id of a user of your organization, got ${JSON.stringify(value)}` });
+    ctx.addIssue({
+      code: "custom",
+      message: `must be false (a new user) or the clogin_id of a user of your organization, got ${JSON.stringify(value)}`,
+    });
     return z.NEVER;
   }
   return id;
@@ -31,7 +34,10 @@ const markFormsComplete = z.unknown().transform((value, ctx): FormSelection | nu
   if (value === undefined || value === null) return null;
   if (value === "all") return { all: true };
   if (Array.isArray(value)) return { formIds: value };
-  ctx.addIssue({ code: "custom", message: `must be an array of form ids or the string "all", got ${JSON.stringify(value)}` });
+  ctx.addIssue({
+    code: "custom",
+    message: `must be an array of form ids or the string "all", got ${JSON.stringify(value)}`,
+  });
   return z.NEVER;
 });
 
@@ -64,14 +70,22 @@ const isPlainObject = (value: unknown) => typeof value === "object" && value !==
 const emailList = z.preprocess(
   (value) => (isPlainObject(value) ? [value] : value),
   z
-    .array(emailEntry, { error: (issue) => (issue.input === undefined ? "is required" : "must be an email object or an array of email objects") })
+    .array(emailEntry, {
+      error: (issue) =>
+        issue.input === undefined ? "is required" : "must be an email object or an array of email objects",
+    })
     .min(1, "must hold at least one email")
     .max(100, "must hold at most 100 emails"),
 );
 
 const addEmailDoc = z.object(
   { email_list: emailList },
-  { error: (issue) => (issue.input === undefined || issue.input === null ? "is required (a JSON object with email_list)" : "must be a JSON object") },
+  {
+    error: (issue) =>
+      issue.input === undefined || issue.input === null
+        ? "is required (a JSON object with email_list)"
+        : "must be a JSON object",
+  },
 );
 
 const createSchema = z.object({
@@ -113,7 +127,13 @@ const noticesIfAny = (notices: string[]) => (notices.length > 0 ? { notices } : 
 
 function presentUpdate(outcome: UpdateUserOutcome): Record<string, unknown> {
   if (!outcome.markFormsComplete) {
-    return { success: true, msg: "User updated.", system_action: ["user_updated"], ...noticesIfAny(outcome.notices), ...userEnvelope(outcome) };
+    return {
+      success: true,
+      msg: "User updated.",
+      system_action: ["user_updated"],
+      ...noticesIfAny(outcome.notices),
+      ...userEnvelope(outcome),
+    };
   }
   return {
     success: true,
@@ -145,7 +165,13 @@ export const usersActions: ActionTable = {
         submitForms: input.submit_forms,
         disableEmailSending: input.disable_email_sending,
       });
-      return { success: true, msg: "User registered.", system_action: ["user_registered"], ...noticesIfAny(outcome.notices), ...userEnvelope(outcome) };
+      return {
+        success: true,
+        msg: "User registered.",
+        system_action: ["user_registered"],
+        ...noticesIfAny(outcome.notices),
+        ...userEnvelope(outcome),
+      };
     },
   }),
 

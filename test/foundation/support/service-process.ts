@@ -12,10 +12,14 @@ const ROOT = join(__dirname, "../../..");
  */
 export function buildService(): { mainJs: string; remove(): void } {
   const outDir = join(ROOT, "node_modules/.cache", `regapi-process-test-${process.pid}`);
-  const tsc = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json", "--outDir", outDir], {
-    cwd: ROOT,
-    encoding: "utf8",
-  });
+  const tsc = spawnSync(
+    process.execPath,
+    [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json", "--outDir", outDir],
+    {
+      cwd: ROOT,
+      encoding: "utf8",
+    },
+  );
   if (tsc.status !== 0) throw new Error(`build failed (tsc exit ${tsc.status}):\n${tsc.stdout}${tsc.stderr}`);
   return { mainJs: join(outDir, "src/main.js"), remove: () => rmSync(outDir, { recursive: true, force: true }) };
 }
@@ -34,7 +38,11 @@ export interface ServiceProcess {
 
 /** Runs `node main.js` with exactly the given environment (plus PATH). */
 export function spawnService(mainJs: string, env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, [mainJs], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [mainJs], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const lines: LogLine[] = [];
   const waiters: { match: (line: LogLine) => boolean; resolve: (line: LogLine) => void }[] = [];
   let stderr = "";
@@ -67,21 +75,28 @@ export function spawnService(mainJs: string, env: Record<string, string>): Servi
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
         waiters.push({ match, resolve });
-        void exited.then(({ code }) => reject(new Error(`service exited (code ${code}) before the expected log line; stderr:\n${stderr}`)));
+        void exited.then(({ code }) =>
+          reject(new Error(`service exited (code ${code}) before the expected log line; stderr:\n${stderr}`)),
+        );
       });
     },
   };
 }
 
 /** Starts the service and waits until it listens; returns it with the bound port. */
-export async function startService(mainJs: string, env: Record<string, string>): Promise<ServiceProcess & { port: number }> {
+export async function startService(
+  mainJs: string,
+  env: Record<string, string>,
+): Promise<ServiceProcess & { port: number }> {
   const service = spawnService(mainJs, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env });
   const listening = await service.waitForLine((line) => line.msg === "listening");
   return { ...service, port: Number(listening.port) };
 }
 
 /** Sends SIGTERM and waits for the exit. */
-export async function stopService(service: ServiceProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+export async function stopService(
+  service: ServiceProcess,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   service.child.kill("SIGTERM");
   return service.exited;
 }
