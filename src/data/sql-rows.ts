@@ -1,0 +1,87 @@
+import type { EntityManager } from "typeorm";
+import { toDate } from "../shared/dates";
+
+// Typed rows from hand-written SQL, read the same way on every driver: mysql2 returns COUNT/SUM
+// as numbers or decimal strings and booleans as 0/1; better-sqlite3 returns integers and text
+// dates. A row shape names every column a statement must return and how to read it; a column the
+// statement does not return (a misspelt alias) throws instead of silently reading as 0 or null.
+
+export type ColumnKind = "int" | "intOrNull" | "text" | "textOrNull" | "flag" | "date" | "dateOrNull";
+
+/** Column name → how to read it. */
+export type RowShape = Readonly<Record<string, ColumnKind>>;
+
+type Decoded<K extends ColumnKind> = K extends "int"
+  ? number
+  : K extends "intOrNull"
+    ? number | null
+    : K extends "text"
+      ? string
+      : K extends "textOrNull"
+        ? string | null
+        : K extends "flag"
+          ? boolean
+          : K extends "date"
+            ? Date
+            : Date | null;
+
+/** The typed row a shape describes. */
+export type RowOf<S extends RowShape> = { -readonly [P in keyof S]: Decoded<S[P]> };
+
+/** Raised when a statement's result lacks a column its shape names: a bug in the SQL, never bad input. */
+export class RowShapeError extends Error {
+  constructor(column: string, sql: string) {
+    super(`column "${column}" is missing from the result of: ${sql.replace(/\s+/g, " ").trim().slice(0, 160)}`);
+    this.name = "RowShapeError";
+  }
+}
+
+function decode(kind: ColumnKind, value: unknown): unknown {
+  switch (kind) {
+    case "int":
+      return Number(value ?? 0);
+    case "intOrNull":
+      return value == null ? null : Number(value);
+    case "text":
+      return value == null ? "" : String(value);
+    case "textOrNull":
+      return value == null ? null : String(value);
+    case "flag":
+      return value === true || Number(value) === 1;
+    case "date":
+      return toDate(value as Date | string);
+    case "dateOrNull":
+      return value == null ? null : toDate(value as Date | string);
+  }
+}
+
+/** Reads raw driver rows into typed rows; throws RowShapeError when a named column is absent. */
+export function decodeRows<S extends RowShape>(
+  shape: S,
+  rows: readonly Record<string, unknown>[],
+  sql = "",
+): RowOf<S>[] {
+  const columns = Object.entries(shape);
+  return rows.map((raw) => {
+    const row: Record<string, unknown> = {};
+    for (const [column, kind] of columns) {
+      if (!(column in raw)) throw new RowShapeError(column, sql);
+      row[column] = decode(kind, raw[column]);
+    }
+    return row as RowOf<S>;
+  });
+}
+
+/** Runs one statement and returns its rows typed by `shape`. */
+export async function selectRows<S extends RowShape>(
+  em: EntityManager,
+  shape: S,
+  sql: string,
+  parameters: readonly unknown[] = [],
+): Promise<RowOf<S>[]> {
+  const raw: Record<string, unknown>[] = await em.query(sql, [...parameters]);
+  return decodeRows(shape, raw, sql);
+}
+
+/** `?, ?, ?` for an IN list of `count` bound values. */
+export const sqlPlaceholders = (count: number): string => Array.from({ length: count }, () => "?").join(", ");
