@@ -6,7 +6,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-# `npm install`, not `npm ci` (the lock misses other platforms' optional binaries; notes/stack.md G1).
+# `npm install`, not `npm ci` (the lock misses other platforms' optional binaries).
 # Scripts are skipped here because `prepare` compiles sources that are copied only below.
 RUN npm install --no-audit --no-fund --ignore-scripts && npm rebuild better-sqlite3
 COPY . .

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes sure a MariaDB server answers at 127.0.0.1:3306 for root with an empty password and that
-# the `test` database exists. Installs and starts it when needed (notes/stack.md: the Debian
+# the `test` database exists. Installs and starts it when needed (the Debian
 # package does not start the server, and mariadbd refuses to run as root without --user).
 set -euo pipefail
 ping_tcp() { mariadb-admin --protocol=tcp -h127.0.0.1 -P3306 -uroot ping >/dev/null 2>&1; }
@@ -24,7 +24,7 @@ if ! ping_tcp; then
 fi
 ping_tcp || { echo "MariaDB does not answer on 127.0.0.1:3306" >&2; exit 1; }
 
-# MySQL 8's default strictness, so a query MySQL 8 would refuse fails here too (notes/stack.md G10d).
+# MySQL 8's default strictness, so a query MySQL 8 would refuse fails here too.
 mariadb --protocol=tcp -h127.0.0.1 -uroot -e "
   SET GLOBAL sql_mode='ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
   CREATE DATABASE IF NOT EXISTS test CHARACTER SET utf8mb4;"

@@ -2,11 +2,11 @@ import { matchChoiceAnswers, stripHtml } from "../../src/domain/forms/choice-mat
 import { interpretFieldInput } from "../../src/domain/forms/field-input";
 import type { FieldDefinition } from "../../src/domain/forms/form-queries";
 
-// Pure rules of seed 4.2 rule 4 / contract §4 (choice matching) and of the per-type checks.
+// Pure rules of contract §4 (choice matching) and of the per-type checks.
 
 const OPTIONS = ["Yes", "No", "<b>Maybe</b>", "maybe", "Rock &amp; Roll"];
 
-describe("choice matching (seed 4.2 rule 4)", () => {
+describe("choice matching (contract §4)", () => {
   it("an exactly equal option wins, before any loose comparison", () => {
     expect(matchChoiceAnswers(["maybe"], OPTIONS)).toEqual({ matched: ["maybe"], unmatched: [] });
   });

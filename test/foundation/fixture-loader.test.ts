@@ -22,7 +22,7 @@ import { FixtureError, loadFixture } from "../../src/fixtures/load-fixture";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { rowCounts } from "./support/row-counts";
 
-/** The example of spec/fixtures.md, verbatim. */
+/** The full example fixture (test/fixtures/spec-example.json), verbatim; its format is docs/fixtures.md. */
 const specExample = () =>
   JSON.parse(readFileSync(join(__dirname, "../fixtures/spec-example.json"), "utf8")) as SpecExample;
 

@@ -19,7 +19,7 @@ const list = (doc: unknown, headers: Record<string, string> = mapleHeaders, grou
 
 const ids = (res: request.Response) => res.body.projects.map((p: { group_id: string }) => p.group_id);
 
-describe("projects get_project_list (seed §4.5, contract §7)", () => {
+describe("projects get_project_list (contract §7.4)", () => {
   it("answers the response shape key by key, flags echoed as booleans, HTTP 200", async () => {
     const res = await list({});
     expect(res.status).toBe(200);
@@ -37,7 +37,7 @@ describe("projects get_project_list (seed §4.5, contract §7)", () => {
     expect(res.body.with_group_totals).toBe(false);
   });
 
-  it("a project record has the seed §2.7 fields, every one a string, creation_date YYYY-MM-DD HH:MM:SS UTC", async () => {
+  it("a project record has the contract §7.4 fields, every one a string, creation_date YYYY-MM-DD HH:MM:SS UTC", async () => {
     const res = await list({});
     expect(res.body.projects[0]).toEqual({
       group_id: "100909072",

@@ -31,7 +31,7 @@ function expectInvalid(res: request.Response, problems: { path: string; message:
   expect(res.body.request_id).toBe(res.headers["x-request-id"]);
 }
 
-describe("statuses create (seed §4.4, contract §7)", () => {
+describe("statuses create (contract §7.3)", () => {
   it("answers the legacy success shape key by key, status_id a number, HTTP 200", async () => {
     const res = await create({ status_name: "Cancellation Risk", color: "#800000", is_excluded: 0 });
     expect(res.status).toBe(200);

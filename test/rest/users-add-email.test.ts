@@ -11,7 +11,7 @@ import {
   uidOf,
 } from "./users-support";
 
-// users add_email: seed §2.8, §4.3; contract §7.
+// users add_email: contract §7.2.
 
 let t: TestApp;
 beforeAll(async () => {
@@ -31,7 +31,7 @@ const addEmail = (emailList: unknown, cloginId: number = LAB.ann, groupId: numbe
 const history = async (cloginId: number = LAB.ann) =>
   rowsOf(t.dataSource, "email_record", await uidOf(t.dataSource, LAB.groupId, cloginId));
 
-describe("add_email: response and records (seed §4.3)", () => {
+describe("add_email: response and records (contract §7.2)", () => {
   it("one email object: msg 'Emails added successfully', success true, user_info, meta_info; recorded with origin api; nothing sent", async () => {
     const before = (await history(LAB.dee)).length;
     const res = await addEmail(
@@ -87,7 +87,7 @@ describe("add_email: response and records (seed §4.3)", () => {
   });
 });
 
-describe("add_email: validation, all or nothing (seed §2.8, contract §7)", () => {
+describe("add_email: validation, all or nothing (contract §7.2)", () => {
   it("from, to, subject and body are required: a 400 naming each missing member", async () => {
     const before = await snapshotWrites(t.dataSource);
     const res = await addEmail([{ cc: "x@lab.test" }]);
@@ -175,7 +175,7 @@ describe("add_email: validation, all or nothing (seed §2.8, contract §7)", () 
   });
 });
 
-describe("add_email: admin_id (seed §2.8, contract §7)", () => {
+describe("add_email: admin_id (contract §7.2)", () => {
   it("an owner (every project) and a staff admin with access to the project may be the sender; admin_id may be a digit string", async () => {
     const before = (await history()).length;
     const res = await addEmail([email({ admin_id: LAB.admins.owner }), email({ admin_id: String(LAB.admins.staff) })]);

@@ -13,7 +13,7 @@ import {
   storedValue,
 } from "./users-support";
 
-// users create: seed §4.1, contract §1 (clogin_id on create), §7 (create), §8.
+// users create: contract §1 (clogin_id on create), §7.1 (create), §8.
 
 let t: TestApp;
 beforeAll(async () => {
@@ -25,7 +25,7 @@ const create = (doc: unknown, extra: Record<string, unknown> = {}) =>
   postUsers(t, { action: "create", group_id: LAB.groupId, clogin_id: false, doc, ...extra });
 const personOf = async (id: number) => (await t.dataSource.query(`SELECT * FROM person WHERE id = ?`, [id]))[0];
 
-describe("users create: response (seed §4.1, contract §8)", () => {
+describe("users create: response (contract §7.1, §8)", () => {
   it("answers HTTP 200 with msg 'User registered.', system_action ['user_registered'], success true, user_info and meta_info, key by key", async () => {
     const res = await create({
       username: "new1",

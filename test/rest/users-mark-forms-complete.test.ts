@@ -13,7 +13,7 @@ import {
   uidOf,
 } from "./users-support";
 
-// update with mark_forms_complete: seed §3 (states), §4.2 (rules 1–3, response), contract §5.
+// update with mark_forms_complete: contract §5 (ids, states, response).
 
 let t: TestApp;
 beforeAll(async () => {
@@ -42,7 +42,7 @@ const mark = (cloginId: number, selection: unknown, extra: Record<string, unknow
     ...extra,
   });
 
-describe("mark_forms_complete: response (seed §4.2)", () => {
+describe("mark_forms_complete: response (contract §5)", () => {
   it("only mark_forms_complete: msg 'Forms marked complete.', marked_complete as id strings, skipped, notices, user_info, meta_info", async () => {
     const res = await mark(user(0), [505]);
     expect(res.status).toBe(200);
@@ -66,7 +66,7 @@ describe("mark_forms_complete: response (seed §4.2)", () => {
     expect(res.body.meta_info.completed_forms).toBe("1");
   });
 
-  it("seed 4.2 rule 3: doc omitted with mark_forms_complete is valid; an empty doc counts as no values", async () => {
+  it("contract §4, §5: doc omitted with mark_forms_complete is valid; an empty doc counts as no values", async () => {
     const res = await mark(user(1), [505], { doc: {} });
     expect(res.status).toBe(200);
     expect(res.body.msg).toBe("Forms marked complete.");
@@ -86,14 +86,14 @@ describe("mark_forms_complete: response (seed §4.2)", () => {
   });
 });
 
-describe("mark_forms_complete: ids (seed 4.2 rule 1, seed §7, contract §5)", () => {
+describe("mark_forms_complete: ids (contract §5)", () => {
   it("contract §5: ids may be integers or digit strings, and duplicates are collapsed", async () => {
     const res = await mark(user(4), ["505", 505, 504, "0504"]);
     expect(res.body.marked_complete).toEqual(["505", "504"]);
     expect(res.body.skipped).toEqual([]);
   });
 
-  it("seed 4.2 rule 1: ids that are not forms of this user are skipped with a reason, form_id as sent, as a string, in the order sent", async () => {
+  it("contract §5: ids that are not forms of this user are skipped with a reason, form_id as sent, as a string, in the order sent", async () => {
     const before = await snapshotWrites(t.dataSource);
     const res = await mark(user(5), [401, 999999, 502, "abc", null, { id: 1 }, 1.5, -3, 401]);
     expect(res.status).toBe(200);
@@ -113,7 +113,7 @@ describe("mark_forms_complete: ids (seed 4.2 rule 1, seed §7, contract §5)", (
     expect(await snapshotWrites(t.dataSource)).toEqual(before);
   });
 
-  it("seed §7: skipped ids are not a failure; the forms that belong to the user are still marked", async () => {
+  it("contract §5: skipped ids are not a failure; the forms that belong to the user are still marked", async () => {
     const res = await mark(user(6), [505, 999999]);
     expect(res.body.marked_complete).toEqual(["505"]);
     expect(res.body.skipped).toEqual([
@@ -140,8 +140,8 @@ describe("mark_forms_complete: ids (seed 4.2 rule 1, seed §7, contract §5)", (
   });
 });
 
-describe("mark_forms_complete: states (seed §3, 4.2 rule 2, contract §5)", () => {
-  it("seed 4.2 rule 2: empty mandatory fields do not block; one notice per such form names the form and its first empty mandatory field, in form order", async () => {
+describe("mark_forms_complete: states (contract §5)", () => {
+  it("contract §5: empty mandatory fields do not block; one notice per such form names the form and its first empty mandatory field, in form order", async () => {
     const res = await mark(user(8), [504, 501, 505]);
     expect(res.body.marked_complete).toEqual(["504", "501", "505"]);
     expect(res.body.notices).toEqual([
@@ -153,7 +153,7 @@ describe("mark_forms_complete: states (seed §3, 4.2 rule 2, contract §5)", () 
     expect(res.body.meta_info.completed_forms).toBe("3");
   });
 
-  it("seed §3 row 2 / contract §5: an already complete form is listed again and nothing changes; the repeated call returns the same answer", async () => {
+  it("contract §5: an already complete form is listed again and nothing changes; the repeated call returns the same answer", async () => {
     const first = await mark(user(9), [504, 505]);
     const statesBefore = await formStates(t.dataSource, LAB.groupId, user(9));
     const before = await snapshotWrites(t.dataSource);
@@ -189,7 +189,7 @@ describe("mark_forms_complete: states (seed §3, 4.2 rule 2, contract §5)", () 
     expect(await rowsOf(t.dataSource, "trigger_firing", uid)).toEqual([]);
   });
 
-  it('seed §3: values are saved first, then forms are marked; "all" is read after the values (it includes the form a trigger added)', async () => {
+  it('contract §5: values are saved first, then forms are marked; "all" is read after the values (it includes the form a trigger added)', async () => {
     const res = await mark(LAB.dee, "all", { doc: { first_name: "Deedee" } });
     expect(res.body.msg).toBe("Information updated");
     expect(res.body.marked_complete).toEqual(["501", "502", "503", "504", "505"]);

@@ -200,7 +200,7 @@ const NULLABLE_META = new Set([
   "assigned_admin_id",
 ]);
 
-/** `user_info` (seed §2.4) and `meta_info` (seed §2.5, contract §6): every key, every value a string (or null where nullable). */
+/** `user_info` and `meta_info` (contract §6): every key, every value a string (or null where nullable). */
 export function expectUserEnvelope(
   body: Json,
   user: { cloginId: number; groupId: number; connectedTo?: number },

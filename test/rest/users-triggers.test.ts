@@ -1,7 +1,7 @@
 import { startTestApp, type TestApp } from "../support/test-app";
 import { formStates, LAB, labFixture, postUsers, rowsOf, snapshotWrites, storedValue, uidOf } from "./users-support";
 
-// Form submission and triggers (contract §4; seed §2.2 submit_forms / disable_email_sending, §6).
+// Form submission and triggers, submit_forms and disable_email_sending (contract §4).
 // Each test uses its own user so the order of tests does not matter.
 
 let t: TestApp;
@@ -125,8 +125,8 @@ describe("concurrency (contract §4: at most once per registration)", () => {
   });
 });
 
-describe("submit_forms and disable_email_sending (seed §2.2, 4.2 rule 5, contract §4)", () => {
-  it("seed 4.2 rule 5: with submit_forms false the values are saved and the form is not submitted (no triggers)", async () => {
+describe("submit_forms and disable_email_sending (contract §4)", () => {
+  it("contract §4: with submit_forms false the values are saved and the form is not submitted (no triggers)", async () => {
     const res = await update(user(6), { first_name: "Val" }, { submit_forms: false });
     expect(res.body.success).toBe(true);
     expect(await storedValue(t.dataSource, LAB.groupId, user(6), "f_501_1")).toBe("Val");

@@ -20,7 +20,7 @@ const update = (cloginId: number, doc: unknown, extra: Record<string, unknown> =
   postUsers(t, { action: "update", group_id: LAB.groupId, clogin_id: cloginId, doc, ...extra });
 const person = async (id: number) => (await t.dataSource.query(`SELECT * FROM person WHERE id = ?`, [id]))[0];
 
-describe("users update: response (seed §4.2)", () => {
+describe("users update: response (contract §4)", () => {
   it("a field update answers success true, msg 'User updated.', system_action ['user_updated'], user_info and meta_info, key by key", async () => {
     const res = await update(LAB.bob, { f_501_3: "41" });
     expect(res.status).toBe(200);
@@ -52,8 +52,8 @@ describe("users update: response (seed §4.2)", () => {
   });
 });
 
-describe("users update: doc keys and values (seed §2.3, contract §4)", () => {
-  it("seed 2.3: keys may be field identifiers or mapped names; both are written", async () => {
+describe("users update: doc keys and values (contract §4)", () => {
+  it("contract §4: keys may be field identifiers or mapped names; both are written", async () => {
     const res = await update(LAB.ann, { f_501_3: "30", contact_email: "ann.work@lab.test" });
     expect(res.body.success).toBe(true);
     expect(await storedValue(t.dataSource, LAB.groupId, LAB.ann, "f_501_3")).toBe("30");
@@ -72,7 +72,7 @@ describe("users update: doc keys and values (seed §2.3, contract §4)", () => {
     expect(await storedValue(t.dataSource, LAB.groupId, LAB.bob, "f_501_1")).toBe("Robert");
   });
 
-  it("seed 2.3 / contract §4: a key starting with _ is a system field: not written, and a notice says so", async () => {
+  it("contract §4: a key starting with _ is a system field: not written, and a notice says so", async () => {
     const before = await snapshotWrites(t.dataSource);
     const res = await update(LAB.ann, { _usercart: true, _submit: "x" });
     expect(res.body.success).toBe(true);
@@ -98,8 +98,8 @@ describe("users update: doc keys and values (seed §2.3, contract §4)", () => {
   });
 });
 
-describe("users update: the three 'changes nothing' cases (seed §7, contract §4)", () => {
-  it("seed §7 case 1: a user that does not exist in the project is 404 USER_NOT_FOUND and nothing is written", async () => {
+describe("users update: the three 'changes nothing' cases of the original interface (contract §4)", () => {
+  it("case 1: a user that does not exist in the project is 404 USER_NOT_FOUND and nothing is written", async () => {
     const before = await snapshotWrites(t.dataSource);
     for (const cloginId of [MAPLE.bill, 999999999, 300000001]) {
       const res = await update(cloginId, { f_501_3: "1" });
@@ -110,7 +110,7 @@ describe("users update: the three 'changes nothing' cases (seed §7, contract §
     expect(await snapshotWrites(t.dataSource)).toEqual(before);
   });
 
-  it("seed §7 case 2: an unknown field is not written, the rest proceeds, success stays true, a notice names key and reason", async () => {
+  it("case 2: an unknown field is not written, the rest proceeds, success stays true, a notice names key and reason", async () => {
     const res = await update(LAB.ann, { f_999_1: "x", no_such_name: "y", f_501_3: "33" });
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
@@ -121,7 +121,7 @@ describe("users update: the three 'changes nothing' cases (seed §7, contract §
     expect(await storedValue(t.dataSource, LAB.groupId, LAB.ann, "f_501_3")).toBe("33");
   });
 
-  it("seed §7 case 2: an answer that a choice field does not have is not written and the field keeps its old value", async () => {
+  it("case 2: an answer that a choice field does not have is not written and the field keeps its old value", async () => {
     const res = await update(LAB.cy, { f_501_8: ["Golf"] });
     expect(res.body.success).toBe(true);
     expect(res.body.notices).toEqual([
@@ -131,7 +131,7 @@ describe("users update: the three 'changes nothing' cases (seed §7, contract §
     expect(await storedValue(t.dataSource, LAB.groupId, LAB.cy, "f_501_8")).toBe('["Swimming"]');
   });
 
-  it("seed §7 case 3: a field of a form the user does not have is not written; a notice names key and reason", async () => {
+  it("case 3: a field of a form the user does not have is not written; a notice names key and reason", async () => {
     const before = await snapshotWrites(t.dataSource);
     const res = await update(LAB.ann, { f_502_1: "Peanuts" });
     expect(res.body.success).toBe(true);
@@ -150,18 +150,18 @@ describe("users update: the three 'changes nothing' cases (seed §7, contract §
   });
 });
 
-describe("users update: choice matching (seed 4.2 rule 4, contract §4)", () => {
-  it("seed 4.2 rule 4: a string equal to an option value stores that option", async () => {
+describe("users update: choice matching (contract §4)", () => {
+  it("a string equal to an option value stores that option", async () => {
     await update(LAB.dee, { f_501_8: ["Swimming"] });
     expect(await storedValue(t.dataSource, LAB.groupId, LAB.dee, "f_501_8")).toBe('["Swimming"]');
   });
 
-  it("seed 4.2 rule 4: the exact comparison comes first: 'archery' stores the option 'archery', not '<b>Archery</b>'", async () => {
+  it("the exact comparison comes first: 'archery' stores the option 'archery', not '<b>Archery</b>'", async () => {
     await update(LAB.dee, { f_501_8: ["archery"] });
     expect(await storedValue(t.dataSource, LAB.groupId, LAB.dee, "f_501_8")).toBe('["archery"]');
   });
 
-  it("seed 4.2 rule 4: HTML-stripped, lower-cased match stores the option's own value (HTML stripped from both sides)", async () => {
+  it("HTML-stripped, lower-cased match stores the option's own value (HTML stripped from both sides)", async () => {
     const res = await update(LAB.dee, { f_501_8: ["ARCHERY", "rock climbing", "<u>swimming</u>"] });
     expect(res.body.notices).toBeUndefined();
     expect(await storedValue(t.dataSource, LAB.groupId, LAB.dee, "f_501_8")).toBe(

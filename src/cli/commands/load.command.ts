@@ -10,7 +10,7 @@ export function registerLoadCommand(program: Command, session: CliSession): void
   program
     .command("load")
     .summary("load a fixture file in one transaction")
-    .argument("<fixture.json>", "fixture file (format: spec/fixtures.md)")
+    .argument("<fixture.json>", "fixture file (format: docs/fixtures.md)")
     .description(
       "Load a fixture in one transaction. A bad fixture changes nothing; the error names the offending member, e.g. organizations[0].projects[0].forms[0].fields[0].type.",
     )

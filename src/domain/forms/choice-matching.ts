@@ -1,4 +1,4 @@
-// Seed 4.2 rule 4 and contract §4: a sent answer is first compared with the option values as
+// Choice matching, contract §4: a sent answer is first compared with the option values as
 // they are; only when none is equal are both sides compared again without HTML and lower-cased.
 
 const ENTITIES: Record<string, string> = {

@@ -11,7 +11,7 @@ import {
   type RegisteredForm,
 } from "./form-queries";
 
-// Submitting forms (contract §4, §5; seed §3). A submission after saving values behaves like a
+// Submitting forms (contract §4, §5). A submission after saving values behaves like a
 // browser: it goes through only when every mandatory field of the form holds a value, then
 // completes the form and runs its triggers. Marking complete is an explicit override: empty
 // mandatory fields do not block it, they are reported.

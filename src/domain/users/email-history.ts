@@ -5,7 +5,7 @@ import { DomainError, type MemberProblem } from "../errors";
 import { MAX_VALUE_BYTES } from "../forms/field-input";
 import type { EmailInput } from "./user-commands";
 
-// add_email (seed §2.8, §4.3; contract §7): records emails sent elsewhere; nothing is sent.
+// add_email (contract §7.2): records emails sent elsewhere; nothing is sent.
 
 export const MAX_EMAILS_PER_CALL = 100;
 /** Admin levels that may appear as the sender of an email; viewers only read. */

@@ -2,7 +2,7 @@ import type { ProjectListing, ProjectListQuery } from "../../domain/projects/pro
 import { formatUtcDateTime } from "../../shared/dates";
 import { formatCents } from "../../shared/money";
 
-/** A legacy project record (seed §2.7): every value a string; `_excluded` "1" for an archived project. */
+/** A legacy project record (contract §7.4): every value a string; `_excluded` "1" for an archived project. */
 export function presentProject(project: ProjectListing) {
   return {
     group_id: String(project.id),
@@ -24,7 +24,7 @@ export function presentProject(project: ProjectListing) {
   };
 }
 
-/** Legacy `get_project_list` answer (seed §4.5): the records, then the three flags echoed as booleans. */
+/** Legacy `get_project_list` answer (contract §7.4): the records, then the three flags echoed as booleans. */
 export function presentProjectList(projects: ProjectListing[], query: ProjectListQuery) {
   return {
     projects: projects.map(presentProject),

@@ -1,6 +1,6 @@
 import type { CreatedStatus } from "../../domain/statuses/statuses.service";
 
-/** Legacy statuses `create` answer (seed §4.4): `status_id` is a number here, unlike in meta_info. */
+/** Legacy statuses `create` answer (contract §7.3): `status_id` is a number here, unlike in meta_info. */
 export function presentStatusCreated(status: CreatedStatus) {
   return {
     msg: "Status created successfully.",

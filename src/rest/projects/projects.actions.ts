@@ -17,7 +17,7 @@ const getProjectListSchema = z.object({
   mark_forms_complete: refusedOutsideUpdate,
 });
 
-/** POST /reg/api2/projects/ (seed §4.5; the record format is ours, see the README). */
+/** POST /reg/api2/projects/ (contract §7.4; the record format is ours). */
 export const projectsActions: ActionTable = {
   get_project_list: defineAction({
     schema: getProjectListSchema,

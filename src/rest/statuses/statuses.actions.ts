@@ -13,7 +13,7 @@ const createSchema = z.object({
   mark_forms_complete: refusedOutsideUpdate,
 });
 
-/** POST /reg/api2/statuses/ (seed §4.4). */
+/** POST /reg/api2/statuses/ (contract §7.3). */
 export const statusesActions: ActionTable = {
   create: defineAction({
     schema: createSchema,

@@ -7,7 +7,7 @@ import { optionalWireInteger, toWireInteger, wireDoc, wireFlag, wireInteger } fr
 import { refusedOutsideUpdate } from "../envelope/refused-members";
 import { presentMetaInfo, presentUserInfo } from "../presenters/user-envelope";
 
-// POST /reg/api2/users/ actions create, update and add_email (seed §4.1–4.3, contract §4–§7).
+// POST /reg/api2/users/ actions create, update and add_email (contract §4–§7).
 // Each handler maps the envelope to one domain command, makes one call and presents the legacy
 // body; every rule lives in src/domain/users.
 
@@ -118,7 +118,7 @@ const addEmailSchema = z.object({
   mark_forms_complete: refusedOutsideUpdate,
 });
 
-/** The members every users response carries: `user_info` and `meta_info` (seed §2.4, §2.5). */
+/** The members every users response carries: `user_info` and `meta_info` (contract §6). */
 function userEnvelope(outcome: UserOutcome) {
   return { user_info: presentUserInfo(outcome.summary), meta_info: presentMetaInfo(outcome.summary) };
 }
