@@ -86,28 +86,8 @@ export async function readProjectSums(
       GROUP BY r.project_id`,
     [parameter],
   );
-  const orders = await selectRows(
-    em,
-    { project_id: "int", order_cents: "int" },
-    `SELECT r.project_id AS project_id, SUM(${cartLineAmountSql("c")}) AS order_cents
-       FROM cart_line c
-       JOIN registration r ON r.uid = c.registration_id
-       JOIN project p ON p.id = r.project_id
-      WHERE ${where}
-      GROUP BY r.project_id`,
-    [parameter],
-  );
-  const payments = await selectRows(
-    em,
-    { project_id: "int", paid_cents: "int" },
-    `SELECT r.project_id AS project_id, SUM(${paymentAmountSql("pm")}) AS paid_cents
-       FROM payment pm
-       JOIN registration r ON r.uid = pm.registration_id
-       JOIN project p ON p.id = r.project_id
-      WHERE ${where}
-      GROUP BY r.project_id`,
-    [parameter],
-  );
+  const orders = await centsPerProject(em, "cart_line c", cartLineAmountSql("c"), where, parameter);
+  const payments = await centsPerProject(em, "payment pm", paymentAmountSql("pm"), where, parameter);
 
   const sums = new Map<number, ProjectSums>();
   const of = (projectId: number) => {
@@ -120,8 +100,30 @@ export async function readProjectSums(
     entry.users = row.total_users;
     entry.activeUsers = row.active_users;
   }
-  // MySQL returns SUM() as DECIMAL text; the "int" column kind reads both that and SQLite's integers.
-  for (const row of orders) of(row.project_id).orderCents = row.order_cents;
-  for (const row of payments) of(row.project_id).paidCents = row.paid_cents;
+  for (const row of orders) of(row.project_id).orderCents = row.cents;
+  for (const row of payments) of(row.project_id).paidCents = row.cents;
   return sums;
+}
+
+/** The sum of `amount` over the rows of `table` (cart lines or payments, aliased) per project. */
+async function centsPerProject(
+  em: EntityManager,
+  table: "cart_line c" | "payment pm",
+  amount: string,
+  where: string,
+  parameter: number,
+) {
+  const alias = table.split(" ")[1];
+  // MySQL returns SUM() as DECIMAL text; the "int" column kind reads both that and SQLite's integers.
+  return selectRows(
+    em,
+    { project_id: "int", cents: "int" },
+    `SELECT r.project_id AS project_id, SUM(${amount}) AS cents
+       FROM ${table}
+       JOIN registration r ON r.uid = ${alias}.registration_id
+       JOIN project p ON p.id = r.project_id
+      WHERE ${where}
+      GROUP BY r.project_id`,
+    [parameter],
+  );
 }
