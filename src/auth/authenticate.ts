@@ -1,7 +1,7 @@
 import type { EntityManager } from "typeorm";
 import type { Principal } from "../domain/context";
 import { DomainError } from "../domain/errors";
-import { ApiAccount } from "../entities";
+import { findApiAccount } from "../data/api-accounts.data";
 import { apiTokenMatches, hashApiToken } from "./secrets";
 
 /** Accepted clock difference for the optional `Timestamp` header. */
@@ -24,10 +24,7 @@ export async function authenticate(em: EntityManager, header: HeaderReader, nowM
   const apiUser = header("api-user")?.trim() ?? "";
   const apiToken = header("api-token") ?? "";
 
-  const account =
-    /^\d{1,10}$/.test(apiId) && apiUser && apiToken
-      ? await em.findOne(ApiAccount, { where: { id: Number(apiId) } })
-      : null;
+  const account = /^\d{1,10}$/.test(apiId) && apiUser && apiToken ? await findApiAccount(em, Number(apiId)) : null;
   const tokenOk = apiTokenMatches(apiToken, account?.tokenHash ?? DECOY_HASH);
   const userOk = !!account && account.apiUser.toLowerCase() === apiUser.toLowerCase();
   if (!account || !tokenOk || !userOk || !account.active) {

@@ -1,5 +1,5 @@
+import { findProjectOfOrganization, type ProjectRecord } from "../data/projects.data";
 import type { EntityManager } from "typeorm";
-import { Project } from "../entities";
 import { requirePrincipal, type RequestContext } from "./context";
 import { forbidden } from "./errors";
 
@@ -11,9 +11,9 @@ export async function resolveOwnedProject(
   ctx: RequestContext,
   groupId: number,
   em: EntityManager = ctx.em,
-): Promise<Project> {
+): Promise<ProjectRecord> {
   const principal = requirePrincipal(ctx);
-  const project = await em.findOne(Project, { where: { id: groupId, organizationId: principal.organizationId } });
+  const project = await findProjectOfOrganization(em, groupId, principal.organizationId);
   if (!project) throw forbidden(`group_id ${groupId} is not a project of your organization`);
   return project;
 }

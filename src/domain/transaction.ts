@@ -12,6 +12,7 @@ const sqliteTurns = new WeakMap<DataSource, Promise<unknown>>();
  */
 export async function inTransaction<T>(ctx: RequestContext, work: (tx: RequestContext) => Promise<T>): Promise<T> {
   if (ctx.inTransaction) return work(ctx);
+  // eslint-disable-next-line no-restricted-syntax -- the one place a transaction starts
   const run = () => ctx.dataSource.transaction((em) => work({ ...ctx, em, inTransaction: true }));
   if (ctx.dataSource.options.type !== "better-sqlite3") return run();
   const turn = (sqliteTurns.get(ctx.dataSource) ?? Promise.resolve()).then(run);

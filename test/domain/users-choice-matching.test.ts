@@ -1,6 +1,6 @@
 import { matchChoiceAnswers, stripHtml } from "../../src/domain/forms/choice-matching";
 import { interpretFieldInput } from "../../src/domain/forms/field-input";
-import type { FieldDefinition } from "../../src/domain/forms/form-queries";
+import type { FieldDefinition } from "../../src/data/forms.data";
 
 // Pure rules of contract §4 (choice matching) and of the per-type checks.
 

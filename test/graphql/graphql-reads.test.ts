@@ -58,6 +58,34 @@ describe("projects and project", () => {
     );
     expect(archived.project).toEqual({ isArchived: true, isFamilySystem: false, groupTotals: { totalUsers: 0 } });
   });
+
+  const TOTALS = "groupTotals { totalUsers totalActiveUsers totalOrder totalPaid totalBalance }";
+
+  it("reads one project directly, with the totals the list computes for it", async () => {
+    const { projects } = await graphqlData<{ projects: { groupId: number }[] }>(
+      t.app,
+      `{ projects(withArchived: true) { groupId name isArchived ${TOTALS} } }`,
+    );
+    expect(projects).toHaveLength(3);
+    for (const listed of projects) {
+      const { project } = await graphqlData<{ project: unknown }>(
+        t.app,
+        `query($g: Int!) { project(groupId: $g) { groupId name isArchived ${TOTALS} } }`,
+        { g: listed.groupId },
+      );
+      expect(project).toEqual(listed);
+    }
+  });
+
+  it("projects and project(groupId) each read the organization's projects once, with no anchor project", async () => {
+    const list = await t.countStatements(() => graphqlData(t.app, `{ projects { groupId ${TOTALS} } }`));
+    const one = await t.countStatements(() =>
+      graphqlData(t.app, `{ project(groupId: ${MAPLE.groupId}) { groupId ${TOTALS} } }`),
+    );
+    // Authentication, BEGIN, the list (or the owner check), three aggregates, COMMIT.
+    expect(list.statements).toBeLessThanOrEqual(7);
+    expect(one.statements).toBeLessThanOrEqual(7);
+  });
 });
 
 describe("user", () => {

@@ -3,25 +3,25 @@ import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from "typ
 import { hashPassword } from "../../auth/secrets";
 import { createRequestContext } from "../../domain/context";
 import { DomainError } from "../../domain/errors";
-import { encodeAnswer, isChoiceType, parseChoiceOptions } from "../../domain/forms/field-value-codec";
+import { readProjectFields, readProjectForms, type FieldDefinition, type FormDefinition } from "../../data/forms.data";
+import { findProject } from "../../data/projects.data";
+import { lineAmountCents } from "../../domain/account-totals";
+import { encodeAnswer, isChoiceType } from "../../domain/forms/field-value-codec";
+import { initialForms, type RegistrationLevel } from "../../domain/forms/form-rules";
 import { inTransaction } from "../../domain/transaction";
 import { insertRows } from "../../db/insert-rows";
 import {
   CartLine,
-  Field,
   FieldValue,
-  Form,
   Payment,
   Person,
   Product,
-  Project,
+  type Project,
   Registration,
   RegistrationForm,
   RegistrationTag,
   Status,
   Tag,
-  type FieldType,
-  type FormLevel,
 } from "../../entities";
 import { databaseKind, type DatabaseKind } from "../cli-session";
 
@@ -66,22 +66,16 @@ export interface SeedResult extends SeedCounts {
   usernamePrefix: string;
 }
 
-interface PlannedField {
-  id: string;
-  type: FieldType;
-  options: string[];
-}
-
 interface PlannedForm {
   id: number;
-  fields: PlannedField[];
+  fields: FieldDefinition[];
 }
 
 /** What a new registrant of the project gets, read once before the first chunk. */
 interface SeedPlan {
   project: Project;
   /** Initial forms of a parent (or individual) and of a child registration. */
-  initialForms: Record<Exclude<FormLevel, "all">, PlannedForm[]>;
+  initialForms: Record<RegistrationLevel, PlannedForm[]>;
   statusIds: number[];
   tagIds: number[];
   products: { id: number; priceCents: number }[];
@@ -137,26 +131,25 @@ export class SeedInterruptedError extends Error {
 }
 
 async function readSeedPlan(em: EntityManager, groupId: number): Promise<SeedPlan> {
-  const project = await em.findOne(Project, { where: { id: groupId } });
+  const project = await findProject(em, groupId);
   if (!project) throw new DomainError("NOT_FOUND", `project (group_id) ${groupId} does not exist`);
   const [forms, fields, statuses, tags, products] = await Promise.all([
-    em.find(Form, { where: { projectId: groupId }, order: { sortOrder: "ASC", id: "ASC" } }),
-    em.find(Field, { where: { projectId: groupId }, order: { sortOrder: "ASC", id: "ASC" } }),
+    readProjectForms(em, groupId),
+    readProjectFields(em, groupId),
     em.find(Status, { where: { projectId: groupId }, order: { id: "ASC" } }),
     em.find(Tag, { where: { projectId: groupId }, order: { id: "ASC" } }),
     em.find(Product, { where: { projectId: groupId }, order: { id: "ASC" } }),
   ]);
-  const planned = (form: Form): PlannedForm => ({
+  const planned = (form: FormDefinition): PlannedForm => ({
     id: form.id,
-    fields: fields
-      .filter((field) => field.formId === form.id)
-      .map((field) => ({ id: field.id, type: field.fieldType, options: parseChoiceOptions(field.choiceOptions) })),
+    fields: fields.filter((field) => field.formId === form.id),
   });
-  const initialFor = (level: "parent" | "child") =>
-    forms.filter((form) => form.initial && (form.audienceLevel === "all" || form.audienceLevel === level)).map(planned);
   return {
     project,
-    initialForms: { parent: initialFor("parent"), child: initialFor("child") },
+    initialForms: {
+      parent: initialForms(forms, "parent").map(planned),
+      child: initialForms(forms, "child").map(planned),
+    },
     statusIds: statuses.map((status) => status.id),
     tagIds: tags.map((tag) => tag.id),
     products: products.map((product) => ({ id: product.id, priceCents: product.priceCents })),
@@ -267,7 +260,7 @@ async function seedChunk(
     for (const product of plan.products) {
       if (!random.chance(0.4)) continue;
       const quantity = random.int(1, 2);
-      orderCents += quantity * product.priceCents;
+      orderCents += lineAmountCents(quantity, product.priceCents);
       cartRows.push({
         registrationId,
         productId: product.id,
@@ -390,14 +383,14 @@ const WORDS = [
   "pine",
 ];
 
-function answerFor(field: PlannedField, random: Random, email: string): string {
-  if (isChoiceType(field.type)) {
+function answerFor(field: FieldDefinition, random: Random, email: string): string {
+  if (isChoiceType(field.fieldType)) {
     const options = field.options.length > 0 ? field.options : ["yes"];
-    if (field.type === "single_choice") return encodeAnswer(field.type, [random.pick(options)]);
+    if (field.fieldType === "single_choice") return encodeAnswer(field.fieldType, [random.pick(options)]);
     const chosen = options.filter(() => random.chance(0.5));
-    return encodeAnswer(field.type, chosen.length > 0 ? chosen : [options[0]]);
+    return encodeAnswer(field.fieldType, chosen.length > 0 ? chosen : [options[0]]);
   }
-  switch (field.type) {
+  switch (field.fieldType) {
     case "email":
       return email;
     case "number":

@@ -2,7 +2,7 @@ import { isEmailAddress } from "../../shared/email";
 import { parseUtcDateTime } from "../../shared/dates";
 import { matchChoiceAnswers } from "./choice-matching";
 import { encodeAnswer, isChoiceType } from "./field-value-codec";
-import type { FieldDefinition } from "./form-queries";
+import type { FieldDefinition } from "../../data/forms.data";
 
 // How one sent value becomes a stored answer, per field type. A value that cannot be stored is
 // not written and the call goes on (contract §4): the reason comes back as a notice, never as a

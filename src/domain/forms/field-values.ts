@@ -1,9 +1,15 @@
 import type { EntityManager } from "typeorm";
-import { FieldValue } from "../../entities";
+import {
+  readFieldsByKeys,
+  readStoredValues,
+  upsertFieldValues,
+  type FieldDefinition,
+  type RegistrationFormState,
+} from "../../data/forms.data";
 import { isEmailAddress } from "../../shared/email";
+import { PERSON_FIELD_MAX_LENGTH } from "../users/person-fields";
 import { answerIsEmpty, decodeAnswer } from "./field-value-codec";
 import { interpretFieldInput } from "./field-input";
-import { loadFieldsByKeys, loadStoredValues, type FieldDefinition, type RegisteredForm } from "./form-queries";
 
 // Writing `doc` values (contract §4): by field identifier or mapped name; system fields, unknown
 // fields, unknown answers and fields of forms the user does not have are not written, and each
@@ -11,10 +17,10 @@ import { loadFieldsByKeys, loadStoredValues, type FieldDefinition, type Register
 
 /** Mapped names that also set the person's own data, so the displayed name follows the forms. */
 export const PERSON_FIELD_NAMES = {
-  first_name: { attribute: "firstName", maxLength: 100 },
-  last_name: { attribute: "lastName", maxLength: 100 },
-  org_name: { attribute: "orgName", maxLength: 200 },
-  main_email: { attribute: "mainEmail", maxLength: 254 },
+  first_name: { attribute: "firstName", maxLength: PERSON_FIELD_MAX_LENGTH.first_name },
+  last_name: { attribute: "lastName", maxLength: PERSON_FIELD_MAX_LENGTH.last_name },
+  org_name: { attribute: "orgName", maxLength: PERSON_FIELD_MAX_LENGTH.org_name },
+  main_email: { attribute: "mainEmail", maxLength: PERSON_FIELD_MAX_LENGTH.main_email },
 } as const;
 export type PersonFieldName = keyof typeof PERSON_FIELD_NAMES;
 export type PersonAttributes = Partial<
@@ -26,7 +32,7 @@ export interface SaveValuesOptions {
   projectId: number;
   cloginId: number;
   /** The registration's form set, by form id. */
-  forms: ReadonlyMap<number, RegisteredForm>;
+  forms: ReadonlyMap<number, RegistrationFormState>;
   /** Keys the caller has already consumed (create's person data): no notice when they name no field of the user's forms. */
   consumedKeys?: ReadonlySet<string>;
   now: Date;
@@ -52,7 +58,7 @@ export async function saveFieldValues(
   const result: SavedValues = { notices: [], formsWithValues: [], changedForms: new Set(), person: {} };
   const keys = Object.keys(values);
   const fieldKeys = keys.filter((key) => !key.startsWith("_"));
-  const fields = await loadFieldsByKeys(em, options.projectId, fieldKeys);
+  const fields = await readFieldsByKeys(em, options.projectId, fieldKeys);
   const byId = new Map(fields.map((field) => [field.id, field]));
   const byName = new Map(fields.filter((field) => field.name !== null).map((field) => [field.name!, field]));
 
@@ -107,12 +113,12 @@ export async function saveFieldValues(
     accepted.push({ key, field, encoded: input.encoded });
   }
 
-  const stored = await loadStoredValues(
+  const stored = await readStoredValues(
     em,
     options.registrationId,
     accepted.map((a) => a.field.id),
   );
-  const rows: Partial<FieldValue>[] = [];
+  const rows: { registrationId: number; fieldId: string; value: string; updatedAt: Date }[] = [];
   for (const { field, encoded } of accepted) {
     if (!result.formsWithValues.includes(field.formId)) result.formsWithValues.push(field.formId);
     const previous = stored.get(field.id);
@@ -126,6 +132,6 @@ export async function saveFieldValues(
       result.person[PERSON_FIELD_NAMES[field.name as PersonFieldName].attribute] = text === "" ? null : text;
     }
   }
-  if (rows.length > 0) await em.upsert(FieldValue, rows, ["registrationId", "fieldId"]);
+  await upsertFieldValues(em, rows);
   return result;
 }

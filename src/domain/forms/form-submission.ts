@@ -1,15 +1,16 @@
-import { In, type EntityManager } from "typeorm";
-import { RegistrationForm } from "../../entities";
-import { runFormTriggers, type TriggerTarget } from "../triggers/trigger-runner";
-import { answerIsEmpty, decodeAnswer } from "./field-value-codec";
-import type { SavedValues } from "./field-values";
+import type { EntityManager } from "typeorm";
 import {
-  loadMandatoryFieldStates,
-  loadProjectFormIds,
-  loadRegisteredForms,
-  type MandatoryFieldState,
-  type RegisteredForm,
-} from "./form-queries";
+  readFormSet,
+  readMandatoryFieldValues,
+  readProjectFormIds,
+  updateRegistrationForms,
+  type FieldDefinition,
+  type RegistrationFormState,
+} from "../../data/forms.data";
+import { runFormTriggers, type TriggerTarget } from "../triggers/trigger-runner";
+import { decodeAnswer } from "./field-value-codec";
+import type { SavedValues } from "./field-values";
+import { missingMandatoryFields } from "./form-rules";
 
 // Submitting forms (contract §4, §5). A submission after saving values behaves like a
 // browser: it goes through only when every mandatory field of the form holds a value, then
@@ -35,23 +36,23 @@ export interface MarkedForms {
   notices: string[];
 }
 
-function firstEmptyMandatoryByForm(states: readonly MandatoryFieldState[]): Map<number, MandatoryFieldState> {
-  const firstEmpty = new Map<number, MandatoryFieldState>();
-  for (const state of states) {
-    if (firstEmpty.has(state.formId)) continue;
-    if (state.value === null || answerIsEmpty(decodeAnswer(state.fieldType, state.value)))
-      firstEmpty.set(state.formId, state);
-  }
-  return firstEmpty;
-}
-
-async function setFormState(
+/** The first mandatory field without an answer of each form that has one, by form id. */
+async function firstEmptyMandatoryByForm(
   em: EntityManager,
   registrationId: number,
-  formIds: number[],
-  state: Partial<RegistrationForm>,
-): Promise<void> {
-  if (formIds.length > 0) await em.update(RegistrationForm, { registrationId, formId: In(formIds) }, state);
+  formIds: readonly number[],
+): Promise<Map<number, FieldDefinition>> {
+  const mandatory = await readMandatoryFieldValues(em, registrationId, formIds);
+  const answers = new Map(
+    mandatory.flatMap(({ field, value }) => (value === null ? [] : [[field.id, decodeAnswer(field.fieldType, value)]])),
+  );
+  const firstEmpty = new Map<number, FieldDefinition>();
+  const missing = missingMandatoryFields(
+    mandatory.map(({ field }) => field),
+    (fieldId) => answers.get(fieldId),
+  );
+  for (const field of missing) if (!firstEmpty.has(field.formId)) firstEmpty.set(field.formId, field);
+  return firstEmpty;
 }
 
 /**
@@ -61,7 +62,7 @@ async function setFormState(
 export async function submitFormsWithValues(
   em: EntityManager,
   settings: SubmissionSettings,
-  forms: ReadonlyMap<number, RegisteredForm>,
+  forms: ReadonlyMap<number, RegistrationFormState>,
   saved: SavedValues,
 ): Promise<string[]> {
   if (!settings.submitForms) return [];
@@ -70,16 +71,16 @@ export async function submitFormsWithValues(
   );
   if (candidates.length === 0) return [];
   const registrationId = settings.target.registrationId;
-  const incomplete = firstEmptyMandatoryByForm(await loadMandatoryFieldStates(em, registrationId, candidates));
+  const incomplete = await firstEmptyMandatoryByForm(em, registrationId, candidates);
   const submitted = candidates.filter((formId) => !incomplete.has(formId));
   const now = settings.now;
-  await setFormState(
+  await updateRegistrationForms(
     em,
     registrationId,
     submitted.filter((formId) => !forms.get(formId)?.completed),
     { completed: true, completedAt: now, submittedAt: now },
   );
-  await setFormState(
+  await updateRegistrationForms(
     em,
     registrationId,
     submitted.filter((formId) => forms.get(formId)?.completed),
@@ -109,12 +110,12 @@ export async function markFormsComplete(
 ): Promise<MarkedForms> {
   const registrationId = settings.target.registrationId;
   const cloginId = settings.target.cloginId;
-  const forms = await loadRegisteredForms(em, registrationId);
-  const byId = new Map(forms.map((form) => [form.formId, form]));
+  const forms = await readFormSet(em, registrationId);
+  const byId = new Map(forms.map((entry) => [entry.form.id, entry]));
   const result: MarkedForms = { markedComplete: [], skipped: [], notices: [] };
 
   if ("all" in selection) {
-    result.markedComplete = forms.map((form) => form.formId);
+    result.markedComplete = forms.map((entry) => entry.form.id);
   } else {
     const seen = new Set<string>();
     // Skipped ids keep the order they were sent in; ids outside the set need one look-up to say why.
@@ -129,7 +130,7 @@ export async function markFormsComplete(
       else skippedInOrder.push({ sent, formId });
     }
     const outsideSet = skippedInOrder.flatMap((entry) => (entry.formId === null ? [] : [entry.formId]));
-    const projectForms = await loadProjectFormIds(em, settings.projectId, outsideSet);
+    const projectForms = await readProjectFormIds(em, settings.projectId, outsideSet);
     result.skipped = skippedInOrder.map(({ sent, formId }) => ({
       formId: sent,
       reason:
@@ -142,9 +143,11 @@ export async function markFormsComplete(
   }
 
   const marked = new Set(result.markedComplete);
-  const newlyCompleted = forms.filter((form) => marked.has(form.formId) && !form.completed).map((form) => form.formId);
+  const newlyCompleted = forms
+    .filter((entry) => marked.has(entry.form.id) && !entry.completed)
+    .map((entry) => entry.form.id);
   const now = settings.now;
-  await setFormState(
+  await updateRegistrationForms(
     em,
     registrationId,
     newlyCompleted,
@@ -153,14 +156,12 @@ export async function markFormsComplete(
       : { completed: true, completedAt: now },
   );
 
-  const firstEmpty = firstEmptyMandatoryByForm(
-    await loadMandatoryFieldStates(em, registrationId, result.markedComplete),
-  );
-  for (const form of forms) {
-    const empty = firstEmpty.get(form.formId);
-    if (marked.has(form.formId) && empty) {
+  const firstEmpty = await firstEmptyMandatoryByForm(em, registrationId, result.markedComplete);
+  for (const { form } of forms) {
+    const empty = firstEmpty.get(form.id);
+    if (marked.has(form.id) && empty) {
       result.notices.push(
-        `Form ${form.formId} (${form.name}) was marked complete with empty mandatory fields; the first is ${empty.fieldId} (${empty.label}).`,
+        `Form ${form.id} (${form.name}) was marked complete with empty mandatory fields; the first is ${empty.id} (${empty.label}).`,
       );
     }
   }

@@ -1,13 +1,18 @@
-import { sqlNumber } from "../../db/raw-rows";
-import type { EntityManager, FindOptionsWhere } from "typeorm";
-import { Project } from "../../entities";
+import {
+  readProjectSums,
+  readProjectsOfOrganization,
+  type ArchivedScope,
+  type ProjectRecord,
+  type ProjectSums,
+  type TotalsSelection,
+} from "../../data/projects.data";
+import { accountTotals, type AccountTotals } from "../account-totals";
 import { requirePrincipal, type RequestContext } from "../context";
 import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 
-export interface ProjectListQuery {
-  /** Any project of the caller's organization (the legacy envelope always names one). */
-  groupId: number;
+/** Which of the organization's projects to list. */
+export interface ProjectScopeQuery {
   /** Adds archived projects to the non-archived ones. */
   withArchived: boolean;
   /** Only archived projects; wins over withArchived. */
@@ -15,15 +20,17 @@ export interface ProjectListQuery {
   withGroupTotals: boolean;
 }
 
-export interface ProjectTotals {
+/** The legacy list: addressed through one project of the organization (the envelope always names one). */
+export interface ProjectListQuery extends ProjectScopeQuery {
+  /** Any project of the caller's organization. */
+  groupId: number;
+}
+
+export interface ProjectTotals extends AccountTotals {
   /** Registrations in the project, children included. */
   totalUsers: number;
   /** Registrations whose status is not an excluding one (no status counts as active). */
   totalActiveUsers: number;
-  /** Sum of cart lines, quantity × unit price. */
-  totalOrderCents: number;
-  totalPaidCents: number;
-  totalBalanceCents: number;
 }
 
 export interface ProjectListing {
@@ -35,105 +42,66 @@ export interface ProjectListing {
   totals?: ProjectTotals;
 }
 
-type ArchivedScope = "active" | "archived" | "all";
-
-const scopeOf = (q: ProjectListQuery): ArchivedScope =>
+const scopeOf = (q: ProjectScopeQuery): ArchivedScope =>
   q.onlyArchived ? "archived" : q.withArchived ? "all" : "active";
 
 /**
  * The projects of the caller's organization, sorted by id, with totals when asked. One
  * transaction, so the list and its totals come from one snapshot. The totals cost three
  * aggregate statements however many projects, registrations, cart lines and payments there are.
- *
- * Throws FORBIDDEN when `groupId` is not a project of the organization.
+ */
+export async function listOrganizationProjects(ctx: RequestContext, q: ProjectScopeQuery): Promise<ProjectListing[]> {
+  return inTransaction(ctx, async (tx) => {
+    const organizationId = requirePrincipal(tx).organizationId;
+    const scope = scopeOf(q);
+    const projects = await readProjectsOfOrganization(tx.em, organizationId, scope);
+    const sums =
+      q.withGroupTotals && projects.length > 0 ? await readProjectSums(tx.em, { organizationId, scope }) : null;
+    return projects.map((project) => listingOf(project, sums));
+  });
+}
+
+/**
+ * The legacy `get_project_list`: the organization's projects as listOrganizationProjects gives
+ * them. Throws FORBIDDEN first when `groupId` is not a project of the organization.
  */
 export async function listProjects(ctx: RequestContext, q: ProjectListQuery): Promise<ProjectListing[]> {
   return inTransaction(ctx, async (tx) => {
     await resolveOwnedProject(tx, q.groupId);
-    const organizationId = requirePrincipal(tx).organizationId;
-    const scope = scopeOf(q);
-    const where: FindOptionsWhere<Project> = { organizationId };
-    if (scope !== "all") where.archived = scope === "archived";
-    const projects = await tx.em.find(Project, { where, order: { id: "ASC" } });
-
-    const totals =
-      q.withGroupTotals && projects.length > 0 ? await loadProjectTotals(tx.em, organizationId, scope) : null;
-    return projects.map((project) => ({
-      id: project.id,
-      name: project.name,
-      currency: project.currency,
-      createdAt: project.createdAt,
-      archived: project.archived,
-      ...(totals ? { totals: totals.get(project.id) ?? emptyTotals() } : {}),
-    }));
+    return listOrganizationProjects(tx, q);
   });
 }
 
-const emptyTotals = (): ProjectTotals => ({
-  totalUsers: 0,
-  totalActiveUsers: 0,
-  totalOrderCents: 0,
-  totalPaidCents: 0,
-  totalBalanceCents: 0,
-});
+/** One project of the organization, archived or not, with totals when asked. Throws FORBIDDEN for any other id. */
+export async function getProject(
+  ctx: RequestContext,
+  groupId: number,
+  options: { withGroupTotals: boolean },
+): Promise<ProjectListing> {
+  return inTransaction(ctx, async (tx) => {
+    const project = await resolveOwnedProject(tx, groupId);
+    const selection: TotalsSelection = { projectId: project.id };
+    const sums = options.withGroupTotals ? await readProjectSums(tx.em, selection) : null;
+    return listingOf(project, sums);
+  });
+}
 
-type Row = Record<string, unknown>;
-
-// Each statement groups by project over the organization's projects in scope; no IN list, so the
-// statement text and count are the same for 1 or 10 000 projects. Booleans compare as literals.
-const projectScope = (scope: ArchivedScope) =>
-  `p.organization_id = ?${scope === "active" ? " AND p.archived = 0" : scope === "archived" ? " AND p.archived = 1" : ""}`;
-
-const REGISTRATIONS_SQL = (scope: ArchivedScope) => `
-SELECT r.project_id AS project_id,
-       COUNT(*) AS total_users,
-       SUM(CASE WHEN s.is_excluded = 1 THEN 0 ELSE 1 END) AS active_users
-  FROM registration r
-  JOIN project p ON p.id = r.project_id
-  LEFT JOIN status s ON s.id = r.status_id
- WHERE ${projectScope(scope)}
- GROUP BY r.project_id`;
-
-const ORDERS_SQL = (scope: ArchivedScope) => `
-SELECT r.project_id AS project_id, SUM(c.quantity * c.unit_price_cents) AS order_cents
-  FROM cart_line c
-  JOIN registration r ON r.uid = c.registration_id
-  JOIN project p ON p.id = r.project_id
- WHERE ${projectScope(scope)}
- GROUP BY r.project_id`;
-
-const PAYMENTS_SQL = (scope: ArchivedScope) => `
-SELECT r.project_id AS project_id, SUM(pm.amount_cents) AS paid_cents
-  FROM payment pm
-  JOIN registration r ON r.uid = pm.registration_id
-  JOIN project p ON p.id = r.project_id
- WHERE ${projectScope(scope)}
- GROUP BY r.project_id`;
-
-async function loadProjectTotals(
-  em: EntityManager,
-  organizationId: number,
-  scope: ArchivedScope,
-): Promise<Map<number, ProjectTotals>> {
-  const registrations: Row[] = await em.query(REGISTRATIONS_SQL(scope), [organizationId]);
-  const orders: Row[] = await em.query(ORDERS_SQL(scope), [organizationId]);
-  const payments: Row[] = await em.query(PAYMENTS_SQL(scope), [organizationId]);
-
-  const totals = new Map<number, ProjectTotals>();
-  const of = (projectId: unknown) => {
-    const id = sqlNumber(projectId);
-    let entry = totals.get(id);
-    if (!entry) totals.set(id, (entry = emptyTotals()));
-    return entry;
+function listingOf(project: ProjectRecord, sums: Map<number, ProjectSums> | null): ProjectListing {
+  const listing: ProjectListing = {
+    id: project.id,
+    name: project.name,
+    currency: project.currency,
+    createdAt: project.createdAt,
+    archived: project.archived,
   };
-  for (const row of registrations) {
-    const entry = of(row.project_id);
-    entry.totalUsers = sqlNumber(row.total_users);
-    entry.totalActiveUsers = sqlNumber(row.active_users);
-  }
-  // MySQL returns SUM() as DECIMAL text; Number() reads both that and SQLite's integers.
-  for (const row of orders) of(row.project_id).totalOrderCents = sqlNumber(row.order_cents);
-  for (const row of payments) of(row.project_id).totalPaidCents = sqlNumber(row.paid_cents);
-  for (const entry of totals.values()) entry.totalBalanceCents = entry.totalOrderCents - entry.totalPaidCents;
-  return totals;
+  if (sums) listing.totals = totalsOf(sums.get(project.id));
+  return listing;
+}
+
+function totalsOf(sums: ProjectSums | undefined): ProjectTotals {
+  return {
+    totalUsers: sums?.users ?? 0,
+    totalActiveUsers: sums?.activeUsers ?? 0,
+    ...accountTotals(sums?.orderCents ?? 0, sums?.paidCents ?? 0),
+  };
 }

@@ -1,5 +1,4 @@
-import type { EntityManager } from "typeorm";
-import { Status } from "../../entities";
+import { findStatusByNameKey, insertStatus } from "../../data/statuses.data";
 import { isUniqueViolation } from "../../db/unique-violation";
 import type { RequestContext } from "../context";
 import { conflict, validationFailed, type MemberProblem } from "../errors";
@@ -119,22 +118,23 @@ export async function createStatus(ctx: RequestContext, draft: StatusDraft): Pro
   try {
     return await inTransaction(ctx, async (tx) => {
       await resolveOwnedProject(tx, draft.groupId);
-      const existing = await findStatusByName(tx.em, draft.groupId, status.nameKey, false);
+      const existing = await findStatusByNameKey(tx.em, draft.groupId, status.nameKey, false);
       if (existing) throw duplicateName(status.name, existing);
-      const inserted = await tx.em.insert(Status, {
+      const id = await insertStatus(tx.em, {
         projectId: draft.groupId,
         name: status.name,
         nameKey: status.nameKey,
         color: status.color,
         isExcluded: status.isExcluded,
       });
-      return { id: Number(inserted.identifiers[0].id), groupId: draft.groupId, ...omitKey(status) };
+      return { id, groupId: draft.groupId, ...omitKey(status) };
     });
   } catch (error) {
     // A concurrent call inserted the same name between our check and our insert: the unique
-    // index (project_id, name_key) refused ours. Report the winner, read outside our snapshot.
+    // index (project_id, name_key) refused ours. Report the winner, read outside our snapshot
+    // (inside a caller's transaction, with a shared lock so the read sees the committed winner).
     if (!isUniqueViolation(error)) throw error;
-    const winner = await findStatusByName(ctx.em, draft.groupId, status.nameKey, ctx.inTransaction);
+    const winner = await findStatusByNameKey(ctx.em, draft.groupId, status.nameKey, ctx.inTransaction);
     if (!winner) throw error;
     throw duplicateName(status.name, winner);
   }
@@ -147,22 +147,3 @@ const duplicateName = (name: string, existing: { id: number; name: string }) =>
     `Status name "${name}" is taken in this project by status_id ${existing.id} ("${existing.name}"); names are compared case-insensitively.`,
     { status_id: existing.id },
   );
-
-async function findStatusByName(
-  em: EntityManager,
-  projectId: number,
-  nameKey: string,
-  insideOuterTransaction: boolean,
-): Promise<{ id: number; name: string } | null> {
-  const query = em
-    .createQueryBuilder(Status, "status")
-    .select("status.id", "id")
-    .addSelect("status.name", "name")
-    .where("status.projectId = :projectId AND status.nameKey = :nameKey", { projectId, nameKey });
-  // Outside a transaction a plain read sees the latest committed row. Inside a caller's MySQL or
-  // MariaDB transaction it would see the snapshot, so read with a shared lock; SQLite has one
-  // writer at a time and no such lock, and there a plain read is already current.
-  if (insideOuterTransaction && em.dataSource.options.type !== "better-sqlite3") query.setLock("pessimistic_read");
-  const row = await query.getRawOne<{ id: number | string; name: string }>();
-  return row ? { id: Number(row.id), name: row.name } : null;
-}

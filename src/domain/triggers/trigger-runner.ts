@@ -1,13 +1,5 @@
 import type { EntityManager } from "typeorm";
-import { insertRows } from "../../db/insert-rows";
-import {
-  CartLine,
-  EmailRecord,
-  OutboxEmail,
-  RegistrationForm,
-  TriggerFiring,
-  type TriggerAction,
-} from "../../entities";
+import { readUnfiredTriggers, writeTriggerEffects, type TriggerWrites } from "../../data/triggers.data";
 
 // What a form submission sets off (contract §4): each trigger of the submitted forms acts at most
 // once per registration, which the trigger_firing rows record. All effects of one submission are
@@ -34,52 +26,6 @@ export interface TriggerEffects {
   notices: string[];
 }
 
-interface PendingTrigger {
-  id: number;
-  formId: number;
-  action: TriggerAction;
-  emailTo: string | null;
-  emailSubject: string | null;
-  emailBody: string | null;
-  productId: number | null;
-  quantity: number | null;
-  addFormId: number | null;
-  priceCents: number | null;
-}
-
-type Row = Record<string, unknown>;
-const nullableNumber = (value: unknown) => (value == null ? null : Number(value));
-const nullableText = (value: unknown) => (value == null ? null : String(value));
-
-async function loadUnfiredTriggers(
-  em: EntityManager,
-  registrationId: number,
-  formIds: readonly number[],
-): Promise<PendingTrigger[]> {
-  const rows: Row[] = await em.query(
-    `SELECT t.id, t.form_id, t.action, t.email_to, t.email_subject, t.email_body, t.product_id, t.quantity, t.add_form_id,
-            p.price_cents
-       FROM form_trigger t
-       LEFT JOIN trigger_firing tf ON tf.trigger_id = t.id AND tf.registration_id = ?
-       LEFT JOIN product p ON p.id = t.product_id
-      WHERE t.form_id IN (${formIds.map(() => "?").join(", ")}) AND tf.trigger_id IS NULL
-      ORDER BY t.sort_order, t.id`,
-    [registrationId, ...formIds],
-  );
-  return rows.map((row) => ({
-    id: Number(row.id),
-    formId: Number(row.form_id),
-    action: String(row.action) as TriggerAction,
-    emailTo: nullableText(row.email_to),
-    emailSubject: nullableText(row.email_subject),
-    emailBody: nullableText(row.email_body),
-    productId: nullableNumber(row.product_id),
-    quantity: nullableNumber(row.quantity),
-    addFormId: nullableNumber(row.add_form_id),
-    priceCents: nullableNumber(row.price_cents),
-  }));
-}
-
 /**
  * Runs the not-yet-fired triggers of the submitted forms for one registration.
  * `formSet` is the registration's current form set; forms added here are added to it too.
@@ -93,13 +39,16 @@ export async function runFormTriggers(
 ): Promise<TriggerEffects> {
   const effects: TriggerEffects = { addedFormIds: [], notices: [] };
   if (submittedFormIds.length === 0) return effects;
-  const triggers = await loadUnfiredTriggers(em, target.registrationId, submittedFormIds);
-  const { now } = options;
-  const firings: Partial<TriggerFiring>[] = [];
-  const outbox: Partial<OutboxEmail>[] = [];
-  const history: Partial<EmailRecord>[] = [];
-  const cart: Partial<CartLine>[] = [];
-  const addedForms: Partial<RegistrationForm>[] = [];
+  const triggers = await readUnfiredTriggers(em, target.registrationId, submittedFormIds);
+  const writes: TriggerWrites = {
+    registrationId: target.registrationId,
+    now: options.now,
+    outbox: [],
+    history: [],
+    cartLines: [],
+    addedFormIds: [],
+    firedTriggerIds: [],
+  };
 
   for (const trigger of triggers) {
     switch (trigger.action) {
@@ -114,25 +63,17 @@ export async function runFormTriggers(
         }
         const subject = trigger.emailSubject ?? "";
         const body = trigger.emailBody ?? "";
-        outbox.push({
-          registrationId: target.registrationId,
-          toAddresses: to,
-          subject,
-          body,
-          state: "pending",
-          createdAt: now,
-          sentAt: null,
-        });
-        history.push({
-          registrationId: target.registrationId,
-          fromAddress: TRIGGER_SENDER_ADDRESS,
-          toAddresses: to,
-          ccAddresses: null,
-          bccAddresses: null,
+        writes.outbox.push({ to, subject, body });
+        writes.history.push({
+          uid: target.registrationId,
+          from: TRIGGER_SENDER_ADDRESS,
+          to,
+          cc: null,
+          bcc: null,
           subject,
           body,
           adminId: null,
-          recordedAt: now,
+          recordedAt: options.now,
           origin: "trigger",
         });
         break;
@@ -144,36 +85,23 @@ export async function runFormTriggers(
           );
           continue;
         }
-        cart.push({
-          registrationId: target.registrationId,
+        writes.cartLines.push({
           productId: trigger.productId,
           quantity: trigger.quantity ?? 1,
           unitPriceCents: trigger.priceCents,
-          createdAt: now,
         });
         break;
       case "add_form":
         if (trigger.addFormId !== null && !formSet.has(trigger.addFormId)) {
           formSet.add(trigger.addFormId);
           effects.addedFormIds.push(trigger.addFormId);
-          addedForms.push({
-            registrationId: target.registrationId,
-            formId: trigger.addFormId,
-            completed: false,
-            completedAt: null,
-            submittedAt: null,
-            addedAt: now,
-          });
+          writes.addedFormIds.push(trigger.addFormId);
         }
         break;
     }
-    firings.push({ registrationId: target.registrationId, triggerId: trigger.id, firedAt: now });
+    writes.firedTriggerIds.push(trigger.id);
   }
 
-  await insertRows(em, OutboxEmail, outbox);
-  await insertRows(em, EmailRecord, history);
-  await insertRows(em, CartLine, cart);
-  await insertRows(em, RegistrationForm, addedForms);
-  await insertRows(em, TriggerFiring, firings);
+  await writeTriggerEffects(em, writes);
   return effects;
 }

@@ -1,5 +1,7 @@
 import type { EntityManager } from "typeorm";
-import type { AdminLevel, EmailRecord } from "../../entities";
+import { readAdminsForProject } from "../../data/admins.data";
+import type { NewEmailHistoryEntry } from "../../data/email-history.data";
+import type { AdminLevel } from "../../entities";
 import { invalidAddresses, isEmailAddress } from "../../shared/email";
 import { DomainError, type MemberProblem } from "../errors";
 import { MAX_VALUE_BYTES } from "../forms/field-input";
@@ -66,8 +68,6 @@ export function emailListProblems(emails: readonly EmailInput[]): MemberProblem[
   return problems;
 }
 
-type Row = Record<string, unknown>;
-
 /**
  * Each `admin_id` must be an admin of the organization who may send (not a viewer) and reaches
  * the project (owners reach every project, others need access to it). Otherwise FORBIDDEN,
@@ -81,19 +81,7 @@ export async function assertSendingAdmins(
 ): Promise<void> {
   const adminIds = [...new Set(emails.map((email) => email.adminId).filter((id): id is number => id != null))];
   if (adminIds.length === 0) return;
-  const rows: Row[] = await em.query(
-    `SELECT a.id, a.admin_level,
-            (SELECT COUNT(*) FROM admin_project_access x WHERE x.admin_id = a.id AND x.project_id = ?) AS project_access
-       FROM admin a
-      WHERE a.organization_id = ? AND a.id IN (${adminIds.map(() => "?").join(", ")})`,
-    [projectId, organizationId, ...adminIds],
-  );
-  const admins = new Map(
-    rows.map((row) => [
-      Number(row.id),
-      { level: String(row.admin_level) as AdminLevel, access: Number(row.project_access) > 0 },
-    ]),
-  );
+  const admins = await readAdminsForProject(em, organizationId, projectId, adminIds);
   const problems: MemberProblem[] = [];
   emails.forEach((email, index) => {
     if (email.adminId == null) return;
@@ -103,7 +91,7 @@ export async function assertSendingAdmins(
       problems.push({ path: where, message: `admin_id ${email.adminId} is not an admin of your organization.` });
     else if (!SENDING_ADMIN_LEVELS.includes(admin.level))
       problems.push({ path: where, message: `admin_id ${email.adminId} is a ${admin.level} and may not send emails.` });
-    else if (admin.level !== "owner" && !admin.access)
+    else if (admin.level !== "owner" && !admin.hasProjectAccess)
       problems.push({ path: where, message: `admin_id ${email.adminId} has no access to project ${projectId}.` });
   });
   if (problems.length > 0) {
@@ -117,14 +105,14 @@ export async function assertSendingAdmins(
 }
 
 /** The history rows of the list, as recorded by the API. */
-export function emailRecords(registrationId: number, emails: readonly EmailInput[], now: Date): Partial<EmailRecord>[] {
+export function emailRecords(registrationId: number, emails: readonly EmailInput[], now: Date): NewEmailHistoryEntry[] {
   const optional = (value: string | null | undefined) => (value == null || value.trim() === "" ? null : value.trim());
   return emails.map((email) => ({
-    registrationId,
-    fromAddress: email.from.trim(),
-    toAddresses: email.to.trim(),
-    ccAddresses: optional(email.cc),
-    bccAddresses: optional(email.bcc),
+    uid: registrationId,
+    from: email.from.trim(),
+    to: email.to.trim(),
+    cc: optional(email.cc),
+    bcc: optional(email.bcc),
     subject: email.subject,
     body: email.body,
     adminId: email.adminId ?? null,

@@ -1,5 +1,6 @@
 import type { MemberProblem } from "../errors";
 import { isEmailAddress } from "../../shared/email";
+import { PERSON_FIELD_MAX_LENGTH } from "./person-fields";
 import type { CreateUserCommand } from "./user-commands";
 
 // The person data of `create` (contract §7): checked before anything is hashed or written.
@@ -8,7 +9,7 @@ export const MIN_PASSWORD_LENGTH = 6;
 // scrypt takes any length; the cap only keeps a request from making the hash expensive.
 export const MAX_PASSWORD_LENGTH = 200;
 
-const LIMITS = { username: 254, main_email: 254, first_name: 100, last_name: 100, org_name: 200 } as const;
+const LIMITS = PERSON_FIELD_MAX_LENGTH;
 
 export interface PersonData {
   username: string | null;

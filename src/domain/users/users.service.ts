@@ -1,19 +1,26 @@
 import type { EntityManager } from "typeorm";
 import { hashPassword } from "../../auth/secrets";
+import { insertEmailHistory } from "../../data/email-history.data";
+import {
+  addFormsToRegistration,
+  readFormSet,
+  readProjectForms,
+  type RegistrationFormState,
+} from "../../data/forms.data";
+import { findPersonOfOrganization, insertPerson, updatePerson, usernameTaken } from "../../data/persons.data";
+import { insertRegistration, isRegistered } from "../../data/registrations.data";
 import { isUniqueViolation } from "../../db/unique-violation";
-import { EmailRecord, Person, Registration, RegistrationForm } from "../../entities";
 import { requirePrincipal, type RequestContext } from "../context";
 import { conflict, DomainError, validationFailed } from "../errors";
 import { saveFieldValues, type PersonAttributes } from "../forms/field-values";
-import { insertRows } from "../../db/insert-rows";
-import { loadInitialFormIds, loadRegisteredForms, MAX_KEYS_PER_CALL, type RegisteredForm } from "../forms/form-queries";
+import { initialForms, MAX_KEYS_PER_CALL } from "../forms/form-rules";
 import { markFormsComplete, submitFormsWithValues, type SubmissionSettings } from "../forms/form-submission";
 import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { assertSendingAdmins, emailListProblems, emailRecords } from "./email-history";
 import { readPersonData, type PersonData } from "./new-user-data";
 import { failOnProblems } from "./problems";
-import { requireRegisteredUser, type RegisteredUser } from "./registration-lookup";
+import { connectedToOf, requireRegisteredUser, type RegisteredUser } from "./registration-lookup";
 import type {
   AddEmailsCommand,
   CreateUserCommand,
@@ -29,12 +36,12 @@ import { loadUserSummaries } from "./user-summary";
 
 async function outcomeOf(
   em: EntityManager,
-  user: { uid: number; projectId: number; cloginId: number },
+  user: { uid: number; groupId: number; cloginId: number },
   notices: string[],
 ): Promise<UserOutcome> {
   const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid);
   if (!summary) throw new Error(`registration ${user.uid} vanished inside its own transaction`);
-  return { uid: user.uid, groupId: user.projectId, cloginId: user.cloginId, summary, notices };
+  return { uid: user.uid, groupId: user.groupId, cloginId: user.cloginId, summary, notices };
 }
 
 function assertKeyCount(values: Record<string, unknown> | null): void {
@@ -46,10 +53,6 @@ function assertKeyCount(values: Record<string, unknown> | null): void {
   }
 }
 
-async function updatePerson(em: EntityManager, personId: number, attributes: PersonAttributes): Promise<void> {
-  if (Object.keys(attributes).length > 0) await em.update(Person, { id: personId }, attributes);
-}
-
 /**
  * Saves `doc` values, then submits the forms they belong to (unless submit_forms is false).
  * Mapped person fields update the person first, so trigger emails go to the current main email.
@@ -57,7 +60,7 @@ async function updatePerson(em: EntityManager, personId: number, attributes: Per
 async function saveValuesAndSubmit(
   em: EntityManager,
   user: RegisteredUser,
-  forms: ReadonlyMap<number, RegisteredForm>,
+  forms: ReadonlyMap<number, RegistrationFormState>,
   values: Record<string, unknown>,
   options: {
     submitForms: boolean;
@@ -69,7 +72,7 @@ async function saveValuesAndSubmit(
 ): Promise<{ notices: string[]; mainEmail: string | null }> {
   const saved = await saveFieldValues(em, values, {
     registrationId: user.uid,
-    projectId: user.projectId,
+    projectId: user.groupId,
     cloginId: user.cloginId,
     forms,
     consumedKeys: options.consumedKeys,
@@ -81,7 +84,7 @@ async function saveValuesAndSubmit(
   const mainEmail = person.mainEmail !== undefined ? person.mainEmail : user.mainEmail;
   const settings: SubmissionSettings = {
     target: { registrationId: user.uid, cloginId: user.cloginId, mainEmail },
-    projectId: user.projectId,
+    projectId: user.groupId,
     submitForms: options.submitForms,
     disableEmailSending: options.disableEmailSending,
     now: options.now,
@@ -139,17 +142,9 @@ export async function createUser(ctx: RequestContext, cmd: CreateUserCommand): P
     let mainEmail: string | null;
     if (cmd.cloginId !== null) {
       cloginId = cmd.cloginId;
-      const rows: { main_email: string | null }[] = await em.query(
-        `SELECT main_email FROM person WHERE id = ? AND organization_id = ?`,
-        [cloginId, organizationId],
-      );
-      if (rows.length === 0)
-        throw new DomainError("USER_NOT_FOUND", `clogin_id ${cloginId} is not a user of your organization.`);
-      const registered: unknown[] = await em.query(
-        `SELECT uid FROM registration WHERE project_id = ? AND person_id = ?`,
-        [cmd.groupId, cloginId],
-      );
-      if (registered.length > 0)
+      const person = await findPersonOfOrganization(em, cloginId, organizationId);
+      if (!person) throw new DomainError("USER_NOT_FOUND", `clogin_id ${cloginId} is not a user of your organization.`);
+      if (await isRegistered(em, cmd.groupId, cloginId))
         throw conflict(`User ${cloginId} is already registered in project ${cmd.groupId}.`, {
           clogin_id: String(cloginId),
         });
@@ -158,17 +153,13 @@ export async function createUser(ctx: RequestContext, cmd: CreateUserCommand): P
       }
       const attributes = explicitAttributes(data);
       await updatePerson(em, cloginId, attributes);
-      mainEmail = data.mainEmail ?? (rows[0].main_email == null ? null : String(rows[0].main_email));
+      mainEmail = data.mainEmail ?? person.mainEmail;
     } else {
       const username = data.username ?? data.mainEmail!;
-      const taken: unknown[] = await em.query(
-        `SELECT id FROM person WHERE organization_id = ? AND LOWER(username) = ?`,
-        [organizationId, username.toLowerCase()],
-      );
-      if (taken.length > 0)
+      if (await usernameTaken(em, organizationId, username))
         throw conflict(`Username ${JSON.stringify(username)} is already used in your organization.`);
       try {
-        const inserted = await em.insert(Person, {
+        cloginId = await insertPerson(em, {
           organizationId,
           username,
           passwordHash,
@@ -177,7 +168,6 @@ export async function createUser(ctx: RequestContext, cmd: CreateUserCommand): P
           lastName: data.lastName,
           orgName: data.orgName,
         });
-        cloginId = Number(inserted.identifiers[0].id);
       } catch (error) {
         if (isUniqueViolation(error))
           throw conflict(`Username ${JSON.stringify(username)} is already used in your organization.`);
@@ -188,16 +178,12 @@ export async function createUser(ctx: RequestContext, cmd: CreateUserCommand): P
 
     let uid: number;
     try {
-      const inserted = await em.insert(Registration, {
+      uid = await insertRegistration(em, {
         projectId: cmd.groupId,
         personId: cloginId,
         connectedTo: null,
-        statusId: null,
-        star: false,
         applicationDate: now,
-        assignedAdminId: null,
       });
-      uid = Number(inserted.identifiers[0].uid);
     } catch (error) {
       if (isUniqueViolation(error))
         throw conflict(`User ${cloginId} is already registered in project ${cmd.groupId}.`, {
@@ -206,23 +192,17 @@ export async function createUser(ctx: RequestContext, cmd: CreateUserCommand): P
       throw error;
     }
     // create makes a parent (family project) or an individual: both get the parent-level forms.
-    const formIds = await loadInitialFormIds(em, cmd.groupId, "parent");
-    await insertRows(
+    const startForms = initialForms(await readProjectForms(em, cmd.groupId), "parent");
+    await addFormsToRegistration(
       em,
-      RegistrationForm,
-      formIds.map((formId) => ({
-        registrationId: uid,
-        formId,
-        completed: false,
-        completedAt: null,
-        submittedAt: null,
-        addedAt: now,
-      })),
+      uid,
+      startForms.map((form) => form.id),
+      now,
     );
-    const forms = new Map<number, RegisteredForm>(
-      formIds.map((formId) => [formId, { formId, name: "", completed: false, completedAt: null, submittedAt: null }]),
+    const forms = new Map<number, RegistrationFormState>(
+      startForms.map((form) => [form.id, { uid, form, completed: false, completedAt: null, submittedAt: null }]),
     );
-    const user: RegisteredUser = { uid, projectId: cmd.groupId, cloginId, parentCloginId: null, mainEmail };
+    const user: RegisteredUser = { uid, groupId: cmd.groupId, cloginId, parentCloginId: null, mainEmail };
     const personKeys = personKeyValues(data);
     const values = { ...personKeys, ...cmd.values };
     if (Object.keys(values).length > 0) {
@@ -265,7 +245,7 @@ export async function updateUser(ctx: RequestContext, cmd: UpdateUserCommand): P
   return inTransaction(ctx, async ({ em }) => {
     const now = new Date();
     const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });
-    const ownConnection = user.parentCloginId ?? user.cloginId;
+    const ownConnection = connectedToOf(user);
     if (cmd.connectedTo != null && cmd.connectedTo !== ownConnection) {
       const message = `connected_to ${cmd.connectedTo} does not match user ${cmd.cloginId}, whose connected_to is ${ownConnection}.`;
       throw validationFailed(message, [{ path: "connected_to", message }]);
@@ -274,7 +254,7 @@ export async function updateUser(ctx: RequestContext, cmd: UpdateUserCommand): P
     const valuesSent = cmd.values !== null && Object.keys(cmd.values).length > 0;
     let mainEmail = user.mainEmail;
     if (valuesSent) {
-      const forms = new Map((await loadRegisteredForms(em, user.uid)).map((form) => [form.formId, form]));
+      const forms = new Map((await readFormSet(em, user.uid)).map((entry) => [entry.form.id, entry]));
       const saved = await saveValuesAndSubmit(em, user, forms, cmd.values!, {
         submitForms: cmd.submitForms,
         disableEmailSending: cmd.disableEmailSending,
@@ -289,7 +269,7 @@ export async function updateUser(ctx: RequestContext, cmd: UpdateUserCommand): P
         em,
         {
           target: { registrationId: user.uid, cloginId: user.cloginId, mainEmail },
-          projectId: user.projectId,
+          projectId: user.groupId,
           submitForms: cmd.submitForms,
           disableEmailSending: cmd.disableEmailSending,
           now,
@@ -316,7 +296,7 @@ export async function addEmails(ctx: RequestContext, cmd: AddEmailsCommand): Pro
   return inTransaction(ctx, async ({ em }) => {
     const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId);
     await assertSendingAdmins(em, organizationId, cmd.groupId, cmd.emails);
-    await insertRows(em, EmailRecord, emailRecords(user.uid, cmd.emails, new Date()));
+    await insertEmailHistory(em, emailRecords(user.uid, cmd.emails, new Date()));
     return outcomeOf(em, user, []);
   });
 }

@@ -1,27 +1,26 @@
 import DataLoader from "dataloader";
 import type { EntityManager } from "typeorm";
-import type { Project } from "../../entities";
+import { READ_CHUNK } from "../../data/batch";
+import { readEmailHistory, type EmailHistoryEntry } from "../../data/email-history.data";
+import {
+  readFieldsOfForms,
+  readFormSets,
+  readStoredAnswers,
+  type FieldDefinition,
+  type RegistrationFormState,
+  type StoredAnswer,
+} from "../../data/forms.data";
+import { readPersons, type PersonRecord } from "../../data/persons.data";
+import { readProjects, type ProjectRecord } from "../../data/projects.data";
 import {
   projectPersonKey,
-  READ_CHUNK,
   readChildren,
-  readEmailRecords,
-  readFieldsOfForms,
-  readFieldValues,
-  readFormSets,
-  readPersons,
-  readProjects,
   readRegistrationsByPerson,
   readTags,
-  type EmailRecordRow,
-  type FieldRow,
-  type FieldValueRow,
-  type PersonRow,
   type ProjectPersonKey,
-  type RegistrationFormRow,
   type RegistrationRef,
-  type TagRow,
-} from "../../domain/users/user-reads";
+  type TagRecord,
+} from "../../data/registrations.data";
 import { loadUserSummaries, type UserSummary } from "../../domain/users/user-summary";
 
 /** A DataLoader over a batch read that returns a map; keys missing from the map get `fallback`. */
@@ -49,31 +48,31 @@ export function createUserLoaders(em: EntityManager) {
       (uids) => loadUserSummaries(em, uids),
       () => null,
     ),
-    formSets: loaderOf<number, RegistrationFormRow[]>(
+    formSets: loaderOf<number, RegistrationFormState[]>(
       (uids) => readFormSets(em, uids),
       () => [],
     ),
-    fieldsOfForm: loaderOf<number, FieldRow[]>(
+    fieldsOfForm: loaderOf<number, FieldDefinition[]>(
       (formIds) => readFieldsOfForms(em, formIds),
       () => [],
     ),
-    fieldValues: loaderOf<number, FieldValueRow[]>(
-      (uids) => readFieldValues(em, uids),
+    fieldValues: loaderOf<number, StoredAnswer[]>(
+      (uids) => readStoredAnswers(em, uids),
       () => [],
     ),
-    emails: loaderOf<number, EmailRecordRow[]>(
-      (uids) => readEmailRecords(em, uids),
+    emails: loaderOf<number, EmailHistoryEntry[]>(
+      (uids) => readEmailHistory(em, uids),
       () => [],
     ),
-    tags: loaderOf<number, TagRow[]>(
+    tags: loaderOf<number, TagRecord[]>(
       (uids) => readTags(em, uids),
       () => [],
     ),
-    persons: loaderOf<number, PersonRow | null>(
+    persons: loaderOf<number, PersonRecord | null>(
       (ids) => readPersons(em, ids),
       () => null,
     ),
-    projects: loaderOf<number, Project | null>(
+    projects: loaderOf<number, ProjectRecord | null>(
       (ids) => readProjects(em, ids),
       () => null,
     ),

@@ -1,13 +1,14 @@
 import { Ctx, FieldResolver, Resolver, Root } from "type-graphql";
-import { missingMandatoryFields } from "../../domain/users/user-reads";
+import { missingMandatoryFields } from "../../domain/forms/form-rules";
 import type { GraphqlContext } from "../context";
 import { FormFieldType, FormType, UserFormType } from "../types/form.type";
+import { presentField } from "./present";
 
 @Resolver(() => FormType)
 export class FormResolver {
   @FieldResolver(() => [FormFieldType], { description: "The form's fields in form order." })
   async fields(@Root() form: FormType, @Ctx() ctx: GraphqlContext): Promise<FormFieldType[]> {
-    return (await ctx.loaders.fieldsOfForm.load(form.id)) as FormFieldType[];
+    return (await ctx.loaders.fieldsOfForm.load(form.id)).map(presentField);
   }
 }
 
@@ -21,6 +22,7 @@ export class UserFormResolver {
       ctx.loaders.fieldsOfForm.load(entry.form.id),
       ctx.loaders.fieldValues.load(entry.uid),
     ]);
-    return missingMandatoryFields(fields, values) as FormFieldType[];
+    const answers = new Map(values.map((value) => [value.field.id, value.answer]));
+    return missingMandatoryFields(fields, (fieldId) => answers.get(fieldId)).map(presentField);
   }
 }

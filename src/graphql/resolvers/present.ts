@@ -1,13 +1,16 @@
 import type { ProjectListing } from "../../domain/projects/projects.service";
 import { formatCents } from "../../shared/money";
-import type { RegistrationRef } from "../../domain/users/user-reads";
+import type { FieldDefinition } from "../../data/forms.data";
+import type { RegistrationRef } from "../../data/registrations.data";
 import type { UserOutcome } from "../../domain/users/user-commands";
+import type { FieldTypeEnum } from "../types/enums.type";
+import type { FormFieldType } from "../types/form.type";
 import type { ProjectType } from "../types/project.type";
 import type { UserType } from "../types/user.type";
 
 // The few mappings from domain shapes to GraphQL sources, in one place.
 
-/** A project as the domain lists it (a Project entity has the same members but `totals`). */
+/** A project as the domain lists it (a project record has the same members but `totals`). */
 export function presentProjectListing(
   project: Omit<ProjectListing, "totals"> & { totals?: ProjectListing["totals"] },
 ): ProjectType {
@@ -41,5 +44,17 @@ export function userFromOutcome(outcome: UserOutcome): UserType {
     groupId: outcome.groupId,
     cloginId: outcome.cloginId,
     parentCloginId: outcome.summary.parentCloginId,
+  };
+}
+
+/** A field under its GraphQL member names. */
+export function presentField(field: FieldDefinition): FormFieldType {
+  return {
+    identifier: field.id,
+    mappedName: field.name,
+    label: field.label,
+    type: field.fieldType as FieldTypeEnum,
+    mandatory: field.mandatory,
+    options: field.options,
   };
 }

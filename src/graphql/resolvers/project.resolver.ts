@@ -1,8 +1,6 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Info, Int, Query, Resolver, Root } from "type-graphql";
 import type { GraphQLResolveInfo } from "graphql";
-import { requirePrincipal } from "../../domain/context";
-import { listProjects } from "../../domain/projects/projects.service";
-import { readFirstProjectId } from "../../domain/users/user-reads";
+import { getProject, listOrganizationProjects } from "../../domain/projects/projects.service";
 import type { GraphqlContext } from "../context";
 import { selectsField } from "../selection";
 import { ProjectType } from "../types/project.type";
@@ -27,10 +25,7 @@ export class ProjectResolver {
     @Ctx() ctx: GraphqlContext,
     @Info() info: GraphQLResolveInfo,
   ): Promise<ProjectType[]> {
-    const anchor = await readFirstProjectId(ctx.request.em, requirePrincipal(ctx.request).organizationId);
-    if (anchor === null) return [];
-    const listings = await listProjects(ctx.request, {
-      groupId: anchor,
+    const listings = await listOrganizationProjects(ctx.request, {
       ...args,
       withGroupTotals: selectsField(info, "groupTotals"),
     });
@@ -45,16 +40,9 @@ export class ProjectResolver {
     @Ctx() ctx: GraphqlContext,
     @Info() info: GraphQLResolveInfo,
   ): Promise<ProjectType> {
-    // listProjects checks that the organization owns groupId (FORBIDDEN otherwise), so it is listed.
-    const listings = await listProjects(ctx.request, {
-      groupId,
-      withArchived: true,
-      onlyArchived: false,
-      withGroupTotals: selectsField(info, "groupTotals"),
-    });
-    const listing = listings.find((entry) => entry.id === groupId);
-    if (!listing) throw new Error(`listProjects did not list its own group ${groupId}`);
-    return presentProjectListing(listing);
+    return presentProjectListing(
+      await getProject(ctx.request, groupId, { withGroupTotals: selectsField(info, "groupTotals") }),
+    );
   }
 
   @FieldResolver(() => Boolean, { description: "Family projects link children to a parent registration." })

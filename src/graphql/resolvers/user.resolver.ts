@@ -17,7 +17,7 @@ import {
   TagType,
   UserType,
 } from "../types/user.type";
-import { presentProjectListing, userFromOutcome, userFromRef } from "./present";
+import { presentField, presentProjectListing, userFromOutcome, userFromRef } from "./present";
 
 @Resolver(() => UserType)
 export class UserQueryResolver {
@@ -59,7 +59,7 @@ export class UserConnectionResolver {
 
   @FieldResolver(() => Int, { description: "Users matching the filter, on all pages." })
   async totalCount(@Root() connection: UserConnectionType, @Ctx() ctx: GraphqlContext): Promise<number> {
-    return countUsers(ctx.request.em, connection.groupId, connection.filter);
+    return countUsers(ctx.request, connection.groupId, connection.filter);
   }
 }
 
@@ -122,9 +122,9 @@ export class UserFieldsResolver {
   async fieldValues(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<FieldValueType[]> {
     const rows = await ctx.loaders.fieldValues.load(user.uid);
     return rows.map((row) => {
-      const choices = isChoiceType(row.field.type) ? [row.answer].flat() : null;
+      const choices = isChoiceType(row.field.fieldType) ? [row.answer].flat() : null;
       return {
-        field: row.field as FieldValueType["field"],
+        field: presentField(row.field),
         text: choices ? null : String(row.answer),
         choices,
         updatedAt: row.updatedAt,

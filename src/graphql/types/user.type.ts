@@ -128,7 +128,7 @@ export function presentMetaInfo(summary: UserSummary): MetaInfoType {
     groupId: summary.groupId,
     uid: summary.uid,
     cloginId: summary.cloginId,
-    connectedTo: summary.parentCloginId ?? summary.cloginId,
+    connectedTo: summary.connectedTo,
     excluded: summary.excluded,
     totalUserTags: summary.tagIds.length,
     tagIds: summary.tagIds,

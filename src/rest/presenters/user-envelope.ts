@@ -7,7 +7,7 @@ export function presentUserInfo(summary: UserSummary) {
   return {
     clogin_id: String(summary.cloginId),
     group_id: String(summary.groupId),
-    connected_to: String(summary.parentCloginId ?? summary.cloginId),
+    connected_to: String(summary.connectedTo),
   };
 }
 
@@ -34,7 +34,7 @@ export function presentMetaInfo(summary: UserSummary) {
     uid: String(summary.uid),
     clogin_id: String(summary.cloginId),
     excluded: summary.excluded ? "1" : "0",
-    connected_to: String(summary.parentCloginId ?? summary.cloginId),
+    connected_to: String(summary.connectedTo),
     total_user_tags: String(summary.tagIds.length),
     user_tag_ids: summary.tagIds.length > 0 ? summary.tagIds.join(",") : null,
     total_non_excluded_children: String(summary.nonExcludedChildren),

@@ -1,0 +1,78 @@
+import { In, type EntityManager } from "typeorm";
+import { Person } from "../entities";
+import { chunked } from "./batch";
+import { selectRows } from "./sql-rows";
+
+/** A person's account data, never the password hash. */
+export interface PersonRecord {
+  cloginId: number;
+  username: string;
+  mainEmail: string | null;
+  firstName: string | null;
+  lastName: string | null;
+}
+
+/** The person attributes a users operation may change. */
+export type PersonUpdate = Partial<Pick<Person, "firstName" | "lastName" | "orgName" | "mainEmail">>;
+
+/** Persons by clogin_id (person id). */
+export async function readPersons(em: EntityManager, cloginIds: readonly number[]): Promise<Map<number, PersonRecord>> {
+  const persons = new Map<number, PersonRecord>();
+  await chunked(cloginIds, async (chunk) => {
+    const rows = await em.find(Person, {
+      where: { id: In(chunk) },
+      select: { id: true, username: true, mainEmail: true, firstName: true, lastName: true },
+    });
+    for (const p of rows)
+      persons.set(p.id, {
+        cloginId: p.id,
+        username: p.username,
+        mainEmail: p.mainEmail,
+        firstName: p.firstName,
+        lastName: p.lastName,
+      });
+  });
+  return persons;
+}
+
+/** A person of the organization with its main email, or null when it is not one of its persons. */
+export async function findPersonOfOrganization(
+  em: EntityManager,
+  personId: number,
+  organizationId: number,
+): Promise<{ mainEmail: string | null } | null> {
+  const [row] = await selectRows(
+    em,
+    { main_email: "textOrNull" },
+    `SELECT main_email FROM person WHERE id = ? AND organization_id = ?`,
+    [personId, organizationId],
+  );
+  return row ? { mainEmail: row.main_email } : null;
+}
+
+/** Whether a username is taken in the organization, compared case-insensitively. */
+export async function usernameTaken(em: EntityManager, organizationId: number, username: string): Promise<boolean> {
+  const rows = await selectRows(
+    em,
+    { id: "int" },
+    `SELECT id FROM person WHERE organization_id = ? AND LOWER(username) = ?`,
+    [organizationId, username.toLowerCase()],
+  );
+  return rows.length > 0;
+}
+
+/** Inserts a person; returns its id (the clogin_id). */
+export async function insertPerson(
+  em: EntityManager,
+  person: Pick<
+    Person,
+    "organizationId" | "username" | "passwordHash" | "mainEmail" | "firstName" | "lastName" | "orgName"
+  >,
+): Promise<number> {
+  const inserted = await em.insert(Person, person);
+  return Number(inserted.identifiers[0].id);
+}
+
+export async function updatePerson(em: EntityManager, personId: number, attributes: PersonUpdate): Promise<void> {
+  if (Object.keys(attributes).length > 0) await em.update(Person, { id: personId }, attributes);
+}

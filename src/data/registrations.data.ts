@@ -1,0 +1,309 @@
+import type { EntityManager } from "typeorm";
+import { Registration } from "../entities";
+import { cartLineAmountSql, paymentAmountSql } from "./account-sums";
+import { chunked, groupBy } from "./batch";
+import { selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
+import { statusExcludedSql } from "./statuses.data";
+
+// Registrations (users of a project): who they are, their lists and summaries, their tags.
+
+/** Who a registration is: enough to place it, the rest is read on demand. */
+export interface RegistrationRef {
+  uid: number;
+  groupId: number;
+  cloginId: number;
+  /** The parent's clogin_id for a child in a family project, else null. */
+  parentCloginId: number | null;
+}
+
+/** A registration with the person data the users operations need. */
+export interface RegisteredUser extends RegistrationRef {
+  mainEmail: string | null;
+}
+
+/** A registration in a project, addressed by the wire pair (group_id, clogin_id). */
+export interface ProjectPersonKey {
+  groupId: number;
+  cloginId: number;
+}
+
+export const projectPersonKey = (key: ProjectPersonKey) => `${key.groupId}:${key.cloginId}`;
+
+export interface TagRecord {
+  id: number;
+  name: string;
+}
+
+const REF_COLUMNS = "r.uid, r.project_id, r.person_id, r.connected_to";
+const REF_SHAPE = { uid: "int", project_id: "int", person_id: "int", connected_to: "intOrNull" } as const;
+
+const toRef = (row: RowOf<typeof REF_SHAPE>): RegistrationRef => ({
+  uid: row.uid,
+  groupId: row.project_id,
+  cloginId: row.person_id,
+  parentCloginId: row.connected_to,
+});
+
+/**
+ * Locks the registration row (a no-op UPDATE: portable, unlike FOR UPDATE), so concurrent writes
+ * to one user run one after the other and read each other's results.
+ */
+export async function lockRegistration(em: EntityManager, projectId: number, personId: number): Promise<void> {
+  await em.query(`UPDATE registration SET star = star WHERE project_id = ? AND person_id = ?`, [projectId, personId]);
+}
+
+/** The registration of a person in a project with the person's main email, or null. */
+export async function findRegisteredUser(
+  em: EntityManager,
+  projectId: number,
+  personId: number,
+): Promise<RegisteredUser | null> {
+  const [row] = await selectRows(
+    em,
+    { ...REF_SHAPE, main_email: "textOrNull" },
+    `SELECT ${REF_COLUMNS}, p.main_email
+       FROM registration r JOIN person p ON p.id = r.person_id
+      WHERE r.project_id = ? AND r.person_id = ?`,
+    [projectId, personId],
+  );
+  return row ? { ...toRef(row), mainEmail: row.main_email } : null;
+}
+
+export async function isRegistered(em: EntityManager, projectId: number, personId: number): Promise<boolean> {
+  const rows = await selectRows(
+    em,
+    { uid: "int" },
+    `SELECT uid FROM registration WHERE project_id = ? AND person_id = ?`,
+    [projectId, personId],
+  );
+  return rows.length > 0;
+}
+
+/** Inserts a registration without status, star or assigned admin; returns its uid. */
+export async function insertRegistration(
+  em: EntityManager,
+  registration: { projectId: number; personId: number; connectedTo: number | null; applicationDate: Date },
+): Promise<number> {
+  const inserted = await em.insert(Registration, {
+    ...registration,
+    statusId: null,
+    star: false,
+    assignedAdminId: null,
+  });
+  return Number(inserted.identifiers[0].uid);
+}
+
+/** Registrations by (group_id, clogin_id), e.g. the parents of children. */
+export async function readRegistrationsByPerson(
+  em: EntityManager,
+  keys: readonly ProjectPersonKey[],
+): Promise<Map<string, RegistrationRef>> {
+  const refs = await readByProjectAndColumn(em, "person_id", keys);
+  return new Map(refs.map((ref) => [projectPersonKey(ref), ref]));
+}
+
+/** Children of the given parents (registrations of the same project whose connected_to is the parent). */
+export async function readChildren(
+  em: EntityManager,
+  parents: readonly ProjectPersonKey[],
+): Promise<Map<string, RegistrationRef[]>> {
+  const refs = await readByProjectAndColumn(em, "connected_to", parents);
+  return groupBy(refs, (ref) => projectPersonKey({ groupId: ref.groupId, cloginId: ref.parentCloginId ?? 0 }));
+}
+
+// `(project_id = ? AND column IN (…)) OR …`, one group per project: row-value IN lists are not portable.
+async function readByProjectAndColumn(
+  em: EntityManager,
+  column: "person_id" | "connected_to",
+  keys: readonly ProjectPersonKey[],
+): Promise<RegistrationRef[]> {
+  const byProject = new Map<number, Set<number>>();
+  for (const key of keys) {
+    const set = byProject.get(key.groupId) ?? new Set<number>();
+    set.add(key.cloginId);
+    byProject.set(key.groupId, set);
+  }
+  if (byProject.size === 0) return [];
+  const clauses: string[] = [];
+  const parameters: number[] = [];
+  for (const [groupId, ids] of byProject) {
+    clauses.push(`(r.project_id = ? AND r.${column} IN (${sqlPlaceholders(ids.size)}))`);
+    parameters.push(groupId, ...ids);
+  }
+  const rows = await selectRows(
+    em,
+    REF_SHAPE,
+    `SELECT ${REF_COLUMNS} FROM registration r WHERE ${clauses.join(" OR ")} ORDER BY r.uid`,
+    parameters,
+  );
+  return rows.map(toRef);
+}
+
+/** Which users of a project a list selects. Absent members do not filter. */
+export interface UserListFilter {
+  /** A status id; 0 selects users without a status (as the legacy `status_id` "0"). */
+  statusId?: number | null;
+  /** true: only users whose status is excluding; false: only the others. */
+  excluded?: boolean | null;
+  /** `parent`: parents and individuals (no connected_to); `child`: children of a family project. */
+  level?: "parent" | "child" | null;
+  /** Case-insensitive substring of first name, last name, username or main email. */
+  search?: string | null;
+}
+
+function filterSql(groupId: number, filter: UserListFilter): { where: string; parameters: unknown[] } {
+  const conditions = ["r.project_id = ?"];
+  const parameters: unknown[] = [groupId];
+  if (filter.statusId === 0) conditions.push("r.status_id IS NULL");
+  else if (filter.statusId != null) {
+    conditions.push("r.status_id = ?");
+    parameters.push(filter.statusId);
+  }
+  if (filter.excluded != null) conditions.push(statusExcludedSql("s", filter.excluded));
+  if (filter.level === "parent") conditions.push("r.connected_to IS NULL");
+  if (filter.level === "child") conditions.push("r.connected_to IS NOT NULL");
+  const search = filter.search?.trim().toLowerCase();
+  if (search) {
+    const pattern = `%${search.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+    conditions.push(
+      "(LOWER(p.first_name) LIKE ? ESCAPE '!' OR LOWER(p.last_name) LIKE ? ESCAPE '!' OR LOWER(p.username) LIKE ? ESCAPE '!' OR LOWER(p.main_email) LIKE ? ESCAPE '!')",
+    );
+    parameters.push(pattern, pattern, pattern, pattern);
+  }
+  return { where: conditions.join(" AND "), parameters };
+}
+
+const LIST_FROM = "FROM registration r JOIN person p ON p.id = r.person_id LEFT JOIN status s ON s.id = r.status_id";
+
+/** Up to `limit` users of a project matching the filter in uid order, after a uid (keyset). */
+export async function readUsersAfter(
+  em: EntityManager,
+  groupId: number,
+  filter: UserListFilter,
+  afterUid: number | null,
+  limit: number,
+): Promise<RegistrationRef[]> {
+  const { where, parameters } = filterSql(groupId, filter);
+  const keyset = afterUid == null ? "" : " AND r.uid > ?";
+  const rows = await selectRows(
+    em,
+    REF_SHAPE,
+    `SELECT ${REF_COLUMNS} ${LIST_FROM} WHERE ${where}${keyset} ORDER BY r.uid LIMIT ${Math.max(0, Math.trunc(limit))}`,
+    afterUid == null ? parameters : [...parameters, afterUid],
+  );
+  return rows.map(toRef);
+}
+
+/** How many users of a project match the filter. */
+export async function countUsers(em: EntityManager, groupId: number, filter: UserListFilter): Promise<number> {
+  const { where, parameters } = filterSql(groupId, filter);
+  const [row] = await selectRows(
+    em,
+    { total: "int" },
+    `SELECT COUNT(*) AS total ${LIST_FROM} WHERE ${where}`,
+    parameters,
+  );
+  return row?.total ?? 0;
+}
+
+const SUMMARY_SHAPE = {
+  ...REF_SHAPE,
+  star: "flag",
+  application_date: "date",
+  username: "text",
+  first_name: "textOrNull",
+  last_name: "textOrNull",
+  org_name: "textOrNull",
+  status_id: "intOrNull",
+  status_name: "textOrNull",
+  status_color: "textOrNull",
+  status_excluded: "flag",
+  admin_id: "intOrNull",
+  admin_initials: "textOrNull",
+  admin_color: "textOrNull",
+  total_forms: "int",
+  completed_forms: "int",
+  total_user_forms: "int",
+  completed_user_forms: "int",
+  mandatory_user_forms: "int",
+  completed_mandatory_user_forms: "int",
+  order_cents: "int",
+  paid_cents: "int",
+  comment_count: "int",
+  non_excluded_children: "int",
+} as const;
+
+/** The columns a user summary is built from; counts and sums are per registration. */
+export type SummaryRow = RowOf<typeof SUMMARY_SHAPE>;
+
+const SUMMARY_SQL = (placeholders: string) => `
+SELECT ${REF_COLUMNS}, r.star, r.application_date,
+       p.username, p.first_name, p.last_name, p.org_name,
+       s.id AS status_id, s.name AS status_name, s.color AS status_color, s.is_excluded AS status_excluded,
+       a.id AS admin_id, a.initials AS admin_initials, a.color AS admin_color,
+       (SELECT COUNT(*) FROM registration_form rf WHERE rf.registration_id = r.uid) AS total_forms,
+       (SELECT COUNT(*) FROM registration_form rf WHERE rf.registration_id = r.uid AND rf.completed = 1) AS completed_forms,
+       (SELECT COUNT(*) FROM registration_form rf JOIN form f ON f.id = rf.form_id
+          WHERE rf.registration_id = r.uid AND f.audience = 'user') AS total_user_forms,
+       (SELECT COUNT(*) FROM registration_form rf JOIN form f ON f.id = rf.form_id
+          WHERE rf.registration_id = r.uid AND f.audience = 'user' AND rf.completed = 1) AS completed_user_forms,
+       (SELECT COUNT(*) FROM registration_form rf JOIN form f ON f.id = rf.form_id
+          WHERE rf.registration_id = r.uid AND f.audience = 'user' AND f.mandatory = 1) AS mandatory_user_forms,
+       (SELECT COUNT(*) FROM registration_form rf JOIN form f ON f.id = rf.form_id
+          WHERE rf.registration_id = r.uid AND f.audience = 'user' AND f.mandatory = 1 AND rf.completed = 1) AS completed_mandatory_user_forms,
+       (SELECT COALESCE(SUM(${cartLineAmountSql("c")}), 0) FROM cart_line c WHERE c.registration_id = r.uid) AS order_cents,
+       (SELECT COALESCE(SUM(${paymentAmountSql("pm")}), 0) FROM payment pm WHERE pm.registration_id = r.uid) AS paid_cents,
+       (SELECT COUNT(*) FROM admin_comment ac WHERE ac.registration_id = r.uid) AS comment_count,
+       (SELECT COUNT(*) FROM registration ch LEFT JOIN status cs ON cs.id = ch.status_id
+          WHERE ch.project_id = r.project_id AND ch.connected_to = r.person_id
+            AND ${statusExcludedSql("cs", false)}) AS non_excluded_children
+  FROM registration r
+  JOIN person p ON p.id = r.person_id
+  LEFT JOIN status s ON s.id = r.status_id
+  LEFT JOIN admin a ON a.id = r.assigned_admin_id
+ WHERE r.uid IN (${placeholders})`;
+
+/**
+ * Summary rows and tag ids of many registrations: two statements per READ_CHUNK registrations,
+ * however many forms, cart lines, tags or children they have. Missing uids are absent.
+ */
+export async function readSummaryRows(
+  em: EntityManager,
+  uids: readonly number[],
+): Promise<{ rows: SummaryRow[]; tagIds: Map<number, number[]> }> {
+  const rows: SummaryRow[] = [];
+  const tagIds = new Map<number, number[]>();
+  await chunked(uids, async (chunk) => {
+    const placeholders = sqlPlaceholders(chunk.length);
+    rows.push(...(await selectRows(em, SUMMARY_SHAPE, SUMMARY_SQL(placeholders), chunk)));
+    const tagRows = await selectRows(
+      em,
+      { registration_id: "int", tag_id: "int" },
+      `SELECT registration_id, tag_id FROM registration_tag WHERE registration_id IN (${placeholders}) ORDER BY tag_id`,
+      chunk,
+    );
+    for (const row of tagRows) {
+      const list = tagIds.get(row.registration_id) ?? [];
+      list.push(row.tag_id);
+      tagIds.set(row.registration_id, list);
+    }
+  });
+  return { rows, tagIds };
+}
+
+/** Each registration's tags, by tag id. */
+export async function readTags(em: EntityManager, uids: readonly number[]): Promise<Map<number, TagRecord[]>> {
+  const all: (TagRecord & { uid: number })[] = [];
+  await chunked(uids, async (chunk) => {
+    const rows = await selectRows(
+      em,
+      { registration_id: "int", id: "int", name: "text" },
+      `SELECT rt.registration_id, t.id, t.name FROM registration_tag rt JOIN tag t ON t.id = rt.tag_id
+        WHERE rt.registration_id IN (${sqlPlaceholders(chunk.length)}) ORDER BY t.id`,
+      chunk,
+    );
+    for (const row of rows) all.push({ uid: row.registration_id, id: row.id, name: row.name });
+  });
+  const grouped = groupBy(all, (row) => row.uid);
+  return new Map([...grouped].map(([uid, tags]) => [uid, tags.map(({ id, name }) => ({ id, name }))]));
+}

@@ -1,0 +1,42 @@
+import type { EntityManager } from "typeorm";
+import { Status } from "../entities";
+import { decodeRows } from "./sql-rows";
+
+/**
+ * The one SQL test of "this registration's status excludes it", for a LEFT JOINed status alias:
+ * no status counts as not excluded. `excluded` false selects the others.
+ */
+export const statusExcludedSql = (alias: string, excluded = true): string =>
+  `COALESCE(${alias}.is_excluded, 0) = ${excluded ? 1 : 0}`;
+
+const STATUS_BY_NAME = { id: "int", name: "text" } as const;
+
+/**
+ * The project's status of that case-folded name, or null. With `lockForShare` the read takes a
+ * shared lock (MySQL/MariaDB): inside a transaction a plain read would see the transaction's
+ * snapshot rather than a row another transaction just committed. SQLite has one writer at a
+ * time and no such lock; there a plain read is already current.
+ */
+export async function findStatusByNameKey(
+  em: EntityManager,
+  projectId: number,
+  nameKey: string,
+  lockForShare: boolean,
+): Promise<{ id: number; name: string } | null> {
+  const query = em
+    .createQueryBuilder(Status, "status")
+    .select("status.id", "id")
+    .addSelect("status.name", "name")
+    .where("status.projectId = :projectId AND status.nameKey = :nameKey", { projectId, nameKey });
+  if (lockForShare && em.dataSource.options.type !== "better-sqlite3") query.setLock("pessimistic_read");
+  const [row] = decodeRows(STATUS_BY_NAME, await query.getRawMany(), "status by name_key");
+  return row ?? null;
+}
+
+export async function insertStatus(
+  em: EntityManager,
+  status: { projectId: number; name: string; nameKey: string; color: string; isExcluded: boolean },
+): Promise<number> {
+  const inserted = await em.insert(Status, status);
+  return Number(inserted.identifiers[0].id);
+}

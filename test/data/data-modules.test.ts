@@ -1,0 +1,59 @@
+import type { EntityManager } from "typeorm";
+import { readProjectSums } from "../../src/data/projects.data";
+import { readSummaryRows } from "../../src/data/registrations.data";
+import { RowShapeError } from "../../src/data/sql-rows";
+import { Registration } from "../../src/entities";
+import { MAPLE } from "../fixtures/test-fixture";
+import { startTestApp, type TestApp } from "../support/test-app";
+
+// The data modules read typed rows: a column their SQL fails to return (a misspelt alias) fails
+// the read instead of reading as 0. A manager that renames one column of every result stands in
+// for the misspelt alias, so the real statements run against the real database.
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+function renamingColumn(em: EntityManager, column: string, misspelt: string): EntityManager {
+  return new Proxy(em, {
+    get(target, property, receiver) {
+      if (property !== "query") return Reflect.get(target, property, receiver);
+      return async (sql: string, parameters?: unknown[]) => {
+        const rows: Record<string, unknown>[] = await target.query(sql, parameters);
+        return rows.map((row) => {
+          if (!(column in row)) return row;
+          const { [column]: value, ...others } = row;
+          return { ...others, [misspelt]: value };
+        });
+      };
+    },
+  });
+}
+
+const milesUid = async () =>
+  (await t.dataSource.manager.findOneByOrFail(Registration, { projectId: MAPLE.groupId, personId: MAPLE.miles })).uid;
+
+describe("data modules read typed rows", () => {
+  it("a user summary reads its sums as numbers on every driver", async () => {
+    const uid = await milesUid();
+    const { rows } = await readSummaryRows(t.dataSource.manager, [uid]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ uid, person_id: MAPLE.miles, order_cents: 35000, paid_cents: 10000 });
+  });
+
+  it("a summary statement that misses a column fails, naming it, instead of reading 0", async () => {
+    const em = renamingColumn(t.dataSource.manager, "order_cents", "ordr_cents");
+    const read = readSummaryRows(em, [await milesUid()]);
+    await expect(read).rejects.toThrow(RowShapeError);
+    await expect(readSummaryRows(em, [await milesUid()])).rejects.toThrow(/column "order_cents" is missing/);
+  });
+
+  it("a project totals statement that misses a column fails too", async () => {
+    const em = renamingColumn(t.dataSource.manager, "active_users", "activ_users");
+    await expect(readProjectSums(em, { projectId: MAPLE.groupId })).rejects.toThrow(/column "active_users" is missing/);
+    const sums = await readProjectSums(t.dataSource.manager, { projectId: MAPLE.groupId });
+    expect(sums.get(MAPLE.groupId)).toEqual({ users: 3, activeUsers: 2, orderCents: 35000, paidCents: 10000 });
+  });
+});
