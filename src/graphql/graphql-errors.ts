@@ -7,7 +7,8 @@ import { assertUnreachable, DomainError, type DomainErrorCode } from "../domain/
 import { summarizeProblems, type RenderedProblem } from "../domain/problems";
 import type { Logger } from "../http/logger";
 import { renderProblems, type PathRendering } from "../http/problem-paths";
-import { maskUnexpected, TransportError, type TransportErrorCode } from "../http/transport-errors";
+import { httpStatusOfDomain, httpStatusOfTransport } from "../http/http-status";
+import { maskUnexpected, TransportError } from "../http/transport-errors";
 import type { GraphqlContext } from "./context";
 import { QueryLimitError, TOKEN_LIMIT_MESSAGE } from "./limits";
 
@@ -28,28 +29,13 @@ export function graphqlCodeOf(code: DomainErrorCode): string {
   }
 }
 
-/** HTTP status of a request that fails as a whole, before execution (as on REST). */
-function httpStatusOf(code: DomainErrorCode | TransportErrorCode): number {
-  switch (code) {
-    case "UNAUTHENTICATED":
-    case "STALE_TIMESTAMP":
-      return 401;
-    case "SERVICE_UNAVAILABLE":
-      return 503;
-    case "INTERNAL":
-      return 500;
-    default:
-      return 400;
-  }
-}
-
 /** A failure of the whole request (before execution): authentication, or a masked unexpected error. */
 export function requestError(error: DomainError | TransportError): GraphQLError {
-  const code = error instanceof DomainError ? graphqlCodeOf(error.code) : error.code;
-  return new GraphQLError(error.message, {
-    originalError: error,
-    extensions: { code, http: { status: httpStatusOf(error.code) } },
-  });
+  const [code, status] =
+    error instanceof DomainError
+      ? [graphqlCodeOf(error.code), httpStatusOfDomain(error.code)]
+      : [error.code, httpStatusOfTransport(error.code)];
+  return new GraphQLError(error.message, { originalError: error, extensions: { code, http: { status } } });
 }
 
 const camelCase = (key: string) => key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());

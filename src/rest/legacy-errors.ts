@@ -1,53 +1,9 @@
 import type { Response } from "express";
-import { assertUnreachable, DomainError, type DomainErrorCode } from "../domain/errors";
+import { DomainError } from "../domain/errors";
+import { httpStatusOfDomain, httpStatusOfTransport } from "../http/http-status";
 import { renderProblems, type PathNames } from "../http/problem-paths";
-import { maskUnexpected, TransportError, type TransportErrorCode } from "../http/transport-errors";
+import { maskUnexpected, TransportError } from "../http/transport-errors";
 import type { Logger } from "../http/logger";
-
-/** HTTP status of each domain code on the legacy REST interface (contract §3). */
-export function httpStatusOfDomain(code: DomainErrorCode): number {
-  switch (code) {
-    case "VALIDATION_FAILED":
-      return 400;
-    case "UNAUTHENTICATED":
-    case "STALE_TIMESTAMP":
-      return 401;
-    case "FORBIDDEN":
-      return 403;
-    case "USER_NOT_FOUND":
-    case "NOT_FOUND":
-      return 404;
-    case "CONFLICT":
-      return 409;
-    default:
-      return assertUnreachable(code);
-  }
-}
-
-/** HTTP status of each transport code (contract §3). */
-export function httpStatusOfTransport(code: TransportErrorCode): number {
-  switch (code) {
-    case "INVALID_JSON":
-    case "UNKNOWN_ACTION":
-      return 400;
-    case "NOT_FOUND":
-      return 404;
-    case "METHOD_NOT_ALLOWED":
-      return 405;
-    case "PAYLOAD_TOO_LARGE":
-      return 413;
-    case "UNSUPPORTED_MEDIA_TYPE":
-      return 415;
-    case "RATE_LIMITED":
-      return 429;
-    case "INTERNAL":
-      return 500;
-    case "SERVICE_UNAVAILABLE":
-      return 503;
-    default:
-      return assertUnreachable(code);
-  }
-}
 
 export type LegacyFailure = DomainError | TransportError;
 
