@@ -17,10 +17,10 @@ import { interpretFieldInput } from "./field-input";
 
 /** Mapped names that also set the person's own data, so the displayed name follows the forms. */
 export const PERSON_FIELD_NAMES = {
-  first_name: { attribute: "firstName", maxLength: PERSON_FIELD_MAX_LENGTH.first_name },
-  last_name: { attribute: "lastName", maxLength: PERSON_FIELD_MAX_LENGTH.last_name },
-  org_name: { attribute: "orgName", maxLength: PERSON_FIELD_MAX_LENGTH.org_name },
-  main_email: { attribute: "mainEmail", maxLength: PERSON_FIELD_MAX_LENGTH.main_email },
+  first_name: { attribute: "firstName", maxLength: PERSON_FIELD_MAX_LENGTH.firstName },
+  last_name: { attribute: "lastName", maxLength: PERSON_FIELD_MAX_LENGTH.lastName },
+  org_name: { attribute: "orgName", maxLength: PERSON_FIELD_MAX_LENGTH.orgName },
+  main_email: { attribute: "mainEmail", maxLength: PERSON_FIELD_MAX_LENGTH.mainEmail },
 } as const;
 export type PersonFieldName = keyof typeof PERSON_FIELD_NAMES;
 export type PersonAttributes = Partial<

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import {
   readProjectSums,
   readProjectsOfOrganization,
@@ -7,24 +8,26 @@ import {
   type TotalsSelection,
 } from "../../data/projects.data";
 import { accountTotals, type AccountTotals } from "../account-totals";
+import { flag, integerId } from "../commands/members";
+import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { requirePrincipal, type RequestContext } from "../context";
 import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 
-/** Which of the organization's projects to list. */
-export interface ProjectScopeQuery {
-  /** Adds archived projects to the non-archived ones. */
-  withArchived: boolean;
-  /** Only archived projects; wins over withArchived. */
-  onlyArchived: boolean;
-  withGroupTotals: boolean;
-}
-
 /** The legacy list: addressed through one project of the organization (the envelope always names one). */
-export interface ProjectListQuery extends ProjectScopeQuery {
+export const ProjectListQuery = z.object({
   /** Any project of the caller's organization. */
-  groupId: number;
-}
+  groupId: integerId,
+  /** Only archived projects; wins over withArchived. */
+  onlyArchived: flag(false),
+  /** Adds archived projects to the non-archived ones. */
+  withArchived: flag(false),
+  withGroupTotals: flag(false),
+});
+export type ProjectListQuery = z.output<typeof ProjectListQuery>;
+
+/** Which of the organization's projects to list. */
+export type ProjectScopeQuery = Omit<ProjectListQuery, "groupId">;
 
 export interface ProjectTotals extends AccountTotals {
   /** Registrations in the project, children included. */
@@ -65,7 +68,11 @@ export async function listOrganizationProjects(ctx: RequestContext, q: ProjectSc
  * The legacy `get_project_list`: the organization's projects as listOrganizationProjects gives
  * them. Throws FORBIDDEN first when `groupId` is not a project of the organization.
  */
-export async function listProjects(ctx: RequestContext, q: ProjectListQuery): Promise<ProjectListing[]> {
+export async function listProjects(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof ProjectListQuery>,
+): Promise<ProjectListing[]> {
+  const q = parseCommand(ProjectListQuery, draft);
   return inTransaction(ctx, async (tx) => {
     await resolveOwnedProject(tx, q.groupId);
     return listOrganizationProjects(tx, q);

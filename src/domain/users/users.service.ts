@@ -11,7 +11,8 @@ import { findPersonOfOrganization, insertPerson, updatePerson, usernameTaken } f
 import { insertRegistration, isRegistered } from "../../data/registrations.data";
 import { isUniqueViolation } from "../../db/unique-violation";
 import { requirePrincipal, type RequestContext } from "../context";
-import { conflict, DomainError, validationFailed } from "../errors";
+import { parseCommand, type CommandDraft } from "../commands/parse-command";
+import { conflict, DomainError, failOnProblems, validationFailed } from "../errors";
 import { saveFieldValues, type PersonAttributes } from "../forms/field-values";
 import { initialForms, MAX_KEYS_PER_CALL } from "../forms/form-rules";
 import { markFormsComplete, submitFormsWithValues, type SubmissionSettings } from "../forms/form-submission";
@@ -19,14 +20,13 @@ import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { assertSendingAdmins, emailListProblems, emailRecords } from "./email-history";
 import { readPersonData, type PersonData } from "./new-user-data";
-import { failOnProblems } from "./problems";
 import { connectedToOf, requireRegisteredUser, type RegisteredUser } from "./registration-lookup";
-import type {
+import {
   AddEmailsCommand,
   CreateUserCommand,
   UpdateUserCommand,
-  UpdateUserOutcome,
-  UserOutcome,
+  type UpdateUserOutcome,
+  type UserOutcome,
 } from "./user-commands";
 import { loadUserSummaries } from "./user-summary";
 
@@ -47,8 +47,8 @@ async function outcomeOf(
 function assertKeyCount(values: Record<string, unknown> | null): void {
   const count = values ? Object.keys(values).length : 0;
   if (count > MAX_KEYS_PER_CALL) {
-    throw validationFailed(`doc has ${count} members; at most ${MAX_KEYS_PER_CALL} are accepted per call.`, [
-      { path: "doc", message: `doc has ${count} members; at most ${MAX_KEYS_PER_CALL} are accepted per call.` },
+    throw validationFailed([
+      { path: ["values"], message: `has ${count} members; at most ${MAX_KEYS_PER_CALL} are accepted per call` },
     ]);
   }
 }
@@ -118,16 +118,20 @@ function explicitAttributes(data: PersonData): PersonAttributes {
  * the `doc` values. Throws FORBIDDEN, VALIDATION_FAILED, USER_NOT_FOUND (clogin_id not a person
  * of the organization) or CONFLICT (username taken, or already registered in the project).
  */
-export async function createUser(ctx: RequestContext, cmd: CreateUserCommand): Promise<UserOutcome> {
+export async function createUser(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof CreateUserCommand>,
+): Promise<UserOutcome> {
+  const cmd = parseCommand(CreateUserCommand, draft);
   const organizationId = requirePrincipal(ctx).organizationId;
   await resolveOwnedProject(ctx, cmd.groupId);
   const newPerson = cmd.cloginId === null;
   const { data, problems } = readPersonData(cmd, newPerson);
   if (cmd.connectedTo !== null && cmd.connectedTo !== cmd.cloginId) {
     problems.unshift({
-      path: "connected_to",
+      path: ["connectedTo"],
       message:
-        "connected_to is not accepted by create, which registers a parent or an individual; children are created with create_child.",
+        "is not accepted by create, which registers a parent or an individual; children are created with create_child",
     });
   }
   failOnProblems(problems);
@@ -225,12 +229,14 @@ export async function createUser(ctx: RequestContext, cmd: CreateUserCommand): P
  * `notices`. Throws FORBIDDEN, VALIDATION_FAILED (no doc and no mark_forms_complete; a
  * connected_to that is not the user's) or USER_NOT_FOUND.
  */
-export async function updateUser(ctx: RequestContext, cmd: UpdateUserCommand): Promise<UpdateUserOutcome> {
+export async function updateUser(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof UpdateUserCommand>,
+): Promise<UpdateUserOutcome> {
+  const cmd = parseCommand(UpdateUserCommand, draft);
   await resolveOwnedProject(ctx, cmd.groupId);
   if (cmd.values === null && cmd.markFormsComplete === null) {
-    throw validationFailed("doc is required unless mark_forms_complete is sent.", [
-      { path: "doc", message: "doc is required unless mark_forms_complete is sent." },
-    ]);
+    throw validationFailed([{ path: ["values"], message: "is required unless forms are marked complete" }]);
   }
   assertKeyCount(cmd.values);
   if (
@@ -238,8 +244,8 @@ export async function updateUser(ctx: RequestContext, cmd: UpdateUserCommand): P
     "formIds" in cmd.markFormsComplete &&
     cmd.markFormsComplete.formIds.length > MAX_KEYS_PER_CALL
   ) {
-    const message = `mark_forms_complete lists ${cmd.markFormsComplete.formIds.length} ids; at most ${MAX_KEYS_PER_CALL} are accepted per call.`;
-    throw validationFailed(message, [{ path: "mark_forms_complete", message }]);
+    const message = `lists ${cmd.markFormsComplete.formIds.length} ids; at most ${MAX_KEYS_PER_CALL} are accepted per call`;
+    throw validationFailed([{ path: ["markFormsComplete"], message }]);
   }
 
   return inTransaction(ctx, async ({ em }) => {
@@ -247,8 +253,8 @@ export async function updateUser(ctx: RequestContext, cmd: UpdateUserCommand): P
     const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });
     const ownConnection = connectedToOf(user);
     if (cmd.connectedTo != null && cmd.connectedTo !== ownConnection) {
-      const message = `connected_to ${cmd.connectedTo} does not match user ${cmd.cloginId}, whose connected_to is ${ownConnection}.`;
-      throw validationFailed(message, [{ path: "connected_to", message }]);
+      const message = `${cmd.connectedTo} does not match user ${cmd.cloginId}, whose connected_to is ${ownConnection}`;
+      throw validationFailed([{ path: ["connectedTo"], message }]);
     }
     const notices: string[] = [];
     const valuesSent = cmd.values !== null && Object.keys(cmd.values).length > 0;
@@ -289,7 +295,11 @@ export async function updateUser(ctx: RequestContext, cmd: UpdateUserCommand): P
  * is sent. All or nothing. Throws FORBIDDEN (group, or an admin_id that may not send here),
  * VALIDATION_FAILED or USER_NOT_FOUND.
  */
-export async function addEmails(ctx: RequestContext, cmd: AddEmailsCommand): Promise<UserOutcome> {
+export async function addEmails(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof AddEmailsCommand>,
+): Promise<UserOutcome> {
+  const cmd = parseCommand(AddEmailsCommand, draft);
   const organizationId = requirePrincipal(ctx).organizationId;
   await resolveOwnedProject(ctx, cmd.groupId);
   failOnProblems(emailListProblems(cmd.emails));
