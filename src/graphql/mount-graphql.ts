@@ -8,9 +8,12 @@ import { createGraphqlContext, type GraphqlContext } from "./context";
 import { explorerRouter, wantsExplorer } from "./explorer/explorer-router";
 import { errorPresentationPlugin, formatErrorWith } from "./graphql-errors";
 import { armorProtection, GRAPHQL_LIMITS } from "./limits";
+import { observationPlugin } from "./observation.plugin";
+import { observationOf } from "../http/request-observation";
 import { buildGraphqlSchema } from "./schema";
 
 function requestLevelError(res: express.Response, status: number, code: string, message: string): void {
+  observationOf(res).errorCode = code;
   res.status(status).json({ errors: [{ message, extensions: { code } }] });
 }
 
@@ -50,7 +53,13 @@ export async function mountGraphql(app: Express, deps: AppDependencies): Promise
     stopOnTerminationSignals: false,
     parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
     validationRules: armor.validationRules,
-    plugins: [...armor.plugins, authGatePlugin, errorPresentationPlugin, ApolloServerPluginLandingPageDisabled()],
+    plugins: [
+      observationPlugin,
+      ...armor.plugins,
+      authGatePlugin,
+      errorPresentationPlugin,
+      ApolloServerPluginLandingPageDisabled(),
+    ],
     formatError: formatErrorWith(deps.logger),
     logger: deps.logger,
   });

@@ -1,6 +1,7 @@
 import type { Response } from "express";
 import { assertUnreachable, DomainError, type ErrorCode } from "../domain/errors";
 import type { Logger } from "../http/logger";
+import { observationOf } from "../http/request-observation";
 
 /** HTTP status of each error code on the legacy REST interface (contract §3). */
 export function httpStatusOf(code: ErrorCode): number {
@@ -89,5 +90,6 @@ export function sendLegacyError(res: Response, error: DomainError, requestId: st
   if (error.details.problems?.length) body.errors = error.details.problems;
   Object.assign(body, error.details.extra ?? {});
   body.request_id = requestId;
+  observationOf(res).errorCode = error.code;
   res.status(httpStatusOf(error.code)).json(body);
 }
