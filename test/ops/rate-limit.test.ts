@@ -94,6 +94,15 @@ describe("rate limits (memory store)", () => {
     });
   });
 
+  it("authenticate once: a limited request issues as many SQL statements as an unlimited one", async () => {
+    const fresh = await appWith({ perMinute: 100 });
+    const unlimited = await t.countStatements(() => rest(t.app, maple));
+    const limited = await t.countStatements(() => rest(fresh, maple));
+    expect(limited.result.status).toBe(200);
+    expect(limited.result.headers.ratelimit).toBeDefined();
+    expect(limited.statements).toBe(unlimited.statements);
+  });
+
   it("keep each account's budget apart", async () => {
     const response = await rest(app, other, OTHER.groupId);
     expect(response.status).toBe(200);
