@@ -4,6 +4,8 @@ import type { Config } from "./config/config";
 import { mountGraphql } from "./graphql/mount-graphql";
 import { accessLog } from "./http/access-log";
 import { healthRouter } from "./http/health";
+import { createMetrics } from "./http/metrics";
+import { createRateLimiter } from "./http/rate-limit";
 import type { Logger } from "./http/logger";
 import { requestId } from "./http/request-id";
 import { TransportError } from "./http/transport-errors";
@@ -13,7 +15,8 @@ import { legacyRestRouter } from "./rest/router";
 export interface AppDependencies {
   dataSource: DataSource;
   logger: Logger;
-  config: Pick<Config, "graphqlIntrospection">;
+  /** Without `rateLimit` (in-process tests, the benchmark) no limits apply; main passes the full configuration. */
+  config: Pick<Config, "graphqlIntrospection"> & Partial<Pick<Config, "rateLimit">>;
 }
 
 export interface RegapiApp {
@@ -27,9 +30,14 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   let shuttingDown = false;
   const app = express();
   app.disable("x-powered-by");
+  const metrics = createMetrics(deps.dataSource);
   app.use(requestId);
-  app.use(accessLog(deps.logger));
+  app.use(accessLog(deps.logger, metrics));
+  // Probes and the scrape come before the rate limiter: never limited.
   app.use(healthRouter(deps.dataSource, () => shuttingDown));
+  app.use(metrics.router());
+  const limiter = deps.config.rateLimit ? createRateLimiter(deps.config.rateLimit, deps.dataSource, deps.logger) : null;
+  if (limiter) app.use(["/reg/api2", "/graphql"], ...limiter.handlers);
   app.use("/reg/api2", legacyRestRouter(deps));
   const graphql = await mountGraphql(app, deps);
 
@@ -46,6 +54,7 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
     async stop() {
       shuttingDown = true;
       await graphql.stop();
+      await limiter?.close();
     },
   };
 }

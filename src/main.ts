@@ -17,12 +17,16 @@ async function main(): Promise<void> {
     throw error;
   }
   // Imported after the configuration is known to be valid: ormconfig builds the DataSource from it.
-  const { createLogger } = await import("./http/logger");
+  const { createLogger, resolveLogFormat } = await import("./http/logger");
   const { dataSource } = await import("../ormconfig");
   const { prepareDatabase } = await import("./db/bootstrap");
   const { createApp } = await import("./app");
 
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(
+    config.logLevel,
+    undefined,
+    resolveLogFormat(config.logFormat, process.stdout.isTTY === true),
+  );
   logger.info({ database: redactUrl(config.databaseUrl) }, "starting");
   await prepareDatabase(dataSource, config, logger);
   const regapi = await createApp({ dataSource, logger, config });

@@ -25,7 +25,11 @@ export async function authenticate(em: EntityManager, header: HeaderReader, nowM
   const apiToken = header("api-token") ?? "";
 
   const account = /^\d{1,10}$/.test(apiId) && apiUser && apiToken ? await findApiAccount(em, Number(apiId)) : null;
-  const tokenOk = apiTokenMatches(apiToken, account?.tokenHash ?? DECOY_HASH);
+  // Both comparisons always run, so timing does not tell a current token from a replaced one.
+  const currentOk = apiTokenMatches(apiToken, account?.tokenHash ?? DECOY_HASH);
+  const previousOk = apiTokenMatches(apiToken, account?.previousTokenHash ?? DECOY_HASH);
+  const inGrace = !!account?.previousTokenExpiresAt && account.previousTokenExpiresAt.getTime() > nowMs;
+  const tokenOk = currentOk || (previousOk && inGrace && !!account?.previousTokenHash);
   const userOk = !!account && account.apiUser.toLowerCase() === apiUser.toLowerCase();
   if (!account || !tokenOk || !userOk || !account.active) {
     throw new DomainError("UNAUTHENTICATED", REFUSED);

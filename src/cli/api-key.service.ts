@@ -1,4 +1,11 @@
+import type { EntityManager } from "typeorm";
 import { generateApiToken, hashApiToken } from "../auth/secrets";
+import {
+  selectApiKeysOfOrganization,
+  selectOrganizationSummaries,
+  type ApiKeyListingRow,
+  type OrganizationSummaryRow,
+} from "../data/api-accounts.data";
 import type { RequestContext } from "../domain/context";
 import { DomainError, validationFailed } from "../domain/errors";
 import { inTransaction } from "../domain/transaction";
@@ -32,4 +39,81 @@ export async function createApiKey(ctx: RequestContext, organizationId: number, 
     });
     return { apiId: Number(inserted.identifiers[0].id), apiUser: user, apiToken };
   });
+}
+
+/** Organizations with their number of projects and of active API keys, for `regapi org list`. */
+export function listOrganizations(ctx: RequestContext): Promise<OrganizationSummaryRow[]> {
+  return selectOrganizationSummaries(ctx.em);
+}
+
+/** The API keys of an organization (never their tokens); NOT_FOUND when it does not exist. */
+export async function listApiKeys(ctx: RequestContext, organizationId: number): Promise<ApiKeyListingRow[]> {
+  if (!(await ctx.em.findOne(Organization, { where: { id: organizationId } }))) {
+    throw new DomainError("NOT_FOUND", `organization ${organizationId} does not exist`);
+  }
+  return selectApiKeysOfOrganization(ctx.em, organizationId);
+}
+
+export interface RevokedApiKey {
+  apiId: number;
+  apiUser: string;
+  /** False when the key had been revoked before: revoking again changes nothing. */
+  wasActive: boolean;
+}
+
+/** Deactivates an API account at once; a token replaced by a rotation stops working too. */
+export async function revokeApiKey(ctx: RequestContext, apiId: number): Promise<RevokedApiKey> {
+  return inTransaction(ctx, async ({ em }) => {
+    const account = await findAccount(em, apiId);
+    await em.update(
+      ApiAccount,
+      { id: apiId },
+      { active: false, previousTokenHash: null, previousTokenExpiresAt: null },
+    );
+    return { apiId, apiUser: account.apiUser, wasActive: account.active };
+  });
+}
+
+export interface RotatedApiKey extends NewApiKey {
+  /** Until when the replaced token still authenticates; null when it stopped at once (no grace). */
+  previousTokenValidUntil: Date | null;
+}
+
+/**
+ * Gives an active API account a new token. The replaced token keeps working for `graceSeconds`
+ * so clients can switch without an outage; a token replaced by an earlier rotation stops now.
+ */
+export async function rotateApiKey(
+  ctx: RequestContext,
+  apiId: number,
+  graceSeconds: number,
+  now = new Date(),
+): Promise<RotatedApiKey> {
+  const apiToken = generateApiToken();
+  return inTransaction(ctx, async ({ em }) => {
+    const account = await findAccount(em, apiId);
+    if (!account.active) {
+      throw new DomainError(
+        "CONFLICT",
+        `API account ${apiId} is revoked; a revoked key cannot be rotated (create a new one with api-key create)`,
+      );
+    }
+    const previousTokenValidUntil = graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000) : null;
+    await em.update(
+      ApiAccount,
+      { id: apiId },
+      {
+        tokenHash: hashApiToken(apiToken),
+        previousTokenHash: previousTokenValidUntil ? account.tokenHash : null,
+        previousTokenExpiresAt: previousTokenValidUntil,
+      },
+    );
+    return { apiId, apiUser: account.apiUser, apiToken, previousTokenValidUntil };
+  });
+}
+
+async function findAccount(em: EntityManager, apiId: number): Promise<ApiAccount> {
+  const account = await em.findOne(ApiAccount, { where: { id: apiId } });
+  if (!account) throw new DomainError("NOT_FOUND", `API account ${apiId} does not exist`);
+  return account;
 }

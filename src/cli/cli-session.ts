@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from "commander";
 import type { DataSource } from "typeorm";
+import type { Config } from "../config/config";
 import type { CliIo } from "./cli-io";
 
 export type DatabaseKind = "sqlite" | "mysql-family";
@@ -12,6 +13,8 @@ export interface CliSession {
    * with pending migrations (`regapi migrate` brings it up to date).
    */
   database(options?: { requireMigrated?: boolean }): Promise<DataSource>;
+  /** The validated configuration of this run (checked before any command runs). */
+  config(): Config;
 }
 
 export function databaseKind(dataSource: DataSource): DatabaseKind {
@@ -27,3 +30,14 @@ export const positiveInteger =
     }
     return Number(raw);
   };
+
+/** Rows as left-aligned columns under a header, two spaces apart. */
+export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]))
+      .join("  ")
+      .trimEnd();
+  return [line(header), ...rows.map(line)];
+}

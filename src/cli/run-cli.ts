@@ -1,6 +1,6 @@
 import { Command, CommanderError } from "commander";
 import type { DataSource } from "typeorm";
-import { ConfigError, loadConfig } from "../config/config";
+import { ConfigError, loadConfig, type Config } from "../config/config";
 import { DomainError } from "../domain/errors";
 import { FixtureError } from "../fixtures/load-fixture";
 import { CliError } from "./cli-error";
@@ -10,6 +10,7 @@ import { registerApiKeyCommand } from "./commands/api-key.command";
 import { registerDemoCommand } from "./commands/demo.command";
 import { registerLoadCommand } from "./commands/load.command";
 import { registerMigrateCommand } from "./commands/migrate.command";
+import { registerOrgCommand } from "./commands/org.command";
 import { registerSeedCommand } from "./commands/seed.command";
 
 export interface CliOptions {
@@ -24,6 +25,7 @@ export interface CliOptions {
 /** Runs one `regapi` command line in-process and returns the exit code. Never calls process.exit. */
 export async function runCli(argv: readonly string[], io: CliIo, options: CliOptions = {}): Promise<number> {
   let ownDataSource: DataSource | undefined;
+  let config: Config | undefined;
 
   const session: CliSession = {
     io,
@@ -39,6 +41,10 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
         throw new CliError("the database has pending migrations; run `regapi migrate` first");
       }
       return dataSource;
+    },
+    config() {
+      config ??= loadConfig(io.env);
+      return config;
     },
   };
 
@@ -62,12 +68,13 @@ function buildProgram(session: CliSession): Command {
     .showHelpAfterError("(run regapi --help for usage)")
     // The configuration is checked before any command touches the database, as at service start.
     .hook("preAction", () => {
-      loadConfig(io.env);
+      session.config();
     });
 
   registerMigrateCommand(program, session);
   registerLoadCommand(program, session);
   registerDemoCommand(program, session);
+  registerOrgCommand(program, session);
   registerApiKeyCommand(program, session);
   registerSeedCommand(program, session);
   return program;

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { z } from "zod";
 
 /** Where the data lives. Parsed from DATABASE_URL once, at start. */
@@ -20,7 +21,31 @@ export interface Config {
   readonly logLevel: LogLevel;
   readonly demo: boolean;
   readonly graphqlIntrospection: boolean;
+  readonly databaseConnection: DatabaseConnectionConfig;
+  readonly rateLimit: RateLimitConfig;
+  readonly apiKeyRotationGraceSeconds: number;
+  readonly logFormat: LogFormat;
 }
+
+/** Connection settings a managed MySQL/MariaDB needs; SQLite ignores them. */
+export interface DatabaseConnectionConfig {
+  readonly poolSize: number;
+  readonly connectTimeoutMs: number;
+  /** null: plain TCP. Otherwise TLS, verifying the server against `ca` (PEM) or the system CAs. */
+  readonly tls: { readonly ca: string | null } | null;
+}
+
+/** Requests per minute; 0 switches that limit off. */
+export interface RateLimitConfig {
+  readonly perMinute: number;
+  readonly unauthenticatedPerMinute: number;
+  /** null: each process counts on its own (memory store). */
+  readonly redisUrl: string | null;
+  readonly redisPrefix: string;
+}
+
+export const LOG_FORMATS = ["auto", "json", "pretty"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -123,7 +148,77 @@ const envSchema = z.object({
     }),
   DEMO: booleanWord("DEMO").default(true),
   GRAPHQL_INTROSPECTION: booleanWord("GRAPHQL_INTROSPECTION").default(true),
+  // Operations: rate limits, key rotation, log format, database connection (docs/operations.md).
+  RATE_LIMIT_PER_MINUTE: integerInRange("RATE_LIMIT_PER_MINUTE", 0, 1_000_000).default(600),
+  RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: integerInRange("RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE", 0, 1_000_000).default(
+    60,
+  ),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\/\S+$/, "REDIS_URL: expected redis://host:port or rediss://host:port (TLS)")
+    .optional(),
+  RATE_LIMIT_REDIS_PREFIX: z
+    .string()
+    .regex(/^[\w:.-]{1,64}$/, "RATE_LIMIT_REDIS_PREFIX: expected 1 to 64 letters, digits or _ : . -")
+    .default("regapi:rate-limit:"),
+  API_KEY_ROTATION_GRACE_S: integerInRange("API_KEY_ROTATION_GRACE_S", 0, 30 * 24 * 3600).default(3600),
+  LOG_FORMAT: z
+    .string()
+    .default("auto")
+    .refine((v): v is LogFormat => (LOG_FORMATS as readonly string[]).includes(v), {
+      message: `LOG_FORMAT: expected one of ${LOG_FORMATS.join(", ")}`,
+    }),
+  DATABASE_POOL_SIZE: integerInRange("DATABASE_POOL_SIZE", 1, 1000).default(10),
+  DATABASE_CONNECT_TIMEOUT_MS: integerInRange("DATABASE_CONNECT_TIMEOUT_MS", 100, 600_000).default(10_000),
+  DATABASE_SSL_CA: z.string().optional(),
 });
+
+/** `?ssl=true|false` in a MySQL/MariaDB URL; undefined when absent. */
+function sslParameter(url: string): boolean | undefined {
+  const query = url.includes("?") ? new URLSearchParams(url.slice(url.indexOf("?") + 1)) : null;
+  const raw = query?.get("ssl");
+  if (raw == null) return undefined;
+  const value = BOOLEAN_WORDS[raw.trim().toLowerCase()];
+  if (value === undefined) throw new ConfigError("DATABASE_URL", `ssl=${raw} is not one of ssl=true, ssl=false`);
+  return value;
+}
+
+/** Reads the CA file once, at start, so a wrong path fails then and not at the first connection. */
+function readCaFile(path: string): string {
+  let pem: string;
+  try {
+    pem = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new ConfigError(
+      "DATABASE_SSL_CA",
+      `cannot read "${path}": ${(error as NodeJS.ErrnoException).code ?? error}`,
+    );
+  }
+  if (!pem.includes("-----BEGIN CERTIFICATE-----")) {
+    throw new ConfigError("DATABASE_SSL_CA", `"${path}" holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  }
+  return pem;
+}
+
+function databaseConnection(
+  database: DatabaseConfig,
+  url: string,
+  values: { DATABASE_POOL_SIZE: number; DATABASE_CONNECT_TIMEOUT_MS: number; DATABASE_SSL_CA?: string },
+): DatabaseConnectionConfig {
+  const ssl = database.kind === "sqlite" ? undefined : sslParameter(url);
+  if (database.kind === "sqlite" && values.DATABASE_SSL_CA !== undefined) {
+    throw new ConfigError("DATABASE_SSL_CA", "applies to mysql:// and mariadb:// databases only, not SQLite");
+  }
+  if (ssl === false && values.DATABASE_SSL_CA !== undefined) {
+    throw new ConfigError("DATABASE_SSL_CA", "is set but DATABASE_URL says ssl=false; drop one of them");
+  }
+  const ca = values.DATABASE_SSL_CA === undefined ? null : readCaFile(values.DATABASE_SSL_CA);
+  return {
+    poolSize: values.DATABASE_POOL_SIZE,
+    connectTimeoutMs: values.DATABASE_CONNECT_TIMEOUT_MS,
+    tls: ssl === true || ca !== null ? { ca } : null,
+  };
+}
 
 /** Reads and validates the environment. Throws ConfigError naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -139,13 +234,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(variable, message);
   }
   const values = result.data;
+  const database = parseDatabaseUrl(values.DATABASE_URL);
   return Object.freeze({
-    database: parseDatabaseUrl(values.DATABASE_URL),
+    database,
     databaseUrl: values.DATABASE_URL,
     port: values.PORT,
     host: values.HOST,
     logLevel: values.LOG_LEVEL as LogLevel,
     demo: values.DEMO,
     graphqlIntrospection: values.GRAPHQL_INTROSPECTION,
+    databaseConnection: databaseConnection(database, values.DATABASE_URL, values),
+    rateLimit: {
+      perMinute: values.RATE_LIMIT_PER_MINUTE,
+      unauthenticatedPerMinute: values.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,
+      redisUrl: values.REDIS_URL ?? null,
+      redisPrefix: values.RATE_LIMIT_REDIS_PREFIX,
+    },
+    apiKeyRotationGraceSeconds: values.API_KEY_ROTATION_GRACE_S,
+    logFormat: values.LOG_FORMAT as LogFormat,
   });
 }

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { DataSourceOptions } from "typeorm";
-import type { DatabaseConfig } from "../config/config";
+import type { DatabaseConfig, DatabaseConnectionConfig } from "../config/config";
 import { ENTITIES } from "../entities";
 import { MIGRATIONS } from "../migrations";
 import { CountingSqlLogger } from "./sql-counter";
@@ -9,7 +9,15 @@ import { SnakeNamingStrategy } from "./snake-naming.strategy";
 
 export interface DataSourceExtras {
   logger?: CountingSqlLogger;
+  /** Pool size, connect timeout and TLS for MySQL/MariaDB (default: the configuration's defaults). */
+  connection?: DatabaseConnectionConfig;
 }
+
+export const DEFAULT_DATABASE_CONNECTION: DatabaseConnectionConfig = {
+  poolSize: 10,
+  connectTimeoutMs: 10_000,
+  tls: null,
+};
 
 /**
  * Options for the one DataSource of a process. SQLite synchronizes its schema (embedded, zero
@@ -36,6 +44,7 @@ export function buildDataSourceOptions(database: DatabaseConfig, extras: DataSou
       },
     };
   }
+  const connection = extras.connection ?? DEFAULT_DATABASE_CONNECTION;
   return {
     ...common,
     // "mariadb" makes TypeORM read MariaDB's catalog correctly (no false drift on every compare).
@@ -50,6 +59,12 @@ export function buildDataSourceOptions(database: DatabaseConfig, extras: DataSou
     synchronize: false,
     migrations: MIGRATIONS,
     migrationsTransactionMode: "each",
-    extra: { connectionLimit: 10, queueLimit: 200, connectTimeout: 5000 },
+    // TLS always verifies the server: against the configured CA, else the system's CAs.
+    ssl: connection.tls
+      ? { ...(connection.tls.ca ? { ca: connection.tls.ca } : {}), rejectUnauthorized: true }
+      : undefined,
+    poolSize: connection.poolSize,
+    connectTimeout: connection.connectTimeoutMs,
+    extra: { queueLimit: 200 },
   };
 }

@@ -23,6 +23,16 @@ export class ApiAccount {
   @StringColumn(64)
   tokenHash: string;
 
+  /**
+   * After `regapi api-key rotate`, the replaced token's hash, accepted until
+   * `previousTokenExpiresAt` so clients can switch without an outage.
+   */
+  @StringColumn(64, { nullable: true })
+  previousTokenHash: string | null;
+
+  @DateTimeColumn({ nullable: true })
+  previousTokenExpiresAt: Date | null;
+
   @FlagColumn({ default: true })
   active: boolean;
 

@@ -1,7 +1,8 @@
 import type { Request } from "express";
 import type { AppDependencies } from "../app";
-import { authenticate } from "../auth/authenticate";
-import { createRequestContext, type Principal, type RequestContext } from "../domain/context";
+import { createRequestContext, type RequestContext } from "../domain/context";
+import { authenticateRequest } from "../http/request-authentication";
+import { observationOf, type RequestObservation } from "../http/request-observation";
 import type { Logger } from "../http/logger";
 import { createUserLoaders, type UserLoaders } from "./loaders/user-loaders";
 
@@ -17,6 +18,8 @@ export interface GraphqlContext {
   /** Why authentication failed, kept so the gate can answer with it (null when authenticated). */
   authFailure: unknown;
   loaders: UserLoaders;
+  /** Where the operation and its error code are noted for the access log and metrics. */
+  observation: RequestObservation;
 }
 
 /**
@@ -25,13 +28,7 @@ export interface GraphqlContext {
  * once the operation is known.
  */
 export async function createGraphqlContext(deps: AppDependencies, req: Request): Promise<GraphqlContext> {
-  let principal: Principal | null = null;
-  let authFailure: unknown = null;
-  try {
-    principal = await authenticate(deps.dataSource.manager, (name) => req.get(name));
-  } catch (error) {
-    authFailure = error;
-  }
+  const { principal, failure: authFailure } = await authenticateRequest(req, deps.dataSource);
   const request = createRequestContext(deps.dataSource, req.requestId, principal);
   return {
     requestId: req.requestId,
@@ -39,5 +36,6 @@ export async function createGraphqlContext(deps: AppDependencies, req: Request):
     request,
     authFailure,
     loaders: createUserLoaders(request.em),
+    observation: req.res ? observationOf(req.res) : {},
   };
 }

@@ -10,6 +10,8 @@ import { createGraphqlContext, type GraphqlContext } from "./context";
 import { explorerRouter, wantsExplorer } from "./explorer/explorer-router";
 import { errorPresentationPlugin, formatErrorWith } from "./graphql-errors";
 import { armorProtection, GRAPHQL_LIMITS } from "./limits";
+import { observationPlugin } from "./observation.plugin";
+import { observationOf } from "../http/request-observation";
 import { buildGraphqlSchema } from "./schema";
 
 // Body-parser failures on /graphql answer in the GraphQL error shape, with the codes and HTTP
@@ -17,6 +19,7 @@ import { buildGraphqlSchema } from "./schema";
 const bodyErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
   const failure = fromBodyParserError(error, GRAPHQL_LIMITS.bodyBytes.toUpperCase());
   if (!failure) return next(error);
+  observationOf(res).errorCode = failure.code;
   res
     .status(httpStatusOfTransport(failure.code))
     .json({ errors: [{ message: failure.message, extensions: { code: failure.code } }] });
@@ -43,7 +46,13 @@ export async function mountGraphql(app: Express, deps: AppDependencies): Promise
     stopOnTerminationSignals: false,
     parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
     validationRules: armor.validationRules,
-    plugins: [...armor.plugins, authGatePlugin, errorPresentationPlugin, ApolloServerPluginLandingPageDisabled()],
+    plugins: [
+      observationPlugin,
+      ...armor.plugins,
+      authGatePlugin,
+      errorPresentationPlugin,
+      ApolloServerPluginLandingPageDisabled(),
+    ],
     formatError: formatErrorWith(deps.logger),
     logger: deps.logger,
   });

@@ -1,6 +1,9 @@
 import type { RequestHandler } from "express";
 import { currentSqlTally, withSqlTally } from "../db/sql-counter";
 import type { Logger } from "./logger";
+import type { AppMetrics } from "./metrics";
+import { apiIdOf, PROBE_PATHS, requestLabels } from "./request-labels";
+import { observationOf } from "./request-observation";
 
 declare module "express-serve-static-core" {
   interface Request {
@@ -9,10 +12,12 @@ declare module "express-serve-static-core" {
 }
 
 /**
- * One JSON line per request with its id, status, duration and SQL statement count. Headers and
- * bodies are not logged, so tokens and passwords cannot leak through here.
+ * One JSON line per request with its id, status, duration and SQL statement count; a failed
+ * request's line also names its error code, action and account, so a 4xx can be traced to a
+ * client. Probe and scrape requests are logged at debug. Headers and bodies are not logged, so
+ * tokens and passwords cannot leak through here. The same figures feed the metrics.
  */
-export function accessLog(logger: Logger): RequestHandler {
+export function accessLog(logger: Logger, metrics?: AppMetrics): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     // Read now: inside a mounted router req.path is relative; the query string is left out (it may hold secrets).
@@ -21,15 +26,25 @@ export function accessLog(logger: Logger): RequestHandler {
     withSqlTally(() => {
       const tally = currentSqlTally()!;
       res.on("finish", () => {
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        const level = res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "warn" : "info";
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        const labels = requestLabels(req, res, path);
+        metrics?.observeRequest(labels, res.statusCode, seconds, tally.statements);
+        const failed = res.statusCode >= 400;
+        const level = PROBE_PATHS.includes(path) ? "debug" : res.statusCode >= 500 ? "error" : failed ? "warn" : "info";
         req.log[level](
           {
             method: req.method,
             path,
             status: res.statusCode,
-            ms: Math.round(ms * 10) / 10,
+            ms: Math.round(seconds * 1e4) / 10,
             sqlStatements: tally.statements,
+            ...(failed
+              ? {
+                  error_code: observationOf(res).errorCode ?? null,
+                  action: labels.action,
+                  api_id: apiIdOf(req) ?? null,
+                }
+              : {}),
           },
           "request",
         );

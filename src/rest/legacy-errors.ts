@@ -4,6 +4,7 @@ import { httpStatusOfDomain, httpStatusOfTransport } from "../http/http-status";
 import { renderProblems, type PathNames } from "../http/problem-paths";
 import { maskUnexpected, TransportError } from "../http/transport-errors";
 import type { Logger } from "../http/logger";
+import { observationOf } from "../http/request-observation";
 
 export type LegacyFailure = DomainError | TransportError;
 
@@ -37,5 +38,6 @@ export function sendLegacyError(res: Response, error: LegacyFailure, requestId: 
     status = httpStatusOfTransport(error.code);
   }
   body.request_id = requestId;
+  observationOf(res).errorCode = error.code;
   res.status(status).json(body);
 }

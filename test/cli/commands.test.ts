@@ -106,10 +106,25 @@ describe("regapi demo", () => {
     expect(await demo.dataSource.manager.count(Organization)).toBe(1);
   });
 
-  it("refuses to load the demo twice", async () => {
+  it("run again, says the demo is already there and prints the credentials, writing nothing", async () => {
+    const before = await rowCounts(demo.dataSource);
     const run = await regapi(["demo"], demo.dataSource);
+    expect(run).toEqual({
+      code: 0,
+      stdout:
+        'the demo data is already there (organization 1 "Maple Camps")\n' +
+        `Api-Id: ${DEMO_CREDENTIALS.apiId}\nApi-User: ${DEMO_CREDENTIALS.apiUser}\nApi-Token: ${DEMO_CREDENTIALS.apiToken}\n`,
+      stderr: "",
+    });
+    expect(await rowCounts(demo.dataSource)).toEqual(before);
+  });
+
+  it("refuses a database whose organization 1 is not the demo", async () => {
+    const run = await regapi(["demo"], fixtures.dataSource);
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe("organizations[0].id: organization 1 already exists in the database\n");
+    expect(run.stderr).toBe(
+      'organization 1 ("Maple Camps") is already in this database and is not the demo; load the demo into an empty database\n',
+    );
   });
 });
 
@@ -181,7 +196,9 @@ describe("regapi migrate", () => {
         });
         const first = await regapi(["migrate"], empty.dataSource);
         expect(first.code).toBe(0);
-        expect(first.stdout).toMatch(/^applied InitialSchema\d+\n1 migration\(s\) applied\n$/);
+        expect(first.stdout).toMatch(
+          /^applied InitialSchema\d+\napplied ApiKeyRotation\d+\n2 migration\(s\) applied\n$/,
+        );
         const again = await regapi(["migrate"], empty.dataSource);
         expect(again.stdout).toBe("no pending migrations; the schema is up to date\n");
         expect((await regapi(["load", SPEC_EXAMPLE], empty.dataSource)).code).toBe(0);
@@ -204,7 +221,7 @@ describe("configuration and usage", () => {
   it("prints help with every command", async () => {
     const run = await regapi(["--help"], demo.dataSource);
     expect(run.code).toBe(0);
-    for (const command of ["migrate", "load <fixture.json>", "demo", "api-key", "seed"])
+    for (const command of ["migrate", "load <fixture.json>", "demo", "org", "api-key", "seed"])
       expect(run.stdout).toContain(command);
   });
 

@@ -60,6 +60,7 @@ describe("prepareDatabase", () => {
         await prepareDatabase(db.dataSource, { database: db.config, demo: true }, logger);
         expect(lines.find((line) => line.msg === "migrations applied")?.migrations).toEqual([
           expect.stringMatching(/^InitialSchema\d+$/),
+          expect.stringMatching(/^ApiKeyRotation\d+$/),
         ]);
         expect(await db.dataSource.manager.count(Organization)).toBe(0);
         expect(demoLine(lines)).toBeUndefined();

@@ -21,6 +21,10 @@ describe("configuration", () => {
       logLevel: "info",
       demo: true,
       graphqlIntrospection: true,
+      databaseConnection: { poolSize: 10, connectTimeoutMs: 10_000, tls: null },
+      rateLimit: { perMinute: 600, unauthenticatedPerMinute: 60, redisUrl: null, redisPrefix: "regapi:rate-limit:" },
+      apiKeyRotationGraceSeconds: 3600,
+      logFormat: "auto",
     });
   });
 

@@ -20,6 +20,7 @@ interface ComposeService {
   };
   depends_on?: Record<string, { condition: string }>;
   ports?: string[];
+  restart?: string;
 }
 
 const compose = parse(read("docker-compose.yml")) as { services: Record<string, ComposeService> };
@@ -46,8 +47,33 @@ describe("docker-compose.yml", () => {
   it("starts the app from the Dockerfile once MySQL is healthy, on port 3000", () => {
     expect(app.build).toBeDefined();
     expect(app.depends_on).toEqual({ mysql: { condition: "service_healthy" } });
-    expect(app.ports).toContain("3000:3000");
+    expect(app.ports).toEqual(["127.0.0.1:3000:3000"]);
     expect(app.environment).toMatchObject({ HOST: "0.0.0.0", DEMO: "false" });
+  });
+
+  it("publishes the app on the loopback only, like MySQL", () => {
+    expect(mysql.ports!.every((port) => port.startsWith("127.0.0.1:"))).toBe(true);
+    expect(app.ports!.every((port) => port.startsWith("127.0.0.1:"))).toBe(true);
+  });
+
+  it("checks the app's health on /readyz with node's fetch (the slim image has no curl)", () => {
+    const check = app.healthcheck!;
+    expect(Array.isArray(check.test)).toBe(true);
+    const [kind, program, flag, script] = check.test as string[];
+    expect([kind, program, flag]).toEqual(["CMD", "node", "-e"]);
+    expect(script).toMatch(/^fetch\('http:\/\/127\.0\.0\.1:3000\/readyz'\)/);
+    expect(script).toContain("process.exit(r.ok ? 0 : 1)");
+    expect(check).toMatchObject({
+      interval: expect.any(String),
+      timeout: expect.any(String),
+      start_period: expect.any(String),
+    });
+    expect(check.retries).toBeGreaterThan(1);
+  });
+
+  it("restarts both services unless stopped by hand", () => {
+    expect(app.restart).toBe("unless-stopped");
+    expect(mysql.restart).toBe("unless-stopped");
   });
 
   it("gives the app a configuration that passes validation and points at the mysql service", () => {

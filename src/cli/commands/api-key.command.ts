@@ -1,24 +1,93 @@
 import type { Command } from "commander";
 import { createRequestContext } from "../../domain/context";
-import { createApiKey } from "../api-key.service";
+import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "../api-key.service";
 import { writeLine } from "../cli-io";
-import { positiveInteger, type CliSession } from "../cli-session";
+import { formatTable, positiveInteger, type CliSession } from "../cli-session";
 
 export function registerApiKeyCommand(program: Command, session: CliSession): void {
-  const apiKey = program.command("api-key").description("Manage API accounts.").summary("manage API accounts (create)");
+  const apiKey = program
+    .command("api-key")
+    .description("Manage API accounts: create, list, revoke and rotate keys. Tokens are shown once and stored hashed.")
+    .summary("manage API accounts (create, list, revoke, rotate)");
+  const context = async (requestId: string) => createRequestContext(await session.database(), requestId);
+
   apiKey
     .command("create")
     .summary("create an API account and print its token once")
     .description("Create an active API account for an organization and print its token once (only its hash is stored).")
-    .requiredOption("--org <id>", "organization id", positiveInteger())
+    .requiredOption("--org <id>", "organization id (see regapi org list)", positiveInteger())
     .requiredOption("--user <email>", "Api-User: the account's email address")
     .action(async (options: { org: number; user: string }) => {
-      const dataSource = await session.database();
-      const key = await createApiKey(createRequestContext(dataSource, "cli-api-key"), options.org, options.user);
+      const key = await createApiKey(await context("cli-api-key"), options.org, options.user);
       const { stdout, stderr } = session.io;
       writeLine(stdout, `Api-Id: ${key.apiId}`);
       writeLine(stdout, `Api-User: ${key.apiUser}`);
       writeLine(stdout, `Api-Token: ${key.apiToken}`);
       writeLine(stderr, "Keep the token now: it is not stored and cannot be shown again.");
+    });
+
+  apiKey
+    .command("list")
+    .summary("list an organization's API accounts (never their tokens)")
+    .description("List the API accounts of an organization: Api-Id, Api-User, active, created, rotation grace.")
+    .requiredOption("--org <id>", "organization id (see regapi org list)", positiveInteger())
+    .action(async (options: { org: number }) => {
+      const keys = await listApiKeys(await context("cli-api-key-list"), options.org);
+      const { stdout } = session.io;
+      if (keys.length === 0) {
+        writeLine(stdout, `organization ${options.org} has no API accounts; create one with regapi api-key create`);
+        return;
+      }
+      const now = Date.now();
+      const rows = keys.map((key) => [
+        String(key.id),
+        key.api_user,
+        key.active ? "yes" : "no (revoked)",
+        key.created_at.toISOString(),
+        key.previous_token_expires_at && key.previous_token_expires_at.getTime() > now
+          ? key.previous_token_expires_at.toISOString()
+          : "-",
+      ]);
+      const header = ["api-id", "api-user", "active", "created", "old token valid until"];
+      for (const line of formatTable(header, rows)) writeLine(stdout, line);
+    });
+
+  apiKey
+    .command("revoke")
+    .summary("deactivate an API account at once")
+    .description("Deactivate an API account: its token (and one replaced by a rotation) stops working at once.")
+    .argument("<api-id>", "the account's Api-Id", positiveInteger())
+    .action(async (apiId: number) => {
+      const revoked = await revokeApiKey(await context("cli-api-key-revoke"), apiId);
+      writeLine(
+        session.io.stdout,
+        revoked.wasActive
+          ? `revoked Api-Id ${revoked.apiId} (${revoked.apiUser}); its token no longer authenticates`
+          : `Api-Id ${revoked.apiId} (${revoked.apiUser}) was already revoked; nothing changed`,
+      );
+    });
+
+  apiKey
+    .command("rotate")
+    .summary("give an API account a new token; the old one works for a grace period")
+    .description(
+      "Give an active API account a new token, printed once. The old token keeps working for " +
+        "API_KEY_ROTATION_GRACE_S seconds (default 3600) so clients can switch, then stops.",
+    )
+    .argument("<api-id>", "the account's Api-Id", positiveInteger())
+    .action(async (apiId: number) => {
+      const grace = session.config().apiKeyRotationGraceSeconds;
+      const key = await rotateApiKey(await context("cli-api-key-rotate"), apiId, grace);
+      const { stdout, stderr } = session.io;
+      writeLine(stdout, `Api-Id: ${key.apiId}`);
+      writeLine(stdout, `Api-User: ${key.apiUser}`);
+      writeLine(stdout, `Api-Token: ${key.apiToken}`);
+      writeLine(
+        stderr,
+        key.previousTokenValidUntil
+          ? `The old token keeps working until ${key.previousTokenValidUntil.toISOString()} (API_KEY_ROTATION_GRACE_S=${grace}).`
+          : "The old token stopped working now (API_KEY_ROTATION_GRACE_S=0).",
+      );
+      writeLine(stderr, "Keep the new token now: it is not stored and cannot be shown again.");
     });
 }

@@ -1,0 +1,93 @@
+import { Router } from "express";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { DataSource } from "typeorm";
+import type { RequestLabels } from "./request-labels";
+
+/** Prometheus metrics of one app instance, in a registry of its own (tests build several apps). */
+export interface AppMetrics {
+  readonly registry: Registry;
+  observeRequest(labels: RequestLabels, status: number, seconds: number, sqlStatements: number): void;
+  /** GET /metrics in the Prometheus text format. */
+  router(): Router;
+}
+
+/** mysql2's pool keeps its counts in fields without a public accessor; read defensively. */
+interface Mysql2PoolInternals {
+  config?: { connectionLimit?: number };
+  _allConnections?: { length: number };
+  _freeConnections?: { length: number };
+  _connectionQueue?: { length: number };
+}
+
+function mysqlPoolOf(dataSource: DataSource): Mysql2PoolInternals | undefined {
+  return (dataSource.driver as { pool?: Mysql2PoolInternals }).pool;
+}
+
+export function createMetrics(dataSource: DataSource): AppMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const requests = new Counter({
+    name: "regapi_http_requests_total",
+    help: "HTTP requests by endpoint, action (legacy action or GraphQL root field) and status.",
+    labelNames: ["endpoint", "action", "status"],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: "regapi_http_request_duration_seconds",
+    help: "HTTP request latency in seconds, by endpoint and action.",
+    labelNames: ["endpoint", "action"],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const statements = new Histogram({
+    name: "regapi_sql_statements_per_request",
+    help: "SQL statements issued per HTTP request, by endpoint.",
+    labelNames: ["endpoint"],
+    buckets: [0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 100],
+    registers: [registry],
+  });
+
+  // Only the MySQL/MariaDB driver has a pool; SQLite works on one connection.
+  if (dataSource.options.type !== "better-sqlite3") {
+    new Gauge({
+      name: "regapi_db_pool_connections",
+      help: "Database pool connections by state: in_use, idle; max is the configured pool size.",
+      labelNames: ["state"],
+      registers: [registry],
+      collect() {
+        const pool = mysqlPoolOf(dataSource);
+        const all = pool?._allConnections?.length ?? 0;
+        const idle = pool?._freeConnections?.length ?? 0;
+        this.set({ state: "in_use" }, all - idle);
+        this.set({ state: "idle" }, idle);
+        this.set({ state: "max" }, pool?.config?.connectionLimit ?? 0);
+      },
+    });
+    new Gauge({
+      name: "regapi_db_pool_waiting_requests",
+      help: "Requests waiting for a free database connection.",
+      registers: [registry],
+      collect() {
+        this.set(mysqlPoolOf(dataSource)?._connectionQueue?.length ?? 0);
+      },
+    });
+  }
+
+  return {
+    registry,
+    observeRequest(labels, status, seconds, sqlStatements) {
+      requests.inc({ ...labels, status: String(status) });
+      duration.observe(labels, seconds);
+      statements.observe({ endpoint: labels.endpoint }, sqlStatements);
+    },
+    router() {
+      const router = Router();
+      router.get("/metrics", async (_req, res) => {
+        res.setHeader("Content-Type", registry.contentType);
+        res.send(await registry.metrics());
+      });
+      return router;
+    },
+  };
+}

@@ -1,0 +1,206 @@
+import { Writable } from "node:stream";
+import request from "supertest";
+import { createApp, type RegapiApp } from "../../src/app";
+import { createLogger, resolveLogFormat } from "../../src/http/logger";
+import { MAPLE } from "../fixtures/test-fixture";
+import { onMysqlFamily } from "../support/database";
+import { startTestApp, type TestApp } from "../support/test-app";
+
+class LogCapture extends Writable {
+  text = "";
+  _write(chunk: Buffer, _encoding: string, done: () => void) {
+    this.text += chunk.toString("utf8");
+    done();
+  }
+  lines(): Record<string, unknown>[] {
+    return this.text
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+}
+
+const maple = { "Api-Id": MAPLE.apiId, "Api-User": MAPLE.apiUser, "Api-Token": MAPLE.apiToken };
+
+let t: TestApp;
+let regapi: RegapiApp;
+const capture = new LogCapture();
+beforeAll(async () => {
+  t = await startTestApp();
+  regapi = await createApp({
+    dataSource: t.dataSource,
+    logger: createLogger("debug", capture),
+    config: {
+      graphqlIntrospection: true,
+      rateLimit: { perMinute: 100, unauthenticatedPerMinute: 2, redisUrl: null, redisPrefix: "unused:" },
+    },
+  });
+});
+afterAll(async () => {
+  await regapi.stop();
+  await t.close();
+});
+
+/** The value of one sample line of a Prometheus text exposition, or undefined. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
+  for (const line of text.split("\n")) {
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const present = (match[2] ?? "").split(",").filter(Boolean);
+    if (wanted.length === present.length && wanted.every((label) => present.includes(label))) return Number(match[3]);
+  }
+  return undefined;
+}
+
+const projects = (headers: Record<string, string>, action: string) =>
+  request(regapi.app).post("/reg/api2/projects/").set(headers).send({ action, group_id: MAPLE.groupId, doc: {} });
+const graphql = (headers: Record<string, string>, requestId: string) =>
+  request(regapi.app)
+    .post("/graphql")
+    .set({ ...headers, "X-Request-Id": requestId })
+    .send({ query: `{ project(groupId: ${MAPLE.groupId}) { groupId } }` });
+
+describe("GET /metrics", () => {
+  let scraped: string;
+  beforeAll(async () => {
+    expect((await projects(maple, "get_project_list")).status).toBe(200);
+    expect((await projects(maple, "get_project_list")).status).toBe(200);
+    expect((await projects({ ...maple, "X-Request-Id": "unknown-action" }, "no_such_action")).status).toBe(400);
+    expect((await graphql(maple, "graphql-ok")).status).toBe(200);
+    expect((await graphql({}, "graphql-unauthenticated")).status).toBe(401);
+    expect((await request(regapi.app).get("/healthz").set("X-Request-Id", "probe")).status).toBe(200);
+    const response = await request(regapi.app).get("/metrics");
+    expect(response.status).toBe(200);
+    expect(response.headers["content-type"]).toMatch(/^text\/plain; version=0\.0\.4/);
+    scraped = response.text;
+  });
+
+  it("counts requests by endpoint, bounded action and status", () => {
+    const counted = (endpoint: string, action: string, status: string) =>
+      sample(scraped, "regapi_http_requests_total", { endpoint, action, status });
+    expect(counted("/reg/api2/projects/", "get_project_list", "200")).toBe(2);
+    expect(counted("/reg/api2/projects/", "other", "400")).toBe(1);
+    expect(counted("/graphql", "project", "200")).toBe(1);
+    expect(counted("/graphql", "project", "401")).toBe(1);
+    expect(counted("/healthz", "none", "200")).toBe(1);
+    expect(scraped).not.toContain("no_such_action");
+  });
+
+  it("has a latency histogram and a SQL-statements-per-request histogram", () => {
+    const labels = { endpoint: "/reg/api2/projects/", action: "get_project_list" };
+    expect(sample(scraped, "regapi_http_request_duration_seconds_count", labels)).toBe(2);
+    expect(sample(scraped, "regapi_http_request_duration_seconds_sum", labels)).toBeGreaterThan(0);
+    expect(sample(scraped, "regapi_http_request_duration_seconds_bucket", { ...labels, le: "+Inf" })).toBe(2);
+    // Three REST requests, each authenticating at least (one statement).
+    const endpoint = { endpoint: "/reg/api2/projects/" };
+    expect(sample(scraped, "regapi_sql_statements_per_request_count", endpoint)).toBe(3);
+    expect(sample(scraped, "regapi_sql_statements_per_request_sum", endpoint)).toBeGreaterThanOrEqual(3);
+    expect(sample(scraped, "regapi_sql_statements_per_request_bucket", { ...endpoint, le: "0" })).toBe(0);
+  });
+
+  it("has the default process metrics", () => {
+    expect(sample(scraped, "process_cpu_user_seconds_total")).toBeGreaterThan(0);
+    expect(sample(scraped, "nodejs_heap_size_used_bytes")).toBeGreaterThan(0);
+  });
+
+  (onMysqlFamily ? it : it.skip)("reports database pool usage (MySQL/MariaDB pool)", () => {
+    expect(sample(scraped, "regapi_db_pool_connections", { state: "max" })).toBe(10);
+    expect(sample(scraped, "regapi_db_pool_connections", { state: "idle" })).toBeGreaterThanOrEqual(1);
+    expect(sample(scraped, "regapi_db_pool_connections", { state: "in_use" })).toBeGreaterThanOrEqual(0);
+    expect(sample(scraped, "regapi_db_pool_waiting_requests")).toBe(0);
+  });
+
+  (onMysqlFamily ? it.skip : it)("has no pool metrics on SQLite (one connection, no pool)", () => {
+    expect(scraped).not.toContain("regapi_db_pool_connections");
+  });
+
+  it("keeps each app instance's counts in its own registry", async () => {
+    const second = await createApp({
+      dataSource: t.dataSource,
+      logger: createLogger("silent"),
+      config: { graphqlIntrospection: true },
+    });
+    try {
+      const text = (await request(second.app).get("/metrics")).text;
+      expect(
+        sample(text, "regapi_http_requests_total", {
+          endpoint: "/reg/api2/projects/",
+          action: "get_project_list",
+          status: "200",
+        }),
+      ).toBeUndefined();
+      expect(sample(text, "process_cpu_user_seconds_total")).toBeGreaterThan(0);
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
+describe("access log lines", () => {
+  const line = (requestId: string) =>
+    capture.lines().find((entry) => entry.msg === "request" && entry.requestId === requestId);
+
+  it("of failed requests carry error_code, action and api_id", async () => {
+    expect(line("unknown-action")).toMatchObject({
+      status: 400,
+      error_code: "UNKNOWN_ACTION",
+      action: "other",
+      api_id: 15263,
+      level: 40,
+    });
+    expect(line("graphql-unauthenticated")).toMatchObject({
+      status: 401,
+      error_code: "UNAUTHENTICATED",
+      action: "project",
+      api_id: null,
+    });
+
+    await request(regapi.app)
+      .post("/reg/api2/users/")
+      .set({ ...maple, "Api-Token": "wrong", "X-Request-Id": "wrong-token" })
+      .send({ action: "create", group_id: MAPLE.groupId, doc: {} });
+    // The account the caller claimed, so an operator can tell which client is failing.
+    expect(line("wrong-token")).toMatchObject({
+      status: 401,
+      error_code: "UNAUTHENTICATED",
+      action: "create",
+      api_id: 15263,
+    });
+  });
+
+  it("of a rate-limited request say RATE_LIMITED", async () => {
+    for (let i = 0; i < 3; i += 1) await graphql({}, `limited-${i}`);
+    expect(line("limited-2")).toMatchObject({ status: 429, error_code: "RATE_LIMITED", level: 40 });
+  });
+
+  it("of successful requests carry no error fields", () => {
+    const ok = line("graphql-ok");
+    expect(ok).toMatchObject({ status: 200, level: 30 });
+    expect(ok).not.toHaveProperty("error_code");
+  });
+
+  it("of probes are at debug level", () => {
+    expect(line("probe")).toMatchObject({ path: "/healthz", status: 200, level: 20 });
+  });
+});
+
+describe("log format", () => {
+  it("is pretty at a terminal and JSON otherwise, unless LOG_FORMAT says", () => {
+    expect(resolveLogFormat("auto", true)).toBe("pretty");
+    expect(resolveLogFormat("auto", false)).toBe("json");
+    expect(resolveLogFormat("json", true)).toBe("json");
+    expect(resolveLogFormat("pretty", false)).toBe("pretty");
+  });
+
+  it("pretty prints readable lines, still redacting secrets", async () => {
+    const sink = new LogCapture();
+    const logger = createLogger("info", sink, "pretty");
+    logger.info({ status: 200, req: { headers: { "api-token": "tok-secret" } } }, "request");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sink.text).toMatch(/INFO.*request/);
+    expect(sink.text).toContain("status: 200");
+    expect(sink.text).not.toContain("tok-secret");
+    expect(() => JSON.parse(sink.text.split("\n")[0])).toThrow();
+  });
+});

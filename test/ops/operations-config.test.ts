@@ -1,0 +1,136 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ConfigError, loadConfig } from "../../src/config/config";
+import { buildDataSourceOptions } from "../../src/db/data-source-options";
+
+const scratch = mkdtempSync(join(tmpdir(), "regapi-ops-config-"));
+const CA_PEM = "-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n";
+const caFile = join(scratch, "ca.pem");
+writeFileSync(caFile, CA_PEM);
+const notPem = join(scratch, "not-pem.txt");
+writeFileSync(notPem, "hello");
+
+const MYSQL = "mysql://app:pw@db.internal:3306/regapi";
+
+function refusal(env: NodeJS.ProcessEnv): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error(`accepted: ${JSON.stringify(env)}`);
+}
+
+describe("operations configuration", () => {
+  it("reads rate limits, the Redis store, key rotation grace and log format", () => {
+    const config = loadConfig({
+      RATE_LIMIT_PER_MINUTE: "120",
+      RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: "0",
+      REDIS_URL: "redis://cache.internal:6379/2",
+      RATE_LIMIT_REDIS_PREFIX: "staging:rl:",
+      API_KEY_ROTATION_GRACE_S: "0",
+      LOG_FORMAT: "json",
+    });
+    expect(config.rateLimit).toEqual({
+      perMinute: 120,
+      unauthenticatedPerMinute: 0,
+      redisUrl: "redis://cache.internal:6379/2",
+      redisPrefix: "staging:rl:",
+    });
+    expect(config.apiKeyRotationGraceSeconds).toBe(0);
+    expect(config.logFormat).toBe("json");
+  });
+
+  it.each([
+    [{ RATE_LIMIT_PER_MINUTE: "-1" }, 'RATE_LIMIT_PER_MINUTE: "-1" is not an integer from 0 to 1000000'],
+    [
+      { RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: "lots" },
+      'RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: "lots" is not an integer from 0 to 1000000',
+    ],
+    [{ REDIS_URL: "cache:6379" }, "REDIS_URL: expected redis://host:port or rediss://host:port (TLS)"],
+    [{ RATE_LIMIT_REDIS_PREFIX: "has space" }, "RATE_LIMIT_REDIS_PREFIX: expected 1 to 64 letters, digits or _ : . -"],
+    [{ API_KEY_ROTATION_GRACE_S: "1h" }, 'API_KEY_ROTATION_GRACE_S: "1h" is not an integer from 0 to 2592000'],
+    [{ LOG_FORMAT: "xml" }, "LOG_FORMAT: expected one of auto, json, pretty"],
+    [{ DATABASE_POOL_SIZE: "0" }, 'DATABASE_POOL_SIZE: "0" is not an integer from 1 to 1000'],
+    [{ DATABASE_CONNECT_TIMEOUT_MS: "5s" }, 'DATABASE_CONNECT_TIMEOUT_MS: "5s" is not an integer from 100 to 600000'],
+  ])("refuses %j", (env, message) => {
+    expect(refusal(env)).toBe(message);
+  });
+
+  it("never echoes a Redis password in its refusal", () => {
+    expect(refusal({ REDIS_URL: "redis :// user:s3cret@cache" })).not.toContain("s3cret");
+  });
+});
+
+describe("database connection settings", () => {
+  it("default to a pool of 10, a 10 s connect timeout and no TLS", () => {
+    expect(loadConfig({ DATABASE_URL: MYSQL }).databaseConnection).toEqual({
+      poolSize: 10,
+      connectTimeoutMs: 10_000,
+      tls: null,
+    });
+  });
+
+  it("read pool size, connect timeout and ?ssl=true (verified against the system CAs)", () => {
+    const config = loadConfig({
+      DATABASE_URL: `${MYSQL}?ssl=true`,
+      DATABASE_POOL_SIZE: "25",
+      DATABASE_CONNECT_TIMEOUT_MS: "3000",
+    });
+    expect(config.databaseConnection).toEqual({ poolSize: 25, connectTimeoutMs: 3000, tls: { ca: null } });
+    expect(config.database).toMatchObject({ kind: "mysql", database: "regapi" });
+  });
+
+  it("read the CA file named by DATABASE_SSL_CA once, at start", () => {
+    expect(loadConfig({ DATABASE_URL: MYSQL, DATABASE_SSL_CA: caFile }).databaseConnection.tls).toEqual({
+      ca: CA_PEM,
+    });
+  });
+
+  it.each([
+    [{ DATABASE_URL: `${MYSQL}?ssl=maybe` }, "DATABASE_URL: ssl=maybe is not one of ssl=true, ssl=false"],
+    [
+      { DATABASE_URL: MYSQL, DATABASE_SSL_CA: join(scratch, "missing.pem") },
+      `DATABASE_SSL_CA: cannot read "${join(scratch, "missing.pem")}": ENOENT`,
+    ],
+    [
+      { DATABASE_URL: MYSQL, DATABASE_SSL_CA: notPem },
+      `DATABASE_SSL_CA: "${notPem}" holds no PEM certificate (-----BEGIN CERTIFICATE-----)`,
+    ],
+    [
+      { DATABASE_URL: `${MYSQL}?ssl=false`, DATABASE_SSL_CA: caFile },
+      "DATABASE_SSL_CA: is set but DATABASE_URL says ssl=false; drop one of them",
+    ],
+    [
+      { DATABASE_URL: "sqlite::memory:", DATABASE_SSL_CA: caFile },
+      "DATABASE_SSL_CA: applies to mysql:// and mariadb:// databases only, not SQLite",
+    ],
+  ])("refuse %j", (env, message) => {
+    expect(refusal(env)).toBe(message);
+  });
+
+  it("reach the MySQL/MariaDB DataSource options: pool size, connect timeout and verified TLS", () => {
+    const config = loadConfig({
+      DATABASE_URL: "mariadb://app:pw@db.internal/regapi?ssl=true",
+      DATABASE_SSL_CA: caFile,
+      DATABASE_POOL_SIZE: "4",
+      DATABASE_CONNECT_TIMEOUT_MS: "2500",
+    });
+    const options = buildDataSourceOptions(config.database, { connection: config.databaseConnection });
+    expect(options).toMatchObject({
+      type: "mariadb",
+      host: "db.internal",
+      poolSize: 4,
+      connectTimeout: 2500,
+      ssl: { ca: CA_PEM, rejectUnauthorized: true },
+    });
+    const plain = loadConfig({ DATABASE_URL: MYSQL });
+    expect(buildDataSourceOptions(plain.database, { connection: plain.databaseConnection })).toMatchObject({
+      poolSize: 10,
+      connectTimeout: 10_000,
+      ssl: undefined,
+    });
+  });
+});
