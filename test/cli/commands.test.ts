@@ -9,7 +9,7 @@ import { buildDataSourceOptions } from "../../src/db/data-source-options";
 import { ApiAccount, Organization, Person } from "../../src/entities";
 import { DEMO_CREDENTIALS } from "../../src/fixtures/demo";
 import { onMysqlFamily, openTestDatabase, testDatabase, type TestDatabase } from "../support/database";
-import { rowCounts } from "../foundation/support/row-counts";
+import { watchTables } from "../support/tables";
 import { outputFields, regapi } from "./support/run-in-process";
 
 const SPEC_EXAMPLE = join(__dirname, "../fixtures/spec-example.json");
@@ -41,7 +41,7 @@ describe("regapi load", () => {
     const broken = JSON.parse(readFileSync(SPEC_EXAMPLE, "utf8"));
     broken.organizations[0].projects[0].forms[0].fields[0].type = "txt";
     const file = writeScratch("broken.json", JSON.stringify(broken));
-    const before = await rowCounts(fixtures.dataSource);
+    const tables = await watchTables(fixtures.dataSource);
 
     const run = await regapi(["load", file], fixtures.dataSource);
 
@@ -50,16 +50,16 @@ describe("regapi load", () => {
     expect(run.stderr).toBe(
       'organizations[0].projects[0].forms[0].fields[0].type: unknown field type "txt"; expected one of text, textarea, email, number, date, phone, single_choice, multiple_choice\n',
     );
-    expect(await rowCounts(fixtures.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("refuses a file that is not JSON, naming the file, writing nothing", async () => {
     const file = writeScratch("not-json.json", '{ "organizations": [ { "id": 1, } ] }');
-    const before = await rowCounts(fixtures.dataSource);
+    const tables = await watchTables(fixtures.dataSource);
     const run = await regapi(["load", file], fixtures.dataSource);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(new RegExp(`^${escape(file)}: invalid JSON: .+\\n$`));
-    expect(await rowCounts(fixtures.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("refuses a file that does not exist", async () => {
@@ -82,11 +82,11 @@ describe("regapi load", () => {
   });
 
   it("refuses the same file again, naming the first clash, writing nothing", async () => {
-    const before = await rowCounts(fixtures.dataSource);
+    const tables = await watchTables(fixtures.dataSource);
     const run = await regapi(["load", SPEC_EXAMPLE], fixtures.dataSource);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe("organizations[0].id: organization 1 already exists in the database\n");
-    expect(await rowCounts(fixtures.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 });
 

@@ -1,5 +1,8 @@
 import { startTestApp, type TestApp } from "../support/test-app";
-import { formStates, LAB, labFixture, postUsers, rowsOf, snapshotWrites, storedValue, uidOf } from "./users-support";
+import { formStates, rowsOf, storedValue, uidOf } from "../support/rows";
+import { LAB, labFixture } from "../fixtures/lab-fixture";
+import { postRest } from "../support/rest";
+import { watchTables } from "../support/tables";
 
 // Form submission and triggers (contract §4; seed §2.2 submit_forms / disable_email_sending, §6).
 // Each test uses its own user so the order of tests does not matter.
@@ -23,7 +26,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const update = (cloginId: number, doc: unknown, extra: Record<string, unknown> = {}) =>
-  postUsers(t, { action: "update", group_id: LAB.groupId, clogin_id: cloginId, doc, ...extra });
+  postRest(t.app, "users", { action: "update", group_id: LAB.groupId, clogin_id: cloginId, doc, ...extra });
 const effects = async (cloginId: number) => {
   const uid = await uidOf(t.dataSource, LAB.groupId, cloginId);
   return {
@@ -93,10 +96,10 @@ describe("form submission (contract §4)", () => {
 
   it("a form already submitted and unchanged is not submitted twice: a repeated call changes nothing", async () => {
     await update(user(3), { first_name: "Ugo", f_501_3: "7" });
-    const before = await snapshotWrites(t.dataSource);
+    const tables = await watchTables(t.dataSource);
     const res = await update(user(3), { first_name: "Ugo", f_501_3: 7 });
     expect(res.body.success).toBe(true);
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("a changed value resubmits a complete form: submitted_at moves, completed_at stays", async () => {
