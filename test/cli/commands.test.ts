@@ -8,7 +8,7 @@ import { hashApiToken } from "../../src/auth/secrets";
 import { buildDataSourceOptions } from "../../src/db/data-source-options";
 import { ApiAccount, Organization, Person } from "../../src/entities";
 import { DEMO_CREDENTIALS } from "../../src/fixtures/demo";
-import { onMysqlFamily, openTestDatabase, testDatabase, type TestDatabase } from "../support/database";
+import { itOnMysqlFamily, itOnSqlite, openTestDatabase, testDatabase, type TestDatabase } from "../support/database";
 import { watchTables } from "../support/tables";
 import { outputFields, regapi } from "./support/run-in-process";
 
@@ -161,35 +161,30 @@ describe("regapi api-key create", () => {
 });
 
 describe("regapi migrate", () => {
-  it(
-    onMysqlFamily
-      ? "applies the pending migrations (MySQL/MariaDB), which other commands require"
-      : "synchronizes the schema (SQLite)",
-    async () => {
-      if (!onMysqlFamily) {
-        const run = await regapi(["migrate"], fixtures.dataSource);
-        expect(run.code).toBe(0);
-        expect(run.stdout).toMatch(/^SQLite: the schema is synchronized from the entities/);
-        return;
-      }
-      const empty = await emptyMysqlDatabase("cli_migrate");
-      try {
-        const load = await regapi(["load", SPEC_EXAMPLE], empty.dataSource);
-        expect(load).toMatchObject({
-          code: 1,
-          stderr: "the database has pending migrations; run `regapi migrate` first\n",
-        });
-        const first = await regapi(["migrate"], empty.dataSource);
-        expect(first.code).toBe(0);
-        expect(first.stdout).toMatch(/^applied InitialSchema\d+\n1 migration\(s\) applied\n$/);
-        const again = await regapi(["migrate"], empty.dataSource);
-        expect(again.stdout).toBe("no pending migrations; the schema is up to date\n");
-        expect((await regapi(["load", SPEC_EXAMPLE], empty.dataSource)).code).toBe(0);
-      } finally {
-        await empty.drop();
-      }
-    },
-  );
+  itOnSqlite("synchronizes the schema (SQLite)", async () => {
+    const run = await regapi(["migrate"], fixtures.dataSource);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^SQLite: the schema is synchronized from the entities/);
+  });
+
+  itOnMysqlFamily("applies the pending migrations (MySQL/MariaDB), which other commands require", async () => {
+    const empty = await emptyMysqlDatabase("cli_migrate");
+    try {
+      const load = await regapi(["load", SPEC_EXAMPLE], empty.dataSource);
+      expect(load).toMatchObject({
+        code: 1,
+        stderr: "the database has pending migrations; run `regapi migrate` first\n",
+      });
+      const first = await regapi(["migrate"], empty.dataSource);
+      expect(first.code).toBe(0);
+      expect(first.stdout).toMatch(/^applied InitialSchema\d+\n1 migration\(s\) applied\n$/);
+      const again = await regapi(["migrate"], empty.dataSource);
+      expect(again.stdout).toBe("no pending migrations; the schema is up to date\n");
+      expect((await regapi(["load", SPEC_EXAMPLE], empty.dataSource)).code).toBe(0);
+    } finally {
+      await empty.drop();
+    }
+  });
 });
 
 describe("configuration and usage", () => {
