@@ -5,7 +5,8 @@ import { apiTokenMatches, hashApiToken } from "../../src/auth/secrets";
 import { DomainError } from "../../src/domain/errors";
 import { resolveOwnedProject } from "../../src/domain/group-scope";
 import { MAPLE, OTHER } from "../fixtures/test-fixture";
-import { MAPLE_PRINCIPAL, startTestApp, type TestApp } from "../support/test-app";
+import { MAPLE_PRINCIPAL } from "../support/domain-database";
+import { startTestApp, type TestApp } from "../support/test-app";
 
 let t: TestApp;
 beforeAll(async () => {
