@@ -1,5 +1,5 @@
 import { startTestApp, type TestApp } from "../support/test-app";
-import { formStates, rowsOf, storedValue, uidOf } from "../support/rows";
+import { formStates, storedValue, triggerEffects } from "../support/rows";
 import { LAB, labFixture } from "../fixtures/lab-fixture";
 import { postRest } from "../support/rest";
 import { watchTables } from "../support/tables";
@@ -27,15 +27,7 @@ afterAll(() => t.close());
 
 const update = (cloginId: number, doc: unknown, extra: Record<string, unknown> = {}) =>
   postRest(t.app, "users", { action: "update", group_id: LAB.groupId, clogin_id: cloginId, doc, ...extra });
-const effects = async (cloginId: number) => {
-  const uid = await uidOf(t.dataSource, LAB.groupId, cloginId);
-  return {
-    cart: await rowsOf(t.dataSource, "cart_line", uid),
-    history: await rowsOf(t.dataSource, "email_record", uid),
-    outbox: await rowsOf(t.dataSource, "outbox_email", uid),
-    firings: await rowsOf(t.dataSource, "trigger_firing", uid),
-  };
-};
+const effects = (cloginId: number) => triggerEffects(t.dataSource, LAB.groupId, cloginId);
 const user = (i: number) => 710000 + i;
 
 describe("form submission (contract §4)", () => {

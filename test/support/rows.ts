@@ -72,3 +72,14 @@ export async function rowsOf(
     [uid],
   );
 }
+
+/** What triggers wrote for a registration: cart lines, email history, outbox and firings. */
+export async function triggerEffects(ds: DataSource, groupId: number, cloginId: number) {
+  const uid = await uidOf(ds, groupId, cloginId);
+  return {
+    cart: await rowsOf(ds, "cart_line", uid),
+    history: await rowsOf(ds, "email_record", uid),
+    outbox: await rowsOf(ds, "outbox_email", uid),
+    firings: await rowsOf(ds, "trigger_firing", uid),
+  };
+}
