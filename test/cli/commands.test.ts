@@ -1,14 +1,19 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createConnection } from "mysql2/promise";
 import { DataSource } from "typeorm";
 import { authenticate } from "../../src/auth/authenticate";
 import { hashApiToken } from "../../src/auth/secrets";
 import { buildDataSourceOptions } from "../../src/db/data-source-options";
 import { ApiAccount, Organization, Person } from "../../src/entities";
 import { DEMO_CREDENTIALS } from "../../src/fixtures/demo";
-import { itOnMysqlFamily, itOnSqlite, openTestDatabase, testDatabase, type TestDatabase } from "../support/database";
+import {
+  createMysqlDatabase,
+  itOnMysqlFamily,
+  itOnSqlite,
+  openTestDatabase,
+  type TestDatabase,
+} from "../support/database";
 import { watchTables } from "../support/tables";
 import { outputFields, regapi } from "./support/run-in-process";
 
@@ -224,19 +229,13 @@ function escape(text: string): string {
 
 /** A new, empty (unmigrated) MySQL/MariaDB database next to the test database. */
 async function emptyMysqlDatabase(suffix: string): Promise<{ dataSource: DataSource; drop(): Promise<void> }> {
-  if (testDatabase.kind === "sqlite") throw new Error("MySQL/MariaDB only");
-  const database = `${testDatabase.database}_${suffix}_${process.pid}`;
-  const { host, port, user, password } = testDatabase;
-  const admin = await createConnection({ host, port, user, password });
-  await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
-  await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
-  await admin.end();
-  const dataSource = new DataSource(buildDataSourceOptions({ ...testDatabase, database }));
+  const config = await createMysqlDatabase(`${suffix}_${process.pid}`);
+  const dataSource = new DataSource(buildDataSourceOptions(config));
   return {
     dataSource,
     async drop() {
       if (!dataSource.isInitialized) await dataSource.initialize();
-      await dataSource.query(`DROP DATABASE IF EXISTS \`${database}\``);
+      await dataSource.query(`DROP DATABASE IF EXISTS \`${config.database}\``);
       await dataSource.destroy();
     },
   };

@@ -1,4 +1,3 @@
-import { createConnection } from "mysql2/promise";
 import { DataSource } from "typeorm";
 import type { DatabaseConfig } from "../../src/config/config";
 import { buildDataSourceOptions } from "../../src/db/data-source-options";
@@ -6,7 +5,7 @@ import { prepareDatabase } from "../../src/db/bootstrap";
 import { Organization } from "../../src/entities";
 import { DEMO_CREDENTIALS } from "../../src/fixtures/demo";
 import { createLogger } from "../../src/http/logger";
-import { itOnMysqlFamily, itOnSqlite, testDatabase } from "../support/database";
+import { createMysqlDatabase, itOnMysqlFamily, itOnSqlite, testDatabase } from "../support/database";
 
 /** A logger whose lines are kept for the assertions. */
 function memoryLogger() {
@@ -26,23 +25,13 @@ async function emptyDatabase(
     const dataSource = new DataSource(buildDataSourceOptions(config));
     return { config, dataSource, drop: () => dataSource.destroy() };
   }
-  const database = `${testDatabase.database}_${suffix}_${process.pid}`;
-  const admin = await createConnection({
-    host: testDatabase.host,
-    port: testDatabase.port,
-    user: testDatabase.user,
-    password: testDatabase.password,
-  });
-  await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
-  await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
-  await admin.end();
-  const config: DatabaseConfig = { ...testDatabase, database };
+  const config = await createMysqlDatabase(`${suffix}_${process.pid}`);
   const dataSource = new DataSource(buildDataSourceOptions(config));
   return {
     config,
     dataSource,
     async drop() {
-      await dataSource.query(`DROP DATABASE IF EXISTS \`${database}\``);
+      await dataSource.query(`DROP DATABASE IF EXISTS \`${config.database}\``);
       await dataSource.destroy();
     },
   };

@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from "../support/test-app";
 import { expectLegacyError } from "../support/legacy-error";
 import { expectUserEnvelope } from "./users-support";
 import { formStates, rowsOf, uidOf } from "../support/rows";
-import { LAB, labFixture } from "../fixtures/lab-fixture";
+import { LAB, labFixtureWithUsers } from "../fixtures/lab-fixture";
 import { postRest } from "../support/rest";
 import { watchTables } from "../support/tables";
 
@@ -12,18 +12,8 @@ import { watchTables } from "../support/tables";
 
 let t: TestApp;
 beforeAll(async () => {
-  const fixture = labFixture() as { organizations: { projects: { id: number; users: unknown[] }[] }[] };
-  const lab = fixture.organizations[0].projects.find((p) => p.id === LAB.groupId)!;
-  for (let i = 0; i < 12; i += 1) {
-    lab.users.push({
-      cloginId: 720000 + i,
-      username: `m${i}@lab.test`,
-      mainEmail: `m${i}@lab.test`,
-      firstName: `M${i}`,
-      applicationDate: "2026-04-06 08:00:00",
-    });
-  }
-  t = await startTestApp({ fixture });
+  // Each test uses its own user (form 501 open, no values, a main email) so their order does not matter.
+  t = await startTestApp({ fixture: labFixtureWithUsers(720000, 12, "m") });
 });
 afterAll(() => t.close());
 

@@ -1,6 +1,6 @@
 import { startTestApp, type TestApp } from "../support/test-app";
 import { formStates, storedValue, triggerEffects } from "../support/rows";
-import { LAB, labFixture } from "../fixtures/lab-fixture";
+import { LAB, labFixtureWithUsers } from "../fixtures/lab-fixture";
 import { postRest } from "../support/rest";
 import { watchTables } from "../support/tables";
 
@@ -9,19 +9,7 @@ import { watchTables } from "../support/tables";
 
 let t: TestApp;
 beforeAll(async () => {
-  // Every lab user gets the same starting point: form 501 open, no values, a main email.
-  const fixture = labFixture() as { organizations: { projects: { id: number; users: unknown[] }[] }[] };
-  const lab = fixture.organizations[0].projects.find((p) => p.id === LAB.groupId)!;
-  for (let i = 0; i < 12; i += 1) {
-    lab.users.push({
-      cloginId: 710000 + i,
-      username: `u${i}@lab.test`,
-      mainEmail: `u${i}@lab.test`,
-      firstName: `U${i}`,
-      applicationDate: "2026-04-05 08:00:00",
-    });
-  }
-  t = await startTestApp({ fixture });
+  t = await startTestApp({ fixture: labFixtureWithUsers(710000, 12, "u") });
 });
 afterAll(() => t.close());
 

@@ -26,6 +26,20 @@ export interface TestDatabase {
   dispose(): Promise<void>;
 }
 
+export type MysqlFamilyConfig = Exclude<DatabaseConfig, { kind: "sqlite" }>;
+
+/** Creates (or re-creates empty) the database `<test database>_<suffix>` on the test server; returns its config. */
+export async function createMysqlDatabase(suffix: string): Promise<MysqlFamilyConfig> {
+  if (testDatabase.kind === "sqlite") throw new Error("chosen for MySQL/MariaDB only");
+  const database = `${testDatabase.database}_${suffix}`;
+  const { host, port, user, password } = testDatabase;
+  const admin = await createConnection({ host, port, user, password });
+  await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+  await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
+  await admin.end();
+  return { ...testDatabase, database };
+}
+
 /**
  * A fresh, empty, migrated database for one test file. On MySQL/MariaDB each test file gets its
  * own database (`<name>_<pid>_<n>`), created, migrated and dropped again, so files (and several
@@ -38,17 +52,7 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   let config = testDatabase;
   if (config.kind !== "sqlite") {
     openedInThisProcess += 1;
-    const database = `${config.database}_${process.pid}_${openedInThisProcess}`;
-    const admin = await createConnection({
-      host: config.host,
-      port: config.port,
-      user: config.user,
-      password: config.password,
-    });
-    await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
-    await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
-    await admin.end();
-    config = { ...config, database };
+    config = await createMysqlDatabase(`${process.pid}_${openedInThisProcess}`);
   }
   const dataSource = new DataSource(buildDataSourceOptions(config, { logger: sql }));
   await dataSource.initialize();
