@@ -1,15 +1,20 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createConnection } from "mysql2/promise";
 import { DataSource } from "typeorm";
 import { authenticate } from "../../src/auth/authenticate";
 import { hashApiToken } from "../../src/auth/secrets";
 import { buildDataSourceOptions } from "../../src/db/data-source-options";
 import { ApiAccount, Organization, Person } from "../../src/entities";
 import { DEMO_CREDENTIALS } from "../../src/fixtures/demo";
-import { onMysqlFamily, openTestDatabase, testDatabase, type TestDatabase } from "../support/database";
-import { rowCounts } from "../foundation/support/row-counts";
+import {
+  createMysqlDatabase,
+  itOnMysqlFamily,
+  itOnSqlite,
+  openTestDatabase,
+  type TestDatabase,
+} from "../support/database";
+import { watchTables } from "../support/tables";
 import { outputFields, regapi } from "./support/run-in-process";
 
 const SPEC_EXAMPLE = join(__dirname, "../fixtures/spec-example.json");
@@ -41,7 +46,7 @@ describe("regapi load", () => {
     const broken = JSON.parse(readFileSync(SPEC_EXAMPLE, "utf8"));
     broken.organizations[0].projects[0].forms[0].fields[0].type = "txt";
     const file = writeScratch("broken.json", JSON.stringify(broken));
-    const before = await rowCounts(fixtures.dataSource);
+    const tables = await watchTables(fixtures.dataSource);
 
     const run = await regapi(["load", file], fixtures.dataSource);
 
@@ -50,16 +55,16 @@ describe("regapi load", () => {
     expect(run.stderr).toBe(
       'organizations[0].projects[0].forms[0].fields[0].type: unknown field type "txt"; expected one of text, textarea, email, number, date, phone, single_choice, multiple_choice\n',
     );
-    expect(await rowCounts(fixtures.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("refuses a file that is not JSON, naming the file, writing nothing", async () => {
     const file = writeScratch("not-json.json", '{ "organizations": [ { "id": 1, } ] }');
-    const before = await rowCounts(fixtures.dataSource);
+    const tables = await watchTables(fixtures.dataSource);
     const run = await regapi(["load", file], fixtures.dataSource);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(new RegExp(`^${escape(file)}: invalid JSON: .+\\n$`));
-    expect(await rowCounts(fixtures.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("refuses a file that does not exist", async () => {
@@ -82,11 +87,11 @@ describe("regapi load", () => {
   });
 
   it("refuses the same file again, naming the first clash, writing nothing", async () => {
-    const before = await rowCounts(fixtures.dataSource);
+    const tables = await watchTables(fixtures.dataSource);
     const run = await regapi(["load", SPEC_EXAMPLE], fixtures.dataSource);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe("organizations[0].id: organization 1 already exists in the database\n");
-    expect(await rowCounts(fixtures.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 });
 
@@ -107,7 +112,7 @@ describe("regapi demo", () => {
   });
 
   it("run again, says the demo is already there and prints the credentials, writing nothing", async () => {
-    const before = await rowCounts(demo.dataSource);
+    const tables = await watchTables(demo.dataSource);
     const run = await regapi(["demo"], demo.dataSource);
     expect(run).toEqual({
       code: 0,
@@ -116,7 +121,7 @@ describe("regapi demo", () => {
         `Api-Id: ${DEMO_CREDENTIALS.apiId}\nApi-User: ${DEMO_CREDENTIALS.apiUser}\nApi-Token: ${DEMO_CREDENTIALS.apiToken}\n`,
       stderr: "",
     });
-    expect(await rowCounts(demo.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("refuses a database whose organization 1 is not the demo", async () => {
@@ -176,37 +181,30 @@ describe("regapi api-key create", () => {
 });
 
 describe("regapi migrate", () => {
-  it(
-    onMysqlFamily
-      ? "applies the pending migrations (MySQL/MariaDB), which other commands require"
-      : "synchronizes the schema (SQLite)",
-    async () => {
-      if (!onMysqlFamily) {
-        const run = await regapi(["migrate"], fixtures.dataSource);
-        expect(run.code).toBe(0);
-        expect(run.stdout).toMatch(/^SQLite: the schema is synchronized from the entities/);
-        return;
-      }
-      const empty = await emptyMysqlDatabase("cli_migrate");
-      try {
-        const load = await regapi(["load", SPEC_EXAMPLE], empty.dataSource);
-        expect(load).toMatchObject({
-          code: 1,
-          stderr: "the database has pending migrations; run `regapi migrate` first\n",
-        });
-        const first = await regapi(["migrate"], empty.dataSource);
-        expect(first.code).toBe(0);
-        expect(first.stdout).toMatch(
-          /^applied InitialSchema\d+\napplied ApiKeyRotation\d+\n2 migration\(s\) applied\n$/,
-        );
-        const again = await regapi(["migrate"], empty.dataSource);
-        expect(again.stdout).toBe("no pending migrations; the schema is up to date\n");
-        expect((await regapi(["load", SPEC_EXAMPLE], empty.dataSource)).code).toBe(0);
-      } finally {
-        await empty.drop();
-      }
-    },
-  );
+  itOnSqlite("synchronizes the schema (SQLite)", async () => {
+    const run = await regapi(["migrate"], fixtures.dataSource);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^SQLite: the schema is synchronized from the entities/);
+  });
+
+  itOnMysqlFamily("applies the pending migrations (MySQL/MariaDB), which other commands require", async () => {
+    const empty = await emptyMysqlDatabase("cli_migrate");
+    try {
+      const load = await regapi(["load", SPEC_EXAMPLE], empty.dataSource);
+      expect(load).toMatchObject({
+        code: 1,
+        stderr: "the database has pending migrations; run `regapi migrate` first\n",
+      });
+      const first = await regapi(["migrate"], empty.dataSource);
+      expect(first.code).toBe(0);
+      expect(first.stdout).toMatch(/^applied InitialSchema\d+\napplied ApiKeyRotation\d+\n2 migration\(s\) applied\n$/);
+      const again = await regapi(["migrate"], empty.dataSource);
+      expect(again.stdout).toBe("no pending migrations; the schema is up to date\n");
+      expect((await regapi(["load", SPEC_EXAMPLE], empty.dataSource)).code).toBe(0);
+    } finally {
+      await empty.drop();
+    }
+  });
 });
 
 describe("configuration and usage", () => {
@@ -246,19 +244,13 @@ function escape(text: string): string {
 
 /** A new, empty (unmigrated) MySQL/MariaDB database next to the test database. */
 async function emptyMysqlDatabase(suffix: string): Promise<{ dataSource: DataSource; drop(): Promise<void> }> {
-  if (testDatabase.kind === "sqlite") throw new Error("MySQL/MariaDB only");
-  const database = `${testDatabase.database}_${suffix}_${process.pid}`;
-  const { host, port, user, password } = testDatabase;
-  const admin = await createConnection({ host, port, user, password });
-  await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
-  await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
-  await admin.end();
-  const dataSource = new DataSource(buildDataSourceOptions({ ...testDatabase, database }));
+  const config = await createMysqlDatabase(`${suffix}_${process.pid}`);
+  const dataSource = new DataSource(buildDataSourceOptions(config));
   return {
     dataSource,
     async drop() {
       if (!dataSource.isInitialized) await dataSource.initialize();
-      await dataSource.query(`DROP DATABASE IF EXISTS \`${database}\``);
+      await dataSource.query(`DROP DATABASE IF EXISTS \`${config.database}\``);
       await dataSource.destroy();
     },
   };

@@ -21,7 +21,7 @@ import { loadFixture } from "../../src/fixtures/load-fixture";
 import { MAPLE } from "../fixtures/test-fixture";
 import { testFixture } from "../fixtures/test-fixture";
 import { openTestDatabase, type TestDatabase } from "../support/database";
-import { rowCounts } from "../foundation/support/row-counts";
+import { rowCounts, watchTables } from "../support/tables";
 import { MemoryStream, regapi } from "./support/run-in-process";
 
 let db: TestDatabase;
@@ -251,12 +251,12 @@ describe("regapi seed", () => {
       /option '--batch <n>' argument '20000' is invalid. expected an integer from 1 to 10000/,
     ],
   ])("refuses %j without writing", async (args, message) => {
-    const before = await rowCounts(db.dataSource);
+    const tables = await watchTables(db.dataSource);
     const run = await regapi(["seed", ...args], db.dataSource);
     expect(run.code).toBe(1);
     if (typeof message === "string") expect(run.stderr).toBe(message);
     else expect(run.stderr).toMatch(message);
-    expect(await rowCounts(db.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("leaves whole chunks only when a chunk fails half-way", async () => {

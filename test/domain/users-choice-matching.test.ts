@@ -1,6 +1,6 @@
 import { matchChoiceAnswers, stripHtml } from "../../src/domain/forms/choice-matching";
 import { interpretFieldInput } from "../../src/domain/forms/field-input";
-import type { FieldDefinition } from "../../src/data/forms.data";
+import { fieldOfType } from "../support/field-definition";
 
 // Pure rules of contract §4 (choice matching) and of the per-type checks.
 
@@ -33,20 +33,10 @@ describe("choice matching (contract §4)", () => {
   });
 });
 
-const field = (fieldType: FieldDefinition["fieldType"], options: string[] = []): FieldDefinition => ({
-  id: "f_1_1",
-  formId: 1,
-  name: null,
-  label: "Label",
-  fieldType,
-  mandatory: false,
-  options,
-});
-
 describe("value per field type (contract §4, our decisions)", () => {
   it("text takes strings and numbers, as text", () => {
-    expect(interpretFieldInput("k", field("text"), 12)).toEqual({ accepted: true, encoded: "12", notices: [] });
-    expect(interpretFieldInput("k", field("textarea"), "a\nb")).toEqual({
+    expect(interpretFieldInput("k", fieldOfType("text"), 12)).toEqual({ accepted: true, encoded: "12", notices: [] });
+    expect(interpretFieldInput("k", fieldOfType("textarea"), "a\nb")).toEqual({
       accepted: true,
       encoded: "a\nb",
       notices: [],
@@ -54,24 +44,27 @@ describe("value per field type (contract §4, our decisions)", () => {
   });
 
   it("number, email, date and phone are checked; an empty string clears them", () => {
-    expect(interpretFieldInput("k", field("number"), " 3.25 ")).toMatchObject({ accepted: true, encoded: "3.25" });
-    expect(interpretFieldInput("k", field("number"), "1e3").accepted).toBe(false);
-    expect(interpretFieldInput("k", field("email"), "x@y.test")).toMatchObject({ accepted: true });
-    expect(interpretFieldInput("k", field("date"), "2026-02-29").accepted).toBe(false);
-    expect(interpretFieldInput("k", field("date"), "2028-02-29")).toMatchObject({ accepted: true });
-    expect(interpretFieldInput("k", field("phone"), "12-3").accepted).toBe(false);
+    expect(interpretFieldInput("k", fieldOfType("number"), " 3.25 ")).toMatchObject({
+      accepted: true,
+      encoded: "3.25",
+    });
+    expect(interpretFieldInput("k", fieldOfType("number"), "1e3").accepted).toBe(false);
+    expect(interpretFieldInput("k", fieldOfType("email"), "x@y.test")).toMatchObject({ accepted: true });
+    expect(interpretFieldInput("k", fieldOfType("date"), "2026-02-29").accepted).toBe(false);
+    expect(interpretFieldInput("k", fieldOfType("date"), "2028-02-29")).toMatchObject({ accepted: true });
+    expect(interpretFieldInput("k", fieldOfType("phone"), "12-3").accepted).toBe(false);
     for (const type of ["number", "email", "date", "phone"] as const) {
-      expect(interpretFieldInput("k", field(type), "")).toEqual({ accepted: true, encoded: "", notices: [] });
+      expect(interpretFieldInput("k", fieldOfType(type), "")).toEqual({ accepted: true, encoded: "", notices: [] });
     }
   });
 
   it("choice fields store the matched options as a JSON array; a plain string or number is an array of one", () => {
-    expect(interpretFieldInput("k", field("multiple_choice", ["1", "2"]), 2)).toEqual({
+    expect(interpretFieldInput("k", fieldOfType("multiple_choice", ["1", "2"]), 2)).toEqual({
       accepted: true,
       encoded: '["2"]',
       notices: [],
     });
-    expect(interpretFieldInput("k", field("single_choice", ["A", "B"]), "b")).toEqual({
+    expect(interpretFieldInput("k", fieldOfType("single_choice", ["A", "B"]), "b")).toEqual({
       accepted: true,
       encoded: '["B"]',
       notices: [],
@@ -79,7 +72,7 @@ describe("value per field type (contract §4, our decisions)", () => {
   });
 
   it("a choice field whose answers all fail keeps its value (not accepted), with one notice per answer and one for the field", () => {
-    const result = interpretFieldInput("k", field("multiple_choice", ["A"]), ["x", "y"]);
+    const result = interpretFieldInput("k", fieldOfType("multiple_choice", ["A"]), ["x", "y"]);
     expect(result.accepted).toBe(false);
     expect(result.notices).toHaveLength(3);
   });

@@ -1,16 +1,16 @@
 import { DomainError } from "../../src/domain/errors";
 import { addEmails, createUser, getUser, updateUser } from "../../src/domain/users/users.service";
 import { MAPLE, OTHER } from "../fixtures/test-fixture";
-import { startTestApp, type TestApp } from "../support/test-app";
+import { openDomainDatabase, type DomainDatabase } from "../support/domain-database";
 
 // The users service as GraphQL calls it: outcomes in domain terms, errors as coded DomainErrors
 // whose problems carry paths in the command's own names (each transport renders its own).
 
-let t: TestApp;
+let t: DomainDatabase;
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await openDomainDatabase();
 });
-afterAll(() => t.close());
+afterAll(() => t.dispose());
 
 async function failure(work: Promise<unknown>): Promise<DomainError> {
   const error = await work.then(

@@ -1,11 +1,13 @@
 import crypto from "node:crypto";
-import request from "supertest";
 import { authenticate, TIMESTAMP_WINDOW_SECONDS, type HeaderReader } from "../../src/auth/authenticate";
 import { apiTokenMatches, hashApiToken } from "../../src/auth/secrets";
 import { DomainError } from "../../src/domain/errors";
 import { resolveOwnedProject } from "../../src/domain/group-scope";
 import { MAPLE, OTHER } from "../fixtures/test-fixture";
-import { MAPLE_PRINCIPAL, startTestApp, type TestApp } from "../support/test-app";
+import { MAPLE_PRINCIPAL } from "../support/domain-database";
+import { expectLegacyError } from "../support/legacy-error";
+import { postRest } from "../support/rest";
+import { startTestApp, type TestApp } from "../support/test-app";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -167,24 +169,18 @@ describe("authenticate", () => {
     const envelope = { action: "no_such_action", group_id: MAPLE.groupId };
 
     it("accepts header names in any case", async () => {
-      const response = await request(t.app)
-        .post("/reg/api2/projects/")
-        .set("API-ID", MAPLE.apiId)
-        .set("api-user", MAPLE.apiUser)
-        .set("API-TOKEN", MAPLE.apiToken)
-        .send(envelope);
+      const response = await postRest(t.app, "projects", envelope, {
+        "API-ID": MAPLE.apiId,
+        "api-user": MAPLE.apiUser,
+        "API-TOKEN": MAPLE.apiToken,
+      });
       // Past authentication: the envelope's unknown action is the first problem.
-      expect(response.status).toBe(400);
-      expect(response.body.error_code).toBe("UNKNOWN_ACTION");
+      expectLegacyError(response, 400, "UNKNOWN_ACTION");
     });
 
     it("refuses a wrong token with 401", async () => {
-      const response = await request(t.app)
-        .post("/reg/api2/projects/")
-        .set({ ...maple, "Api-Token": "nope-nope-nope" })
-        .send(envelope);
-      expect(response.status).toBe(401);
-      expect(response.body.error_code).toBe("UNAUTHENTICATED");
+      const response = await postRest(t.app, "projects", envelope, { ...maple, "Api-Token": "nope-nope-nope" });
+      expectLegacyError(response, 401, "UNAUTHENTICATED");
     });
   });
 });

@@ -1,4 +1,3 @@
-import { createConnection } from "mysql2/promise";
 import { DataSource } from "typeorm";
 import type { DatabaseConfig } from "../../src/config/config";
 import { buildDataSourceOptions } from "../../src/db/data-source-options";
@@ -6,7 +5,7 @@ import { prepareDatabase } from "../../src/db/bootstrap";
 import { Organization } from "../../src/entities";
 import { DEMO_CREDENTIALS } from "../../src/fixtures/demo";
 import { createLogger } from "../../src/http/logger";
-import { onMysqlFamily, testDatabase } from "../support/database";
+import { createMysqlDatabase, itOnMysqlFamily, itOnSqlite, testDatabase } from "../support/database";
 
 /** A logger whose lines are kept for the assertions. */
 function memoryLogger() {
@@ -26,23 +25,13 @@ async function emptyDatabase(
     const dataSource = new DataSource(buildDataSourceOptions(config));
     return { config, dataSource, drop: () => dataSource.destroy() };
   }
-  const database = `${testDatabase.database}_${suffix}_${process.pid}`;
-  const admin = await createConnection({
-    host: testDatabase.host,
-    port: testDatabase.port,
-    user: testDatabase.user,
-    password: testDatabase.password,
-  });
-  await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
-  await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
-  await admin.end();
-  const config: DatabaseConfig = { ...testDatabase, database };
+  const config = await createMysqlDatabase(`${suffix}_${process.pid}`);
   const dataSource = new DataSource(buildDataSourceOptions(config));
   return {
     config,
     dataSource,
     async drop() {
-      await dataSource.query(`DROP DATABASE IF EXISTS \`${database}\``);
+      await dataSource.query(`DROP DATABASE IF EXISTS \`${config.database}\``);
       await dataSource.destroy();
     },
   };
@@ -52,47 +41,45 @@ const demoLine = (lines: Record<string, unknown>[]) =>
   lines.find((line) => String(line.msg).includes("demo data loaded"));
 
 describe("prepareDatabase", () => {
-  if (onMysqlFamily) {
-    it("on MySQL/MariaDB applies the migrations and never loads the demo, even with DEMO=true", async () => {
-      const db = await emptyDatabase("bootstrap");
-      try {
-        const { logger, lines } = memoryLogger();
-        await prepareDatabase(db.dataSource, { database: db.config, demo: true }, logger);
-        expect(lines.find((line) => line.msg === "migrations applied")?.migrations).toEqual([
-          expect.stringMatching(/^InitialSchema\d+$/),
-          expect.stringMatching(/^ApiKeyRotation\d+$/),
-        ]);
-        expect(await db.dataSource.manager.count(Organization)).toBe(0);
-        expect(demoLine(lines)).toBeUndefined();
-        // A second start finds nothing to apply and still loads nothing.
-        await prepareDatabase(db.dataSource, { database: db.config, demo: true }, memoryLogger().logger);
-        expect(await db.dataSource.manager.count(Organization)).toBe(0);
-      } finally {
-        await db.drop();
-      }
-    });
-  } else {
-    it("on an empty SQLite database loads the demo once and logs its credentials", async () => {
-      const db = await emptyDatabase("bootstrap");
-      try {
-        const first = memoryLogger();
-        await prepareDatabase(db.dataSource, { database: db.config, demo: true }, first.logger);
-        expect(demoLine(first.lines)).toMatchObject({
-          apiId: DEMO_CREDENTIALS.apiId,
-          apiUser: DEMO_CREDENTIALS.apiUser,
-          apiToken: DEMO_CREDENTIALS.apiToken,
-        });
-        expect(await db.dataSource.manager.count(Organization)).toBe(1);
+  itOnMysqlFamily("on MySQL/MariaDB applies the migrations and never loads the demo, even with DEMO=true", async () => {
+    const db = await emptyDatabase("bootstrap");
+    try {
+      const { logger, lines } = memoryLogger();
+      await prepareDatabase(db.dataSource, { database: db.config, demo: true }, logger);
+      expect(lines.find((line) => line.msg === "migrations applied")?.migrations).toEqual([
+        expect.stringMatching(/^InitialSchema\d+$/),
+        expect.stringMatching(/^ApiKeyRotation\d+$/),
+      ]);
+      expect(await db.dataSource.manager.count(Organization)).toBe(0);
+      expect(demoLine(lines)).toBeUndefined();
+      // A second start finds nothing to apply and still loads nothing.
+      await prepareDatabase(db.dataSource, { database: db.config, demo: true }, memoryLogger().logger);
+      expect(await db.dataSource.manager.count(Organization)).toBe(0);
+    } finally {
+      await db.drop();
+    }
+  });
 
-        const second = memoryLogger();
-        await prepareDatabase(db.dataSource, { database: db.config, demo: true }, second.logger);
-        expect(demoLine(second.lines)).toBeUndefined();
-        expect(await db.dataSource.manager.count(Organization)).toBe(1);
-      } finally {
-        await db.drop();
-      }
-    });
-  }
+  itOnSqlite("on an empty SQLite database loads the demo once and logs its credentials", async () => {
+    const db = await emptyDatabase("bootstrap");
+    try {
+      const first = memoryLogger();
+      await prepareDatabase(db.dataSource, { database: db.config, demo: true }, first.logger);
+      expect(demoLine(first.lines)).toMatchObject({
+        apiId: DEMO_CREDENTIALS.apiId,
+        apiUser: DEMO_CREDENTIALS.apiUser,
+        apiToken: DEMO_CREDENTIALS.apiToken,
+      });
+      expect(await db.dataSource.manager.count(Organization)).toBe(1);
+
+      const second = memoryLogger();
+      await prepareDatabase(db.dataSource, { database: db.config, demo: true }, second.logger);
+      expect(demoLine(second.lines)).toBeUndefined();
+      expect(await db.dataSource.manager.count(Organization)).toBe(1);
+    } finally {
+      await db.drop();
+    }
+  });
 
   it("with DEMO=false leaves an empty database empty", async () => {
     const db = await emptyDatabase("bootstrap_nodemo");

@@ -20,7 +20,7 @@ import {
 } from "../../src/entities";
 import { FixtureError, loadFixture } from "../../src/fixtures/load-fixture";
 import { openTestDatabase, type TestDatabase } from "../support/database";
-import { rowCounts } from "./support/row-counts";
+import { watchTables } from "../support/tables";
 
 /** The full example fixture (test/fixtures/spec-example.json), verbatim; its format is docs/fixtures.md. */
 const specExample = () =>
@@ -47,7 +47,7 @@ const load = (fixture: unknown) => loadFixture(createRequestContext(db.dataSourc
 
 /** Loads `fixture`, expects a FixtureError, and checks that no table changed. */
 async function expectRefused(fixture: unknown): Promise<FixtureError> {
-  const before = await rowCounts(db.dataSource);
+  const tables = await watchTables(db.dataSource);
   const error = await load(fixture).then(
     () => {
       throw new Error("the fixture was accepted");
@@ -55,7 +55,7 @@ async function expectRefused(fixture: unknown): Promise<FixtureError> {
     (caught: unknown) => caught,
   );
   expect(error).toBeInstanceOf(FixtureError);
-  expect(await rowCounts(db.dataSource)).toEqual(before);
+  await tables.expectNothingWritten();
   return error as FixtureError;
 }
 
@@ -194,7 +194,7 @@ describe("the spec example", () => {
   it("a database failure in the middle of the load rolls everything back", async () => {
     const fixture = specExample() as unknown as { organizations: SpecOrganization[] };
     renumber(fixture.organizations[0]);
-    const before = await rowCounts(db.dataSource);
+    const tables = await watchTables(db.dataSource);
     // Every insert (em.insert and multi-row inserts alike) ends in InsertQueryBuilder.execute.
     const execute = InsertQueryBuilder.prototype.execute;
     jest.spyOn(InsertQueryBuilder.prototype, "execute").mockImplementation(function (
@@ -208,7 +208,7 @@ describe("the spec example", () => {
     await expect(load(fixture)).rejects.toThrow("simulated database failure");
     // The failure came late: organization, project, forms, person, registration… were inserted first.
     expect(jest.mocked(InsertQueryBuilder.prototype.execute).mock.calls.length).toBeGreaterThan(10);
-    expect(await rowCounts(db.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 });
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { createConnection } from "mysql2/promise";
 import { DataSource } from "typeorm";
 import { DEMO_CREDENTIALS } from "../../src/fixtures/demo";
-import { onMysqlFamily, testDatabase } from "../support/database";
+import { itOnMysqlFamily, testDatabase } from "../support/database";
 import { buildService, spawnService, startService, stopService, type ServiceProcess } from "./support/service-process";
 
 // The real process: `node dist/src/main.js` as `npm start` runs it, built once for this file.
@@ -159,32 +159,28 @@ describe("the service process", () => {
     agent.destroy();
   });
 
-  it(
-    onMysqlFamily
-      ? "on MySQL/MariaDB applies the migrations at start and never loads the demo"
-      : "never loads the demo on MySQL/MariaDB (checked in-process on SQLite: bootstrap.test.ts)",
-    async () => {
-      if (testDatabase.kind === "sqlite") return;
-      const database = `${testDatabase.database}_process_${process.pid}`;
-      const { host, port, user, password } = testDatabase;
-      const admin = await createConnection({ host, port, user, password });
+  // On SQLite the same rule is checked in-process by bootstrap.test.ts.
+  itOnMysqlFamily("on MySQL/MariaDB applies the migrations at start and never loads the demo", async () => {
+    if (testDatabase.kind === "sqlite") throw new Error("chosen for MySQL/MariaDB only");
+    const database = `${testDatabase.database}_process_${process.pid}`;
+    const { host, port, user, password } = testDatabase;
+    const admin = await createConnection({ host, port, user, password });
+    await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
+    await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
+    try {
+      const url = `${testDatabase.kind}://${encodeURIComponent(user)}:${encodeURIComponent(password)}@${host}:${port}/${database}`;
+      const service = await start({ DATABASE_URL: url, DEMO: "true" });
+      expect(service.lines.find((line) => line.msg === "migrations applied")).toBeDefined();
+      expect(service.lines.find(demoLoaded)).toBeUndefined();
+      expect(await getJson(service.port, "/readyz")).toMatchObject({ status: 200 });
+      expect(await stopService(service)).toEqual({ code: 0, signal: null });
+      const [rows] = await admin.query(`SELECT COUNT(*) AS n FROM \`${database}\`.organization`);
+      expect(Number((rows as { n: number }[])[0].n)).toBe(0);
+    } finally {
       await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
-      await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
-      try {
-        const url = `${testDatabase.kind}://${encodeURIComponent(user)}:${encodeURIComponent(password)}@${host}:${port}/${database}`;
-        const service = await start({ DATABASE_URL: url, DEMO: "true" });
-        expect(service.lines.find((line) => line.msg === "migrations applied")).toBeDefined();
-        expect(service.lines.find(demoLoaded)).toBeUndefined();
-        expect(await getJson(service.port, "/readyz")).toMatchObject({ status: 200 });
-        expect(await stopService(service)).toEqual({ code: 0, signal: null });
-        const [rows] = await admin.query(`SELECT COUNT(*) AS n FROM \`${database}\`.organization`);
-        expect(Number((rows as { n: number }[])[0].n)).toBe(0);
-      } finally {
-        await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
-        await admin.end();
-      }
-    },
-  );
+      await admin.end();
+    }
+  });
 });
 
 /** The final (non-100) HTTP response on a raw socket, once its Content-Length body has arrived. */

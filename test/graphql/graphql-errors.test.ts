@@ -1,6 +1,7 @@
 import { MAPLE, OTHER, mapleHeaders } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
-import { graphql } from "./graphql-client";
+import { graphql } from "../support/graphql";
+import { watchTables } from "../support/tables";
 
 // Issue 4 §1 and contract §2–§3 on GraphQL: the same authentication as REST (a whole request
 // fails with HTTP 401 before any resolver), domain codes in extensions.code with VALIDATION_FAILED
@@ -14,9 +15,6 @@ afterAll(() => t.close());
 
 const PROJECTS = "{ projects { groupId } }";
 const REFUSED = "Authentication failed: Api-Id, Api-User and Api-Token must match an active API account.";
-const countRows = async (table: string) =>
-  Number((await t.dataSource.query(`SELECT COUNT(*) AS n FROM ${table}`))[0].n);
-
 describe("authentication (same headers and code as REST)", () => {
   it("refuses a request without credentials as a whole: 401 UNAUTHENTICATED and no data", async () => {
     const response = await graphql(t.app, PROJECTS, {}, {});
@@ -70,7 +68,7 @@ describe("authentication (same headers and code as REST)", () => {
   });
 
   it("runs no mutation without credentials and writes nothing", async () => {
-    const before = await countRows("status");
+    const tables = await watchTables(t.dataSource);
     const response = await graphql(
       t.app,
       `mutation { createStatus(input: {groupId: ${MAPLE.groupId}, name: "Nope", color: "#000000"}) { status { id } } }`,
@@ -78,7 +76,7 @@ describe("authentication (same headers and code as REST)", () => {
       {},
     );
     expect(response.status).toBe(401);
-    expect(await countRows("status")).toBe(before);
+    await tables.expectNothingWritten();
   });
 });
 

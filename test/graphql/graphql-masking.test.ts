@@ -3,7 +3,7 @@ import { createApp, type RegapiApp } from "../../src/app";
 import { createLogger } from "../../src/http/logger";
 import { MAPLE } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
-import { graphql } from "./graphql-client";
+import { graphql } from "../support/graphql";
 
 // Unexpected errors reach no client: the response says INTERNAL and quotes the request id; the
 // request's log line keeps the original (here an SQL error from a table that is gone).

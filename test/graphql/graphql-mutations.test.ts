@@ -1,6 +1,6 @@
 import { MAPLE } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
-import { graphql, graphqlData } from "./graphql-client";
+import { graphql, graphqlData } from "../support/graphql";
 
 // Issue 4 §3: the mutations' GraphQL shapes. Their rules are the domain's; the parity tests
 // (test/parity) prove REST and GraphQL write the same rows.

@@ -1,10 +1,10 @@
 import { loadUserSummaries } from "../../src/domain/users/user-summary";
-import { Registration } from "../../src/entities";
 import { presentMetaInfo as presentLegacyMetaInfo } from "../../src/rest/presenters/user-envelope";
 import { formatUtcDateTime } from "../../src/shared/dates";
 import { MAPLE } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
-import { graphqlData } from "./graphql-client";
+import { graphqlData } from "../support/graphql";
+import { uidOf } from "../support/rows";
 
 // Issue 4 §2: the queries read the same data REST presents, typed and camelCased.
 
@@ -13,9 +13,6 @@ beforeAll(async () => {
   t = await startTestApp();
 });
 afterAll(() => t.close());
-
-const uidOf = async (cloginId: number) =>
-  (await t.dataSource.manager.findOneByOrFail(Registration, { projectId: MAPLE.groupId, personId: cloginId })).uid;
 
 describe("projects and project", () => {
   const ids = async (args: string) =>
@@ -108,7 +105,7 @@ describe("user", () => {
       { g: MAPLE.groupId, c: MAPLE.miles },
     );
     expect(user).toMatchObject({
-      uid: await uidOf(MAPLE.miles),
+      uid: await uidOf(t.dataSource, MAPLE.groupId, MAPLE.miles),
       groupId: MAPLE.groupId,
       cloginId: MAPLE.miles,
       parentCloginId: null,
@@ -183,7 +180,7 @@ describe("user", () => {
            excluded totalUserTags tagIds totalNonExcludedChildren star assignedAdmin { id initials color } } } }`,
         { g: MAPLE.groupId, c: cloginId },
       );
-      const uid = await uidOf(cloginId);
+      const uid = await uidOf(t.dataSource, MAPLE.groupId, cloginId);
       const legacy = presentLegacyMetaInfo((await loadUserSummaries(t.dataSource.manager, [uid])).get(uid)!);
       const m = user.metaInfo as Record<string, never>;
       const status = m.status as { id: number; name: string; color: string } | null;
@@ -255,7 +252,7 @@ describe("users connection", () => {
   it("walks every user once, in uid order, with opaque cursors", async () => {
     const expected = [];
     for (const cloginId of [MAPLE.miles, MAPLE.childKind, MAPLE.bill])
-      expected.push({ uid: await uidOf(cloginId), cloginId });
+      expected.push({ uid: await uidOf(t.dataSource, MAPLE.groupId, cloginId), cloginId });
     expected.sort((a, b) => a.uid - b.uid);
 
     const seen: number[] = [];

@@ -1,6 +1,6 @@
 import { testFixture } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
-import { graphql, type GraphqlResponse } from "./graphql-client";
+import { graphql, type GraphqlResponse } from "../support/graphql";
 import { SCALE, scaleHeaders, scaleOrganization } from "./scale-fixture";
 
 // Issue 4 §4: nested user data is read through per-request DataLoaders, so the number of SQL

@@ -5,7 +5,8 @@ import { GRAPHQL_LIMITS } from "../../src/graphql/limits";
 import { createLogger } from "../../src/http/logger";
 import { MAPLE, mapleHeaders } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
-import { graphql } from "./graphql-client";
+import { graphql, postGraphql } from "../support/graphql";
+import { watchTables } from "../support/tables";
 
 // Issue 4 §5 and contract §1 on /graphql: body limits, CSRF prevention, no batching, depth /
 // alias / cost / token limits with a clear error, introspection from configuration, no stack
@@ -17,10 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const post = () => request(t.app).post("/graphql").set(mapleHeaders);
-const statusNames = async () =>
-  (await t.dataSource.query("SELECT name FROM status ORDER BY id")).map((row: { name: string }) => row.name);
-
+const post = () => postGraphql(t.app);
 function expectNoInternals(body: { errors?: { extensions?: Record<string, unknown> }[] }) {
   for (const error of body.errors ?? []) {
     expect(Object.keys(error.extensions ?? {})).not.toContain("stacktrace");
@@ -32,7 +30,7 @@ const limitError = (body: { errors?: { message: string; extensions?: Record<stri
 
 describe("HTTP transport of /graphql", () => {
   it("refuses a text/plain POST as a possible CSRF and runs nothing", async () => {
-    const before = await statusNames();
+    const tables = await watchTables(t.dataSource);
     const mutation = `mutation { createStatus(input: {groupId: ${MAPLE.groupId}, name: "Csrf", color: "#123456"}) { status { id } } }`;
     const response = await post()
       .set("Content-Type", "text/plain")
@@ -40,7 +38,7 @@ describe("HTTP transport of /graphql", () => {
     expect(response.status).toBe(400);
     expect(response.body.errors[0].extensions.code).toBe("BAD_REQUEST");
     expect(response.body.errors[0].message).toMatch(/Cross-Site Request Forgery/);
-    expect(await statusNames()).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("refuses a batched (array) body", async () => {

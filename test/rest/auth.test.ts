@@ -1,6 +1,7 @@
-import request from "supertest";
 import { Status } from "../../src/entities";
 import { MAPLE, mapleHeaders, OTHER } from "../fixtures/test-fixture";
+import { expectLegacyError } from "../support/legacy-error";
+import { postRest } from "../support/rest";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 let t: TestApp;
@@ -14,31 +15,14 @@ const STALE = "Timestamp must be Unix seconds within 300 s of the server clock."
 const listProjects = { action: "get_project_list", group_id: MAPLE.groupId, doc: {} };
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-const post = (path: string, body: unknown, headers: Record<string, string>) =>
-  request(t.app)
-    .post(path)
-    .set(headers)
-    .send(body as object);
-
-/** The error body of contract §3, key by key; returns it without request_id for comparisons. */
-function errorBody(res: request.Response, status: number, code: string, msg: string) {
-  expect(res.status).toBe(status);
-  expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
-  expect(Object.keys(res.body)).toEqual(["success", "msg", "msg_type", "error_code", "request_id"]);
-  expect(res.body).toMatchObject({ success: false, msg, msg_type: "error", error_code: code });
-  expect(res.body.request_id).toBe(res.headers["x-request-id"]);
-  const { request_id: _ignored, ...rest } = res.body;
-  return rest;
-}
-
 describe("authentication through HTTP (contract §2)", () => {
   const without = (name: keyof typeof mapleHeaders) =>
     Object.fromEntries(Object.entries(mapleHeaders).filter(([k]) => k !== name));
 
   for (const name of ["Api-Id", "Api-User", "Api-Token"] as const) {
     it(`a missing ${name} is 401 UNAUTHENTICATED with the common message`, async () => {
-      const res = await post("/reg/api2/projects/", listProjects, without(name));
-      errorBody(res, 401, "UNAUTHENTICATED", REFUSED);
+      const res = await postRest(t.app, "/reg/api2/projects/", listProjects, without(name));
+      expectLegacyError(res, 401, "UNAUTHENTICATED", { msg: REFUSED });
     });
   }
 
@@ -58,21 +42,26 @@ describe("authentication through HTTP (contract §2)", () => {
     ];
     const bodies = [];
     for (const headers of variants)
-      bodies.push(errorBody(await post("/reg/api2/projects/", listProjects, headers), 401, "UNAUTHENTICATED", REFUSED));
+      bodies.push(
+        expectLegacyError(await postRest(t.app, "/reg/api2/projects/", listProjects, headers), 401, "UNAUTHENTICATED", {
+          msg: REFUSED,
+        }),
+      );
     for (const body of bodies) expect(body).toEqual(bodies[0]);
   });
 
   it("an inactive account (20002) is 401 UNAUTHENTICATED", async () => {
-    const res = await post(
+    const res = await postRest(
+      t.app,
       "/reg/api2/projects/",
       { ...listProjects, group_id: OTHER.groupId },
       { "Api-Id": "20002", "Api-User": "old@other.test", "Api-Token": "inactive-token-20002" },
     );
-    errorBody(res, 401, "UNAUTHENTICATED", REFUSED);
+    expectLegacyError(res, 401, "UNAUTHENTICATED", { msg: REFUSED });
   });
 
   it("header names are matched in any case, and Api-User's value too", async () => {
-    const res = await post("/reg/api2/projects/", listProjects, {
+    const res = await postRest(t.app, "/reg/api2/projects/", listProjects, {
       "api-id": MAPLE.apiId,
       "API-USER": MAPLE.apiUser.toUpperCase(),
       "aPi-ToKeN": MAPLE.apiToken,
@@ -82,13 +71,16 @@ describe("authentication through HTTP (contract §2)", () => {
   });
 
   it("a fresh Timestamp (Unix seconds) is accepted", async () => {
-    const res = await post("/reg/api2/projects/", listProjects, { ...mapleHeaders, Timestamp: String(nowSeconds()) });
+    const res = await postRest(t.app, "/reg/api2/projects/", listProjects, {
+      ...mapleHeaders,
+      Timestamp: String(nowSeconds()),
+    });
     expect(res.status).toBe(200);
   });
 
   it("a Timestamp 290 s off is still inside the window", async () => {
     for (const offset of [-290, 290]) {
-      const res = await post("/reg/api2/projects/", listProjects, {
+      const res = await postRest(t.app, "/reg/api2/projects/", listProjects, {
         ...mapleHeaders,
         Timestamp: String(nowSeconds() + offset),
       });
@@ -105,33 +97,34 @@ describe("authentication through HTTP (contract §2)", () => {
     ["empty", () => ""],
   ] as const) {
     it(`a Timestamp ${name} is 401 STALE_TIMESTAMP`, async () => {
-      const res = await post("/reg/api2/projects/", listProjects, { ...mapleHeaders, Timestamp: value() });
-      errorBody(res, 401, "STALE_TIMESTAMP", STALE);
+      const res = await postRest(t.app, "/reg/api2/projects/", listProjects, { ...mapleHeaders, Timestamp: value() });
+      expectLegacyError(res, 401, "STALE_TIMESTAMP", { msg: STALE });
     });
   }
 
   it("a stale Timestamp with wrong credentials is UNAUTHENTICATED (credentials first)", async () => {
-    const res = await post("/reg/api2/projects/", listProjects, {
+    const res = await postRest(t.app, "/reg/api2/projects/", listProjects, {
       ...mapleHeaders,
       "Api-Token": "wrong",
       Timestamp: "1",
     });
-    errorBody(res, 401, "UNAUTHENTICATED", REFUSED);
+    expectLegacyError(res, 401, "UNAUTHENTICATED", { msg: REFUSED });
   });
 
   it("authentication comes before the envelope: an invalid body without credentials is 401", async () => {
-    const res = await post("/reg/api2/statuses/", { nothing: true }, {});
-    errorBody(res, 401, "UNAUTHENTICATED", REFUSED);
+    const res = await postRest(t.app, "/reg/api2/statuses/", { nothing: true }, {});
+    expectLegacyError(res, 401, "UNAUTHENTICATED", { msg: REFUSED });
   });
 
   it("authentication comes before the action name: an unknown action without credentials is 401", async () => {
-    const res = await post("/reg/api2/users/", { action: "nope", group_id: 1 }, {});
-    errorBody(res, 401, "UNAUTHENTICATED", REFUSED);
+    const res = await postRest(t.app, "/reg/api2/users/", { action: "nope", group_id: 1 }, {});
+    expectLegacyError(res, 401, "UNAUTHENTICATED", { msg: REFUSED });
   });
 
   it("a refused call writes nothing", async () => {
     const before = await t.dataSource.manager.count(Status);
-    const res = await post(
+    const res = await postRest(
+      t.app,
       "/reg/api2/statuses/",
       { action: "create", group_id: MAPLE.groupId, doc: { status_name: "Sneaky", color: "#000000" } },
       { ...mapleHeaders, "Api-Token": "wrong" },
@@ -157,27 +150,28 @@ describe("group ownership (contract §2)", () => {
     ],
   ] as const) {
     it(`/${endpoint}/: a foreign project and a missing project get identical 403 bodies but for request_id`, async () => {
-      const foreign = await post(`/reg/api2/${endpoint}/`, body(OTHER.groupId), mapleHeaders);
-      const missing = await post(`/reg/api2/${endpoint}/`, body(MISSING), mapleHeaders);
-      const foreignBody = errorBody(foreign, 403, "FORBIDDEN", forbidden(OTHER.groupId));
-      const missingBody = errorBody(missing, 403, "FORBIDDEN", forbidden(MISSING));
+      const foreign = await postRest(t.app, `/reg/api2/${endpoint}/`, body(OTHER.groupId), mapleHeaders);
+      const missing = await postRest(t.app, `/reg/api2/${endpoint}/`, body(MISSING), mapleHeaders);
+      const foreignBody = expectLegacyError(foreign, 403, "FORBIDDEN", { msg: forbidden(OTHER.groupId) });
+      const missingBody = expectLegacyError(missing, 403, "FORBIDDEN", { msg: forbidden(MISSING) });
       expect({ ...foreignBody, msg: "" }).toEqual({ ...missingBody, msg: "" });
       expect(foreign.body.msg.replace(String(OTHER.groupId), "N")).toBe(missing.body.msg.replace(String(MISSING), "N"));
       expect(foreign.body.request_id).not.toBe(missing.body.request_id);
     });
 
     it(`/${endpoint}/: another organization cannot use a Maple project`, async () => {
-      const res = await post(`/reg/api2/${endpoint}/`, body(MAPLE.groupId), {
+      const res = await postRest(t.app, `/reg/api2/${endpoint}/`, body(MAPLE.groupId), {
         "Api-Id": OTHER.apiId,
         "Api-User": OTHER.apiUser,
         "Api-Token": OTHER.apiToken,
       });
-      errorBody(res, 403, "FORBIDDEN", forbidden(MAPLE.groupId));
+      expectLegacyError(res, 403, "FORBIDDEN", { msg: forbidden(MAPLE.groupId) });
     });
   }
 
   it("the owner of the foreign project is served", async () => {
-    const res = await post(
+    const res = await postRest(
+      t.app,
       "/reg/api2/projects/",
       { ...listProjects, group_id: OTHER.groupId },
       { "Api-Id": OTHER.apiId, "Api-User": OTHER.apiUser, "Api-Token": OTHER.apiToken },
@@ -188,7 +182,8 @@ describe("group ownership (contract §2)", () => {
 
   it("a forbidden statuses create writes nothing", async () => {
     const before = await t.dataSource.manager.count(Status);
-    const res = await post(
+    const res = await postRest(
+      t.app,
       "/reg/api2/statuses/",
       { action: "create", group_id: OTHER.groupId, doc: { status_name: "Intruder", color: "#111111" } },
       mapleHeaders,

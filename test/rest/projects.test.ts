@@ -1,8 +1,10 @@
-import request from "supertest";
+import type { Response } from "supertest";
 import { listProjects } from "../../src/domain/projects/projects.service";
 import { Payment, Registration } from "../../src/entities";
 import { loadFixture } from "../../src/fixtures/load-fixture";
 import { MAPLE, mapleHeaders } from "../fixtures/test-fixture";
+import { expectLegacyError } from "../support/legacy-error";
+import { postRest } from "../support/rest";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 let t: TestApp;
@@ -12,12 +14,9 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const list = (doc: unknown, headers: Record<string, string> = mapleHeaders, groupId: number | string = MAPLE.groupId) =>
-  request(t.app)
-    .post("/reg/api2/projects/")
-    .set(headers)
-    .send({ action: "get_project_list", group_id: groupId, doc } as object);
+  postRest(t.app, "projects", { action: "get_project_list", group_id: groupId, doc }, headers);
 
-const ids = (res: request.Response) => res.body.projects.map((p: { group_id: string }) => p.group_id);
+const ids = (res: Response) => res.body.projects.map((p: { group_id: string }) => p.group_id);
 
 describe("projects get_project_list (contract §7.4)", () => {
   it("answers the response shape key by key, flags echoed as booleans, HTTP 200", async () => {
@@ -202,19 +201,11 @@ describe("projects get_project_list: group_totals (contract §7, §8)", () => {
 
 describe("projects get_project_list: validation", () => {
   it("a missing doc is 400 naming doc (the seed requires it)", async () => {
-    const res = await request(t.app)
-      .post("/reg/api2/projects/")
-      .set(mapleHeaders)
-      .send({ action: "get_project_list", group_id: MAPLE.groupId });
-    expect(res.status).toBe(400);
-    expect(Object.keys(res.body)).toEqual(["success", "msg", "msg_type", "error_code", "errors", "request_id"]);
-    expect(res.body).toMatchObject({
-      success: false,
-      msg_type: "error",
-      error_code: "VALIDATION_FAILED",
+    const res = await postRest(t.app, "projects", { action: "get_project_list", group_id: MAPLE.groupId });
+    expectLegacyError(res, 400, "VALIDATION_FAILED", {
+      msg: "doc is required (a JSON object).",
       errors: [{ path: "doc", message: "is required (a JSON object)" }],
     });
-    expect(res.body.msg).toBe("doc is required (a JSON object).");
   });
 
   for (const [member, value] of [
@@ -224,11 +215,9 @@ describe("projects get_project_list: validation", () => {
   ] as const) {
     it(`a non-flag ${member} (${JSON.stringify(value)}) is 400 naming doc.${member}`, async () => {
       const res = await list({ [member]: value });
-      expect(res.status).toBe(400);
-      expect(res.body.error_code).toBe("VALIDATION_FAILED");
-      expect(res.body.errors).toEqual([
-        { path: `doc.${member}`, message: `must be true or false (or 1 or 0), got ${JSON.stringify(value)}` },
-      ]);
+      expectLegacyError(res, 400, "VALIDATION_FAILED", {
+        errors: [{ path: `doc.${member}`, message: `must be true or false (or 1 or 0), got ${JSON.stringify(value)}` }],
+      });
     });
   }
 

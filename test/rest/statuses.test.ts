@@ -1,8 +1,11 @@
-import request from "supertest";
+import type { Response } from "supertest";
 import { createStatus } from "../../src/domain/statuses/statuses.service";
 import { Status } from "../../src/entities";
-import { MAPLE, mapleHeaders } from "../fixtures/test-fixture";
-import { onMysqlFamily } from "../support/database";
+import { MAPLE } from "../fixtures/test-fixture";
+import { expectLegacyError } from "../support/legacy-error";
+import { postRest } from "../support/rest";
+import { watchTables } from "../support/tables";
+import { itOnMysqlFamily } from "../support/database";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 let t: TestApp;
@@ -12,25 +15,14 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const create = (doc: unknown, extra: Record<string, unknown> = {}) =>
-  request(t.app)
-    .post("/reg/api2/statuses/")
-    .set(mapleHeaders)
-    .send({ action: "create", group_id: MAPLE.groupId, doc, ...extra } as object);
+  postRest(t.app, "statuses", { action: "create", group_id: MAPLE.groupId, doc, ...extra });
 
-const statusCount = () => t.dataSource.manager.count(Status);
-
-/** Contract §3 VALIDATION_FAILED body, key by key, with the expected problems in order. */
-function expectInvalid(res: request.Response, problems: { path: string; message: string }[]) {
-  expect(res.status).toBe(400);
-  expect(Object.keys(res.body)).toEqual(["success", "msg", "msg_type", "error_code", "errors", "request_id"]);
-  expect(res.body.success).toBe(false);
-  expect(res.body.msg_type).toBe("error");
-  expect(res.body.error_code).toBe("VALIDATION_FAILED");
-  expect(res.body.errors).toEqual(problems);
+/** VALIDATION_FAILED with the expected problems in order; msg names the first and counts the others. */
+function expectInvalid(res: Response, problems: { path: string; message: string }[]) {
+  expectLegacyError(res, 400, "VALIDATION_FAILED", { errors: problems });
   const more = problems.length - 1;
   const others = more === 0 ? "" : ` (and ${more} more problem${more > 1 ? "s" : ""}, see errors)`;
   expect(res.body.msg).toBe(`${problems[0].path} ${problems[0].message}${others}.`);
-  expect(res.body.request_id).toBe(res.headers["x-request-id"]);
 }
 
 describe("statuses create (contract §7.3)", () => {
@@ -182,20 +174,17 @@ describe("statuses create: validation (contract §7), nothing written", () => {
   ];
   for (const [name, doc, problems] of cases) {
     it(`${name} is 400 VALIDATION_FAILED naming ${problems.map((p) => p.path).join(", ")}`, async () => {
-      const before = await statusCount();
+      const tables = await watchTables(t.dataSource);
       expectInvalid(await create(doc), problems);
-      expect(await statusCount()).toBe(before);
+      await tables.expectNothingWritten();
     });
   }
 
   it("a missing doc is 400 naming doc", async () => {
-    const before = await statusCount();
-    const res = await request(t.app)
-      .post("/reg/api2/statuses/")
-      .set(mapleHeaders)
-      .send({ action: "create", group_id: MAPLE.groupId });
+    const tables = await watchTables(t.dataSource);
+    const res = await postRest(t.app, "statuses", { action: "create", group_id: MAPLE.groupId });
     expectInvalid(res, [{ path: "doc", message: "is required (a JSON object)" }]);
-    expect(await statusCount()).toBe(before);
+    await tables.expectNothingWritten();
   });
 
   it("a doc that is not an object is 400 naming doc", async () => {
@@ -220,23 +209,15 @@ describe("statuses create: duplicate names (contract §7)", () => {
   it("a second status of the same name, in any case, is 409 CONFLICT with the existing status_id", async () => {
     const first = await create({ status_name: "On Hold", color: "#FFAA00", is_excluded: 0 });
     expect(first.status).toBe(200);
-    const before = await statusCount();
+    const tables = await watchTables(t.dataSource);
     for (const name of ["On Hold", "on hold", "ON HOLD", "  On hold "]) {
       const res = await create({ status_name: name, color: "#000000", is_excluded: 1 });
-      expect(res.status).toBe(409);
-      expect(Object.keys(res.body)).toEqual(["success", "msg", "msg_type", "error_code", "status_id", "request_id"]);
-      expect(res.body).toMatchObject({
-        success: false,
-        msg_type: "error",
-        error_code: "CONFLICT",
-        status_id: first.body.status_id,
+      expectLegacyError(res, 409, "CONFLICT", {
+        msg: `Status name "${name.trim()}" is taken in this project by status_id ${first.body.status_id} ("On Hold"); names are compared case-insensitively.`,
+        extra: { status_id: first.body.status_id },
       });
-      expect(res.body.msg).toBe(
-        `Status name "${name.trim()}" is taken in this project by status_id ${first.body.status_id} ("On Hold"); names are compared case-insensitively.`,
-      );
-      expect(res.body.request_id).toBe(res.headers["x-request-id"]);
     }
-    expect(await statusCount()).toBe(before);
+    await tables.expectNothingWritten();
   });
 
   it("a fixture status name is a duplicate too (Accepted → status 9)", async () => {
@@ -252,7 +233,7 @@ describe("statuses create: duplicate names (contract §7)", () => {
   });
 
   it("concurrent creates of one name: exactly one succeeds, the others get 409 with its id", async () => {
-    const before = await statusCount();
+    const before = await t.dataSource.manager.count(Status);
     const results = await Promise.all(
       ["Race", "race", "RACE", "Race ", "rAcE"].map((name) => create({ status_name: name, color: "#0A0B0C" })),
     );
@@ -263,11 +244,11 @@ describe("statuses create: duplicate names (contract §7)", () => {
       expect(loser.body.error_code).toBe("CONFLICT");
       expect(loser.body.status_id).toBe(winners[0].body.status_id);
     }
-    expect(await statusCount()).toBe(before + 1);
+    expect(await t.dataSource.manager.count(Status)).toBe(before + 1);
   });
 
   // SQLite has a single writer, so only MySQL/MariaDB can interleave two creates past the check.
-  (onMysqlFamily ? it : it.skip)(
+  itOnMysqlFamily(
     "a create racing an uncommitted insert of the same name gets 409 with that row's id (unique index)",
     async () => {
       const holder = t.dataSource.createQueryRunner();

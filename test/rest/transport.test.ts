@@ -4,6 +4,8 @@ import { Status } from "../../src/entities";
 import { LEGACY_ACTIONS_NOT_BUILT } from "../../src/rest/router";
 import { usersActions } from "../../src/rest/users/users.actions";
 import { MAPLE, mapleHeaders, OTHER } from "../fixtures/test-fixture";
+import { expectLegacyError } from "../support/legacy-error";
+import { postRest } from "../support/rest";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 let t: TestApp;
@@ -15,47 +17,12 @@ afterAll(() => t.close());
 const ENDPOINTS = ["users", "statuses", "projects"] as const;
 const listProjects = { action: "get_project_list", group_id: MAPLE.groupId, doc: {} };
 
-const post = (path: string, body: unknown, headers: Record<string, string> = mapleHeaders) =>
-  request(t.app)
-    .post(path)
-    .set(headers)
-    .send(body as object);
-
-/** The contract §3 error body, checked key by key and in order. */
-function expectErrorBody(
-  res: request.Response,
-  status: number,
-  code: string,
-  options: { msg?: RegExp | string; errors?: { path: string; message: string | RegExp }[] } = {},
-) {
-  expect(res.status).toBe(status);
-  expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
-  const keys = ["success", "msg", "msg_type", "error_code", ...(options.errors ? ["errors"] : []), "request_id"];
-  expect(Object.keys(res.body)).toEqual(keys);
-  expect(res.body.success).toBe(false);
-  expect(typeof res.body.msg).toBe("string");
-  if (options.msg instanceof RegExp) expect(res.body.msg).toMatch(options.msg);
-  else if (options.msg !== undefined) expect(res.body.msg).toBe(options.msg);
-  expect(res.body.msg_type).toBe("error");
-  expect(res.body.error_code).toBe(code);
-  if (options.errors) {
-    expect(res.body.errors).toHaveLength(options.errors.length);
-    options.errors.forEach((expected, i) => {
-      expect(Object.keys(res.body.errors[i])).toEqual(["path", "message"]);
-      expect(res.body.errors[i].path).toBe(expected.path);
-      if (expected.message instanceof RegExp) expect(res.body.errors[i].message).toMatch(expected.message);
-      else expect(res.body.errors[i].message).toBe(expected.message);
-    });
-  }
-  expect(res.body.request_id).toBe(res.headers["x-request-id"]);
-}
-
 describe("transport (contract §1): methods", () => {
   for (const endpoint of ENDPOINTS) {
     for (const method of ["get", "put", "delete", "patch"] as const) {
       it(`${method.toUpperCase()} /reg/api2/${endpoint}/ is 405 METHOD_NOT_ALLOWED with Allow: POST`, async () => {
         const res = await request(t.app)[method](`/reg/api2/${endpoint}/`).set(mapleHeaders);
-        expectErrorBody(res, 405, "METHOD_NOT_ALLOWED", {
+        expectLegacyError(res, 405, "METHOD_NOT_ALLOWED", {
           msg: `Method ${method.toUpperCase()} is not allowed on /reg/api2/${endpoint}/; use POST.`,
         });
         expect(res.headers.allow).toBe("POST");
@@ -65,23 +32,23 @@ describe("transport (contract §1): methods", () => {
 
   it("a wrong method is refused before authentication (no credentials still gives 405)", async () => {
     const res = await request(t.app).get("/reg/api2/projects/");
-    expectErrorBody(res, 405, "METHOD_NOT_ALLOWED");
+    expectLegacyError(res, 405, "METHOD_NOT_ALLOWED");
   });
 
   it("an endpoint this server does not have (/reg/api2/products/) is 404 NOT_FOUND with the error body", async () => {
-    const res = await post("/reg/api2/products/", { action: "create", group_id: MAPLE.groupId, doc: {} });
-    expectErrorBody(res, 404, "NOT_FOUND", { msg: "No route for POST /reg/api2/products/." });
+    const res = await postRest(t.app, "/reg/api2/products/", { action: "create", group_id: MAPLE.groupId, doc: {} });
+    expectLegacyError(res, 404, "NOT_FOUND", { msg: "No route for POST /reg/api2/products/." });
   });
 
   it("the trailing slash is optional on every endpoint", async () => {
-    for (const path of ["/reg/api2/projects", "/reg/api2/projects/"]) {
-      const res = await post(path, listProjects);
+    for (const path of ["/reg/api2/projects", "/reg/api2/projects/"] as const) {
+      const res = await postRest(t.app, path, listProjects);
       expect(res.status).toBe(200);
       expect(res.body.success).toBe(true);
     }
     for (const endpoint of ENDPOINTS) {
-      const res = await post(`/reg/api2/${endpoint}`, { action: "no_such_action", group_id: MAPLE.groupId });
-      expectErrorBody(res, 400, "UNKNOWN_ACTION");
+      const res = await postRest(t.app, `/reg/api2/${endpoint}`, { action: "no_such_action", group_id: MAPLE.groupId });
+      expectLegacyError(res, 400, "UNKNOWN_ACTION");
     }
   });
 });
@@ -93,7 +60,7 @@ describe("transport (contract §1): content type and body", () => {
       .set(mapleHeaders)
       .set("Content-Type", "text/plain")
       .send(JSON.stringify(listProjects));
-    expectErrorBody(res, 415, "UNSUPPORTED_MEDIA_TYPE", {
+    expectLegacyError(res, 415, "UNSUPPORTED_MEDIA_TYPE", {
       msg: 'The request body must be JSON sent as Content-Type: application/json; got Content-Type "text/plain".',
     });
   });
@@ -104,7 +71,7 @@ describe("transport (contract §1): content type and body", () => {
       .set(mapleHeaders)
       .type("form")
       .send({ action: "create", group_id: String(MAPLE.groupId) });
-    expectErrorBody(res, 415, "UNSUPPORTED_MEDIA_TYPE", {
+    expectLegacyError(res, 415, "UNSUPPORTED_MEDIA_TYPE", {
       msg: /got Content-Type "application\/x-www-form-urlencoded"/,
     });
   });
@@ -114,12 +81,12 @@ describe("transport (contract §1): content type and body", () => {
       .post("/reg/api2/projects/")
       .set(mapleHeaders)
       .send(Buffer.from(JSON.stringify(listProjects)));
-    expectErrorBody(res, 415, "UNSUPPORTED_MEDIA_TYPE", { msg: /got no Content-Type/ });
+    expectLegacyError(res, 415, "UNSUPPORTED_MEDIA_TYPE", { msg: /got no Content-Type/ });
   });
 
   it("the content type is checked before authentication", async () => {
     const res = await request(t.app).post("/reg/api2/projects/").set("Content-Type", "text/plain").send("{}");
-    expectErrorBody(res, 415, "UNSUPPORTED_MEDIA_TYPE");
+    expectLegacyError(res, 415, "UNSUPPORTED_MEDIA_TYPE");
   });
 
   it("application/json with a charset (any case) is accepted", async () => {
@@ -139,7 +106,7 @@ describe("transport (contract §1): content type and body", () => {
       .set(mapleHeaders)
       .set("Content-Type", "application/json; charset=latin1")
       .send(JSON.stringify(listProjects));
-    expectErrorBody(res, 415, "UNSUPPORTED_MEDIA_TYPE");
+    expectLegacyError(res, 415, "UNSUPPORTED_MEDIA_TYPE");
   });
 
   it("malformed JSON is 400 INVALID_JSON", async () => {
@@ -148,12 +115,12 @@ describe("transport (contract §1): content type and body", () => {
       .set(mapleHeaders)
       .set("Content-Type", "application/json")
       .send('{"action": "create", "group_id": ');
-    expectErrorBody(res, 400, "INVALID_JSON", { msg: "The request body is not valid JSON." });
+    expectLegacyError(res, 400, "INVALID_JSON", { msg: "The request body is not valid JSON." });
   });
 
   it("malformed JSON is reported before authentication", async () => {
     const res = await request(t.app).post("/reg/api2/statuses/").set("Content-Type", "application/json").send("{nope");
-    expectErrorBody(res, 400, "INVALID_JSON");
+    expectLegacyError(res, 400, "INVALID_JSON");
   });
 
   it("a body over 1 MiB is 413 PAYLOAD_TOO_LARGE", async () => {
@@ -164,7 +131,7 @@ describe("transport (contract §1): content type and body", () => {
       .set(mapleHeaders)
       .set("Content-Type", "application/json")
       .send(body);
-    expectErrorBody(res, 413, "PAYLOAD_TOO_LARGE", { msg: "The request body is larger than 1 MiB (1048576 bytes)." });
+    expectLegacyError(res, 413, "PAYLOAD_TOO_LARGE", { msg: "The request body is larger than 1 MiB (1048576 bytes)." });
   });
 
   it("a body of exactly 1 MiB is accepted", async () => {
@@ -196,7 +163,7 @@ describe("envelope (contract §1, §8): checked before the group's owner", () =>
         .set(mapleHeaders)
         .set("Content-Type", "application/json")
         .send(JSON.stringify(body));
-      expectErrorBody(res, 400, "VALIDATION_FAILED", { msg });
+      expectLegacyError(res, 400, "VALIDATION_FAILED", { msg });
     });
   }
 
@@ -206,7 +173,7 @@ describe("envelope (contract §1, §8): checked before the group's owner", () =>
       .set(mapleHeaders)
       .set("Content-Type", "application/json")
       .send("");
-    expectErrorBody(res, 400, "VALIDATION_FAILED", {
+    expectLegacyError(res, 400, "VALIDATION_FAILED", {
       errors: [
         { path: "action", message: "is required" },
         { path: "group_id", message: "is required" },
@@ -216,16 +183,16 @@ describe("envelope (contract §1, §8): checked before the group's owner", () =>
 
   for (const endpoint of ENDPOINTS) {
     it(`a missing action on /${endpoint}/ is 400 VALIDATION_FAILED even for a foreign group`, async () => {
-      const res = await post(`/reg/api2/${endpoint}/`, { group_id: OTHER.groupId, doc: {} });
-      expectErrorBody(res, 400, "VALIDATION_FAILED", {
+      const res = await postRest(t.app, `/reg/api2/${endpoint}/`, { group_id: OTHER.groupId, doc: {} });
+      expectLegacyError(res, 400, "VALIDATION_FAILED", {
         msg: "action is required.",
         errors: [{ path: "action", message: "is required" }],
       });
     });
 
     it(`a missing group_id on /${endpoint}/ is 400 VALIDATION_FAILED`, async () => {
-      const res = await post(`/reg/api2/${endpoint}/`, { action: "create", doc: {} });
-      expectErrorBody(res, 400, "VALIDATION_FAILED", {
+      const res = await postRest(t.app, `/reg/api2/${endpoint}/`, { action: "create", doc: {} });
+      expectLegacyError(res, 400, "VALIDATION_FAILED", {
         msg: "group_id is required.",
         errors: [{ path: "group_id", message: "is required" }],
       });
@@ -233,14 +200,14 @@ describe("envelope (contract §1, §8): checked before the group's owner", () =>
   }
 
   it("a non-string action is 400 VALIDATION_FAILED naming action", async () => {
-    const res = await post("/reg/api2/statuses/", { action: 7, group_id: MAPLE.groupId });
-    expectErrorBody(res, 400, "VALIDATION_FAILED", { errors: [{ path: "action", message: "must be a string" }] });
+    const res = await postRest(t.app, "/reg/api2/statuses/", { action: 7, group_id: MAPLE.groupId });
+    expectLegacyError(res, 400, "VALIDATION_FAILED", { errors: [{ path: "action", message: "must be a string" }] });
   });
 
   for (const bad of ["12a", "", " 100909072", -5, 1.5, true, [100909072], { id: 1 }]) {
     it(`group_id ${JSON.stringify(bad)} is 400 VALIDATION_FAILED naming group_id`, async () => {
-      const res = await post("/reg/api2/projects/", { ...listProjects, group_id: bad });
-      expectErrorBody(res, 400, "VALIDATION_FAILED", {
+      const res = await postRest(t.app, "/reg/api2/projects/", { ...listProjects, group_id: bad });
+      expectLegacyError(res, 400, "VALIDATION_FAILED", {
         msg: /^group_id must be an integer or a string of digits/,
         errors: [{ path: "group_id", message: /^must be an integer or a string of digits, got / }],
       });
@@ -248,18 +215,18 @@ describe("envelope (contract §1, §8): checked before the group's owner", () =>
   }
 
   it("group_id as a string of digits is accepted", async () => {
-    const res = await post("/reg/api2/projects/", { ...listProjects, group_id: String(MAPLE.groupId) });
+    const res = await postRest(t.app, "/reg/api2/projects/", { ...listProjects, group_id: String(MAPLE.groupId) });
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
   });
 
   it("invalid members for a foreign project are 400, not 403 (all validation before ownership)", async () => {
-    const res = await post("/reg/api2/statuses/", {
+    const res = await postRest(t.app, "/reg/api2/statuses/", {
       action: "create",
       group_id: OTHER.groupId,
       doc: { status_name: "", color: "red" },
     });
-    expectErrorBody(res, 400, "VALIDATION_FAILED", {
+    expectLegacyError(res, 400, "VALIDATION_FAILED", {
       errors: [
         { path: "doc.status_name", message: "must not be empty" },
         { path: "doc.color", message: 'must be a colour of the form #RRGGBB, got "red"' },
@@ -268,24 +235,24 @@ describe("envelope (contract §1, §8): checked before the group's owner", () =>
   });
 
   it("group_id is checked before the action name (an unknown action without group_id is VALIDATION_FAILED)", async () => {
-    const res = await post("/reg/api2/projects/", { action: "no_such_action" });
-    expectErrorBody(res, 400, "VALIDATION_FAILED", { errors: [{ path: "group_id", message: "is required" }] });
+    const res = await postRest(t.app, "/reg/api2/projects/", { action: "no_such_action" });
+    expectLegacyError(res, 400, "VALIDATION_FAILED", { errors: [{ path: "group_id", message: "is required" }] });
   });
 
   it("an action's members are checked before ownership: a bad flag for a foreign project is 400", async () => {
-    const res = await post("/reg/api2/projects/", {
+    const res = await postRest(t.app, "/reg/api2/projects/", {
       ...listProjects,
       group_id: OTHER.groupId,
       doc: { with_archived: "yes" },
     });
-    expectErrorBody(res, 400, "VALIDATION_FAILED", {
+    expectLegacyError(res, 400, "VALIDATION_FAILED", {
       errors: [{ path: "doc.with_archived", message: 'must be true or false (or 1 or 0), got "yes"' }],
     });
   });
 
   it("mark_forms_complete outside users update is 400 naming it", async () => {
-    const res = await post("/reg/api2/projects/", { ...listProjects, mark_forms_complete: "all" });
-    expectErrorBody(res, 400, "VALIDATION_FAILED", {
+    const res = await postRest(t.app, "/reg/api2/projects/", { ...listProjects, mark_forms_complete: "all" });
+    expectLegacyError(res, 400, "VALIDATION_FAILED", {
       errors: [{ path: "mark_forms_complete", message: "is valid only with action update on the users endpoint" }],
     });
   });
@@ -299,53 +266,57 @@ describe("actions (contract §1): unknown and not yet implemented", () => {
   };
   for (const endpoint of ENDPOINTS) {
     it(`an unknown action on /${endpoint}/ is 400 UNKNOWN_ACTION listing that endpoint's actions`, async () => {
-      const res = await post(`/reg/api2/${endpoint}/`, { action: "delete_everything", group_id: MAPLE.groupId });
+      const res = await postRest(t.app, `/reg/api2/${endpoint}/`, {
+        action: "delete_everything",
+        group_id: MAPLE.groupId,
+      });
       const list = validActions[endpoint].length > 0 ? validActions[endpoint].join(", ") : "(none yet)";
-      expectErrorBody(res, 400, "UNKNOWN_ACTION", {
+      expectLegacyError(res, 400, "UNKNOWN_ACTION", {
         msg: `Unknown action "delete_everything"; valid actions on /reg/api2/${endpoint}/: ${list}.`,
       });
     });
   }
 
   it("the projects action of the wrong endpoint is unknown there", async () => {
-    const res = await post("/reg/api2/statuses/", listProjects);
-    expectErrorBody(res, 400, "UNKNOWN_ACTION", {
+    const res = await postRest(t.app, "/reg/api2/statuses/", listProjects);
+    expectLegacyError(res, 400, "UNKNOWN_ACTION", {
       msg: 'Unknown action "get_project_list"; valid actions on /reg/api2/statuses/: create.',
     });
   });
 
   it("an inherited property name is not an action", async () => {
     for (const name of ["constructor", "__proto__", "toString"]) {
-      const res = await post("/reg/api2/projects/", { action: name, group_id: MAPLE.groupId });
-      expectErrorBody(res, 400, "UNKNOWN_ACTION");
+      const res = await postRest(t.app, "/reg/api2/projects/", { action: name, group_id: MAPLE.groupId });
+      expectLegacyError(res, 400, "UNKNOWN_ACTION");
     }
   });
 
   for (const name of LEGACY_ACTIONS_NOT_BUILT.users) {
     it(`legacy users action ${name} (not built yet) is 400 UNKNOWN_ACTION saying so`, async () => {
       if (Object.hasOwn(usersActions, name)) return; // built after all: its own tests cover it
-      const res = await post("/reg/api2/users/", {
+      const res = await postRest(t.app, "/reg/api2/users/", {
         action: name,
         group_id: MAPLE.groupId,
         clogin_id: MAPLE.miles,
         doc: {},
       });
-      expectErrorBody(res, 400, "UNKNOWN_ACTION", {
+      expectLegacyError(res, 400, "UNKNOWN_ACTION", {
         msg: new RegExp(`^Action "${name}" is not implemented by this server yet; valid actions on /reg/api2/users/: `),
       });
     });
   }
 
   it("a very long action name is cut short in the message", async () => {
-    const res = await post("/reg/api2/projects/", { action: "a".repeat(5000), group_id: MAPLE.groupId });
-    expectErrorBody(res, 400, "UNKNOWN_ACTION");
+    const res = await postRest(t.app, "/reg/api2/projects/", { action: "a".repeat(5000), group_id: MAPLE.groupId });
+    expectLegacyError(res, 400, "UNKNOWN_ACTION");
     expect(res.body.msg.length).toBeLessThan(200);
   });
 });
 
 describe("responses (contract §1, §3, §8)", () => {
   it("echoes the client's X-Request-Id in the header and the error body", async () => {
-    const res = await post(
+    const res = await postRest(
+      t.app,
       "/reg/api2/projects/",
       { action: "nope", group_id: MAPLE.groupId },
       { ...mapleHeaders, "X-Request-Id": "client-req-42" },
@@ -355,13 +326,13 @@ describe("responses (contract §1, §3, §8)", () => {
   });
 
   it("makes a request id when the client sends none, equal in header and body", async () => {
-    const res = await post("/reg/api2/projects/", { action: "nope", group_id: MAPLE.groupId });
+    const res = await postRest(t.app, "/reg/api2/projects/", { action: "nope", group_id: MAPLE.groupId });
     expect(res.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
     expect(res.body.request_id).toBe(res.headers["x-request-id"]);
   });
 
   it("a success is HTTP 200, JSON in UTF-8, with X-Request-Id", async () => {
-    const res = await post("/reg/api2/projects/", listProjects, { ...mapleHeaders, "X-Request-Id": "ok-1" });
+    const res = await postRest(t.app, "/reg/api2/projects/", listProjects, { ...mapleHeaders, "X-Request-Id": "ok-1" });
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
     expect(res.headers["x-request-id"]).toBe("ok-1");
@@ -371,12 +342,13 @@ describe("responses (contract §1, §3, §8)", () => {
     const failure = new Error("ER_PARSE_ERROR: near 'SELECT token_hash FROM api_account' at line 1");
     const spy = jest.spyOn(statusesService, "createStatus").mockRejectedValueOnce(failure);
     try {
-      const res = await post(
+      const res = await postRest(
+        t.app,
         "/reg/api2/statuses/",
         { action: "create", group_id: MAPLE.groupId, doc: { status_name: "Boom", color: "#123456" } },
         { ...mapleHeaders, "X-Request-Id": "boom-1" },
       );
-      expectErrorBody(res, 500, "INTERNAL", { msg: "Internal error; quote request id boom-1 when reporting it." });
+      expectLegacyError(res, 500, "INTERNAL", { msg: "Internal error; quote request id boom-1 when reporting it." });
       expect(spy).toHaveBeenCalledTimes(1);
       expect(res.text).not.toMatch(/SELECT|token_hash|ER_PARSE|at .*\.ts:\d+|stack/i);
     } finally {
@@ -392,7 +364,7 @@ describe("database unreachable", () => {
     await broken.dispose(); // the database goes away under a running app
     try {
       const res = await request(broken.app).post("/reg/api2/projects/").set(mapleHeaders).send(listProjects);
-      expectErrorBody(res, 503, "SERVICE_UNAVAILABLE", { msg: "The database is unavailable; try again shortly." });
+      expectLegacyError(res, 503, "SERVICE_UNAVAILABLE", { msg: "The database is unavailable; try again shortly." });
       expect(res.text).not.toMatch(/sqlite|mysql|pool|stack/i);
     } finally {
       await broken.regapi.stop();

@@ -1,15 +1,11 @@
 import { MAPLE, OTHER } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
-import {
-  expectErrorBody,
-  expectUserEnvelope,
-  LAB,
-  labFixture,
-  postUsers,
-  rowsOf,
-  snapshotWrites,
-  uidOf,
-} from "./users-support";
+import { expectLegacyError } from "../support/legacy-error";
+import { expectUserEnvelope } from "./users-support";
+import { LAB, labFixture } from "../fixtures/lab-fixture";
+import { postRest } from "../support/rest";
+import { rowsOf, uidOf } from "../support/rows";
+import { watchTables } from "../support/tables";
 
 // users add_email: contract §7.2.
 
@@ -27,7 +23,12 @@ const email = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 const addEmail = (emailList: unknown, cloginId: number = LAB.ann, groupId: number = LAB.groupId) =>
-  postUsers(t, { action: "add_email", group_id: groupId, clogin_id: cloginId, doc: { email_list: emailList } });
+  postRest(t.app, "users", {
+    action: "add_email",
+    group_id: groupId,
+    clogin_id: cloginId,
+    doc: { email_list: emailList },
+  });
 const history = async (cloginId: number = LAB.ann) =>
   rowsOf(t.dataSource, "email_record", await uidOf(t.dataSource, LAB.groupId, cloginId));
 
@@ -76,32 +77,32 @@ describe("add_email: response and records (contract §7.2)", () => {
       ).status,
     ).toBe(200);
     expect((await history(LAB.cy)).length).toBe(before + 100);
-    const snapshot = await snapshotWrites(t.dataSource);
-    expectErrorBody(await addEmail(Array.from({ length: 101 }, () => email())), 400, "VALIDATION_FAILED", {
+    const tables = await watchTables(t.dataSource);
+    expectLegacyError(await addEmail(Array.from({ length: 101 }, () => email())), 400, "VALIDATION_FAILED", {
       errors: [{ path: "doc.email_list", message: "must hold at most 100 emails" }],
     });
-    expectErrorBody(await addEmail([]), 400, "VALIDATION_FAILED", {
+    expectLegacyError(await addEmail([]), 400, "VALIDATION_FAILED", {
       errors: [{ path: "doc.email_list", message: "must hold at least one email" }],
     });
-    expect(await snapshotWrites(t.dataSource)).toEqual(snapshot);
+    await tables.expectNothingWritten();
   });
 });
 
 describe("add_email: validation, all or nothing (contract §7.2)", () => {
   it("from, to, subject and body are required: a 400 naming each missing member", async () => {
-    const before = await snapshotWrites(t.dataSource);
+    const tables = await watchTables(t.dataSource);
     const res = await addEmail([{ cc: "x@lab.test" }]);
-    expectErrorBody(res, 400, "VALIDATION_FAILED", {
+    expectLegacyError(res, 400, "VALIDATION_FAILED", {
       errors: ["from", "to", "subject", "body"].map((member) => ({
         path: `doc.email_list[0].${member}`,
         message: "is required",
       })),
     });
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("to, cc and bcc are comma-separated lists of valid addresses; one bad entry fails the whole call", async () => {
-    const before = await snapshotWrites(t.dataSource);
+    const tables = await watchTables(t.dataSource);
     const res = await addEmail([
       email(),
       email({ to: "ok@lab.test, nope" }),
@@ -109,7 +110,7 @@ describe("add_email: validation, all or nothing (contract §7.2)", () => {
       email({ bcc: "x@y" }),
       email({ from: "not an address" }),
     ]);
-    expectErrorBody(res, 400, "VALIDATION_FAILED", {
+    expectLegacyError(res, 400, "VALIDATION_FAILED", {
       msg: 'doc.email_list[1].to holds an invalid address: "nope" (and 3 more problems, see errors).',
       errors: [
         { path: "doc.email_list[1].to", message: 'holds an invalid address: "nope"' },
@@ -121,12 +122,12 @@ describe("add_email: validation, all or nothing (contract §7.2)", () => {
         },
       ],
     });
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("empty to or subject are refused; an empty body is accepted", async () => {
     const res = await addEmail([email({ to: " ", subject: "" })]);
-    expectErrorBody(res, 400, "VALIDATION_FAILED", {
+    expectLegacyError(res, 400, "VALIDATION_FAILED", {
       errors: [{ path: "doc.email_list[0].to" }, { path: "doc.email_list[0].subject" }],
     });
     expect((await addEmail([email({ body: "" })])).status).toBe(200);
@@ -134,7 +135,7 @@ describe("add_email: validation, all or nothing (contract §7.2)", () => {
 
   it("members of the wrong type are a 400 naming them", async () => {
     const res = await addEmail([email({ to: ["a@lab.test"], cc: 5, admin_id: "x" })]);
-    expectErrorBody(res, 400, "VALIDATION_FAILED", {
+    expectLegacyError(res, 400, "VALIDATION_FAILED", {
       errors: [
         { path: "doc.email_list[0].to", message: 'must be a string, got ["a@lab.test"]' },
         { path: "doc.email_list[0].cc", message: "must be a string (comma-separated addresses)" },
@@ -144,34 +145,34 @@ describe("add_email: validation, all or nothing (contract §7.2)", () => {
   });
 
   it("doc and doc.email_list are required", async () => {
-    expectErrorBody(
-      await postUsers(t, { action: "add_email", group_id: LAB.groupId, clogin_id: LAB.ann }),
+    expectLegacyError(
+      await postRest(t.app, "users", { action: "add_email", group_id: LAB.groupId, clogin_id: LAB.ann }),
       400,
       "VALIDATION_FAILED",
       { errors: [{ path: "doc" }] },
     );
-    expectErrorBody(
-      await postUsers(t, { action: "add_email", group_id: LAB.groupId, clogin_id: LAB.ann, doc: {} }),
+    expectLegacyError(
+      await postRest(t.app, "users", { action: "add_email", group_id: LAB.groupId, clogin_id: LAB.ann, doc: {} }),
       400,
       "VALIDATION_FAILED",
       {
         errors: [{ path: "doc.email_list", message: "is required" }],
       },
     );
-    expectErrorBody(await addEmail("venue@lab.test"), 400, "VALIDATION_FAILED", {
+    expectLegacyError(await addEmail("venue@lab.test"), 400, "VALIDATION_FAILED", {
       errors: [{ path: "doc.email_list", message: /email object/ }],
     });
   });
 
   it("a user not in the project is 404 USER_NOT_FOUND; a group of another organization is 403; nothing recorded", async () => {
-    const before = await snapshotWrites(t.dataSource);
-    expectErrorBody(await addEmail(email(), MAPLE.bill), 404, "USER_NOT_FOUND", {
+    const tables = await watchTables(t.dataSource);
+    expectLegacyError(await addEmail(email(), MAPLE.bill), 404, "USER_NOT_FOUND", {
       msg: `User ${MAPLE.bill} is not registered in project ${LAB.groupId}.`,
     });
-    expectErrorBody(await addEmail(email(), 300000001, OTHER.groupId), 403, "FORBIDDEN", {
+    expectLegacyError(await addEmail(email(), 300000001, OTHER.groupId), 403, "FORBIDDEN", {
       msg: `group_id ${OTHER.groupId} is not a project of your organization`,
     });
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 });
 
@@ -187,7 +188,7 @@ describe("add_email: admin_id (contract §7.2)", () => {
   });
 
   it("an admin without access to the project, a viewer, an admin of another organization or an unknown admin: 403 FORBIDDEN, nothing recorded", async () => {
-    const before = await snapshotWrites(t.dataSource);
+    const tables = await watchTables(t.dataSource);
     const res = await addEmail([
       email({ admin_id: LAB.admins.owner }),
       email({ admin_id: LAB.admins.managerElsewhere }),
@@ -195,7 +196,7 @@ describe("add_email: admin_id (contract §7.2)", () => {
       email({ admin_id: 601 }),
       email({ admin_id: 999 }),
     ]);
-    expectErrorBody(res, 403, "FORBIDDEN", {
+    expectLegacyError(res, 403, "FORBIDDEN", {
       msg: `doc.email_list[1].admin_id names ${LAB.admins.managerElsewhere}, who has no access to project ${LAB.groupId} (and 3 more problems, see errors).`,
       errors: [
         {
@@ -210,11 +211,11 @@ describe("add_email: admin_id (contract §7.2)", () => {
         { path: "doc.email_list[4].admin_id", message: "names 999, who is not an admin of your organization" },
       ],
     });
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("the demo manager with access to the demo project may send there", async () => {
-    const res = await postUsers(t, {
+    const res = await postRest(t.app, "users", {
       action: "add_email",
       group_id: MAPLE.groupId,
       clogin_id: MAPLE.miles,

@@ -1,17 +1,12 @@
 import { verifyPassword } from "../../src/auth/secrets";
 import { MAPLE, OTHER } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
-import {
-  expectErrorBody,
-  expectUserEnvelope,
-  formStates,
-  LAB,
-  labFixture,
-  postUsers,
-  rowsOf,
-  snapshotWrites,
-  storedValue,
-} from "./users-support";
+import { expectLegacyError } from "../support/legacy-error";
+import { expectUserEnvelope } from "./users-support";
+import { formStates, rowsOf, storedValue } from "../support/rows";
+import { LAB, labFixture } from "../fixtures/lab-fixture";
+import { postRest } from "../support/rest";
+import { watchTables } from "../support/tables";
 
 // users create: contract §1 (clogin_id on create), §7.1 (create), §8.
 
@@ -22,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const create = (doc: unknown, extra: Record<string, unknown> = {}) =>
-  postUsers(t, { action: "create", group_id: LAB.groupId, clogin_id: false, doc, ...extra });
+  postRest(t.app, "users", { action: "create", group_id: LAB.groupId, clogin_id: false, doc, ...extra });
 const personOf = async (id: number) => (await t.dataSource.query(`SELECT * FROM person WHERE id = ?`, [id]))[0];
 
 describe("users create: response (contract §7.1, §8)", () => {
@@ -78,15 +73,15 @@ describe("users create: the person (contract §7)", () => {
   });
 
   it("usernames are unique in the organization, case-insensitively: 409 CONFLICT, nothing written", async () => {
-    const before = await snapshotWrites(t.dataSource);
-    expectErrorBody(await create({ username: "ANN@lab.test", main_email: "x1@lab.test" }), 409, "CONFLICT", {
+    const tables = await watchTables(t.dataSource);
+    expectLegacyError(await create({ username: "ANN@lab.test", main_email: "x1@lab.test" }), 409, "CONFLICT", {
       msg: 'Username "ANN@lab.test" is already used in your organization.',
     });
     // the default username (main_email) clashes the same way, also with a user of another project of the organization
-    expectErrorBody(await create({ main_email: "MILES@maple.test" }), 409, "CONFLICT", {
+    expectLegacyError(await create({ main_email: "MILES@maple.test" }), 409, "CONFLICT", {
       msg: 'Username "MILES@maple.test" is already used in your organization.',
     });
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("a username of another organization does not clash", async () => {
@@ -95,32 +90,32 @@ describe("users create: the person (contract §7)", () => {
   });
 
   it("password shorter than 6 characters: 400 naming doc.password, nothing written", async () => {
-    const before = await snapshotWrites(t.dataSource);
+    const tables = await watchTables(t.dataSource);
     const res = await create({ password: "12345", main_email: "short@lab.test" });
-    expectErrorBody(res, 400, "VALIDATION_FAILED", {
+    expectLegacyError(res, 400, "VALIDATION_FAILED", {
       msg: "doc.password must have at least 6 characters.",
       errors: [{ path: "doc.password", message: "must have at least 6 characters" }],
     });
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("main_email must be a valid address, and a new person needs one: 400 naming doc.main_email", async () => {
-    const before = await snapshotWrites(t.dataSource);
-    expectErrorBody(await create({ main_email: "not-an-address", password: "secret1" }), 400, "VALIDATION_FAILED", {
+    const tables = await watchTables(t.dataSource);
+    expectLegacyError(await create({ main_email: "not-an-address", password: "secret1" }), 400, "VALIDATION_FAILED", {
       errors: [{ path: "doc.main_email", message: 'is not a valid email address: "not-an-address"' }],
     });
-    expectErrorBody(await create({ username: "nomail", password: "secret1" }), 400, "VALIDATION_FAILED", {
+    expectLegacyError(await create({ username: "nomail", password: "secret1" }), 400, "VALIDATION_FAILED", {
       errors: [{ path: "doc.main_email", message: "is required for a new user" }],
     });
-    expectErrorBody(await create({ main_email: "bad", password: "123" }), 400, "VALIDATION_FAILED", {
+    expectLegacyError(await create({ main_email: "bad", password: "123" }), 400, "VALIDATION_FAILED", {
       msg: 'doc.main_email is not a valid email address: "bad" (and 1 more problem, see errors).',
       errors: [{ path: "doc.main_email" }, { path: "doc.password" }],
     });
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("person data longer than its column is a 400 naming the member", async () => {
-    expectErrorBody(
+    expectLegacyError(
       await create({ main_email: "long@lab.test", first_name: "n".repeat(101) }),
       400,
       "VALIDATION_FAILED",
@@ -131,7 +126,7 @@ describe("users create: the person (contract §7)", () => {
   });
 
   it("person data must be strings: a 400 naming the member", async () => {
-    expectErrorBody(await create({ main_email: "types@lab.test", password: 123456 }), 400, "VALIDATION_FAILED", {
+    expectLegacyError(await create({ main_email: "types@lab.test", password: 123456 }), 400, "VALIDATION_FAILED", {
       errors: [{ path: "doc.password", message: "must be a string, got 123456" }],
     });
   });
@@ -139,13 +134,17 @@ describe("users create: the person (contract §7)", () => {
 
 describe("users create: clogin_id (contract §1, §8)", () => {
   it("clogin_id absent is a new person, like false", async () => {
-    const res = await postUsers(t, { action: "create", group_id: LAB.groupId, doc: { main_email: "absent@lab.test" } });
+    const res = await postRest(t.app, "users", {
+      action: "create",
+      group_id: LAB.groupId,
+      doc: { main_email: "absent@lab.test" },
+    });
     expect(res.status).toBe(200);
   });
 
   it("the id of a person of the organization registers that person in this project too (digit string accepted)", async () => {
     const before = (await t.dataSource.query(`SELECT COUNT(*) AS n FROM person`))[0].n;
-    const res = await postUsers(t, {
+    const res = await postRest(t.app, "users", {
       action: "create",
       group_id: LAB.groupId,
       clogin_id: String(MAPLE.miles),
@@ -159,7 +158,7 @@ describe("users create: clogin_id (contract §1, §8)", () => {
   });
 
   it("an existing person keeps its login: username and password in doc are ignored with a notice", async () => {
-    const res = await postUsers(t, {
+    const res = await postRest(t.app, "users", {
       action: "create",
       group_id: LAB.groupId,
       clogin_id: MAPLE.bill,
@@ -174,26 +173,41 @@ describe("users create: clogin_id (contract §1, §8)", () => {
   });
 
   it("already registered in this project: 409 CONFLICT, nothing written", async () => {
-    const before = await snapshotWrites(t.dataSource);
-    const res = await postUsers(t, { action: "create", group_id: LAB.groupId, clogin_id: LAB.ann, doc: {} });
-    expectErrorBody(res, 409, "CONFLICT", { msg: `User ${LAB.ann} is already registered in project ${LAB.groupId}.` });
+    const tables = await watchTables(t.dataSource);
+    const res = await postRest(t.app, "users", {
+      action: "create",
+      group_id: LAB.groupId,
+      clogin_id: LAB.ann,
+      doc: {},
+    });
+    expectLegacyError(res, 409, "CONFLICT", {
+      msg: `User ${LAB.ann} is already registered in project ${LAB.groupId}.`,
+      extra: { clogin_id: String(LAB.ann) },
+    });
     expect(res.body.clogin_id).toBe(String(LAB.ann));
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("contract §8: a clogin_id that is not a person of the caller's organization is 404 USER_NOT_FOUND", async () => {
-    const before = await snapshotWrites(t.dataSource);
+    const tables = await watchTables(t.dataSource);
     for (const cloginId of [300000001, 999999999]) {
-      const res = await postUsers(t, { action: "create", group_id: LAB.groupId, clogin_id: cloginId, doc: {} });
-      expectErrorBody(res, 404, "USER_NOT_FOUND", { msg: `clogin_id ${cloginId} is not a user of your organization.` });
+      const res = await postRest(t.app, "users", {
+        action: "create",
+        group_id: LAB.groupId,
+        clogin_id: cloginId,
+        doc: {},
+      });
+      expectLegacyError(res, 404, "USER_NOT_FOUND", {
+        msg: `clogin_id ${cloginId} is not a user of your organization.`,
+      });
     }
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("contract §1: any other clogin_id (true, a word) is a 400 naming clogin_id", async () => {
     for (const cloginId of [true, "new", 1.5]) {
-      expectErrorBody(
-        await postUsers(t, {
+      expectLegacyError(
+        await postRest(t.app, "users", {
           action: "create",
           group_id: LAB.groupId,
           clogin_id: cloginId,
@@ -223,7 +237,7 @@ describe("users create: registration, forms and values (contract §7, §8)", () 
   });
 
   it("contract §8: create in a family project makes a parent: level all and parent forms, connected_to its own clogin_id", async () => {
-    const res = await postUsers(t, {
+    const res = await postRest(t.app, "users", {
       action: "create",
       group_id: LAB.familyGroupId,
       clogin_id: false,
@@ -240,15 +254,15 @@ describe("users create: registration, forms and values (contract §7, §8)", () 
   });
 
   it("connected_to on create is refused (children come from create_child; our decision): 400 naming connected_to, nothing written", async () => {
-    const before = await snapshotWrites(t.dataSource);
-    const res = await postUsers(t, {
+    const tables = await watchTables(t.dataSource);
+    const res = await postRest(t.app, "users", {
       action: "create",
       group_id: LAB.familyGroupId,
       clogin_id: false,
       connected_to: 700005,
       doc: { main_email: "child@lab.test" },
     });
-    expectErrorBody(res, 400, "VALIDATION_FAILED", {
+    expectLegacyError(res, 400, "VALIDATION_FAILED", {
       errors: [
         {
           path: "connected_to",
@@ -257,7 +271,7 @@ describe("users create: registration, forms and values (contract §7, §8)", () 
         },
       ],
     });
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("other doc keys are field values handled as in update: written, matched, or refused with a notice", async () => {
@@ -322,20 +336,22 @@ describe("users create: registration, forms and values (contract §7, §8)", () 
   });
 
   it("contract §2: a group of another organization is 403 FORBIDDEN, checked before the doc", async () => {
-    const before = await snapshotWrites(t.dataSource);
-    const res = await postUsers(t, {
+    const tables = await watchTables(t.dataSource);
+    const res = await postRest(t.app, "users", {
       action: "create",
       group_id: OTHER.groupId,
       clogin_id: false,
       doc: { password: "1" },
     });
-    expectErrorBody(res, 403, "FORBIDDEN", { msg: `group_id ${OTHER.groupId} is not a project of your organization` });
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    expectLegacyError(res, 403, "FORBIDDEN", {
+      msg: `group_id ${OTHER.groupId} is not a project of your organization`,
+    });
+    await tables.expectNothingWritten();
   });
 
   it("doc may be omitted only with a clogin_id (a new person needs main_email)", async () => {
-    expectErrorBody(
-      await postUsers(t, { action: "create", group_id: LAB.groupId, clogin_id: false }),
+    expectLegacyError(
+      await postRest(t.app, "users", { action: "create", group_id: LAB.groupId, clogin_id: false }),
       400,
       "VALIDATION_FAILED",
       { errors: [{ path: "doc.main_email" }] },

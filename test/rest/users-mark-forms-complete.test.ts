@@ -1,40 +1,25 @@
 import { inTransaction } from "../../src/domain/transaction";
 import { updateUser } from "../../src/domain/users/users.service";
 import { startTestApp, type TestApp } from "../support/test-app";
-import {
-  expectErrorBody,
-  expectUserEnvelope,
-  formStates,
-  LAB,
-  labFixture,
-  postUsers,
-  rowsOf,
-  snapshotWrites,
-  uidOf,
-} from "./users-support";
+import { expectLegacyError } from "../support/legacy-error";
+import { expectUserEnvelope } from "./users-support";
+import { formStates, rowsOf, uidOf } from "../support/rows";
+import { LAB, labFixtureWithUsers } from "../fixtures/lab-fixture";
+import { postRest } from "../support/rest";
+import { watchTables } from "../support/tables";
 
 // update with mark_forms_complete: contract §5 (ids, states, response).
 
 let t: TestApp;
 beforeAll(async () => {
-  const fixture = labFixture() as { organizations: { projects: { id: number; users: unknown[] }[] }[] };
-  const lab = fixture.organizations[0].projects.find((p) => p.id === LAB.groupId)!;
-  for (let i = 0; i < 12; i += 1) {
-    lab.users.push({
-      cloginId: 720000 + i,
-      username: `m${i}@lab.test`,
-      mainEmail: `m${i}@lab.test`,
-      firstName: `M${i}`,
-      applicationDate: "2026-04-06 08:00:00",
-    });
-  }
-  t = await startTestApp({ fixture });
+  // Each test uses its own user (form 501 open, no values, a main email) so their order does not matter.
+  t = await startTestApp({ fixture: labFixtureWithUsers(720000, 12, "m") });
 });
 afterAll(() => t.close());
 
 const user = (i: number) => 720000 + i;
 const mark = (cloginId: number, selection: unknown, extra: Record<string, unknown> = {}) =>
-  postUsers(t, {
+  postRest(t.app, "users", {
     action: "update",
     group_id: LAB.groupId,
     clogin_id: cloginId,
@@ -79,10 +64,10 @@ describe("mark_forms_complete: response (contract §5)", () => {
   });
 
   it("an empty array marks nothing and succeeds", async () => {
-    const before = await snapshotWrites(t.dataSource);
+    const tables = await watchTables(t.dataSource);
     const res = await mark(user(3), []);
     expect([res.status, res.body.marked_complete, res.body.skipped]).toEqual([200, [], []]);
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 });
 
@@ -94,7 +79,7 @@ describe("mark_forms_complete: ids (contract §5)", () => {
   });
 
   it("contract §5: ids that are not forms of this user are skipped with a reason, form_id as sent, as a string, in the order sent", async () => {
-    const before = await snapshotWrites(t.dataSource);
+    const tables = await watchTables(t.dataSource);
     const res = await mark(user(5), [401, 999999, 502, "abc", null, { id: 1 }, 1.5, -3, 401]);
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
@@ -110,7 +95,7 @@ describe("mark_forms_complete: ids (contract §5)", () => {
       { form_id: "-3", reason: '"-3" is not a form id.' },
     ]);
     for (const entry of res.body.skipped) expect(Object.keys(entry)).toEqual(["form_id", "reason"]);
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("contract §5: skipped ids are not a failure; the forms that belong to the user are still marked", async () => {
@@ -133,7 +118,7 @@ describe("mark_forms_complete: ids (contract §5)", () => {
 
   it('a value that is neither "all" nor an array is a 400 naming mark_forms_complete', async () => {
     for (const selection of ["ALL", 505, { all: true }]) {
-      expectErrorBody(await mark(user(7), selection), 400, "VALIDATION_FAILED", {
+      expectLegacyError(await mark(user(7), selection), 400, "VALIDATION_FAILED", {
         errors: [{ path: "mark_forms_complete", message: /array of form ids or the string "all"/ }],
       });
     }
@@ -156,10 +141,10 @@ describe("mark_forms_complete: states (contract §5)", () => {
   it("contract §5: an already complete form is listed again and nothing changes; the repeated call returns the same answer", async () => {
     const first = await mark(user(9), [504, 505]);
     const statesBefore = await formStates(t.dataSource, LAB.groupId, user(9));
-    const before = await snapshotWrites(t.dataSource);
+    const tables = await watchTables(t.dataSource);
     await new Promise((resolve) => setTimeout(resolve, 5));
     const second = await mark(user(9), [504, 505]);
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
     expect(await formStates(t.dataSource, LAB.groupId, user(9))).toEqual(statesBefore);
     const { meta_info: _m1, ...firstRest } = first.body;
     const { meta_info: _m2, ...secondRest } = second.body;
@@ -213,20 +198,20 @@ describe("mark_forms_complete: states (contract §5)", () => {
 
 describe("mark_forms_complete: failures write nothing (contract §3, §4)", () => {
   it("a user not in the project: 404 USER_NOT_FOUND, neither values nor marks written", async () => {
-    const before = await snapshotWrites(t.dataSource);
-    const res = await postUsers(t, {
+    const tables = await watchTables(t.dataSource);
+    const res = await postRest(t.app, "users", {
       action: "update",
       group_id: LAB.groupId,
       clogin_id: 102670540,
       doc: { f_505_1: "x" },
       mark_forms_complete: "all",
     });
-    expectErrorBody(res, 404, "USER_NOT_FOUND");
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    expectLegacyError(res, 404, "USER_NOT_FOUND");
+    await tables.expectNothingWritten();
   });
 
   it("values and marks are one transaction: a failure after both rolls every write back", async () => {
-    const before = await snapshotWrites(t.dataSource);
+    const tables = await watchTables(t.dataSource);
     const ctx = t.context();
     await expect(
       inTransaction(ctx, async (tx) => {
@@ -241,31 +226,31 @@ describe("mark_forms_complete: failures write nothing (contract §3, §4)", () =
         throw new Error("fail after the writes");
       }),
     ).rejects.toThrow("fail after the writes");
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("contract §4: mark_forms_complete with create or add_email is a 400 naming the member", async () => {
-    const before = await snapshotWrites(t.dataSource);
-    const create = await postUsers(t, {
+    const tables = await watchTables(t.dataSource);
+    const create = await postRest(t.app, "users", {
       action: "create",
       group_id: LAB.groupId,
       clogin_id: false,
       doc: { main_email: "z@lab.test" },
       mark_forms_complete: "all",
     });
-    expectErrorBody(create, 400, "VALIDATION_FAILED", {
+    expectLegacyError(create, 400, "VALIDATION_FAILED", {
       errors: [{ path: "mark_forms_complete", message: /only with action update/ }],
     });
-    const addEmail = await postUsers(t, {
+    const addEmail = await postRest(t.app, "users", {
       action: "add_email",
       group_id: LAB.groupId,
       clogin_id: LAB.ann,
       doc: { email_list: { from: "a@lab.test", to: "b@lab.test", subject: "s", body: "b" } },
       mark_forms_complete: [501],
     });
-    expectErrorBody(addEmail, 400, "VALIDATION_FAILED", {
+    expectLegacyError(addEmail, 400, "VALIDATION_FAILED", {
       errors: [{ path: "mark_forms_complete", message: /only with action update/ }],
     });
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 });

@@ -1,5 +1,6 @@
 import { startTestApp, type TestApp } from "../support/test-app";
-import { fixtureWith, postUsers } from "./users-support";
+import { fixtureWith } from "../fixtures/lab-fixture";
+import { postRest } from "../support/rest";
 
 // Issue 3: user_info / meta_info and the whole users call cost a fixed number of SQL statements,
 // whatever the number of forms (and triggers, values, emails) involved. Two projects of the same
@@ -48,7 +49,7 @@ afterAll(() => t.close());
 const formIdsOf = (shape: Shape) => Array.from({ length: shape.forms }, (_, i) => shape.firstFormId + i);
 
 async function statementsOf(body: Record<string, unknown>): Promise<number> {
-  const { statements, result } = await t.countStatements(() => postUsers(t, body));
+  const { statements, result } = await t.countStatements(() => postRest(t.app, "users", body));
   expect(result.status).toBe(200);
   return statements;
 }
@@ -79,7 +80,7 @@ describe("statement counts do not grow with the number of forms (issue 3)", () =
           [`f_${id}_2`, ["Two"]],
         ]),
       );
-      const before = await postUsers(t, {
+      const before = await postRest(t.app, "users", {
         action: "update",
         group_id: shape.groupId,
         clogin_id: shape.user + 20,
@@ -88,7 +89,7 @@ describe("statement counts do not grow with the number of forms (issue 3)", () =
       });
       expect(before.status).toBe(200);
       counts.push(await statementsOf({ action: "update", group_id: shape.groupId, clogin_id: shape.user + 20, doc }));
-      const after = await postUsers(t, {
+      const after = await postRest(t.app, "users", {
         action: "update",
         group_id: shape.groupId,
         clogin_id: shape.user + 20,

@@ -1,38 +1,21 @@
 import { startTestApp, type TestApp } from "../support/test-app";
-import { formStates, LAB, labFixture, postUsers, rowsOf, snapshotWrites, storedValue, uidOf } from "./users-support";
+import { formStates, storedValue, triggerEffects } from "../support/rows";
+import { LAB, labFixtureWithUsers } from "../fixtures/lab-fixture";
+import { postRest } from "../support/rest";
+import { watchTables } from "../support/tables";
 
 // Form submission and triggers, submit_forms and disable_email_sending (contract §4).
 // Each test uses its own user so the order of tests does not matter.
 
 let t: TestApp;
 beforeAll(async () => {
-  // Every lab user gets the same starting point: form 501 open, no values, a main email.
-  const fixture = labFixture() as { organizations: { projects: { id: number; users: unknown[] }[] }[] };
-  const lab = fixture.organizations[0].projects.find((p) => p.id === LAB.groupId)!;
-  for (let i = 0; i < 12; i += 1) {
-    lab.users.push({
-      cloginId: 710000 + i,
-      username: `u${i}@lab.test`,
-      mainEmail: `u${i}@lab.test`,
-      firstName: `U${i}`,
-      applicationDate: "2026-04-05 08:00:00",
-    });
-  }
-  t = await startTestApp({ fixture });
+  t = await startTestApp({ fixture: labFixtureWithUsers(710000, 12, "u") });
 });
 afterAll(() => t.close());
 
 const update = (cloginId: number, doc: unknown, extra: Record<string, unknown> = {}) =>
-  postUsers(t, { action: "update", group_id: LAB.groupId, clogin_id: cloginId, doc, ...extra });
-const effects = async (cloginId: number) => {
-  const uid = await uidOf(t.dataSource, LAB.groupId, cloginId);
-  return {
-    cart: await rowsOf(t.dataSource, "cart_line", uid),
-    history: await rowsOf(t.dataSource, "email_record", uid),
-    outbox: await rowsOf(t.dataSource, "outbox_email", uid),
-    firings: await rowsOf(t.dataSource, "trigger_firing", uid),
-  };
-};
+  postRest(t.app, "users", { action: "update", group_id: LAB.groupId, clogin_id: cloginId, doc, ...extra });
+const effects = (cloginId: number) => triggerEffects(t.dataSource, LAB.groupId, cloginId);
 const user = (i: number) => 710000 + i;
 
 describe("form submission (contract §4)", () => {
@@ -93,10 +76,10 @@ describe("form submission (contract §4)", () => {
 
   it("a form already submitted and unchanged is not submitted twice: a repeated call changes nothing", async () => {
     await update(user(3), { first_name: "Ugo", f_501_3: "7" });
-    const before = await snapshotWrites(t.dataSource);
+    const tables = await watchTables(t.dataSource);
     const res = await update(user(3), { first_name: "Ugo", f_501_3: 7 });
     expect(res.body.success).toBe(true);
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("a changed value resubmits a complete form: submitted_at moves, completed_at stays", async () => {

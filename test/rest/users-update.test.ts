@@ -1,14 +1,11 @@
 import { MAPLE, OTHER } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
-import {
-  expectErrorBody,
-  expectUserEnvelope,
-  LAB,
-  labFixture,
-  postUsers,
-  snapshotWrites,
-  storedValue,
-} from "./users-support";
+import { expectLegacyError } from "../support/legacy-error";
+import { expectUserEnvelope } from "./users-support";
+import { LAB, labFixture } from "../fixtures/lab-fixture";
+import { postRest } from "../support/rest";
+import { watchTables } from "../support/tables";
+import { storedValue } from "../support/rows";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -17,7 +14,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const update = (cloginId: number, doc: unknown, extra: Record<string, unknown> = {}) =>
-  postUsers(t, { action: "update", group_id: LAB.groupId, clogin_id: cloginId, doc, ...extra });
+  postRest(t.app, "users", { action: "update", group_id: LAB.groupId, clogin_id: cloginId, doc, ...extra });
 const person = async (id: number) => (await t.dataSource.query(`SELECT * FROM person WHERE id = ?`, [id]))[0];
 
 describe("users update: response (contract §4)", () => {
@@ -40,7 +37,7 @@ describe("users update: response (contract §4)", () => {
   });
 
   it("family systems: a child's user_info.connected_to and meta_info.connected_to are its parent's clogin_id", async () => {
-    const res = await postUsers(t, {
+    const res = await postRest(t.app, "users", {
       action: "update",
       group_id: MAPLE.groupId,
       clogin_id: MAPLE.childKind,
@@ -73,14 +70,14 @@ describe("users update: doc keys and values (contract §4)", () => {
   });
 
   it("contract §4: a key starting with _ is a system field: not written, and a notice says so", async () => {
-    const before = await snapshotWrites(t.dataSource);
+    const tables = await watchTables(t.dataSource);
     const res = await update(LAB.ann, { _usercart: true, _submit: "x" });
     expect(res.body.success).toBe(true);
     expect(res.body.notices).toEqual([
       '"_usercart" is a system field and cannot be updated; it was not written.',
       '"_submit" is a system field and cannot be updated; it was not written.',
     ]);
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("contract §4: a key that names the same field as an earlier one (id and mapped name) is not written twice", async () => {
@@ -100,14 +97,14 @@ describe("users update: doc keys and values (contract §4)", () => {
 
 describe("users update: the three 'changes nothing' cases of the original interface (contract §4)", () => {
   it("case 1: a user that does not exist in the project is 404 USER_NOT_FOUND and nothing is written", async () => {
-    const before = await snapshotWrites(t.dataSource);
+    const tables = await watchTables(t.dataSource);
     for (const cloginId of [MAPLE.bill, 999999999, 300000001]) {
       const res = await update(cloginId, { f_501_3: "1" });
-      expectErrorBody(res, 404, "USER_NOT_FOUND", {
+      expectLegacyError(res, 404, "USER_NOT_FOUND", {
         msg: `User ${cloginId} is not registered in project ${LAB.groupId}.`,
       });
     }
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("case 2: an unknown field is not written, the rest proceeds, success stays true, a notice names key and reason", async () => {
@@ -132,13 +129,13 @@ describe("users update: the three 'changes nothing' cases of the original interf
   });
 
   it("case 3: a field of a form the user does not have is not written; a notice names key and reason", async () => {
-    const before = await snapshotWrites(t.dataSource);
+    const tables = await watchTables(t.dataSource);
     const res = await update(LAB.ann, { f_502_1: "Peanuts" });
     expect(res.body.success).toBe(true);
     expect(res.body.notices).toEqual([
       '"f_502_1" belongs to form 502, which user 700001 does not have; it was not written.',
     ]);
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("a field of another project (even of the same organization) counts as unknown", async () => {
@@ -253,12 +250,12 @@ describe("users update: per-type validation gives notices, not failures (our dec
   ];
   for (const [type, fieldId, value, notice] of cases) {
     it(`a ${type} field refuses ${JSON.stringify(value)}: notice, value not written, success true`, async () => {
-      const before = await snapshotWrites(t.dataSource);
+      const tables = await watchTables(t.dataSource);
       const res = await update(LAB.ann, { [fieldId]: value });
       expect(res.status).toBe(200);
       expect(res.body.success).toBe(true);
       expect(res.body.notices).toEqual([notice]);
-      expect(await snapshotWrites(t.dataSource)).toEqual(before);
+      await tables.expectNothingWritten();
     });
   }
 
@@ -288,21 +285,21 @@ describe("users update: per-type validation gives notices, not failures (our dec
 
 describe("users update: envelope (contract §1, §2, §4)", () => {
   it("contract §4: without doc and without mark_forms_complete the call is 400 VALIDATION_FAILED and writes nothing", async () => {
-    const before = await snapshotWrites(t.dataSource);
+    const tables = await watchTables(t.dataSource);
     for (const body of [
       { action: "update", group_id: LAB.groupId, clogin_id: LAB.ann },
       { action: "update", group_id: LAB.groupId, clogin_id: LAB.ann, doc: null },
     ]) {
-      expectErrorBody(await postUsers(t, body), 400, "VALIDATION_FAILED", {
+      expectLegacyError(await postRest(t.app, "users", body), 400, "VALIDATION_FAILED", {
         msg: "doc is required unless forms are marked complete.",
         errors: [{ path: "doc", message: "is required unless forms are marked complete" }],
       });
     }
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("contract §1: clogin_id and group_id may be strings of digits", async () => {
-    const res = await postUsers(t, {
+    const res = await postRest(t.app, "users", {
       action: "update",
       group_id: String(LAB.groupId),
       clogin_id: String(LAB.ann),
@@ -313,40 +310,40 @@ describe("users update: envelope (contract §1, §2, §4)", () => {
   });
 
   it("contract §1: a clogin_id that is not an integer is a 400 naming the member", async () => {
-    const res = await postUsers(t, { action: "update", group_id: LAB.groupId, clogin_id: "12a", doc: {} });
-    expectErrorBody(res, 400, "VALIDATION_FAILED", {
+    const res = await postRest(t.app, "users", { action: "update", group_id: LAB.groupId, clogin_id: "12a", doc: {} });
+    expectLegacyError(res, 400, "VALIDATION_FAILED", {
       errors: [{ path: "clogin_id", message: /integer or a string of digits/ }],
     });
   });
 
   it("contract §1: doc must be a JSON object", async () => {
     const res = await update(LAB.ann, "f_501_3=1");
-    expectErrorBody(res, 400, "VALIDATION_FAILED", { errors: [{ path: "doc", message: "must be a JSON object" }] });
+    expectLegacyError(res, 400, "VALIDATION_FAILED", { errors: [{ path: "doc", message: "must be a JSON object" }] });
   });
 
   it("contract §1: submit_forms must be a boolean", async () => {
     const res = await update(LAB.ann, { f_501_3: "1" }, { submit_forms: "no" });
-    expectErrorBody(res, 400, "VALIDATION_FAILED", {
+    expectLegacyError(res, 400, "VALIDATION_FAILED", {
       errors: [{ path: "submit_forms", message: 'must be true or false (or 1 or 0), got "no"' }],
     });
   });
 
   it("contract §2: a group of another organization is 403 FORBIDDEN, the same as a group that does not exist", async () => {
-    const before = await snapshotWrites(t.dataSource);
+    const tables = await watchTables(t.dataSource);
     for (const groupId of [OTHER.groupId, 123456789]) {
-      const res = await postUsers(t, {
+      const res = await postRest(t.app, "users", {
         action: "update",
         group_id: groupId,
         clogin_id: 300000001,
         doc: { f_901_1: "x" },
       });
-      expectErrorBody(res, 403, "FORBIDDEN", { msg: `group_id ${groupId} is not a project of your organization` });
+      expectLegacyError(res, 403, "FORBIDDEN", { msg: `group_id ${groupId} is not a project of your organization` });
     }
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("connected_to, when sent, must be the user's own connection: its parent for a child (our decision: else 400)", async () => {
-    const ok = await postUsers(t, {
+    const ok = await postRest(t.app, "users", {
       action: "update",
       group_id: MAPLE.groupId,
       clogin_id: MAPLE.childKind,
@@ -356,15 +353,15 @@ describe("users update: envelope (contract §1, §2, §4)", () => {
     expect(ok.status).toBe(200);
     const self = await update(LAB.ann, { f_505_1: "self" }, { connected_to: LAB.ann });
     expect(self.status).toBe(200);
-    const before = await snapshotWrites(t.dataSource);
-    const wrong = await postUsers(t, {
+    const tables = await watchTables(t.dataSource);
+    const wrong = await postRest(t.app, "users", {
       action: "update",
       group_id: MAPLE.groupId,
       clogin_id: MAPLE.childKind,
       connected_to: MAPLE.bill,
       doc: { f_301_3: ["L"] },
     });
-    expectErrorBody(wrong, 400, "VALIDATION_FAILED", {
+    expectLegacyError(wrong, 400, "VALIDATION_FAILED", {
       errors: [
         {
           path: "connected_to",
@@ -372,11 +369,11 @@ describe("users update: envelope (contract §1, §2, §4)", () => {
         },
       ],
     });
-    expect(await snapshotWrites(t.dataSource)).toEqual(before);
+    await tables.expectNothingWritten();
   });
 
   it("a doc with more than 1000 members is 400 (bounded work per call)", async () => {
     const doc = Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`k${i}`, "v"]));
-    expectErrorBody(await update(LAB.ann, doc), 400, "VALIDATION_FAILED", { errors: [{ path: "doc" }] });
+    expectLegacyError(await update(LAB.ann, doc), 400, "VALIDATION_FAILED", { errors: [{ path: "doc" }] });
   });
 });

@@ -1,0 +1,33 @@
+import "reflect-metadata";
+import { createRequestContext, type Principal, type RequestContext } from "../../src/domain/context";
+import { loadFixture } from "../../src/fixtures/load-fixture";
+import { testFixture } from "../fixtures/test-fixture";
+import { openTestDatabase, type TestDatabase } from "./database";
+
+export const MAPLE_PRINCIPAL: Principal = { apiAccountId: 15263, apiUser: "api_admin@maple.test", organizationId: 1 };
+
+export interface DomainDatabase extends TestDatabase {
+  /** A domain context as the given principal (default: the Maple Camps API account). */
+  context(principal?: Principal | null): RequestContext;
+  /** Statements issued while `work` runs (the tests run one call at a time). */
+  countStatements<T>(work: () => Promise<T>): Promise<{ statements: number; result: T }>;
+}
+
+/**
+ * A migrated database with a fixture loaded (default: the test fixture; null: none), for calling
+ * the domain directly, without an app or HTTP.
+ */
+export async function openDomainDatabase(options: { fixture?: unknown } = {}): Promise<DomainDatabase> {
+  const db = await openTestDatabase();
+  const fixture = options.fixture === undefined ? testFixture() : options.fixture;
+  if (fixture !== null) await loadFixture(createRequestContext(db.dataSource, "fixture"), fixture);
+  return {
+    ...db,
+    context: (principal = MAPLE_PRINCIPAL) => createRequestContext(db.dataSource, "test", principal),
+    async countStatements(work) {
+      const before = db.sql.total;
+      const result = await work();
+      return { statements: db.sql.total - before, result };
+    },
+  };
+}
