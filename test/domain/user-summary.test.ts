@@ -20,6 +20,7 @@ describe("user summary (domain)", () => {
       uid,
       groupId: MAPLE.groupId,
       cloginId: MAPLE.miles,
+      connectedTo: MAPLE.miles,
       parentCloginId: null,
       name: "Miles Davis",
       totalForms: 3,
