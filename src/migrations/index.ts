@@ -1,5 +1,6 @@
 import { InitialSchema1795255423821 } from "./1795255423821-InitialSchema";
+import { ProductsCategoriesUtm1795386963241 } from "./1795386963241-ProductsCategoriesUtm";
 
 // Migrations for MySQL/MariaDB, listed by reference (TypeORM 1 deprecates globs). Add each new one
 // here; never edit one that has landed.
-export const MIGRATIONS: (new () => object)[] = [InitialSchema1795255423821];
+export const MIGRATIONS: (new () => object)[] = [InitialSchema1795255423821, ProductsCategoriesUtm1795386963241];
