@@ -296,6 +296,7 @@ describe("actions (contract §1): unknown and not yet implemented", () => {
     users: Object.keys(usersActions),
     statuses: ["create"],
     projects: ["get_project_list"],
+    products: ["create", "create_category"],
   };
   for (const endpoint of ENDPOINTS) {
     it(`an unknown action on /${endpoint}/ is 400 UNKNOWN_ACTION listing that endpoint's actions`, async () => {
