@@ -66,7 +66,7 @@ function parseSummary(stdout: string): Summary {
 /** Everything seeded under `prefix`, read back with the project's setup. */
 async function readSeeded(dataSource: DataSource, prefix: string, groupId: number) {
   const em = dataSource.manager;
-  const persons = (await em.find(Person)).filter((p) => p.username.startsWith(prefix));
+  const persons = (await em.find(Person)).filter((p) => p.username?.startsWith(prefix));
   const personIds = new Set(persons.map((p) => p.id));
   const registrations = (await em.find(Registration)).filter((r) => personIds.has(r.personId));
   const uids = new Set(registrations.map((r) => r.uid));

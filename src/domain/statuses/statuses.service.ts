@@ -4,6 +4,7 @@ import { isUniqueViolation } from "../../db/unique-violation";
 import type { RequestContext } from "../context";
 import { conflict, validationFailed, type MemberProblem } from "../errors";
 import { resolveOwnedProject } from "../group-scope";
+import { parseFlag } from "../member-parsers";
 import { inTransaction } from "../transaction";
 
 /** A status as typed callers (GraphQL, CLI) build it. */
@@ -101,9 +102,7 @@ function shown(value: unknown, max = 40): string {
 
 function excludedFlag(value: unknown): boolean | null {
   if (value === undefined || value === null) return false;
-  if (value === 0 || value === "0" || value === false) return false;
-  if (value === 1 || value === "1" || value === true) return true;
-  return null;
+  return parseFlag(value);
 }
 
 /**

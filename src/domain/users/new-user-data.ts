@@ -28,6 +28,7 @@ const clean = (value: string | undefined) => (value === undefined ? null : value
 export function readPersonData(
   cmd: CreateUserCommand,
   newPerson: boolean,
+  options: { mainEmailRequired: boolean } = { mainEmailRequired: true },
 ): { data: PersonData; problems: MemberProblem[] } {
   const problems: MemberProblem[] = [];
   const data: PersonData = {
@@ -43,7 +44,8 @@ export function readPersonData(
       problems.push({ path: `doc.${path}`, message: `doc.${path} must have at most ${LIMITS[path]} characters.` });
   };
   if (data.mainEmail === null) {
-    if (newPerson) problems.push({ path: "doc.main_email", message: "doc.main_email is required for a new user." });
+    if (newPerson && options.mainEmailRequired)
+      problems.push({ path: "doc.main_email", message: "doc.main_email is required for a new user." });
   } else if (!isEmailAddress(data.mainEmail)) {
     problems.push({
       path: "doc.main_email",

@@ -321,7 +321,8 @@ export async function readPersons(em: EntityManager, cloginIds: readonly number[
     for (const p of rows)
       persons.set(p.id, {
         cloginId: p.id,
-        username: p.username,
+        // A child made without a main email has no login; it reads as an empty username.
+        username: p.username ?? "",
         mainEmail: p.mainEmail,
         firstName: p.firstName,
         lastName: p.lastName,

@@ -95,7 +95,8 @@ export async function loadUserSummaries(em: EntityManager, uids: readonly number
     }
     for (const row of rows) {
       const uid = sqlNumber(row.uid);
-      const orderCents = sqlNumber(row.order_cents);
+      // Discount lines are stored with a negative unit price; an order never goes below 0.00 (contract §13).
+      const orderCents = Math.max(0, sqlNumber(row.order_cents));
       const paidCents = sqlNumber(row.paid_cents);
       const status =
         row.status_id == null
@@ -115,7 +116,7 @@ export async function loadUserSummaries(em: EntityManager, uids: readonly number
           firstName: (row.first_name as string | null) ?? null,
           lastName: (row.last_name as string | null) ?? null,
           orgName: (row.org_name as string | null) ?? null,
-          username: String(row.username),
+          username: row.username == null ? "" : String(row.username),
         }),
         totalForms: sqlNumber(row.total_forms),
         completedForms: sqlNumber(row.completed_forms),

@@ -3,7 +3,7 @@ import { hashPassword } from "../../auth/secrets";
 import { isUniqueViolation } from "../../db/unique-violation";
 import { EmailRecord, Person, Registration, RegistrationForm } from "../../entities";
 import { requirePrincipal, type RequestContext } from "../context";
-import { conflict, DomainError, validationFailed } from "../errors";
+import { conflict, DomainError, validationFailed, type MemberProblem } from "../errors";
 import { saveFieldValues, type PersonAttributes } from "../forms/field-values";
 import { insertRows } from "../../db/insert-rows";
 import { loadInitialFormIds, loadRegisteredForms, MAX_KEYS_PER_CALL, type RegisteredForm } from "../forms/form-queries";
@@ -12,6 +12,8 @@ import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { assertSendingAdmins, emailListProblems, emailRecords } from "./email-history";
 import { readPersonData, type PersonData } from "./new-user-data";
+import { findRegistration, isFamilyProject } from "../../data/registrations.data";
+import { MemberReader } from "../member-parsers";
 import { failOnProblems } from "./problems";
 import { requireRegisteredUser, type RegisteredUser } from "./registration-lookup";
 import type {
@@ -131,113 +133,198 @@ export async function createUser(ctx: RequestContext, cmd: CreateUserCommand): P
   assertKeyCount(cmd.values);
   // scrypt is slow on purpose: hash before the transaction so no locks are held meanwhile.
   const passwordHash = newPerson && data.password !== null ? await hashPassword(data.password) : null;
+  return inTransaction(ctx, ({ em }) =>
+    registerPerson(em, organizationId, cmd, data, passwordHash, {
+      parentCloginId: null,
+      applicationDate: new Date(),
+    }),
+  );
+}
+
+/** users `create_child`: a create whose `connected_to` names the parent (contract §9). */
+export interface CreateChildCommand extends CreateUserCommand {
+  /** The parent's clogin_id as sent; required. */
+  connectedToAsSent: unknown;
+  /** `doc` as sent: required, even when empty. */
+  docSent: boolean;
+  /** `doc._application_date` as sent. */
+  applicationDate?: unknown;
+}
+
+/**
+ * users `create_child` (contract §9): registers a new person (or an existing one of the
+ * organization) as the child of `connected_to`, a parent or individual of this family project,
+ * with the initial forms of levels `all` and `child`. Throws FORBIDDEN, VALIDATION_FAILED (every
+ * member problem at once; `group_id` when the project keeps no families; `connected_to`),
+ * USER_NOT_FOUND (clogin_id not a person of the organization) or CONFLICT (with `clogin_id`).
+ */
+export async function createChild(ctx: RequestContext, cmd: CreateChildCommand): Promise<UserOutcome> {
+  const organizationId = requirePrincipal(ctx).organizationId;
+  await resolveOwnedProject(ctx, cmd.groupId);
+  const newPerson = cmd.cloginId === null;
+  const { data, problems } = readPersonData(cmd, newPerson, { mainEmailRequired: false });
+  const read = new MemberReader();
+  if (!cmd.docSent) read.problem("doc", "is required (send {} when there is nothing to set)");
+  const parentCloginId = read.integer("connected_to", cmd.connectedToAsSent, { required: true });
+  const applicationDate = read.date("doc._application_date", cmd.applicationDate);
+  problems.unshift(...read.problems);
+  failOnProblems(problems);
+  assertKeyCount(cmd.values);
+  const passwordHash = newPerson && data.password !== null ? await hashPassword(data.password) : null;
 
   return inTransaction(ctx, async ({ em }) => {
-    const now = new Date();
-    const notices: string[] = [];
-    let cloginId: number;
-    let mainEmail: string | null;
-    if (cmd.cloginId !== null) {
-      cloginId = cmd.cloginId;
-      const rows: { main_email: string | null }[] = await em.query(
-        `SELECT main_email FROM person WHERE id = ? AND organization_id = ?`,
-        [cloginId, organizationId],
-      );
-      if (rows.length === 0)
-        throw new DomainError("USER_NOT_FOUND", `clogin_id ${cloginId} is not a user of your organization.`);
-      const registered: unknown[] = await em.query(
-        `SELECT uid FROM registration WHERE project_id = ? AND person_id = ?`,
-        [cmd.groupId, cloginId],
-      );
-      if (registered.length > 0)
-        throw conflict(`User ${cloginId} is already registered in project ${cmd.groupId}.`, {
-          clogin_id: String(cloginId),
-        });
-      if (cmd.username !== undefined || cmd.password !== undefined) {
-        notices.push(`username and password were ignored: user ${cloginId} already exists and keeps its login.`);
-      }
-      const attributes = explicitAttributes(data);
-      await updatePerson(em, cloginId, attributes);
-      mainEmail = data.mainEmail ?? (rows[0].main_email == null ? null : String(rows[0].main_email));
+    const familyProblems: MemberProblem[] = [];
+    if (!(await isFamilyProject(em, cmd.groupId))) {
+      familyProblems.push({
+        path: "group_id",
+        message: `group_id ${cmd.groupId} is not a family project; create_child needs one.`,
+      });
     } else {
-      const username = data.username ?? data.mainEmail!;
-      const taken: unknown[] = await em.query(
+      const parent = await findRegistration(em, cmd.groupId, parentCloginId!);
+      if (!parent || parent.connectedTo !== null)
+        familyProblems.push({
+          path: "connected_to",
+          message: `connected_to ${parentCloginId} is not a parent or individual registered in project ${cmd.groupId}.`,
+        });
+    }
+    failOnProblems(familyProblems);
+    return registerPerson(em, organizationId, cmd, data, passwordHash, {
+      parentCloginId,
+      applicationDate: applicationDate?.date ?? new Date(),
+    });
+  });
+}
+
+/**
+ * The registration shared by create and create_child: a new person (or an existing one of the
+ * organization, registered here too), the initial forms of its level, then the `doc` values.
+ */
+async function registerPerson(
+  em: EntityManager,
+  organizationId: number,
+  cmd: CreateUserCommand,
+  data: PersonData,
+  passwordHash: string | null,
+  options: { parentCloginId: number | null; applicationDate: Date },
+): Promise<UserOutcome> {
+  const now = new Date();
+  const notices: string[] = [];
+  let cloginId: number;
+  let mainEmail: string | null;
+  if (cmd.cloginId !== null) {
+    cloginId = cmd.cloginId;
+    const rows: { main_email: string | null }[] = await em.query(
+      `SELECT main_email FROM person WHERE id = ? AND organization_id = ?`,
+      [cloginId, organizationId],
+    );
+    if (rows.length === 0)
+      throw new DomainError("USER_NOT_FOUND", `clogin_id ${cloginId} is not a user of your organization.`);
+    const registered: unknown[] = await em.query(
+      `SELECT uid FROM registration WHERE project_id = ? AND person_id = ?`,
+      [cmd.groupId, cloginId],
+    );
+    if (registered.length > 0)
+      throw conflict(`User ${cloginId} is already registered in project ${cmd.groupId}.`, {
+        clogin_id: String(cloginId),
+      });
+    if (cmd.username !== undefined || cmd.password !== undefined) {
+      notices.push(`username and password were ignored: user ${cloginId} already exists and keeps its login.`);
+    }
+    const attributes = explicitAttributes(data);
+    await updatePerson(em, cloginId, attributes);
+    mainEmail = data.mainEmail ?? (rows[0].main_email == null ? null : String(rows[0].main_email));
+  } else {
+    // A child without a main email has no login (contract §9): its username stays empty.
+    const username = data.username ?? data.mainEmail;
+    if (username !== null) {
+      const taken: { id: number | string }[] = await em.query(
         `SELECT id FROM person WHERE organization_id = ? AND LOWER(username) = ?`,
         [organizationId, username.toLowerCase()],
       );
-      if (taken.length > 0)
-        throw conflict(`Username ${JSON.stringify(username)} is already used in your organization.`);
-      try {
-        const inserted = await em.insert(Person, {
-          organizationId,
-          username,
-          passwordHash,
-          mainEmail: data.mainEmail,
-          firstName: data.firstName,
-          lastName: data.lastName,
-          orgName: data.orgName,
-        });
-        cloginId = Number(inserted.identifiers[0].id);
-      } catch (error) {
-        if (isUniqueViolation(error))
-          throw conflict(`Username ${JSON.stringify(username)} is already used in your organization.`);
-        throw error;
-      }
-      mainEmail = data.mainEmail;
+      if (taken.length > 0) throw usernameTaken(username, Number(taken[0].id));
     }
-
-    let uid: number;
     try {
-      const inserted = await em.insert(Registration, {
-        projectId: cmd.groupId,
-        personId: cloginId,
-        connectedTo: null,
-        statusId: null,
-        star: false,
-        applicationDate: now,
-        assignedAdminId: null,
+      const inserted = await em.insert(Person, {
+        organizationId,
+        username,
+        passwordHash,
+        mainEmail: data.mainEmail,
+        firstName: data.firstName,
+        lastName: data.lastName,
+        orgName: data.orgName,
       });
-      uid = Number(inserted.identifiers[0].uid);
+      cloginId = Number(inserted.identifiers[0].id);
     } catch (error) {
-      if (isUniqueViolation(error))
-        throw conflict(`User ${cloginId} is already registered in project ${cmd.groupId}.`, {
-          clogin_id: String(cloginId),
-        });
+      if (isUniqueViolation(error) && username !== null) throw usernameTaken(username, null);
       throw error;
     }
-    // create makes a parent (family project) or an individual: both get the parent-level forms.
-    const formIds = await loadInitialFormIds(em, cmd.groupId, "parent");
-    await insertRows(
-      em,
-      RegistrationForm,
-      formIds.map((formId) => ({
-        registrationId: uid,
-        formId,
-        completed: false,
-        completedAt: null,
-        submittedAt: null,
-        addedAt: now,
-      })),
-    );
-    const forms = new Map<number, RegisteredForm>(
-      formIds.map((formId) => [formId, { formId, name: "", completed: false, completedAt: null, submittedAt: null }]),
-    );
-    const user: RegisteredUser = { uid, projectId: cmd.groupId, cloginId, parentCloginId: null, mainEmail };
-    const personKeys = personKeyValues(data);
-    const values = { ...personKeys, ...cmd.values };
-    if (Object.keys(values).length > 0) {
-      const saved = await saveValuesAndSubmit(em, user, forms, values, {
-        submitForms: cmd.submitForms,
-        disableEmailSending: cmd.disableEmailSending,
-        now,
-        consumedKeys: new Set(Object.keys(personKeys)),
-        explicitPerson: explicitAttributes(data),
+    mainEmail = data.mainEmail;
+  }
+
+  let uid: number;
+  try {
+    const inserted = await em.insert(Registration, {
+      projectId: cmd.groupId,
+      personId: cloginId,
+      connectedTo: options.parentCloginId,
+      statusId: null,
+      star: false,
+      applicationDate: options.applicationDate,
+      assignedAdminId: null,
+    });
+    uid = Number(inserted.identifiers[0].uid);
+  } catch (error) {
+    if (isUniqueViolation(error))
+      throw conflict(`User ${cloginId} is already registered in project ${cmd.groupId}.`, {
+        clogin_id: String(cloginId),
       });
-      notices.push(...saved.notices);
-    }
-    return outcomeOf(em, user, notices);
-  });
+    throw error;
+  }
+  // create makes a parent (family project) or an individual: both get the parent-level forms.
+  const formIds = await loadInitialFormIds(em, cmd.groupId, options.parentCloginId === null ? "parent" : "child");
+  await insertRows(
+    em,
+    RegistrationForm,
+    formIds.map((formId) => ({
+      registrationId: uid,
+      formId,
+      completed: false,
+      completedAt: null,
+      submittedAt: null,
+      addedAt: now,
+    })),
+  );
+  const forms = new Map<number, RegisteredForm>(
+    formIds.map((formId) => [formId, { formId, name: "", completed: false, completedAt: null, submittedAt: null }]),
+  );
+  const user: RegisteredUser = {
+    uid,
+    projectId: cmd.groupId,
+    cloginId,
+    parentCloginId: options.parentCloginId,
+    mainEmail,
+  };
+  const personKeys = personKeyValues(data);
+  const values = { ...personKeys, ...cmd.values };
+  if (Object.keys(values).length > 0) {
+    const saved = await saveValuesAndSubmit(em, user, forms, values, {
+      submitForms: cmd.submitForms,
+      disableEmailSending: cmd.disableEmailSending,
+      now,
+      consumedKeys: new Set(Object.keys(personKeys)),
+      explicitPerson: explicitAttributes(data),
+    });
+    notices.push(...saved.notices);
+  }
+  return outcomeOf(em, user, notices);
 }
+
+/** Contract §17: the 409 names the person who holds the username, so a retried create can carry on. */
+const usernameTaken = (username: string, holder: number | null) =>
+  conflict(
+    `Username ${JSON.stringify(username)} is already used in your organization${holder === null ? "" : ` by clogin_id ${holder}`}.`,
+    holder === null ? undefined : { clogin_id: String(holder) },
+  );
 
 /**
  * users `update`: `doc` values first (with their submissions and triggers), then

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { FLAG_EXPECTED, parseFlag, shown } from "../../domain/member-parsers";
 
 // Envelope members shared by every action. Integer members accept JSON integers or strings of
 // digits (legacy clients often send strings, and the API itself returns ids as strings).
@@ -36,12 +37,20 @@ export const optionalWireInteger = z.unknown().transform((value, ctx) => {
   return parsed;
 });
 
-/** A boolean flag with a default (`submit_forms`, `disable_email_sending`, `with_archived`, …). */
+/**
+ * A boolean flag with a default (`submit_forms`, `disable_email_sending`, `with_archived`, …),
+ * read by the one flag parser of contract §17 (true/false, 1/0, "true"/"false", "1"/"0").
+ */
 export const wireFlag = (fallback: boolean) =>
-  z
-    .boolean({ error: (issue) => (issue.input === undefined ? "is required" : "must be true or false") })
-    .optional()
-    .transform((value) => value ?? fallback);
+  z.unknown().transform((value, ctx) => {
+    if (value === undefined) return fallback;
+    const flag = parseFlag(value);
+    if (flag === null) {
+      ctx.addIssue({ code: "custom", message: `must be ${FLAG_EXPECTED}, got ${shown(value)}` });
+      return z.NEVER;
+    }
+    return flag;
+  });
 
 /** `doc` as a JSON object; an empty array counts as an empty object (the legacy docs call it an array). */
 export const wireDoc = z.unknown().transform((value, ctx) => {

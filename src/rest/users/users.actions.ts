@@ -1,7 +1,9 @@
 import { z } from "zod";
 import type { RequestContext } from "../../domain/context";
 import type { FormSelection, UpdateUserOutcome, UserOutcome } from "../../domain/users/user-commands";
-import { addEmails, createUser, updateUser } from "../../domain/users/users.service";
+import { addProducts } from "../../domain/carts/add-product";
+import { setUserStatus } from "../../domain/users/set-status";
+import { addEmails, createChild, createUser, updateUser } from "../../domain/users/users.service";
 import { defineAction, type ActionTable } from "../envelope/action-table";
 import { optionalWireInteger, toWireInteger, wireDoc, wireFlag, wireInteger } from "../envelope/members";
 import { refusedOutsideUpdate } from "../envelope/refused-members";
@@ -118,6 +120,44 @@ const addEmailSchema = z.object({
   mark_forms_complete: refusedOutsideUpdate,
 });
 
+const createChildSchema = z.object({
+  action: z.literal("create_child"),
+  group_id: wireInteger,
+  clogin_id: createCloginId.optional(),
+  connected_to: z.unknown(),
+  doc: createDoc.optional(),
+  submit_forms: wireFlag(true),
+  disable_email_sending: wireFlag(false),
+  mark_forms_complete: refusedOutsideUpdate,
+});
+
+/** `doc` absent, `{}` or `[]`: set_status and add_product carry their members at the top level. */
+const emptyDoc = z.unknown().superRefine((value, ctx) => {
+  if (value === undefined || value === null) return;
+  const empty = Array.isArray(value)
+    ? value.length === 0
+    : typeof value === "object" && Object.keys(value as object).length === 0;
+  if (!empty) ctx.addIssue({ code: "custom", message: "must be absent, {} or [] (this action takes no doc members)" });
+});
+
+const setStatusSchema = z.object({
+  action: z.literal("set_status"),
+  group_id: wireInteger,
+  clogin_id: wireInteger,
+  status_id: z.unknown(),
+  doc: emptyDoc,
+  mark_forms_complete: refusedOutsideUpdate,
+});
+
+const addProductSchema = z.object({
+  action: z.literal("add_product"),
+  group_id: wireInteger,
+  clogin_id: wireInteger,
+  product_list: z.unknown(),
+  doc: emptyDoc,
+  mark_forms_complete: refusedOutsideUpdate,
+});
+
 /** The members every users response carries: `user_info` and `meta_info` (seed §2.4, §2.5). */
 function userEnvelope(outcome: UserOutcome) {
   return { user_info: presentUserInfo(outcome.summary), meta_info: presentMetaInfo(outcome.summary) };
@@ -188,6 +228,77 @@ export const usersActions: ActionTable = {
         disableEmailSending: input.disable_email_sending,
       });
       return presentUpdate(outcome);
+    },
+  }),
+
+  create_child: defineAction({
+    schema: createChildSchema,
+    async run(ctx: RequestContext, input) {
+      const { username, password, main_email, first_name, last_name, org_name, _application_date, ...values } =
+        input.doc ?? {};
+      const outcome = await createChild(ctx, {
+        groupId: input.group_id,
+        cloginId: input.clogin_id ?? null,
+        connectedTo: null,
+        connectedToAsSent: input.connected_to,
+        docSent: input.doc !== undefined,
+        applicationDate: _application_date,
+        username,
+        password,
+        mainEmail: main_email,
+        firstName: first_name,
+        lastName: last_name,
+        orgName: org_name,
+        values,
+        submitForms: input.submit_forms,
+        disableEmailSending: input.disable_email_sending,
+      });
+      return {
+        success: true,
+        msg: "Child registered.",
+        system_action: ["child_registered"],
+        ...noticesIfAny(outcome.notices),
+        ...userEnvelope(outcome),
+      };
+    },
+  }),
+
+  set_status: defineAction({
+    schema: setStatusSchema,
+    async run(ctx: RequestContext, input) {
+      const outcome = await setUserStatus(ctx, {
+        groupId: input.group_id,
+        cloginId: input.clogin_id,
+        statusId: input.status_id,
+      });
+      // Exactly the original's body, `effected_users` spelling included (contract §14).
+      return {
+        msg: "User status updated successfully.",
+        msg_type: "success",
+        users: [outcome.cloginId],
+        effected_users: 1,
+        success: true,
+        ...userEnvelope(outcome),
+      };
+    },
+  }),
+
+  add_product: defineAction({
+    schema: addProductSchema,
+    async run(ctx: RequestContext, input) {
+      const outcome = await addProducts(ctx, {
+        groupId: input.group_id,
+        cloginId: input.clogin_id,
+        productList: input.product_list,
+      });
+      return {
+        success: true,
+        msg: "Products added to cart.",
+        system_action: ["product_added"],
+        cart_ids: outcome.cartIds.map(String),
+        notices: outcome.notices,
+        ...userEnvelope(outcome),
+      };
     },
   }),
 
