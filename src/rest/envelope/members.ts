@@ -42,15 +42,18 @@ export const optionalWireInteger = z.unknown().transform((value, ctx) => {
  * read by the one flag parser of contract §17 (true/false, 1/0, "true"/"false", "1"/"0").
  */
 export const wireFlag = (fallback: boolean) =>
-  z.unknown().transform((value, ctx) => {
-    if (value === undefined) return fallback;
-    const flag = parseFlag(value);
-    if (flag === null) {
-      ctx.addIssue({ code: "custom", message: `must be ${FLAG_EXPECTED}, got ${shown(value)}` });
-      return z.NEVER;
-    }
-    return flag;
-  });
+  z
+    .unknown()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined) return fallback;
+      const flag = parseFlag(value);
+      if (flag === null) {
+        ctx.addIssue({ code: "custom", message: `must be ${FLAG_EXPECTED}, got ${shown(value)}` });
+        return z.NEVER;
+      }
+      return flag;
+    });
 
 /** `doc` as a JSON object; an empty array counts as an empty object (the legacy docs call it an array). */
 export const wireDoc = z.unknown().transform((value, ctx) => {

@@ -124,7 +124,7 @@ const createChildSchema = z.object({
   action: z.literal("create_child"),
   group_id: wireInteger,
   clogin_id: createCloginId.optional(),
-  connected_to: z.unknown(),
+  connected_to: z.unknown().optional(),
   doc: createDoc.optional(),
   submit_forms: wireFlag(true),
   disable_email_sending: wireFlag(false),
@@ -132,19 +132,23 @@ const createChildSchema = z.object({
 });
 
 /** `doc` absent, `{}` or `[]`: set_status and add_product carry their members at the top level. */
-const emptyDoc = z.unknown().superRefine((value, ctx) => {
-  if (value === undefined || value === null) return;
-  const empty = Array.isArray(value)
-    ? value.length === 0
-    : typeof value === "object" && Object.keys(value as object).length === 0;
-  if (!empty) ctx.addIssue({ code: "custom", message: "must be absent, {} or [] (this action takes no doc members)" });
-});
+const emptyDoc = z
+  .unknown()
+  .optional()
+  .superRefine((value, ctx) => {
+    if (value === undefined || value === null) return;
+    const empty = Array.isArray(value)
+      ? value.length === 0
+      : typeof value === "object" && Object.keys(value as object).length === 0;
+    if (!empty)
+      ctx.addIssue({ code: "custom", message: "must be absent, {} or [] (this action takes no doc members)" });
+  });
 
 const setStatusSchema = z.object({
   action: z.literal("set_status"),
   group_id: wireInteger,
   clogin_id: wireInteger,
-  status_id: z.unknown(),
+  status_id: z.unknown().optional(),
   doc: emptyDoc,
   mark_forms_complete: refusedOutsideUpdate,
 });
@@ -153,7 +157,7 @@ const addProductSchema = z.object({
   action: z.literal("add_product"),
   group_id: wireInteger,
   clogin_id: wireInteger,
-  product_list: z.unknown(),
+  product_list: z.unknown().optional(),
   doc: emptyDoc,
   mark_forms_complete: refusedOutsideUpdate,
 });
