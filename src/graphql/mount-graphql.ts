@@ -3,6 +3,8 @@ import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/dis
 import { expressMiddleware } from "@as-integrations/express5";
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
 import type { AppDependencies } from "../app";
+import { httpStatusOfTransport } from "../http/http-status";
+import { fromBodyParserError } from "../http/transport-errors";
 import { authGatePlugin } from "./auth-gate.plugin";
 import { createGraphqlContext, type GraphqlContext } from "./context";
 import { explorerRouter, wantsExplorer } from "./explorer/explorer-router";
@@ -10,23 +12,14 @@ import { errorPresentationPlugin, formatErrorWith } from "./graphql-errors";
 import { armorProtection, GRAPHQL_LIMITS } from "./limits";
 import { buildGraphqlSchema } from "./schema";
 
-function requestLevelError(res: express.Response, status: number, code: string, message: string): void {
-  res.status(status).json({ errors: [{ message, extensions: { code } }] });
-}
-
-// Body-parser failures on /graphql answer in the GraphQL error shape, with contract §1's codes.
-const bodyErrors: ErrorRequestHandler = (error: { type?: string }, _req, res, next) => {
-  if (error?.type === "entity.parse.failed")
-    return requestLevelError(res, 400, "INVALID_JSON", "The request body is not valid JSON.");
-  if (error?.type === "entity.too.large") {
-    return requestLevelError(
-      res,
-      413,
-      "PAYLOAD_TOO_LARGE",
-      `The request body is larger than ${GRAPHQL_LIMITS.bodyBytes.toUpperCase()}.`,
-    );
-  }
-  next(error);
+// Body-parser failures on /graphql answer in the GraphQL error shape, with the codes and HTTP
+// statuses REST uses for them (contract §1).
+const bodyErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
+  const failure = fromBodyParserError(error, GRAPHQL_LIMITS.bodyBytes.toUpperCase());
+  if (!failure) return next(error);
+  res
+    .status(httpStatusOfTransport(failure.code))
+    .json({ errors: [{ message: failure.message, extensions: { code: failure.code } }] });
 };
 
 // express.json leaves req.body unset for other content types; Apollo then answers (CSRF

@@ -2,10 +2,12 @@ import express, { Router, type ErrorRequestHandler, type RequestHandler } from "
 import type { AppDependencies } from "../app";
 import { authenticate } from "../auth/authenticate";
 import { createRequestContext } from "../domain/context";
-import { DomainError, validationFailed } from "../domain/errors";
-import type { ActionTable } from "./envelope/action-table";
-import { commonEnvelope, isJsonObject, parseEnvelope } from "./envelope/envelope";
-import { fromBodyParserError, sendLegacyError, toDomainError } from "./legacy-errors";
+import { parseCommand } from "../domain/commands/parse-command";
+import { DomainError } from "../domain/errors";
+import { fromBodyParserError, TransportError } from "../http/transport-errors";
+import type { ActionTable, LegacyAction } from "./envelope/action-table";
+import { commonEnvelope, isJsonObject } from "./envelope/envelope";
+import { sendLegacyError, toLegacyFailure } from "./legacy-errors";
 import { productsActions } from "./products/products.actions";
 import { projectsActions } from "./projects/projects.actions";
 import { statusesActions } from "./statuses/statuses.actions";
@@ -25,7 +27,7 @@ export const LEGACY_ACTIONS_NOT_BUILT: Readonly<Record<string, readonly string[]
 };
 
 /**
- * POST /reg/api2/{users,statuses,projects,products}/ (trailing slash optional): the legacy action envelope.
+ * POST /reg/api2/{users,statuses,projects}/ (trailing slash optional): the legacy action envelope.
  *
  * Order of checks, each answering with the first failure: method (405) → Content-Type (415) →
  * body read and JSON parse (413, 400 INVALID_JSON) → authentication (401) → the body is an object
@@ -65,7 +67,7 @@ function onlyPost(endpoint: string): RequestHandler {
     res.setHeader("Allow", "POST");
     sendLegacyError(
       res,
-      new DomainError(
+      new TransportError(
         "METHOD_NOT_ALLOWED",
         `Method ${req.method} is not allowed on ${endpointPath(endpoint)}; use POST.`,
       ),
@@ -80,7 +82,7 @@ const onlyJson: RequestHandler = (req, res, next) => {
   const got = mediaType ? `Content-Type ${shown(mediaType)}` : "no Content-Type";
   sendLegacyError(
     res,
-    new DomainError(
+    new TransportError(
       "UNSUPPORTED_MEDIA_TYPE",
       `The request body must be JSON sent as Content-Type: application/json; got ${got}.`,
     ),
@@ -90,38 +92,41 @@ const onlyJson: RequestHandler = (req, res, next) => {
 
 function dispatch(deps: AppDependencies, endpoint: string, actions: ActionTable): RequestHandler {
   return async (req, res) => {
+    let action: LegacyAction | undefined;
     try {
       const principal = await authenticate(deps.dataSource.manager, (name) => req.get(name));
       const body: unknown = req.body;
       if (!isJsonObject(body)) {
-        throw validationFailed(
+        throw new DomainError(
+          "VALIDATION_FAILED",
           "Invalid request: the body must be a JSON object (the action envelope with action and group_id).",
         );
       }
-      const envelope = parseEnvelope(commonEnvelope, body);
-      const action = Object.hasOwn(actions, envelope.action) ? actions[envelope.action] : undefined;
+      const envelope = parseCommand(commonEnvelope, body);
+      action = Object.hasOwn(actions, envelope.action) ? actions[envelope.action] : undefined;
       if (!action) throw unknownAction(endpoint, envelope.action, Object.keys(actions));
-      const input = parseEnvelope(action.schema, body);
+      const input = parseCommand(action.schema, { ...body, group_id: envelope.group_id });
       const ctx = createRequestContext(deps.dataSource, req.requestId, principal);
       res.status(200).json(await action.run(ctx, input));
     } catch (error) {
-      sendLegacyError(res, toDomainError(error, req.log ?? deps.logger, req.requestId), req.requestId);
+      const failure = toLegacyFailure(error, req.log ?? deps.logger, req.requestId);
+      sendLegacyError(res, failure, req.requestId, action?.problemPaths);
     }
   };
 }
 
-function unknownAction(endpoint: string, name: string, valid: string[]): DomainError {
+function unknownAction(endpoint: string, name: string, valid: string[]): TransportError {
   const validText = valid.length > 0 ? valid.join(", ") : "(none yet)";
   const message = LEGACY_ACTIONS_NOT_BUILT[endpoint]?.includes(name)
     ? `Action ${shown(name)} is not implemented by this server yet; valid actions on ${endpointPath(endpoint)}: ${validText}.`
     : `Unknown action ${shown(name)}; valid actions on ${endpointPath(endpoint)}: ${validText}.`;
-  return new DomainError("UNKNOWN_ACTION", message);
+  return new TransportError("UNKNOWN_ACTION", message);
 }
 
 function transportErrors(deps: AppDependencies): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const mapped =
-      fromBodyParserError(error, BODY_LIMIT_TEXT) ?? toDomainError(error, req.log ?? deps.logger, req.requestId);
+      fromBodyParserError(error, BODY_LIMIT_TEXT) ?? toLegacyFailure(error, req.log ?? deps.logger, req.requestId);
     sendLegacyError(res, mapped, req.requestId);
   };
 }

@@ -58,14 +58,43 @@ export function restCodeAsGraphql(body: Record<string, unknown>): string {
   return code === "VALIDATION_FAILED" ? "BAD_USER_INPUT" : code;
 }
 
-export async function gqlCode(
+/** A failure as both transports report it: code, top-level message, and problems with rendered paths. */
+export interface ReportedFailure {
+  code: string;
+  message: string;
+  problems: { path: string; message: string }[];
+}
+
+/** The REST failure, its code in GraphQL's vocabulary (VALIDATION_FAILED ↔ BAD_USER_INPUT). */
+export function restFailure(body: Record<string, unknown>): ReportedFailure {
+  return {
+    code: restCodeAsGraphql(body),
+    message: String(body.msg),
+    problems: (body.errors as ReportedFailure["problems"] | undefined) ?? [],
+  };
+}
+
+/** The first GraphQL error of the operation. */
+export async function graphqlFailure(
   app: Express,
   query: string,
   variables: Record<string, unknown>,
   headers?: Record<string, string>,
-): Promise<string | undefined> {
+): Promise<ReportedFailure> {
   const response = await graphql(app, query, variables, headers);
-  return response.errors?.[0]?.extensions?.code;
+  const error = response.errors?.[0];
+  if (!error) throw new Error(`expected a GraphQL error, got ${JSON.stringify(response.body)}`);
+  return {
+    code: String(error.extensions?.code),
+    message: error.message,
+    problems: (error.extensions?.problems as ReportedFailure["problems"] | undefined) ?? [],
+  };
+}
+
+/** The top-level message without its leading rendered path (`doc.color must …` → `must …`). */
+export function afterPath(message: string, path: string): string {
+  if (!message.startsWith(`${path} `)) throw new Error(`${JSON.stringify(message)} does not start with ${path}`);
+  return message.slice(path.length + 1);
 }
 
 type Row = Record<string, unknown>;

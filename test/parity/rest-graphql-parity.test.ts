@@ -2,17 +2,20 @@ import { MAPLE, OTHER } from "../fixtures/test-fixture";
 import { graphql, graphqlData } from "../graphql/graphql-client";
 import { startTestApp, type TestApp } from "../support/test-app";
 import {
-  gqlCode,
+  afterPath,
+  graphqlFailure,
   parityFixture,
   registrationRows,
   rest,
-  restCodeAsGraphql,
+  restFailure,
   tableCounts,
   TWINS,
 } from "./parity-support";
 
-// Issue 4 §8: for each operation, REST (POST /reg/api2/…) and GraphQL on equivalent subjects
-// write the same rows and report the same outcome; for each error class, the same code.
+// Issue 4 §8 and issue 7: for each operation, REST (POST /reg/api2/…) and GraphQL on equivalent
+// subjects write the same rows and report the same outcome; for each failure, the same code, the
+// same problem messages at the same member (each transport renders the path in its own names),
+// and the same top-level message once the rendered path is taken off.
 
 let t: TestApp;
 beforeAll(async () => {
@@ -221,6 +224,8 @@ interface ErrorCase {
   expected: string;
   rest: { endpoint: "users" | "statuses"; body: Record<string, unknown>; headers?: Record<string, string> };
   graphql: { query: string; variables: Record<string, unknown>; headers?: Record<string, string> };
+  /** The member problems in order, as each transport names the member; none when absent. */
+  problems?: { rest: string; graphql: string }[];
 }
 
 const CREATE_USER = "mutation($input: CreateUserInput!) { createUser(input: $input) { notices } }";
@@ -232,6 +237,7 @@ const NO_CREDENTIALS = { "Api-Id": MAPLE.apiId, "Api-User": MAPLE.apiUser, "Api-
 const email = { from: "office@maple.test", to: "a@x.test", subject: "S", body: "B" };
 const manyKeys = Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`k${i}`, "v"]));
 const manyIds = Array.from({ length: 1001 }, (_, i) => i + 1);
+const manyEmails = Array.from({ length: 101 }, () => email);
 
 const errorCases: ErrorCase[] = [
   // create user
@@ -240,6 +246,7 @@ const errorCases: ErrorCase[] = [
     expected: "BAD_USER_INPUT",
     rest: { endpoint: "users", body: { action: "create", group_id: MAPLE.groupId, doc: { main_email: "nope" } } },
     graphql: { query: CREATE_USER, variables: { input: { groupId: MAPLE.groupId, mainEmail: "nope" } } },
+    problems: [{ rest: "doc.main_email", graphql: "input.mainEmail" }],
   },
   {
     name: "create: unknown existing user",
@@ -294,6 +301,7 @@ const errorCases: ErrorCase[] = [
       query: UPDATE_USER,
       variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, values: manyKeys } },
     },
+    problems: [{ rest: "doc", graphql: "input.values" }],
   },
   {
     name: "update: unknown user",
@@ -345,6 +353,7 @@ const errorCases: ErrorCase[] = [
       query: MARK,
       variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, formIds: manyIds.map(String) } },
     },
+    problems: [{ rest: "mark_forms_complete", graphql: "input.formIds" }],
   },
   {
     name: "mark: unknown user",
@@ -397,6 +406,7 @@ const errorCases: ErrorCase[] = [
         input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, emails: [email, { ...email, to: "not-an-address" }] },
       },
     },
+    problems: [{ rest: "doc.email_list[1].to", graphql: "input.emails[1].to" }],
   },
   {
     name: "add email: unknown user",
@@ -435,6 +445,7 @@ const errorCases: ErrorCase[] = [
       query: ADD_EMAIL,
       variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, emails: [{ ...email, adminId: 502 }] } },
     },
+    problems: [{ rest: "doc.email_list[0].admin_id", graphql: "input.emails[0].adminId" }],
   },
   {
     name: "add email: unauthenticated",
@@ -459,6 +470,7 @@ const errorCases: ErrorCase[] = [
       body: { action: "create", group_id: MAPLE.groupId, doc: { status_name: "X", color: "red" } },
     },
     graphql: { query: CREATE_STATUS, variables: { input: { groupId: MAPLE.groupId, name: "X", color: "red" } } },
+    problems: [{ rest: "doc.color", graphql: "input.color" }],
   },
   {
     name: "status: foreign group",
@@ -495,19 +507,156 @@ const errorCases: ErrorCase[] = [
       headers: NO_CREDENTIALS,
     },
   },
+  // validation through both transports: same problems, paths in each transport's names
+  {
+    name: "create: a new person without main email, and a short password",
+    expected: "BAD_USER_INPUT",
+    rest: { endpoint: "users", body: { action: "create", group_id: MAPLE.groupId, doc: { password: "123" } } },
+    graphql: { query: CREATE_USER, variables: { input: { groupId: MAPLE.groupId, password: "123" } } },
+    problems: [
+      { rest: "doc.main_email", graphql: "input.mainEmail" },
+      { rest: "doc.password", graphql: "input.password" },
+    ],
+  },
+  {
+    name: "create: a first name longer than its column",
+    expected: "BAD_USER_INPUT",
+    rest: {
+      endpoint: "users",
+      body: {
+        action: "create",
+        group_id: MAPLE.groupId,
+        doc: { main_email: "long@maple.test", first_name: "x".repeat(101) },
+      },
+    },
+    graphql: {
+      query: CREATE_USER,
+      variables: { input: { groupId: MAPLE.groupId, mainEmail: "long@maple.test", firstName: "x".repeat(101) } },
+    },
+    problems: [{ rest: "doc.first_name", graphql: "input.firstName" }],
+  },
+  {
+    name: "add email: 101 emails (the list limit, once for both)",
+    expected: "BAD_USER_INPUT",
+    rest: {
+      endpoint: "users",
+      body: { action: "add_email", group_id: MAPLE.groupId, clogin_id: MAPLE.bill, doc: { email_list: manyEmails } },
+    },
+    graphql: {
+      query: ADD_EMAIL,
+      variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, emails: manyEmails } },
+    },
+    problems: [{ rest: "doc.email_list", graphql: "input.emails" }],
+  },
+  {
+    name: "add email: an empty list",
+    expected: "BAD_USER_INPUT",
+    rest: {
+      endpoint: "users",
+      body: { action: "add_email", group_id: MAPLE.groupId, clogin_id: MAPLE.bill, doc: { email_list: [] } },
+    },
+    graphql: { query: ADD_EMAIL, variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, emails: [] } } },
+    problems: [{ rest: "doc.email_list", graphql: "input.emails" }],
+  },
+  {
+    name: "add email: an empty subject and a bad sender, in two emails",
+    expected: "BAD_USER_INPUT",
+    rest: {
+      endpoint: "users",
+      body: {
+        action: "add_email",
+        group_id: MAPLE.groupId,
+        clogin_id: MAPLE.bill,
+        doc: {
+          email_list: [
+            { ...email, subject: " " },
+            { ...email, from: "nobody" },
+          ],
+        },
+      },
+    },
+    graphql: {
+      query: ADD_EMAIL,
+      variables: {
+        input: {
+          groupId: MAPLE.groupId,
+          cloginId: MAPLE.bill,
+          emails: [
+            { ...email, subject: " " },
+            { ...email, from: "nobody" },
+          ],
+        },
+      },
+    },
+    problems: [
+      { rest: "doc.email_list[0].subject", graphql: "input.emails[0].subject" },
+      { rest: "doc.email_list[1].from", graphql: "input.emails[1].from" },
+    ],
+  },
+  {
+    name: "status: blank name and a colour word",
+    expected: "BAD_USER_INPUT",
+    rest: {
+      endpoint: "statuses",
+      body: { action: "create", group_id: MAPLE.groupId, doc: { status_name: "  ", color: "green" } },
+    },
+    graphql: { query: CREATE_STATUS, variables: { input: { groupId: MAPLE.groupId, name: "  ", color: "green" } } },
+    problems: [
+      { rest: "doc.status_name", graphql: "input.name" },
+      { rest: "doc.color", graphql: "input.color" },
+    ],
+  },
+  {
+    name: "status: a name over 100 characters",
+    expected: "BAD_USER_INPUT",
+    rest: {
+      endpoint: "statuses",
+      body: { action: "create", group_id: MAPLE.groupId, doc: { status_name: "n".repeat(101), color: "#000000" } },
+    },
+    graphql: {
+      query: CREATE_STATUS,
+      variables: { input: { groupId: MAPLE.groupId, name: "n".repeat(101), color: "#000000" } },
+    },
+    problems: [{ rest: "doc.status_name", graphql: "input.name" }],
+  },
+  {
+    name: "status: invalid members for a foreign project are still 400 (validation before ownership)",
+    expected: "BAD_USER_INPUT",
+    rest: {
+      endpoint: "statuses",
+      body: { action: "create", group_id: OTHER.groupId, doc: { status_name: "X", color: "red" } },
+    },
+    graphql: { query: CREATE_STATUS, variables: { input: { groupId: OTHER.groupId, name: "X", color: "red" } } },
+    problems: [{ rest: "doc.color", graphql: "input.color" }],
+  },
 ];
 
-describe("same error code through REST and GraphQL (VALIDATION_FAILED ↔ BAD_USER_INPUT)", () => {
+describe("same failure through REST and GraphQL: code (VALIDATION_FAILED ↔ BAD_USER_INPUT), problems, message", () => {
   let before: Record<string, number>;
   beforeAll(async () => {
     before = await tableCounts(t.dataSource);
   });
 
+  it("covers at least 30 failures", () => {
+    expect(errorCases.length).toBeGreaterThanOrEqual(30);
+  });
+
   it.each(errorCases.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
     const viaRest = await rest(t.app, c.rest.endpoint, c.rest.body, c.rest.headers);
     expect(viaRest.body.success).toBe(false);
-    expect(restCodeAsGraphql(viaRest.body)).toBe(c.expected);
-    expect(await gqlCode(t.app, c.graphql.query, c.graphql.variables, c.graphql.headers)).toBe(c.expected);
+    const restSide = restFailure(viaRest.body);
+    const graphqlSide = await graphqlFailure(t.app, c.graphql.query, c.graphql.variables, c.graphql.headers);
+    expect([restSide.code, graphqlSide.code]).toEqual([c.expected, c.expected]);
+
+    const expected = c.problems ?? [];
+    expect(restSide.problems.map((p) => p.path)).toEqual(expected.map((p) => p.rest));
+    expect(graphqlSide.problems.map((p) => p.path)).toEqual(expected.map((p) => p.graphql));
+    expect(graphqlSide.problems.map((p) => p.message)).toEqual(restSide.problems.map((p) => p.message));
+    if (expected.length > 0) {
+      expect(afterPath(graphqlSide.message, expected[0].graphql)).toBe(afterPath(restSide.message, expected[0].rest));
+    } else {
+      expect(graphqlSide.message).toBe(restSide.message);
+    }
   });
 
   it("and neither interface wrote anything for any of them", async () => {

@@ -112,9 +112,15 @@ describe("users create_child (contract §9)", () => {
     expectErrorBody(res, 400, "VALIDATION_FAILED", {
       errors: [
         { path: "connected_to", message: 'must be an integer or a string of digits, got "abc"' },
-        { path: "doc._application_date", message: 'is not a calendar date, got "2026-02-30"' },
-        { path: "doc.main_email", message: 'doc.main_email "not-an-address" is not a valid email address.' },
+        {
+          path: "doc._application_date",
+          message: 'must be a calendar date as YYYY-MM-DD or YYYY-MM-DD HH:MM:SS, got "2026-02-30"',
+        },
       ],
+    });
+    const badEmail = await post({ action: "create_child", connected_to: MAPLE.miles, doc: { main_email: "nope" } });
+    expectErrorBody(badEmail, 400, "VALIDATION_FAILED", {
+      errors: [{ path: "doc.main_email", message: 'is not a valid email address: "nope"' }],
     });
     const noDoc = await post({ action: "create_child", connected_to: MAPLE.miles });
     expectErrorBody(noDoc, 400, "VALIDATION_FAILED", {
@@ -267,8 +273,8 @@ describe("users add_product (contract §13, §18)", () => {
     expect(res.status).toBe(200);
     expect(res.body.cart_ids).toHaveLength(1);
     expect(res.body.notices).toEqual([
-      "product_list[0]: product 77 can only be ordered once and is already in the cart; not added again.",
-      "product_list[1]: product 79 can only be ordered once; q 3 was cut to 1.",
+      "Product 77 can only be ordered once and is already in the cart; not added again.",
+      "Product 79 can only be ordered once; q 3 was cut to 1.",
     ]);
     const again = await post({ action: "add_product", clogin_id: MAPLE.miles, product_list: [{ p_id: 79, q: 1 }] });
     expect(again.body.cart_ids).toEqual([]);

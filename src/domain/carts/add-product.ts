@@ -1,10 +1,13 @@
+import { z } from "zod";
 import { insertCartLines, insertPrivateProducts, loadCartContent, type NewCartLine } from "../../data/carts.data";
 import { loadCartProducts, type CartProduct } from "../../data/products.data";
 import { PRODUCT_BASE_TYPES } from "../../entities";
 import type { RequestContext } from "../context";
-import { validationFailed, type MemberProblem } from "../errors";
+import { validationFailed, type Problem, type ProblemPath } from "../errors";
+import { integerId, shown } from "../commands/members";
+import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { resolveOwnedProject } from "../group-scope";
-import { MemberReader, shown, summaryOf } from "../member-parsers";
+import { MemberReader } from "../member-parsers";
 import { inTransaction } from "../transaction";
 import { requireRegisteredUser } from "../users/registration-lookup";
 import type { UserOutcome } from "../users/user-commands";
@@ -13,12 +16,13 @@ import { loadUserSummaries } from "../users/user-summary";
 // users `add_product` (contract §13, §18): products of the project, or private ones made for this
 // cart by name, added to a user's cart, all or nothing.
 
-/** users `add_product`, with `product_list` exactly as sent (one object or an array of them). */
-export interface AddProductCommand {
-  groupId: number;
-  cloginId: number;
-  productList: unknown;
-}
+/** users `add_product`, with `productList` exactly as sent (one object or an array of them, in the command's names: pId, q, productRemark, recurringStartDate, dateStructure, or name and price). */
+export const AddProductCommand = z.object({
+  groupId: integerId,
+  cloginId: integerId,
+  /** Checked entry by entry below: which members an entry takes depends on its product. */
+  productList: z.unknown().optional(),
+});
 
 export interface AddProductOutcome extends UserOutcome {
   cartIds: number[];
@@ -46,16 +50,16 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 function readEntries(productList: unknown): Entry[] {
   const read = new MemberReader();
   const list = isObject(productList) ? [productList] : productList;
-  if (productList === undefined || productList === null) read.problem("product_list", "is required");
-  else if (!Array.isArray(list)) read.problem("product_list", "must be a product object or an array of them");
-  else if (list.length === 0) read.problem("product_list", "must hold at least one product");
+  if (productList === undefined || productList === null) read.problem(["productList"], "is required");
+  else if (!Array.isArray(list)) read.problem(["productList"], "must be a product object or an array of them");
+  else if (list.length === 0) read.problem(["productList"], "must hold at least one product");
   else if (list.length > MAX_PRODUCTS_PER_CALL)
-    read.problem("product_list", `must hold at most ${MAX_PRODUCTS_PER_CALL} products, got ${list.length}`);
+    read.problem(["productList"], `must hold at most ${MAX_PRODUCTS_PER_CALL} products, got ${list.length}`);
   if (read.problems.length > 0) throw invalid(read.problems);
 
   const entries: Entry[] = [];
   (list as unknown[]).forEach((raw, index) => {
-    const path = (member?: string) => `product_list[${index}]${member ? `.${member}` : ""}`;
+    const path = (member?: string): ProblemPath => (member ? ["productList", index, member] : ["productList", index]);
     if (!isObject(raw)) {
       read.problem(path(), `must be a product object, got ${shown(raw)}`);
       return;
@@ -63,19 +67,19 @@ function readEntries(productList: unknown): Entry[] {
     const quantity = read.integer(path("q"), raw.q, { required: true });
     if (quantity !== null && (quantity < 1 || quantity > MAX_QUANTITY))
       read.problem(path("q"), `must be an integer from 1 to ${MAX_QUANTITY}, got ${shown(raw.q)}`);
-    const remark = read.text(path("product_remark"), raw.product_remark, { required: false, max: 2000 });
-    const isPrivate = raw.p_id === undefined && raw.name !== undefined;
+    const remark = read.text(path("productRemark"), raw.productRemark, { required: false, max: 2000 });
+    const isPrivate = raw.pId === undefined && raw.name !== undefined;
     if (isPrivate) {
       const name = read.text(path("name"), raw.name, { required: true, max: 200 });
       const priceCents = read.money(path("price"), raw.price, { required: true });
-      if (raw.recurring_start_date !== undefined)
-        read.problem(path("recurring_start_date"), "is only accepted for subscriptions (type 6)");
+      if (raw.recurringStartDate !== undefined)
+        read.problem(path("recurringStartDate"), "is only accepted for subscriptions (type 6)");
       if (name !== null && priceCents !== null && quantity !== null)
         entries.push({ kind: "private", index, name, priceCents, quantity, remark });
       return;
     }
-    const productId = read.integer(path("p_id"), raw.p_id, { required: true });
-    const startDate = readStartDate(read, path, raw.recurring_start_date, raw.date_structure);
+    const productId = read.integer(path("pId"), raw.pId, { required: true });
+    const startDate = readStartDate(read, path, raw.recurringStartDate, raw.dateStructure);
     if (productId !== null && quantity !== null)
       entries.push({ kind: "product", index, productId, quantity, remark, startDate });
   });
@@ -86,7 +90,7 @@ function readEntries(productList: unknown): Entry[] {
 /** `recurring_start_date` in `date_structure` (tokens mm, dd, yyyy joined by -, / or .). */
 function readStartDate(
   read: MemberReader,
-  path: (member: string) => string,
+  path: (member: string) => ProblemPath,
   value: unknown,
   structure: unknown,
 ): Date | null {
@@ -96,7 +100,7 @@ function readStartDate(
   const tokens = match ? [match[1], match[3], match[4]] : [];
   if (!match || new Set(tokens).size !== 3) {
     read.problem(
-      path("date_structure"),
+      path("dateStructure"),
       `must order mm, dd and yyyy joined by -, / or . (e.g. "mm-dd-yyyy"), got ${shown(structure)}`,
     );
     return null;
@@ -110,11 +114,11 @@ function readStartDate(
     const date = new Date(Date.UTC(at("yyyy"), at("mm") - 1, at("dd")));
     if (date.getUTCMonth() === at("mm") - 1 && date.getUTCDate() === at("dd")) return date;
   }
-  read.problem(path("recurring_start_date"), `must be a date as ${format as string}, got ${shown(value)}`);
+  read.problem(path("recurringStartDate"), `must be a date as ${format as string}, got ${shown(value)}`);
   return null;
 }
 
-const invalid = (problems: MemberProblem[]) => validationFailed(summaryOf("Invalid request", problems), problems);
+const invalid = (problems: Problem[]) => validationFailed(problems);
 
 function isOffered(product: CartProduct | undefined, level: "parent" | "child", now: Date): product is CartProduct {
   if (!product || product.isPrivate) return false;
@@ -129,7 +133,11 @@ function isOffered(product: CartProduct | undefined, level: "parent" | "child", 
  * problems at once: shape, products the user may not buy, category quota and interchange rules).
  * `only_one` products are capped at one unit and not added twice, with notices.
  */
-export async function addProducts(ctx: RequestContext, cmd: AddProductCommand): Promise<AddProductOutcome> {
+export async function addProducts(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof AddProductCommand>,
+): Promise<AddProductOutcome> {
+  const cmd = parseCommand(AddProductCommand, draft);
   const entries = readEntries(cmd.productList);
   return inTransaction(ctx, async ({ em }) => {
     const now = new Date();
@@ -141,7 +149,7 @@ export async function addProducts(ctx: RequestContext, cmd: AddProductCommand): 
     const products = await loadCartProducts(em, cmd.groupId, productIds);
     const cart = await loadCartContent(em, user.uid);
 
-    const problems: MemberProblem[] = [];
+    const problems: Problem[] = [];
     const notices: string[] = [];
     const inCart = new Set(cart.map((line) => line.productId));
     const unitsByCategory = new Map<number, number>();
@@ -154,7 +162,7 @@ export async function addProducts(ctx: RequestContext, cmd: AddProductCommand): 
     const lines: NewCartLine[] = [];
     const privateEntries: Extract<Entry, { kind: "private" }>[] = [];
     for (const entry of entries) {
-      const path = `product_list[${entry.index}]`;
+      const path: ProblemPath = ["productList", entry.index];
       if (entry.kind === "private") {
         privateEntries.push(entry);
         continue;
@@ -162,14 +170,14 @@ export async function addProducts(ctx: RequestContext, cmd: AddProductCommand): 
       const product = products.get(entry.productId);
       if (!isOffered(product, level, now)) {
         problems.push({
-          path: `${path}.p_id`,
+          path: [...path, "pId"],
           message: `${entry.productId} is not a product of this project that this user may add now (non-private, of the user's level, available today)`,
         });
         continue;
       }
       if (entry.startDate && product.baseType !== PRODUCT_BASE_TYPES.subscription) {
         problems.push({
-          path: `${path}.recurring_start_date`,
+          path: [...path, "recurringStartDate"],
           message: `is only accepted for subscriptions (type 6); product ${product.id} is type ${product.baseType}`,
         });
         continue;
@@ -177,13 +185,11 @@ export async function addProducts(ctx: RequestContext, cmd: AddProductCommand): 
       let quantity = entry.quantity;
       if (product.onlyOne) {
         if (inCart.has(product.id)) {
-          notices.push(
-            `${path}: product ${product.id} can only be ordered once and is already in the cart; not added again.`,
-          );
+          notices.push(`Product ${product.id} can only be ordered once and is already in the cart; not added again.`);
           continue;
         }
         if (quantity > 1) {
-          notices.push(`${path}: product ${product.id} can only be ordered once; q ${quantity} was cut to 1.`);
+          notices.push(`Product ${product.id} can only be ordered once; q ${quantity} was cut to 1.`);
           quantity = 1;
         }
       }

@@ -1,46 +1,54 @@
+import { z } from "zod";
 import { findCategoryByNameKey, findProductReferences, insertCategory, insertProduct } from "../../data/products.data";
 import { isUniqueViolation } from "../../db/unique-violation";
 import { PRODUCT_BASE_TYPES, type ProductBaseType, type ProductLevel } from "../../entities";
 import { parseUtcPeriodEnd } from "../../shared/dates";
 import type { RequestContext } from "../context";
 import { conflict, validationFailed } from "../errors";
+import { integerId, shown } from "../commands/members";
+import { parseCommand } from "../commands/parse-command";
 import { resolveOwnedProject } from "../group-scope";
-import { MemberReader, shown, summaryOf } from "../member-parsers";
+import { MemberReader } from "../member-parsers";
 import { inTransaction } from "../transaction";
 
 // The products endpoint (contract §15): create and create_category. Commands carry the members
-// exactly as a client sent them (`doc` of the legacy envelope, or the GraphQL input under the same
-// names); the rules below check them once for both transports, and problems are reported under
-// the legacy wire paths (`doc.product_name`), the one vocabulary every client shares.
+// exactly as a client sent them, under the command's own names; the rules below check them once
+// for every transport, and problems name the command's members (each transport renders the path:
+// `productName` is `doc.product_name` in REST and `input.productName` in GraphQL).
 
-/** The `doc` of products `create`, as sent. */
+/** products `create`, with its members as sent (REST: the members of `doc`). */
 export interface ProductDraft {
-  base_product_type?: unknown;
-  product_name?: unknown;
-  product_price?: unknown;
-  cat_id?: unknown;
-  product_type?: unknown;
-  product_start_date?: unknown;
-  product_end_date?: unknown;
-  product_short_remarks?: unknown;
+  groupId?: unknown;
+  baseProductType?: unknown;
+  productName?: unknown;
+  productPrice?: unknown;
+  catId?: unknown;
+  productType?: unknown;
+  productStartDate?: unknown;
+  productEndDate?: unknown;
+  productShortRemarks?: unknown;
   location?: unknown;
-  internalid?: unknown;
+  internalId?: unknown;
   misc1?: unknown;
   misc2?: unknown;
-  lock_once_funds_allocated?: unknown;
-  only_one?: unknown;
-  parent_p_id?: unknown;
+  lockOnceFundsAllocated?: unknown;
+  onlyOne?: unknown;
+  parentPId?: unknown;
 }
 
-/** The `doc` of products `create_category`, as sent. */
+/** products `create_category`, with its members as sent (REST: the members of `doc`). */
 export interface CategoryDraft {
-  category_name?: unknown;
-  category_top_remark?: unknown;
-  category_bottom_remark?: unknown;
-  category_quota_ordered?: unknown;
-  interchange_category?: unknown;
-  mandatory_category?: unknown;
+  groupId?: unknown;
+  categoryName?: unknown;
+  categoryTopRemark?: unknown;
+  categoryBottomRemark?: unknown;
+  categoryQuotaOrdered?: unknown;
+  interchangeCategory?: unknown;
+  mandatoryCategory?: unknown;
 }
+
+/** The project both commands act on; their other members depend on each other and are read below. */
+const GROUP_ONLY = z.object({ groupId: integerId });
 
 const LEVEL_OF_PRODUCT_TYPE: Record<number, ProductLevel> = { 0: "all", 1: "parent", 2: "child" };
 const CREATABLE_BASE_TYPES = new Set<number>([1, 2, 3, 4, 6, 7]);
@@ -49,54 +57,54 @@ const CREATABLE_BASE_TYPES = new Set<number>([1, 2, 3, 4, 6, 7]);
  * products `create`: every broken rule is reported at once (shape, and the references `cat_id`
  * and `parent_p_id` to the project). Throws FORBIDDEN or VALIDATION_FAILED; returns the new p_id.
  */
-export async function createProduct(ctx: RequestContext, groupId: number, draft: ProductDraft): Promise<number> {
+export async function createProduct(ctx: RequestContext, draft: ProductDraft): Promise<number> {
+  const groupId = parseCommand(GROUP_ONLY, { groupId: draft.groupId }).groupId;
   const read = new MemberReader();
-  const path = (member: string) => `doc.${member}`;
 
-  let baseType: number | null = read.integer(path("base_product_type"), draft.base_product_type, { required: true });
+  let baseType: number | null = read.integer(["baseProductType"], draft.baseProductType, { required: true });
   if (baseType === PRODUCT_BASE_TYPES.system) {
-    read.problem(path("base_product_type"), "5 (days within a session) is made by the system and cannot be created");
+    read.problem(["baseProductType"], "5 (days within a session) is made by the system and cannot be created");
     baseType = null;
   } else if (baseType !== null && !CREATABLE_BASE_TYPES.has(baseType)) {
     read.problem(
-      path("base_product_type"),
-      `must be 1 (event), 2 (discount), 3 (session holder), 4 (session), 6 (subscription) or 7 (merchandise), got ${shown(draft.base_product_type)}`,
+      ["baseProductType"],
+      `must be 1 (event), 2 (discount), 3 (session holder), 4 (session), 6 (subscription) or 7 (merchandise), got ${shown(draft.baseProductType)}`,
     );
     baseType = null;
   }
-  const name = read.text(path("product_name"), draft.product_name, { required: true, max: 200 });
-  const priceCents = read.money(path("product_price"), draft.product_price, { required: true });
+  const name = read.text(["productName"], draft.productName, { required: true, max: 200 });
+  const priceCents = read.money(["productPrice"], draft.productPrice, { required: true });
   if (baseType === PRODUCT_BASE_TYPES.discount && priceCents === 0)
-    read.problem(path("product_price"), "must be more than 0 for a discount");
-  const categoryId = read.integer(path("cat_id"), draft.cat_id, { required: true });
-  const productType = read.integer(path("product_type"), draft.product_type, { required: false }) ?? 0;
+    read.problem(["productPrice"], "must be more than 0 for a discount");
+  const categoryId = read.integer(["catId"], draft.catId, { required: true });
+  const productType = read.integer(["productType"], draft.productType, { required: false }) ?? 0;
   const level = LEVEL_OF_PRODUCT_TYPE[productType];
   if (!level)
     read.problem(
-      path("product_type"),
-      `must be 0 (parent and child), 1 (parent only) or 2 (child only), got ${shown(draft.product_type)}`,
+      ["productType"],
+      `must be 0 (parent and child), 1 (parent only) or 2 (child only), got ${shown(draft.productType)}`,
     );
-  const start = read.date(path("product_start_date"), draft.product_start_date);
-  const end = read.date(path("product_end_date"), draft.product_end_date);
+  const start = read.date(["productStartDate"], draft.productStartDate);
+  const end = read.date(["productEndDate"], draft.productEndDate);
   const until = end ? parseUtcPeriodEnd(end.text) : null;
   if (baseType === PRODUCT_BASE_TYPES.merchandise) {
-    if (start) read.problem(path("product_start_date"), "is not accepted for merchandise (type 7), which has no dates");
-    if (end) read.problem(path("product_end_date"), "is not accepted for merchandise (type 7), which has no dates");
+    if (start) read.problem(["productStartDate"], "is not accepted for merchandise (type 7), which has no dates");
+    if (end) read.problem(["productEndDate"], "is not accepted for merchandise (type 7), which has no dates");
   } else if (start && until && until < start.date) {
-    read.problem(path("product_end_date"), `must not be before product_start_date ${shown(start.text)}`);
+    read.problem(["productEndDate"], `must not be before the start date ${shown(start.text)}`);
   }
-  const remarks = read.text(path("product_short_remarks"), draft.product_short_remarks, { required: false, max: 2000 });
-  const location = read.text(path("location"), draft.location, { required: false, max: 255 });
-  const internalId = read.text(path("internalid"), draft.internalid, { required: false, max: 255 });
-  const misc1 = read.text(path("misc1"), draft.misc1, { required: false, max: 255 });
-  const misc2 = read.text(path("misc2"), draft.misc2, { required: false, max: 255 });
-  const lockOnceFundsAllocated = read.flag(path("lock_once_funds_allocated"), draft.lock_once_funds_allocated, false);
-  const onlyOne = read.flag(path("only_one"), draft.only_one, false);
-  const parentProductId = read.integer(path("parent_p_id"), draft.parent_p_id, {
+  const remarks = read.text(["productShortRemarks"], draft.productShortRemarks, { required: false, max: 2000 });
+  const location = read.text(["location"], draft.location, { required: false, max: 255 });
+  const internalId = read.text(["internalId"], draft.internalId, { required: false, max: 255 });
+  const misc1 = read.text(["misc1"], draft.misc1, { required: false, max: 255 });
+  const misc2 = read.text(["misc2"], draft.misc2, { required: false, max: 255 });
+  const lockOnceFundsAllocated = read.flag(["lockOnceFundsAllocated"], draft.lockOnceFundsAllocated, false);
+  const onlyOne = read.flag(["onlyOne"], draft.onlyOne, false);
+  const parentProductId = read.integer(["parentPId"], draft.parentPId, {
     required: baseType === PRODUCT_BASE_TYPES.session,
   });
   if (parentProductId !== null && baseType !== null && baseType !== PRODUCT_BASE_TYPES.session)
-    read.problem(path("parent_p_id"), "is only accepted for a session (type 4)");
+    read.problem(["parentPId"], "is only accepted for a session (type 4)");
 
   return inTransaction(ctx, async ({ em }) => {
     await resolveOwnedProject(ctx, groupId, em);
@@ -107,14 +115,14 @@ export async function createProduct(ctx: RequestContext, groupId: number, draft:
       parentProductId === null ? [] : [parentProductId],
     );
     if (categoryId !== null && !references.categoryIds.has(categoryId))
-      read.problem(path("cat_id"), `${categoryId} is not a category of this project`);
+      read.problem(["catId"], `${categoryId} is not a category of this project`);
     if (
       parentProductId !== null &&
       baseType === PRODUCT_BASE_TYPES.session &&
       references.productTypes.get(parentProductId) !== PRODUCT_BASE_TYPES.sessionHolder
     )
-      read.problem(path("parent_p_id"), `${parentProductId} is not a session holder (type 3) of this project`);
-    if (read.problems.length > 0) throw validationFailed(summaryOf("Invalid product", read.problems), read.problems);
+      read.problem(["parentPId"], `${parentProductId} is not a session holder (type 3) of this project`);
+    if (read.problems.length > 0) throw validationFailed(read.problems);
 
     return insertProduct(em, {
       projectId: groupId,
@@ -142,20 +150,20 @@ export async function createProduct(ctx: RequestContext, groupId: number, draft:
  * products `create_category`. Throws VALIDATION_FAILED (every broken rule), FORBIDDEN, or
  * CONFLICT with `extra.cat_id` when the project has a category of that name (case-insensitive).
  */
-export async function createCategory(ctx: RequestContext, groupId: number, draft: CategoryDraft): Promise<number> {
+export async function createCategory(ctx: RequestContext, draft: CategoryDraft): Promise<number> {
+  const groupId = parseCommand(GROUP_ONLY, { groupId: draft.groupId }).groupId;
   const read = new MemberReader();
-  const path = (member: string) => `doc.${member}`;
-  const name = read.text(path("category_name"), draft.category_name, { required: true, max: 200 });
-  const topRemark = read.text(path("category_top_remark"), draft.category_top_remark, { required: false, max: 2000 });
-  const bottomRemark = read.text(path("category_bottom_remark"), draft.category_bottom_remark, {
+  const name = read.text(["categoryName"], draft.categoryName, { required: true, max: 200 });
+  const topRemark = read.text(["categoryTopRemark"], draft.categoryTopRemark, { required: false, max: 2000 });
+  const bottomRemark = read.text(["categoryBottomRemark"], draft.categoryBottomRemark, {
     required: false,
     max: 2000,
   });
-  const quota = read.integer(path("category_quota_ordered"), draft.category_quota_ordered, { required: false });
-  if (quota === 0) read.problem(path("category_quota_ordered"), "must be at least 1 (leave it out for no limit)");
-  const interchange = read.flag(path("interchange_category"), draft.interchange_category, false);
-  const mandatory = read.flag(path("mandatory_category"), draft.mandatory_category, false);
-  if (read.problems.length > 0) throw validationFailed(summaryOf("Invalid category", read.problems), read.problems);
+  const quota = read.integer(["categoryQuotaOrdered"], draft.categoryQuotaOrdered, { required: false });
+  if (quota === 0) read.problem(["categoryQuotaOrdered"], "must be at least 1 (leave it out for no limit)");
+  const interchange = read.flag(["interchangeCategory"], draft.interchangeCategory, false);
+  const mandatory = read.flag(["mandatoryCategory"], draft.mandatoryCategory, false);
+  if (read.problems.length > 0) throw validationFailed(read.problems);
   const nameKey = name!.toLowerCase();
 
   try {

@@ -3,7 +3,8 @@ import { hashPassword } from "../../auth/secrets";
 import { isUniqueViolation } from "../../db/unique-violation";
 import { EmailRecord, Person, Registration, RegistrationForm } from "../../entities";
 import { requirePrincipal, type RequestContext } from "../context";
-import { conflict, DomainError, validationFailed, type MemberProblem } from "../errors";
+import { parseCommand, type CommandDraft } from "../commands/parse-command";
+import { conflict, DomainError, failOnProblems, validationFailed, type Problem } from "../errors";
 import { saveFieldValues, type PersonAttributes } from "../forms/field-values";
 import { insertRows } from "../../db/insert-rows";
 import { loadInitialFormIds, loadRegisteredForms, MAX_KEYS_PER_CALL, type RegisteredForm } from "../forms/form-queries";
@@ -13,15 +14,14 @@ import { inTransaction } from "../transaction";
 import { assertSendingAdmins, emailListProblems, emailRecords } from "./email-history";
 import { readPersonData, type PersonData } from "./new-user-data";
 import { findRegistration, isFamilyProject } from "../../data/registrations.data";
-import { MemberReader } from "../member-parsers";
-import { failOnProblems } from "./problems";
 import { requireRegisteredUser, type RegisteredUser } from "./registration-lookup";
-import type {
+import {
   AddEmailsCommand,
+  CreateChildCommand,
   CreateUserCommand,
   UpdateUserCommand,
-  UpdateUserOutcome,
-  UserOutcome,
+  type UpdateUserOutcome,
+  type UserOutcome,
 } from "./user-commands";
 import { loadUserSummaries } from "./user-summary";
 
@@ -42,8 +42,8 @@ async function outcomeOf(
 function assertKeyCount(values: Record<string, unknown> | null): void {
   const count = values ? Object.keys(values).length : 0;
   if (count > MAX_KEYS_PER_CALL) {
-    throw validationFailed(`doc has ${count} members; at most ${MAX_KEYS_PER_CALL} are accepted per call.`, [
-      { path: "doc", message: `doc has ${count} members; at most ${MAX_KEYS_PER_CALL} are accepted per call.` },
+    throw validationFailed([
+      { path: ["values"], message: `has ${count} members; at most ${MAX_KEYS_PER_CALL} are accepted per call` },
     ]);
   }
 }
@@ -117,16 +117,20 @@ function explicitAttributes(data: PersonData): PersonAttributes {
  * the `doc` values. Throws FORBIDDEN, VALIDATION_FAILED, USER_NOT_FOUND (clogin_id not a person
  * of the organization) or CONFLICT (username taken, or already registered in the project).
  */
-export async function createUser(ctx: RequestContext, cmd: CreateUserCommand): Promise<UserOutcome> {
+export async function createUser(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof CreateUserCommand>,
+): Promise<UserOutcome> {
+  const cmd = parseCommand(CreateUserCommand, draft);
   const organizationId = requirePrincipal(ctx).organizationId;
   await resolveOwnedProject(ctx, cmd.groupId);
   const newPerson = cmd.cloginId === null;
   const { data, problems } = readPersonData(cmd, newPerson);
   if (cmd.connectedTo !== null && cmd.connectedTo !== cmd.cloginId) {
     problems.unshift({
-      path: "connected_to",
+      path: ["connectedTo"],
       message:
-        "connected_to is not accepted by create, which registers a parent or an individual; children are created with create_child.",
+        "is not accepted by create, which registers a parent or an individual; children are created with create_child",
     });
   }
   failOnProblems(problems);
@@ -141,16 +145,6 @@ export async function createUser(ctx: RequestContext, cmd: CreateUserCommand): P
   );
 }
 
-/** users `create_child`: a create whose `connected_to` names the parent (contract §9). */
-export interface CreateChildCommand extends CreateUserCommand {
-  /** The parent's clogin_id as sent; required. */
-  connectedToAsSent: unknown;
-  /** `doc` as sent: required, even when empty. */
-  docSent: boolean;
-  /** `doc._application_date` as sent. */
-  applicationDate?: unknown;
-}
-
 /**
  * users `create_child` (contract §9): registers a new person (or an existing one of the
  * organization) as the child of `connected_to`, a parent or individual of this family project,
@@ -158,39 +152,39 @@ export interface CreateChildCommand extends CreateUserCommand {
  * member problem at once; `group_id` when the project keeps no families; `connected_to`),
  * USER_NOT_FOUND (clogin_id not a person of the organization) or CONFLICT (with `clogin_id`).
  */
-export async function createChild(ctx: RequestContext, cmd: CreateChildCommand): Promise<UserOutcome> {
+export async function createChild(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof CreateChildCommand>,
+): Promise<UserOutcome> {
+  const cmd = parseCommand(CreateChildCommand, draft);
   const organizationId = requirePrincipal(ctx).organizationId;
   await resolveOwnedProject(ctx, cmd.groupId);
   const newPerson = cmd.cloginId === null;
   const { data, problems } = readPersonData(cmd, newPerson, { mainEmailRequired: false });
-  const read = new MemberReader();
-  if (!cmd.docSent) read.problem("doc", "is required (send {} when there is nothing to set)");
-  const parentCloginId = read.integer("connected_to", cmd.connectedToAsSent, { required: true });
-  const applicationDate = read.date("doc._application_date", cmd.applicationDate);
-  problems.unshift(...read.problems);
   failOnProblems(problems);
+  const parentCloginId = cmd.connectedTo;
   assertKeyCount(cmd.values);
   const passwordHash = newPerson && data.password !== null ? await hashPassword(data.password) : null;
 
   return inTransaction(ctx, async ({ em }) => {
-    const familyProblems: MemberProblem[] = [];
+    const familyProblems: Problem[] = [];
     if (!(await isFamilyProject(em, cmd.groupId))) {
       familyProblems.push({
-        path: "group_id",
-        message: `group_id ${cmd.groupId} is not a family project; create_child needs one.`,
+        path: ["groupId"],
+        message: `${cmd.groupId} is not a family project; create_child needs one`,
       });
     } else {
-      const parent = await findRegistration(em, cmd.groupId, parentCloginId!);
+      const parent = await findRegistration(em, cmd.groupId, parentCloginId);
       if (!parent || parent.connectedTo !== null)
         familyProblems.push({
-          path: "connected_to",
-          message: `connected_to ${parentCloginId} is not a parent or individual registered in project ${cmd.groupId}.`,
+          path: ["connectedTo"],
+          message: `${parentCloginId} is not a parent or individual registered in project ${cmd.groupId}`,
         });
     }
     failOnProblems(familyProblems);
     return registerPerson(em, organizationId, cmd, data, passwordHash, {
       parentCloginId,
-      applicationDate: applicationDate?.date ?? new Date(),
+      applicationDate: cmd.applicationDate ?? new Date(),
     });
   });
 }
@@ -332,12 +326,14 @@ const usernameTaken = (username: string, holder: number | null) =>
  * `notices`. Throws FORBIDDEN, VALIDATION_FAILED (no doc and no mark_forms_complete; a
  * connected_to that is not the user's) or USER_NOT_FOUND.
  */
-export async function updateUser(ctx: RequestContext, cmd: UpdateUserCommand): Promise<UpdateUserOutcome> {
+export async function updateUser(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof UpdateUserCommand>,
+): Promise<UpdateUserOutcome> {
+  const cmd = parseCommand(UpdateUserCommand, draft);
   await resolveOwnedProject(ctx, cmd.groupId);
   if (cmd.values === null && cmd.markFormsComplete === null) {
-    throw validationFailed("doc is required unless mark_forms_complete is sent.", [
-      { path: "doc", message: "doc is required unless mark_forms_complete is sent." },
-    ]);
+    throw validationFailed([{ path: ["values"], message: "is required unless forms are marked complete" }]);
   }
   assertKeyCount(cmd.values);
   if (
@@ -345,8 +341,8 @@ export async function updateUser(ctx: RequestContext, cmd: UpdateUserCommand): P
     "formIds" in cmd.markFormsComplete &&
     cmd.markFormsComplete.formIds.length > MAX_KEYS_PER_CALL
   ) {
-    const message = `mark_forms_complete lists ${cmd.markFormsComplete.formIds.length} ids; at most ${MAX_KEYS_PER_CALL} are accepted per call.`;
-    throw validationFailed(message, [{ path: "mark_forms_complete", message }]);
+    const message = `lists ${cmd.markFormsComplete.formIds.length} ids; at most ${MAX_KEYS_PER_CALL} are accepted per call`;
+    throw validationFailed([{ path: ["markFormsComplete"], message }]);
   }
 
   return inTransaction(ctx, async ({ em }) => {
@@ -354,8 +350,8 @@ export async function updateUser(ctx: RequestContext, cmd: UpdateUserCommand): P
     const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });
     const ownConnection = user.parentCloginId ?? user.cloginId;
     if (cmd.connectedTo != null && cmd.connectedTo !== ownConnection) {
-      const message = `connected_to ${cmd.connectedTo} does not match user ${cmd.cloginId}, whose connected_to is ${ownConnection}.`;
-      throw validationFailed(message, [{ path: "connected_to", message }]);
+      const message = `${cmd.connectedTo} does not match user ${cmd.cloginId}, whose connected_to is ${ownConnection}`;
+      throw validationFailed([{ path: ["connectedTo"], message }]);
     }
     const notices: string[] = [];
     const valuesSent = cmd.values !== null && Object.keys(cmd.values).length > 0;
@@ -396,7 +392,11 @@ export async function updateUser(ctx: RequestContext, cmd: UpdateUserCommand): P
  * is sent. All or nothing. Throws FORBIDDEN (group, or an admin_id that may not send here),
  * VALIDATION_FAILED or USER_NOT_FOUND.
  */
-export async function addEmails(ctx: RequestContext, cmd: AddEmailsCommand): Promise<UserOutcome> {
+export async function addEmails(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof AddEmailsCommand>,
+): Promise<UserOutcome> {
+  const cmd = parseCommand(AddEmailsCommand, draft);
   const organizationId = requirePrincipal(ctx).organizationId;
   await resolveOwnedProject(ctx, cmd.groupId);
   failOnProblems(emailListProblems(cmd.emails));
