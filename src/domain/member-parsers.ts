@@ -16,7 +16,8 @@ export class MemberReader {
   }
 
   flag(path: ProblemPath, value: unknown, fallback: boolean): boolean {
-    if (value === undefined) return fallback;
+    // GraphQL hands an omitted nullable member over as null.
+    if (value === undefined || value === null) return fallback;
     const flag = toFlag(value);
     if (flag === null) this.problem(path, `must be true or false (or 1 or 0), got ${shown(value)}`);
     return flag ?? fallback;
