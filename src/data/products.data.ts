@@ -131,3 +131,59 @@ export async function loadCartProducts(
     ]),
   );
 }
+
+const CATEGORY_ROW = {
+  id: "int",
+  project_id: "int",
+  name: "text",
+  top_remark: "textOrNull",
+  bottom_remark: "textOrNull",
+  quota_ordered: "intOrNull",
+  interchange: "flag",
+  mandatory: "flag",
+} as const;
+
+/** The categories of these projects, by id: one statement. */
+export async function readCategoriesOfProjects(em: EntityManager, projectIds: readonly number[]) {
+  if (projectIds.length === 0) return [];
+  return selectRows(
+    em,
+    CATEGORY_ROW,
+    `SELECT id, project_id, name, top_remark, bottom_remark, quota_ordered, interchange, mandatory
+       FROM product_category WHERE project_id IN (${sqlPlaceholders(projectIds.length)}) ORDER BY id`,
+    [...projectIds],
+  );
+}
+
+const PRODUCT_ROW = {
+  id: "int",
+  project_id: "int",
+  name: "text",
+  price_cents: "int",
+  base_type: "int",
+  category_id: "intOrNull",
+  level: "text",
+  available_from: "dateOrNull",
+  available_until: "dateOrNull",
+  only_one: "flag",
+  lock_once_funds_allocated: "flag",
+  remarks: "textOrNull",
+  location: "textOrNull",
+  internal_id: "textOrNull",
+  misc1: "textOrNull",
+  misc2: "textOrNull",
+  parent_product_id: "intOrNull",
+} as const;
+
+/** The non-private products of these projects, by id: one statement. */
+export async function readProductsOfProjects(em: EntityManager, projectIds: readonly number[]) {
+  if (projectIds.length === 0) return [];
+  return selectRows(
+    em,
+    PRODUCT_ROW,
+    `SELECT id, project_id, name, price_cents, base_type, category_id, level, available_from, available_until, only_one,
+            lock_once_funds_allocated, remarks, location, internal_id, misc1, misc2, parent_product_id
+       FROM product WHERE is_private = 0 AND project_id IN (${sqlPlaceholders(projectIds.length)}) ORDER BY id`,
+    [...projectIds],
+  );
+}

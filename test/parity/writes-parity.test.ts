@@ -362,3 +362,61 @@ describe("same failure through REST and GraphQL", () => {
     expect(viaGraphql.errors?.[0].message).toBe(viaRest.msg);
   });
 });
+
+describe("Project exposes categories and products", () => {
+  it("lists the demo's categories and non-private products with their details, batched for many projects", async () => {
+    const data = await graphqlData<{
+      projects: { groupId: number; categories: Record<string, unknown>[]; products: Record<string, unknown>[] }[];
+    }>(
+      t.app,
+      `{ projects(withArchived: true) { groupId
+          categories { catId name topRemark quotaOrdered interchange mandatory }
+          products { pId name price baseProductType productType catId startDate endDate onlyOne internalId parentPId } } }`,
+      {},
+    );
+    const camp = data.projects.find((p) => p.groupId === g)!;
+    expect(camp.categories.slice(0, 3)).toEqual([
+      {
+        catId: 12,
+        name: "Camp weeks",
+        topRemark: "Pick your weeks",
+        quotaOrdered: 4,
+        interchange: false,
+        mandatory: false,
+      },
+      {
+        catId: 13,
+        name: "Lodging",
+        topRemark: "One lodging per camper",
+        quotaOrdered: null,
+        interchange: true,
+        mandatory: true,
+      },
+      { catId: 14, name: "Extras", topRemark: null, quotaOrdered: null, interchange: false, mandatory: false },
+    ]);
+    expect(camp.products.find((p) => p.pId === 77)).toEqual({
+      pId: 77,
+      name: "Week 1",
+      price: "350.00",
+      baseProductType: 1,
+      productType: 0,
+      catId: 12,
+      startDate: "2026-01-01T00:00:00.000Z",
+      endDate: "2027-08-31T23:59:59.999Z",
+      onlyOne: true,
+      internalId: "W1",
+      parentPId: null,
+    });
+    expect(camp.products.find((p) => p.pId === 712)).toMatchObject({ baseProductType: 4, parentPId: 711 });
+    // Private products belong to one cart and are never listed.
+    const [{ count }] = await query(`SELECT COUNT(*) AS count FROM product WHERE project_id = ? AND is_private = 1`, [
+      g,
+    ]);
+    expect(Number(count)).toBeGreaterThan(0);
+    expect(camp.products.length).toBe(
+      Number(
+        (await query(`SELECT COUNT(*) AS count FROM product WHERE project_id = ? AND is_private = 0`, [g]))[0].count,
+      ),
+    );
+  });
+});
