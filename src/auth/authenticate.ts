@@ -42,11 +42,12 @@ export async function authenticate(em: EntityManager, header: HeaderReader, nowM
 function checkTimestamp(raw: string | undefined, nowMs: number): void {
   if (raw === undefined) return;
   const value = raw.trim();
-  const seconds = /^\d{1,12}$/.test(value) ? Number(value) : NaN;
+  // Contract §17: legacy clients send seconds or, from JavaScript's Date.now(), milliseconds (13 digits).
+  const seconds = /^\d{1,12}$/.test(value) ? Number(value) : /^\d{13}$/.test(value) ? Number(value) / 1000 : NaN;
   if (!Number.isFinite(seconds) || Math.abs(nowMs / 1000 - seconds) > TIMESTAMP_WINDOW_SECONDS) {
     throw new DomainError(
       "STALE_TIMESTAMP",
-      `Timestamp must be Unix seconds within ${TIMESTAMP_WINDOW_SECONDS} s of the server clock.`,
+      `Timestamp must be Unix seconds (or milliseconds, 13 digits) within ${TIMESTAMP_WINDOW_SECONDS} s of the server clock.`,
     );
   }
 }

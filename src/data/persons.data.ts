@@ -26,7 +26,8 @@ export async function readPersons(em: EntityManager, cloginIds: readonly number[
     for (const p of rows)
       persons.set(p.id, {
         cloginId: p.id,
-        username: p.username,
+        // A child made without a main email has no login; it reads as an empty username.
+        username: p.username ?? "",
         mainEmail: p.mainEmail,
         firstName: p.firstName,
         lastName: p.lastName,
@@ -50,15 +51,19 @@ export async function findPersonOfOrganization(
   return row ? { mainEmail: row.main_email } : null;
 }
 
-/** Whether a username is taken in the organization, compared case-insensitively. */
-export async function usernameTaken(em: EntityManager, organizationId: number, username: string): Promise<boolean> {
+/** The person holding a username in the organization (compared case-insensitively), or null. */
+export async function findUsernameHolder(
+  em: EntityManager,
+  organizationId: number,
+  username: string,
+): Promise<number | null> {
   const rows = await selectRows(
     em,
     { id: "int" },
     `SELECT id FROM person WHERE organization_id = ? AND LOWER(username) = ?`,
     [organizationId, username.toLowerCase()],
   );
-  return rows.length > 0;
+  return rows[0]?.id ?? null;
 }
 
 /** Inserts a person; returns its id (the clogin_id). */

@@ -16,8 +16,9 @@ export class Person {
   @JoinColumn({ name: "organization_id" })
   organization?: Relation<Organization>;
 
-  @StringColumn(254)
-  username: string;
+  /** Null for a child made without a main email: it signs in through its parent (contract §9). */
+  @StringColumn(254, { nullable: true })
+  username: string | null;
 
   /** scrypt hash in `scrypt$N$r$p$salt$hash` form; null when the person has no password (e.g. a child). */
   @StringColumn(200, { nullable: true })

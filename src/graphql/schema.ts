@@ -1,3 +1,4 @@
+import { WritesMutationResolver } from "./resolvers/writes.resolver";
 import "reflect-metadata";
 import type { GraphQLSchema } from "graphql";
 import { buildSchema } from "type-graphql";
@@ -16,6 +17,7 @@ export const RESOLVERS = [
   UserFormResolver,
   UserMutationResolver,
   StatusResolver,
+  WritesMutationResolver,
 ] as const;
 
 let built: Promise<GraphQLSchema> | null = null;

@@ -8,6 +8,7 @@ import { fromBodyParserError, TransportError } from "../http/transport-errors";
 import type { ActionTable, LegacyAction } from "./envelope/action-table";
 import { commonEnvelope, isJsonObject } from "./envelope/envelope";
 import { sendLegacyError, toLegacyFailure } from "./legacy-errors";
+import { productsActions } from "./products/products.actions";
 import { projectsActions } from "./projects/projects.actions";
 import { statusesActions } from "./statuses/statuses.actions";
 import { usersActions } from "./users/users.actions";
@@ -22,7 +23,7 @@ const BODY_LIMIT_TEXT = "1 MiB (1048576 bytes)";
  * can tell "not here yet" from a typo. An action table entry of the same name wins.
  */
 export const LEGACY_ACTIONS_NOT_BUILT: Readonly<Record<string, readonly string[]>> = {
-  users: ["create_child", "login", "get_user_list", "get_info", "add_product", "set_status"],
+  users: ["login", "get_user_list", "get_info"],
 };
 
 /**
@@ -39,6 +40,7 @@ export const LEGACY_ENDPOINTS: Readonly<Record<string, ActionTable>> = {
   users: usersActions,
   statuses: statusesActions,
   projects: projectsActions,
+  products: productsActions,
 };
 
 export function legacyRestRouter(deps: AppDependencies): Router {

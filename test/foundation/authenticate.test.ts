@@ -109,7 +109,7 @@ describe("authenticate", () => {
     it.each([
       ["too old", String(nowSeconds - TIMESTAMP_WINDOW_SECONDS - 1)],
       ["too far in the future", String(nowSeconds + TIMESTAMP_WINDOW_SECONDS + 1)],
-      ["in milliseconds", String(NOW_MS)],
+      ["in milliseconds, too old", String(NOW_MS - (TIMESTAMP_WINDOW_SECONDS + 1) * 1000)],
       ["not an integer", String(nowSeconds + 0.5)],
       ["not a number", "yesterday"],
       ["empty", ""],
@@ -118,7 +118,13 @@ describe("authenticate", () => {
       const error = await refusalOf(at(timestamp));
       expect(error.code).toBe("STALE_TIMESTAMP");
       expect(error.message).toBe(
-        `Timestamp must be Unix seconds within ${TIMESTAMP_WINDOW_SECONDS} s of the server clock.`,
+        `Timestamp must be Unix seconds (or milliseconds, 13 digits) within ${TIMESTAMP_WINDOW_SECONDS} s of the server clock.`,
+      );
+    });
+
+    it("accepts milliseconds (13 digits) within the window (contract §17)", async () => {
+      await expect(authenticate(t.dataSource.manager, at(String(NOW_MS - 200_000)), NOW_MS)).resolves.toEqual(
+        MAPLE_PRINCIPAL,
       );
     });
 

@@ -74,12 +74,19 @@ describe("users create: the person (contract §7)", () => {
 
   it("usernames are unique in the organization, case-insensitively: 409 CONFLICT, nothing written", async () => {
     const tables = await watchTables(t.dataSource);
-    expectLegacyError(await create({ username: "ANN@lab.test", main_email: "x1@lab.test" }), 409, "CONFLICT", {
-      msg: 'Username "ANN@lab.test" is already used in your organization.',
+    // Contract §17: the body names the holder's clogin_id (a string), so a retried create can carry on.
+    const taken = await create({ username: "ANN@lab.test", main_email: "x1@lab.test" });
+    expectLegacyError(taken, 409, "CONFLICT", {
+      msg: /^Username "ANN@lab\.test" is already used in your organization by clogin_id \d+\.$/,
+      extra: { clogin_id: expect.stringMatching(/^\d+$/) },
     });
+    expect(taken.body.clogin_id).toMatch(/^\d+$/);
+    expect(taken.body.msg).toContain(`clogin_id ${taken.body.clogin_id}.`);
     // the default username (main_email) clashes the same way, also with a user of another project of the organization
-    expectLegacyError(await create({ main_email: "MILES@maple.test" }), 409, "CONFLICT", {
-      msg: 'Username "MILES@maple.test" is already used in your organization.',
+    const miles = await create({ main_email: "MILES@maple.test" });
+    expectLegacyError(miles, 409, "CONFLICT", {
+      msg: `Username "MILES@maple.test" is already used in your organization by clogin_id ${MAPLE.miles}.`,
+      extra: { clogin_id: String(MAPLE.miles) },
     });
     await tables.expectNothingWritten();
   });

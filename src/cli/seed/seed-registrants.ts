@@ -16,6 +16,8 @@ import {
   Payment,
   Person,
   Product,
+  PRODUCT_BASE_TYPES,
+  ProductCategory,
   type Project,
   Registration,
   RegistrationForm,
@@ -78,8 +80,21 @@ interface SeedPlan {
   initialForms: Record<RegistrationLevel, PlannedForm[]>;
   statusIds: number[];
   tagIds: number[];
-  products: { id: number; priceCents: number }[];
+  /** What a registrant of each level may buy, as add_product would allow it. */
+  products: Record<RegistrationLevel, SeedProduct[]>;
+  categories: Map<number, { quotaOrdered: number | null; interchange: boolean }>;
 }
+
+interface SeedProduct {
+  id: number;
+  priceCents: number;
+  baseType: number;
+  onlyOne: boolean;
+  categoryId: number | null;
+}
+
+const PAYMENT_METHODS = ["card", "bank transfer", "cheque"];
+const UTM_SOURCES = ["newsletter", "facebook", "google", null, null];
 
 /**
  * Bulk synthetic registrants in an existing project, with multi-row inserts: persons,
@@ -133,13 +148,31 @@ export class SeedInterruptedError extends Error {
 async function readSeedPlan(em: EntityManager, groupId: number): Promise<SeedPlan> {
   const project = await findProject(em, groupId);
   if (!project) throw new DomainError("NOT_FOUND", `project (group_id) ${groupId} does not exist`);
-  const [forms, fields, statuses, tags, products] = await Promise.all([
+  const [forms, fields, statuses, tags, products, categories] = await Promise.all([
     readProjectForms(em, groupId),
     readProjectFields(em, groupId),
     em.find(Status, { where: { projectId: groupId }, order: { id: "ASC" } }),
     em.find(Tag, { where: { projectId: groupId }, order: { id: "ASC" } }),
     em.find(Product, { where: { projectId: groupId }, order: { id: "ASC" } }),
+    em.find(ProductCategory, { where: { projectId: groupId } }),
   ]);
+  // Discounts and session holders are not bought on their own; private products belong to one user.
+  const buyable = (level: "parent" | "child") =>
+    products
+      .filter(
+        (product) =>
+          !product.isPrivate &&
+          (product.level === "all" || product.level === level) &&
+          product.baseType !== PRODUCT_BASE_TYPES.discount &&
+          product.baseType !== PRODUCT_BASE_TYPES.sessionHolder,
+      )
+      .map((product) => ({
+        id: product.id,
+        priceCents: product.priceCents,
+        baseType: product.baseType,
+        onlyOne: product.onlyOne,
+        categoryId: product.categoryId,
+      }));
   const planned = (form: FormDefinition): PlannedForm => ({
     id: form.id,
     fields: fields.filter((field) => field.formId === form.id),
@@ -152,7 +185,13 @@ async function readSeedPlan(em: EntityManager, groupId: number): Promise<SeedPla
     },
     statusIds: statuses.map((status) => status.id),
     tagIds: tags.map((tag) => tag.id),
-    products: products.map((product) => ({ id: product.id, priceCents: product.priceCents })),
+    products: { parent: buyable("parent"), child: buyable("child") },
+    categories: new Map(
+      categories.map((category) => [
+        category.id,
+        { quotaOrdered: category.quotaOrdered, interchange: category.interchange },
+      ]),
+    ),
   };
 }
 
@@ -212,6 +251,7 @@ async function seedChunk(
     star: random.chance(0.1),
     applicationDate: new Date(shared.now.getTime() - random.int(0, (180 * DAY_MS) / 1000) * 1000),
     assignedAdminId: null,
+    utmSource: random.pick(UTM_SOURCES),
   }));
   await insertMany(em, Registration, registrations, shared.bindLimit);
   const uids = await selectIdMap(
@@ -257,9 +297,16 @@ async function seedChunk(
     }
     for (const tagId of plan.tagIds) if (random.chance(0.25)) tagRows.push({ registrationId, tagId });
     let orderCents = 0;
-    for (const product of plan.products) {
+    const unitsInCategory = new Map<number, number>();
+    for (const product of plan.products[isChild(j) ? "child" : "parent"]) {
       if (!random.chance(0.4)) continue;
-      const quantity = random.int(1, 2);
+      const quantity = product.onlyOne ? 1 : random.int(1, 2);
+      const category = product.categoryId === null ? undefined : plan.categories.get(product.categoryId);
+      const unitsSoFar = unitsInCategory.get(product.categoryId ?? 0) ?? 0;
+      // Respect the category rules add_product enforces, so seeded carts are ones a client could build.
+      if (category?.interchange && unitsSoFar > 0) continue;
+      if (category?.quotaOrdered != null && unitsSoFar + quantity > category.quotaOrdered) continue;
+      unitsInCategory.set(product.categoryId ?? 0, unitsSoFar + quantity);
       orderCents += lineAmountCents(quantity, product.priceCents);
       cartRows.push({
         registrationId,
@@ -267,6 +314,7 @@ async function seedChunk(
         quantity,
         unitPriceCents: product.priceCents,
         createdAt: applied,
+        recurringStartDate: product.baseType === PRODUCT_BASE_TYPES.subscription ? startOfUtcDay(applied) : null,
       });
     }
     if (orderCents > 0 && random.chance(0.5)) {
@@ -274,6 +322,7 @@ async function seedChunk(
         registrationId,
         amountCents: random.chance(0.5) ? orderCents : Math.floor(orderCents / 2),
         paidAt: laterThanApplied(),
+        method: random.pick(PAYMENT_METHODS),
       });
     }
   });
@@ -427,4 +476,8 @@ function pseudoRandom(seed: number): Random {
     int: (min, max) => min + Math.floor(next() * (max - min + 1)),
     pick: (values) => values[Math.floor(next() * values.length)],
   };
+}
+
+function startOfUtcDay(date: Date): Date {
+  return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
 }

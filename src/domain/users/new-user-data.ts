@@ -26,7 +26,11 @@ const clean = (value: string | undefined) => (value === undefined ? null : value
  * The person data of a create command, trimmed, with its problems (paths are the command's member names).
  * A new person needs a valid main_email; the username defaults to it.
  */
-export function readPersonData(cmd: CreateUserCommand, newPerson: boolean): { data: PersonData; problems: Problem[] } {
+export function readPersonData(
+  cmd: CreateUserCommand,
+  newPerson: boolean,
+  options: { mainEmailRequired: boolean } = { mainEmailRequired: true },
+): { data: PersonData; problems: Problem[] } {
   const problems: Problem[] = [];
   const data: PersonData = {
     username: clean(cmd.username) || null,
@@ -41,7 +45,8 @@ export function readPersonData(cmd: CreateUserCommand, newPerson: boolean): { da
       problems.push({ path: [path], message: `must have at most ${LIMITS[path]} characters` });
   };
   if (data.mainEmail === null) {
-    if (newPerson) problems.push({ path: ["mainEmail"], message: "is required for a new user" });
+    if (newPerson && options.mainEmailRequired)
+      problems.push({ path: ["mainEmail"], message: "is required for a new user" });
   } else if (!isEmailAddress(data.mainEmail)) {
     problems.push({ path: ["mainEmail"], message: `is not a valid email address: ${JSON.stringify(data.mainEmail)}` });
   }

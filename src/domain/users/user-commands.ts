@@ -10,6 +10,7 @@ import {
   toInteger,
   valueMap,
 } from "../commands/members";
+import { parseUtcDateTime } from "../../shared/dates";
 import type { UserSummary } from "./user-summary";
 
 // The users operations, in domain terms. Both adapters (legacy REST and GraphQL) build these
@@ -58,6 +59,43 @@ export const CreateUserCommand = z.object({
   disableEmailSending: flag(false),
 });
 export type CreateUserCommand = z.output<typeof CreateUserCommand>;
+
+/** A date as `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS` (UTC); absent is null. */
+const optionalUtcDate = z
+  .unknown()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined || value === null || value === "") return null;
+    const date =
+      typeof value === "string" && /^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2})?$/.test(value.trim())
+        ? parseUtcDateTime(value.trim())
+        : null;
+    if (!date) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must be a calendar date as YYYY-MM-DD or YYYY-MM-DD HH:MM:SS, got ${shown(value)}`,
+      });
+      return z.NEVER;
+    }
+    return date;
+  });
+
+/**
+ * users `create_child` (contract §9): create's members, with `connectedTo` (the parent) required,
+ * `values` required even when empty, and the application date (default now).
+ */
+export const CreateChildCommand = CreateUserCommand.extend({
+  connectedTo: integerId,
+  values: valueMap.nullish().transform((values, ctx) => {
+    if (values === undefined || values === null) {
+      ctx.addIssue({ code: "custom", message: "is required (send {} when there is nothing to set)" });
+      return z.NEVER;
+    }
+    return values;
+  }),
+  applicationDate: optionalUtcDate,
+});
+export type CreateChildCommand = z.output<typeof CreateChildCommand>;
 
 /** `all`, or the ids exactly as the client sent them (numbers, digit strings or anything else). */
 export type FormSelection = { all: true } | { formIds: unknown[] };

@@ -7,12 +7,12 @@ import {
   readProjectForms,
   type RegistrationFormState,
 } from "../../data/forms.data";
-import { findPersonOfOrganization, insertPerson, updatePerson, usernameTaken } from "../../data/persons.data";
-import { insertRegistration, isRegistered } from "../../data/registrations.data";
+import { findPersonOfOrganization, findUsernameHolder, insertPerson, updatePerson } from "../../data/persons.data";
+import { findRegistration, insertRegistration, isFamilyProject, isRegistered } from "../../data/registrations.data";
 import { isUniqueViolation } from "../../db/unique-violation";
 import { requirePrincipal, type RequestContext } from "../context";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
-import { conflict, DomainError, failOnProblems, validationFailed } from "../errors";
+import { conflict, DomainError, failOnProblems, validationFailed, type Problem } from "../errors";
 import { saveFieldValues, type PersonAttributes } from "../forms/field-values";
 import { initialForms, MAX_KEYS_PER_CALL } from "../forms/form-rules";
 import { markFormsComplete, submitFormsWithValues, type SubmissionSettings } from "../forms/form-submission";
@@ -23,6 +23,7 @@ import { readPersonData, type PersonData } from "./new-user-data";
 import { connectedToOf, requireRegisteredUser, type RegisteredUser } from "./registration-lookup";
 import {
   AddEmailsCommand,
+  CreateChildCommand,
   CreateUserCommand,
   UpdateUserCommand,
   type UpdateUserOutcome,
@@ -138,90 +139,163 @@ export async function createUser(
   assertKeyCount(cmd.values);
   // scrypt is slow on purpose: hash before the transaction so no locks are held meanwhile.
   const passwordHash = newPerson && data.password !== null ? await hashPassword(data.password) : null;
+  return inTransaction(ctx, ({ em }) =>
+    registerPerson(em, organizationId, cmd, data, passwordHash, {
+      parentCloginId: null,
+      applicationDate: new Date(),
+    }),
+  );
+}
+
+/**
+ * users `create_child` (contract §9): registers a new person (or an existing one of the
+ * organization) as the child of `connected_to`, a parent or individual of this family project,
+ * with the initial forms of levels `all` and `child`. Throws FORBIDDEN, VALIDATION_FAILED (every
+ * member problem at once; `group_id` when the project keeps no families; `connected_to`),
+ * USER_NOT_FOUND (clogin_id not a person of the organization) or CONFLICT (with `clogin_id`).
+ */
+export async function createChild(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof CreateChildCommand>,
+): Promise<UserOutcome> {
+  const cmd = parseCommand(CreateChildCommand, draft);
+  const organizationId = requirePrincipal(ctx).organizationId;
+  await resolveOwnedProject(ctx, cmd.groupId);
+  const newPerson = cmd.cloginId === null;
+  const { data, problems } = readPersonData(cmd, newPerson, { mainEmailRequired: false });
+  failOnProblems(problems);
+  const parentCloginId = cmd.connectedTo;
+  assertKeyCount(cmd.values);
+  const passwordHash = newPerson && data.password !== null ? await hashPassword(data.password) : null;
 
   return inTransaction(ctx, async ({ em }) => {
-    const now = new Date();
-    const notices: string[] = [];
-    let cloginId: number;
-    let mainEmail: string | null;
-    if (cmd.cloginId !== null) {
-      cloginId = cmd.cloginId;
-      const person = await findPersonOfOrganization(em, cloginId, organizationId);
-      if (!person) throw new DomainError("USER_NOT_FOUND", `clogin_id ${cloginId} is not a user of your organization.`);
-      if (await isRegistered(em, cmd.groupId, cloginId))
-        throw conflict(`User ${cloginId} is already registered in project ${cmd.groupId}.`, {
-          clogin_id: String(cloginId),
-        });
-      if (cmd.username !== undefined || cmd.password !== undefined) {
-        notices.push(`username and password were ignored: user ${cloginId} already exists and keeps its login.`);
-      }
-      const attributes = explicitAttributes(data);
-      await updatePerson(em, cloginId, attributes);
-      mainEmail = data.mainEmail ?? person.mainEmail;
+    const familyProblems: Problem[] = [];
+    if (!(await isFamilyProject(em, cmd.groupId))) {
+      familyProblems.push({
+        path: ["groupId"],
+        message: `${cmd.groupId} is not a family project; create_child needs one`,
+      });
     } else {
-      const username = data.username ?? data.mainEmail!;
-      if (await usernameTaken(em, organizationId, username))
-        throw conflict(`Username ${JSON.stringify(username)} is already used in your organization.`);
-      try {
-        cloginId = await insertPerson(em, {
-          organizationId,
-          username,
-          passwordHash,
-          mainEmail: data.mainEmail,
-          firstName: data.firstName,
-          lastName: data.lastName,
-          orgName: data.orgName,
+      const parent = await findRegistration(em, cmd.groupId, parentCloginId);
+      if (!parent || parent.connectedTo !== null)
+        familyProblems.push({
+          path: ["connectedTo"],
+          message: `${parentCloginId} is not a parent or individual registered in project ${cmd.groupId}`,
         });
-      } catch (error) {
-        if (isUniqueViolation(error))
-          throw conflict(`Username ${JSON.stringify(username)} is already used in your organization.`);
-        throw error;
-      }
-      mainEmail = data.mainEmail;
     }
-
-    let uid: number;
-    try {
-      uid = await insertRegistration(em, {
-        projectId: cmd.groupId,
-        personId: cloginId,
-        connectedTo: null,
-        applicationDate: now,
-      });
-    } catch (error) {
-      if (isUniqueViolation(error))
-        throw conflict(`User ${cloginId} is already registered in project ${cmd.groupId}.`, {
-          clogin_id: String(cloginId),
-        });
-      throw error;
-    }
-    // create makes a parent (family project) or an individual: both get the parent-level forms.
-    const startForms = initialForms(await readProjectForms(em, cmd.groupId), "parent");
-    await addFormsToRegistration(
-      em,
-      uid,
-      startForms.map((form) => form.id),
-      now,
-    );
-    const forms = new Map<number, RegistrationFormState>(
-      startForms.map((form) => [form.id, { uid, form, completed: false, completedAt: null, submittedAt: null }]),
-    );
-    const user: RegisteredUser = { uid, groupId: cmd.groupId, cloginId, parentCloginId: null, mainEmail };
-    const personKeys = personKeyValues(data);
-    const values = { ...personKeys, ...cmd.values };
-    if (Object.keys(values).length > 0) {
-      const saved = await saveValuesAndSubmit(em, user, forms, values, {
-        submitForms: cmd.submitForms,
-        disableEmailSending: cmd.disableEmailSending,
-        now,
-        consumedKeys: new Set(Object.keys(personKeys)),
-        explicitPerson: explicitAttributes(data),
-      });
-      notices.push(...saved.notices);
-    }
-    return outcomeOf(em, user, notices);
+    failOnProblems(familyProblems);
+    return registerPerson(em, organizationId, cmd, data, passwordHash, {
+      parentCloginId,
+      applicationDate: cmd.applicationDate ?? new Date(),
+    });
   });
 }
+
+/**
+ * The registration shared by create and create_child: a new person (or an existing one of the
+ * organization, registered here too), the initial forms of its level, then the `doc` values.
+ */
+async function registerPerson(
+  em: EntityManager,
+  organizationId: number,
+  cmd: CreateUserCommand,
+  data: PersonData,
+  passwordHash: string | null,
+  options: { parentCloginId: number | null; applicationDate: Date },
+): Promise<UserOutcome> {
+  const now = new Date();
+  const notices: string[] = [];
+  let cloginId: number;
+  let mainEmail: string | null;
+  if (cmd.cloginId !== null) {
+    cloginId = cmd.cloginId;
+    const person = await findPersonOfOrganization(em, cloginId, organizationId);
+    if (!person) throw new DomainError("USER_NOT_FOUND", `clogin_id ${cloginId} is not a user of your organization.`);
+    if (await isRegistered(em, cmd.groupId, cloginId)) throw alreadyRegistered(cloginId, cmd.groupId);
+    if (cmd.username !== undefined || cmd.password !== undefined) {
+      notices.push(`username and password were ignored: user ${cloginId} already exists and keeps its login.`);
+    }
+    await updatePerson(em, cloginId, explicitAttributes(data));
+    mainEmail = data.mainEmail ?? person.mainEmail;
+  } else {
+    // A child without a main email has no login (contract §9): its username stays empty.
+    const username = data.username ?? data.mainEmail;
+    if (username !== null) {
+      const holder = await findUsernameHolder(em, organizationId, username);
+      if (holder !== null) throw usernameTaken(username, holder);
+    }
+    try {
+      cloginId = await insertPerson(em, {
+        organizationId,
+        username,
+        passwordHash,
+        mainEmail: data.mainEmail,
+        firstName: data.firstName,
+        lastName: data.lastName,
+        orgName: data.orgName,
+      });
+    } catch (error) {
+      if (isUniqueViolation(error) && username !== null) throw usernameTaken(username, null);
+      throw error;
+    }
+    mainEmail = data.mainEmail;
+  }
+
+  let uid: number;
+  try {
+    uid = await insertRegistration(em, {
+      projectId: cmd.groupId,
+      personId: cloginId,
+      connectedTo: options.parentCloginId,
+      applicationDate: options.applicationDate,
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw alreadyRegistered(cloginId, cmd.groupId);
+    throw error;
+  }
+  // create makes a parent (family project) or an individual: parent-level forms; a child gets child-level ones.
+  const level = options.parentCloginId === null ? "parent" : "child";
+  const startForms = initialForms(await readProjectForms(em, cmd.groupId), level);
+  await addFormsToRegistration(
+    em,
+    uid,
+    startForms.map((form) => form.id),
+    now,
+  );
+  const forms = new Map<number, RegistrationFormState>(
+    startForms.map((form) => [form.id, { uid, form, completed: false, completedAt: null, submittedAt: null }]),
+  );
+  const user: RegisteredUser = {
+    uid,
+    groupId: cmd.groupId,
+    cloginId,
+    parentCloginId: options.parentCloginId,
+    mainEmail,
+  };
+  const personKeys = personKeyValues(data);
+  const values = { ...personKeys, ...cmd.values };
+  if (Object.keys(values).length > 0) {
+    const saved = await saveValuesAndSubmit(em, user, forms, values, {
+      submitForms: cmd.submitForms,
+      disableEmailSending: cmd.disableEmailSending,
+      now,
+      consumedKeys: new Set(Object.keys(personKeys)),
+      explicitPerson: explicitAttributes(data),
+    });
+    notices.push(...saved.notices);
+  }
+  return outcomeOf(em, user, notices);
+}
+
+const alreadyRegistered = (cloginId: number, groupId: number) =>
+  conflict(`User ${cloginId} is already registered in project ${groupId}.`, { clogin_id: String(cloginId) });
+
+/** Contract §17: the 409 names the person who holds the username, so a retried create can carry on. */
+const usernameTaken = (username: string, holder: number | null) =>
+  conflict(
+    `Username ${JSON.stringify(username)} is already used in your organization${holder === null ? "" : ` by clogin_id ${holder}`}.`,
+    holder === null ? undefined : { clogin_id: String(holder) },
+  );
 
 /**
  * users `update`: `doc` values first (with their submissions and triggers), then

@@ -21,6 +21,12 @@ import {
   type RegistrationRef,
   type TagRecord,
 } from "../../data/registrations.data";
+import {
+  readProjectCategories,
+  readProjectProducts,
+  type CategoryRow,
+  type ProductRow,
+} from "../../domain/products/product-reads";
 import { loadUserSummaries, type UserSummary } from "../../domain/users/user-summary";
 
 /** A DataLoader over a batch read that returns a map; keys missing from the map get `fallback`. */
@@ -80,6 +86,14 @@ export function createUserLoaders(em: EntityManager) {
       (keys) => readChildren(em, keys),
       () => [],
       projectPersonKey,
+    ),
+    categoriesOfProject: loaderOf<number, CategoryRow[]>(
+      (ids) => readProjectCategories(em, ids),
+      () => [],
+    ),
+    productsOfProject: loaderOf<number, ProductRow[]>(
+      (ids) => readProjectProducts(em, ids),
+      () => [],
     ),
     registrationsByPerson: loaderOf<ProjectPersonKey, RegistrationRef | null, string>(
       (keys) => readRegistrationsByPerson(em, keys),

@@ -1,4 +1,4 @@
-import { Field, Int, ObjectType } from "type-graphql";
+import { Field, ID, Int, ObjectType } from "type-graphql";
 import { StatusType, UserType } from "./user.type";
 
 @ObjectType("UserPayload")
@@ -42,4 +42,28 @@ export class MarkFormsCompletePayloadType {
 export class CreateStatusPayloadType {
   @Field(() => StatusType)
   status: StatusType;
+}
+
+@ObjectType("AddProductPayload")
+export class AddProductPayloadType {
+  @Field(() => UserType, { description: "The user after the change." })
+  user: UserType;
+
+  @Field(() => [ID], { description: "The new cart lines; empty when nothing new was added." })
+  cartIds: string[];
+
+  @Field(() => [String])
+  notices: string[];
+}
+
+@ObjectType("CreateProductPayload")
+export class CreateProductPayloadType {
+  @Field(() => Int)
+  productId: number;
+}
+
+@ObjectType("CreateCategoryPayload")
+export class CreateCategoryPayloadType {
+  @Field(() => Int)
+  categoryId: number;
 }

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import type { RequestContext } from "../../domain/context";
 import type { UpdateUserOutcome, UserOutcome } from "../../domain/users/user-commands";
-import { addEmails, createUser, updateUser } from "../../domain/users/users.service";
+import { addProducts } from "../../domain/carts/add-product";
+import { setUserStatus } from "../../domain/users/set-status";
+import { addEmails, createChild, createUser, updateUser } from "../../domain/users/users.service";
 import type { PathNames } from "../../http/problem-paths";
 import { defineAction, type ActionTable } from "../envelope/action-table";
 import { isJsonObject } from "../envelope/envelope";
@@ -70,6 +72,69 @@ const addEmailSchema = z.object({
   ),
   mark_forms_complete: refusedOutsideUpdate,
 });
+
+const createChildSchema = z.object({
+  group_id: asSent,
+  clogin_id: asSent,
+  connected_to: asSent,
+  doc: asSent,
+  submit_forms: asSent,
+  disable_email_sending: asSent,
+  mark_forms_complete: refusedOutsideUpdate,
+});
+
+/** `doc` absent, `{}` or `[]`: set_status and add_product carry their members at the top level. */
+const emptyDoc = z
+  .unknown()
+  .optional()
+  .superRefine((value, ctx) => {
+    if (value === undefined || value === null) return;
+    const empty = Array.isArray(value)
+      ? value.length === 0
+      : typeof value === "object" && Object.keys(value as object).length === 0;
+    if (!empty)
+      ctx.addIssue({ code: "custom", message: "must be absent, {} or [] (this action takes no doc members)" });
+  });
+
+const setStatusSchema = z.object({
+  group_id: asSent,
+  clogin_id: asSent,
+  status_id: asSent,
+  doc: emptyDoc,
+  mark_forms_complete: refusedOutsideUpdate,
+});
+
+const addProductSchema = z.object({
+  group_id: asSent,
+  clogin_id: asSent,
+  product_list: asSent,
+  doc: emptyDoc,
+  mark_forms_complete: refusedOutsideUpdate,
+});
+
+const CREATE_CHILD_PATHS: PathNames = { ...CREATE_PATHS, applicationDate: "doc._application_date" };
+const SET_STATUS_PATHS: PathNames = { ...USER_PATHS, statusId: "status_id" };
+const ADD_PRODUCT_PATHS: PathNames = {
+  ...USER_PATHS,
+  productList: "product_list",
+  pId: "p_id",
+  productRemark: "product_remark",
+  recurringStartDate: "recurring_start_date",
+  dateStructure: "date_structure",
+};
+
+/** One wire product_list entry in the command's names; anything else is passed on for the command to refuse. */
+function productEntryDraft(entry: unknown): unknown {
+  if (!isJsonObject(entry)) return entry;
+  const { p_id, product_remark, recurring_start_date, date_structure, ...members } = entry;
+  return {
+    ...members,
+    pId: p_id,
+    productRemark: product_remark,
+    recurringStartDate: recurring_start_date,
+    dateStructure: date_structure,
+  };
+}
 
 /** One wire email entry in the command's names; anything else is passed on for the schema to refuse. */
 function emailDraft(entry: unknown): unknown {
@@ -150,6 +215,80 @@ export const usersActions: ActionTable = {
         disableEmailSending: input.disable_email_sending,
       });
       return presentUpdate(outcome);
+    },
+  }),
+
+  create_child: defineAction({
+    schema: createChildSchema,
+    problemPaths: CREATE_CHILD_PATHS,
+    async run(ctx: RequestContext, input) {
+      const doc = Array.isArray(input.doc) && input.doc.length === 0 ? {} : input.doc;
+      const { username, password, main_email, first_name, last_name, org_name, _application_date, ...values } =
+        isJsonObject(doc) ? doc : {};
+      const outcome = await createChild(ctx, {
+        groupId: input.group_id,
+        cloginId: input.clogin_id,
+        connectedTo: input.connected_to,
+        applicationDate: _application_date,
+        username,
+        password,
+        mainEmail: main_email,
+        firstName: first_name,
+        lastName: last_name,
+        orgName: org_name,
+        values: isJsonObject(doc) ? values : doc,
+        submitForms: input.submit_forms,
+        disableEmailSending: input.disable_email_sending,
+      });
+      return {
+        success: true,
+        msg: "Child registered.",
+        system_action: ["child_registered"],
+        ...noticesIfAny(outcome.notices),
+        ...userEnvelope(outcome),
+      };
+    },
+  }),
+
+  set_status: defineAction({
+    schema: setStatusSchema,
+    problemPaths: SET_STATUS_PATHS,
+    async run(ctx: RequestContext, input) {
+      const outcome = await setUserStatus(ctx, {
+        groupId: input.group_id,
+        cloginId: input.clogin_id,
+        statusId: input.status_id,
+      });
+      // Exactly the original's body, `effected_users` spelling included (contract §14).
+      return {
+        msg: "User status updated successfully.",
+        msg_type: "success",
+        users: [outcome.cloginId],
+        effected_users: 1,
+        success: true,
+        ...userEnvelope(outcome),
+      };
+    },
+  }),
+
+  add_product: defineAction({
+    schema: addProductSchema,
+    problemPaths: ADD_PRODUCT_PATHS,
+    async run(ctx: RequestContext, input) {
+      const list = input.product_list;
+      const outcome = await addProducts(ctx, {
+        groupId: input.group_id,
+        cloginId: input.clogin_id,
+        productList: Array.isArray(list) ? list.map(productEntryDraft) : productEntryDraft(list),
+      });
+      return {
+        success: true,
+        msg: "Products added to cart.",
+        system_action: ["product_added"],
+        cart_ids: outcome.cartIds.map(String),
+        notices: outcome.notices,
+        ...userEnvelope(outcome),
+      };
     },
   }),
 

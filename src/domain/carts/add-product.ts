@@ -1,0 +1,268 @@
+import { z } from "zod";
+import { insertCartLines, insertPrivateProducts, loadCartContent, type NewCartLine } from "../../data/carts.data";
+import { loadCartProducts, type CartProduct } from "../../data/products.data";
+import { PRODUCT_BASE_TYPES } from "../../entities";
+import type { RequestContext } from "../context";
+import { validationFailed, type Problem, type ProblemPath } from "../errors";
+import { integerId, shown } from "../commands/members";
+import { parseCommand, type CommandDraft } from "../commands/parse-command";
+import { resolveOwnedProject } from "../group-scope";
+import { MemberReader } from "../member-parsers";
+import { inTransaction } from "../transaction";
+import { requireRegisteredUser } from "../users/registration-lookup";
+import type { UserOutcome } from "../users/user-commands";
+import { loadUserSummaries } from "../users/user-summary";
+
+// users `add_product` (contract §13, §18): products of the project, or private ones made for this
+// cart by name, added to a user's cart, all or nothing.
+
+/** users `add_product`, with `productList` exactly as sent (one object or an array of them, in the command's names: pId, q, productRemark, recurringStartDate, dateStructure, or name and price). */
+export const AddProductCommand = z.object({
+  groupId: integerId,
+  cloginId: integerId,
+  /** Checked entry by entry below: which members an entry takes depends on its product. */
+  productList: z.unknown().optional(),
+});
+
+export interface AddProductOutcome extends UserOutcome {
+  cartIds: number[];
+}
+
+export const MAX_PRODUCTS_PER_CALL = 50;
+const MAX_QUANTITY = 999;
+const DEFAULT_DATE_STRUCTURE = "mm-dd-yyyy";
+
+type Entry =
+  | {
+      kind: "product";
+      index: number;
+      productId: number;
+      quantity: number;
+      remark: string | null;
+      startDate: Date | null;
+    }
+  | { kind: "private"; index: number; name: string; priceCents: number; quantity: number; remark: string | null };
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Reads every entry, reporting every problem of every entry. */
+function readEntries(productList: unknown): Entry[] {
+  const read = new MemberReader();
+  const list = isObject(productList) ? [productList] : productList;
+  if (productList === undefined || productList === null) read.problem(["productList"], "is required");
+  else if (!Array.isArray(list)) read.problem(["productList"], "must be a product object or an array of them");
+  else if (list.length === 0) read.problem(["productList"], "must hold at least one product");
+  else if (list.length > MAX_PRODUCTS_PER_CALL)
+    read.problem(["productList"], `must hold at most ${MAX_PRODUCTS_PER_CALL} products, got ${list.length}`);
+  if (read.problems.length > 0) throw invalid(read.problems);
+
+  const entries: Entry[] = [];
+  (list as unknown[]).forEach((raw, index) => {
+    const path = (member?: string): ProblemPath => (member ? ["productList", index, member] : ["productList", index]);
+    if (!isObject(raw)) {
+      read.problem(path(), `must be a product object, got ${shown(raw)}`);
+      return;
+    }
+    const quantity = read.integer(path("q"), raw.q, { required: true });
+    if (quantity !== null && (quantity < 1 || quantity > MAX_QUANTITY))
+      read.problem(path("q"), `must be an integer from 1 to ${MAX_QUANTITY}, got ${shown(raw.q)}`);
+    const remark = read.text(path("productRemark"), raw.productRemark, { required: false, max: 2000 });
+    const isPrivate = raw.pId === undefined && raw.name !== undefined;
+    if (isPrivate) {
+      const name = read.text(path("name"), raw.name, { required: true, max: 200 });
+      const priceCents = read.money(path("price"), raw.price, { required: true });
+      if (raw.recurringStartDate !== undefined)
+        read.problem(path("recurringStartDate"), "is only accepted for subscriptions (type 6)");
+      if (name !== null && priceCents !== null && quantity !== null)
+        entries.push({ kind: "private", index, name, priceCents, quantity, remark });
+      return;
+    }
+    const productId = read.integer(path("pId"), raw.pId, { required: true });
+    const startDate = readStartDate(read, path, raw.recurringStartDate, raw.dateStructure);
+    if (productId !== null && quantity !== null)
+      entries.push({ kind: "product", index, productId, quantity, remark, startDate });
+  });
+  if (read.problems.length > 0) throw invalid(read.problems);
+  return entries;
+}
+
+/** `recurring_start_date` in `date_structure` (tokens mm, dd, yyyy joined by -, / or .). */
+function readStartDate(
+  read: MemberReader,
+  path: (member: string) => ProblemPath,
+  value: unknown,
+  structure: unknown,
+): Date | null {
+  if (value === undefined || value === null || value === "") return null;
+  const format = structure === undefined || structure === null ? DEFAULT_DATE_STRUCTURE : structure;
+  const match = typeof format === "string" ? /^(mm|dd|yyyy)([-/.])(mm|dd|yyyy)\2(mm|dd|yyyy)$/.exec(format) : null;
+  const tokens = match ? [match[1], match[3], match[4]] : [];
+  if (!match || new Set(tokens).size !== 3) {
+    read.problem(
+      path("dateStructure"),
+      `must order mm, dd and yyyy joined by -, / or . (e.g. "mm-dd-yyyy"), got ${shown(structure)}`,
+    );
+    return null;
+  }
+  const separator = match[2];
+  const parts = typeof value === "string" ? value.trim().split(separator) : [];
+  const widths: Record<string, number> = { mm: 2, dd: 2, yyyy: 4 };
+  const valid = parts.length === 3 && parts.every((part, i) => new RegExp(`^\\d{${widths[tokens[i]]}}$`).test(part));
+  if (valid) {
+    const at = (token: string) => Number(parts[tokens.indexOf(token)]);
+    const date = new Date(Date.UTC(at("yyyy"), at("mm") - 1, at("dd")));
+    if (date.getUTCMonth() === at("mm") - 1 && date.getUTCDate() === at("dd")) return date;
+  }
+  read.problem(path("recurringStartDate"), `must be a date as ${format as string}, got ${shown(value)}`);
+  return null;
+}
+
+const invalid = (problems: Problem[]) => validationFailed(problems);
+
+function isOffered(product: CartProduct | undefined, level: "parent" | "child", now: Date): product is CartProduct {
+  if (!product || product.isPrivate) return false;
+  if (product.level !== "all" && product.level !== level) return false;
+  if (product.availableFrom && now < product.availableFrom) return false;
+  if (product.availableUntil && now > product.availableUntil) return false;
+  return true;
+}
+
+/**
+ * users `add_product`. Throws FORBIDDEN, USER_NOT_FOUND or VALIDATION_FAILED (every entry's
+ * problems at once: shape, products the user may not buy, category quota and interchange rules).
+ * `only_one` products are capped at one unit and not added twice, with notices.
+ */
+export async function addProducts(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof AddProductCommand>,
+): Promise<AddProductOutcome> {
+  const cmd = parseCommand(AddProductCommand, draft);
+  const entries = readEntries(cmd.productList);
+  return inTransaction(ctx, async ({ em }) => {
+    const now = new Date();
+    await resolveOwnedProject(ctx, cmd.groupId, em);
+    // Locked: concurrent adds to one cart run one after the other, so the category rules hold.
+    const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });
+    const level = user.parentCloginId === null ? "parent" : "child";
+    const productIds = [...new Set(entries.flatMap((e) => (e.kind === "product" ? [e.productId] : [])))];
+    const products = await loadCartProducts(em, cmd.groupId, productIds);
+    const cart = await loadCartContent(em, user.uid);
+
+    const problems: Problem[] = [];
+    const notices: string[] = [];
+    const inCart = new Set(cart.map((line) => line.productId));
+    const unitsByCategory = new Map<number, number>();
+    const linesByCategory = new Map<number, number>();
+    for (const line of cart) {
+      if (line.categoryId === null) continue;
+      unitsByCategory.set(line.categoryId, (unitsByCategory.get(line.categoryId) ?? 0) + line.quantity);
+      linesByCategory.set(line.categoryId, (linesByCategory.get(line.categoryId) ?? 0) + 1);
+    }
+    const lines: NewCartLine[] = [];
+    const privateEntries: Extract<Entry, { kind: "private" }>[] = [];
+    for (const entry of entries) {
+      const path: ProblemPath = ["productList", entry.index];
+      if (entry.kind === "private") {
+        privateEntries.push(entry);
+        continue;
+      }
+      const product = products.get(entry.productId);
+      if (!isOffered(product, level, now)) {
+        problems.push({
+          path: [...path, "pId"],
+          message: `${entry.productId} is not a product of this project that this user may add now (non-private, of the user's level, available today)`,
+        });
+        continue;
+      }
+      if (entry.startDate && product.baseType !== PRODUCT_BASE_TYPES.subscription) {
+        problems.push({
+          path: [...path, "recurringStartDate"],
+          message: `is only accepted for subscriptions (type 6); product ${product.id} is type ${product.baseType}`,
+        });
+        continue;
+      }
+      let quantity = entry.quantity;
+      if (product.onlyOne) {
+        if (inCart.has(product.id)) {
+          notices.push(`Product ${product.id} can only be ordered once and is already in the cart; not added again.`);
+          continue;
+        }
+        if (quantity > 1) {
+          notices.push(`Product ${product.id} can only be ordered once; q ${quantity} was cut to 1.`);
+          quantity = 1;
+        }
+      }
+      const categoryId = product.categoryId;
+      if (categoryId !== null && product.category) {
+        const units = (unitsByCategory.get(categoryId) ?? 0) + quantity;
+        const categoryLines = (linesByCategory.get(categoryId) ?? 0) + 1;
+        if (product.category.interchange && categoryLines > 1) {
+          problems.push({
+            path,
+            message: `product ${product.id} is in category ${categoryId}, whose products are interchangeable: the cart may hold only one of them`,
+          });
+          continue;
+        }
+        if (product.category.quotaOrdered !== null && units > product.category.quotaOrdered) {
+          problems.push({
+            path,
+            message: `product ${product.id} would bring category ${categoryId} to ${units} units; its quota is ${product.category.quotaOrdered}`,
+          });
+          continue;
+        }
+        unitsByCategory.set(categoryId, units);
+        linesByCategory.set(categoryId, categoryLines);
+      }
+      inCart.add(product.id);
+      lines.push({
+        registrationId: user.uid,
+        productId: product.id,
+        quantity,
+        // A discount's line takes its price off the order.
+        unitPriceCents: product.baseType === PRODUCT_BASE_TYPES.discount ? -product.priceCents : product.priceCents,
+        createdAt: now,
+        remark: entry.remark,
+        recurringStartDate: entry.startDate,
+      });
+    }
+    if (problems.length > 0) throw invalid(problems);
+
+    const privateIds = await insertPrivateProducts(
+      em,
+      privateEntries.map((entry) => ({
+        projectId: cmd.groupId,
+        name: entry.name,
+        priceCents: entry.priceCents,
+        baseType: PRODUCT_BASE_TYPES.merchandise,
+        categoryId: null,
+        level: "all",
+        availableFrom: null,
+        availableUntil: null,
+        onlyOne: false,
+        lockOnceFundsAllocated: false,
+        remarks: null,
+        location: null,
+        internalId: null,
+        misc1: null,
+        misc2: null,
+        parentProductId: null,
+        isPrivate: true,
+      })),
+    );
+    privateEntries.forEach((entry, i) =>
+      lines.push({
+        registrationId: user.uid,
+        productId: privateIds[i],
+        quantity: entry.quantity,
+        unitPriceCents: entry.priceCents,
+        createdAt: now,
+        remark: entry.remark,
+        recurringStartDate: null,
+      }),
+    );
+    const cartIds = await insertCartLines(em, user.uid, lines);
+    const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid)!;
+    return { uid: user.uid, groupId: cmd.groupId, cloginId: cmd.cloginId, summary, notices, cartIds };
+  });
+}

@@ -1,0 +1,39 @@
+import { z } from "zod";
+import type { RequestContext } from "../context";
+import { validationFailed } from "../errors";
+import { resolveOwnedProject } from "../group-scope";
+import { integerId } from "../commands/members";
+import { parseCommand, type CommandDraft } from "../commands/parse-command";
+import { inTransaction } from "../transaction";
+import { findProjectStatus, setRegistrationStatus } from "../../data/registrations.data";
+import { requireRegisteredUser } from "./registration-lookup";
+import type { UserOutcome } from "./user-commands";
+import { loadUserSummaries } from "./user-summary";
+
+/** users `set_status` (contract §14): `statusId` 0 removes the status. */
+export const SetStatusCommand = z.object({ groupId: integerId, cloginId: integerId, statusId: integerId });
+
+/**
+ * users `set_status` (contract §14): `status_id` 0 removes the status, another id must be a
+ * status of this project. Only this user changes, never its children. Throws FORBIDDEN,
+ * VALIDATION_FAILED (path `status_id`) or USER_NOT_FOUND.
+ */
+export async function setUserStatus(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof SetStatusCommand>,
+): Promise<UserOutcome> {
+  const cmd = parseCommand(SetStatusCommand, draft);
+  const statusId = cmd.statusId;
+
+  return inTransaction(ctx, async ({ em }) => {
+    await resolveOwnedProject(ctx, cmd.groupId, em);
+    const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId);
+    if (statusId !== 0 && !(await findProjectStatus(em, cmd.groupId, statusId)))
+      throw validationFailed([
+        { path: ["statusId"], message: `${statusId} is not a status of this project (0 removes the status)` },
+      ]);
+    await setRegistrationStatus(em, user.uid, statusId === 0 ? null : statusId);
+    const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid)!;
+    return { uid: user.uid, groupId: cmd.groupId, cloginId: cmd.cloginId, summary, notices: [] };
+  });
+}

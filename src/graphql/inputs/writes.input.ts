@@ -1,0 +1,174 @@
+import { GraphQLJSONObject } from "graphql-scalars";
+import { Field, InputType, Int } from "type-graphql";
+
+// Inputs of create_child, set_status, add_product and the products endpoint. Members carry the
+// domain commands' names and are passed as sent: the domain checks every rule, so GraphQL and REST
+// report the same problems (here under `input.<member>`).
+
+@InputType("CreateChildInput")
+export class CreateChildInput {
+  @Field(() => Int)
+  groupId: number;
+
+  @Field(() => Int, { description: "The parent (or individual) registered in this family project." })
+  connectedTo: number;
+
+  @Field(() => Int, { nullable: true, description: "An existing person of your organization; omit for a new one." })
+  cloginId?: number | null;
+
+  @Field(() => String, { nullable: true, description: "Defaults to mainEmail; a child without either has no login." })
+  username?: string | null;
+
+  @Field(() => String, { nullable: true })
+  password?: string | null;
+
+  @Field(() => String, { nullable: true, description: "Optional for a child; validated when given." })
+  mainEmail?: string | null;
+
+  @Field(() => String, { nullable: true })
+  firstName?: string | null;
+
+  @Field(() => String, { nullable: true })
+  lastName?: string | null;
+
+  @Field(() => String, { nullable: true })
+  orgName?: string | null;
+
+  @Field(() => String, { nullable: true, description: "YYYY-MM-DD or YYYY-MM-DD HH:MM:SS (UTC); default now." })
+  applicationDate?: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: "Field values, as in createUser." })
+  values?: Record<string, unknown> | null;
+
+  @Field(() => Boolean, { defaultValue: true })
+  submitForms: boolean;
+
+  @Field(() => Boolean, { defaultValue: false })
+  disableEmailSending: boolean;
+}
+
+@InputType("SetStatusInput")
+export class SetStatusInput {
+  @Field(() => Int)
+  groupId: number;
+
+  @Field(() => Int)
+  cloginId: number;
+
+  @Field(() => Int, { description: "A status of the project; 0 removes the status." })
+  statusId: number;
+}
+
+@InputType("CartEntryInput")
+export class CartEntryInput {
+  @Field(() => Int, {
+    nullable: true,
+    description: "A product of the project; omit for a private product (name, price).",
+  })
+  pId?: number | null;
+
+  @Field(() => Int, { description: "1–999; cut to 1 for an only-one product." })
+  q: number;
+
+  @Field(() => String, { nullable: true })
+  productRemark?: string | null;
+
+  @Field(() => String, { nullable: true, description: "Subscriptions (type 6) only, in dateStructure." })
+  recurringStartDate?: string | null;
+
+  @Field(() => String, { nullable: true, description: "Default mm-dd-yyyy." })
+  dateStructure?: string | null;
+
+  @Field(() => String, { nullable: true, description: "A private product's name (1–200 characters)." })
+  name?: string | null;
+
+  @Field(() => String, { nullable: true, description: "A private product's price, ≥ 0 with at most 2 decimals." })
+  price?: string | null;
+}
+
+@InputType("AddProductInput")
+export class AddProductInput {
+  @Field(() => Int)
+  groupId: number;
+
+  @Field(() => Int)
+  cloginId: number;
+
+  @Field(() => [CartEntryInput], { description: "1–50 entries, all added or none." })
+  productList: CartEntryInput[];
+}
+
+@InputType("CreateProductInput")
+export class CreateProductInput {
+  @Field(() => Int)
+  groupId: number;
+
+  @Field(() => Int, { description: "1 event, 2 discount, 3 session holder, 4 session, 6 subscription, 7 merchandise." })
+  baseProductType: number;
+
+  @Field(() => String)
+  productName: string;
+
+  @Field(() => String, { description: "≥ 0 with at most 2 decimals; > 0 for a discount." })
+  productPrice: string;
+
+  @Field(() => Int)
+  catId: number;
+
+  @Field(() => Int, { nullable: true, description: "0 parent and child (default), 1 parent only, 2 child only." })
+  productType?: number | null;
+
+  @Field(() => String, { nullable: true })
+  productStartDate?: string | null;
+
+  @Field(() => String, { nullable: true })
+  productEndDate?: string | null;
+
+  @Field(() => String, { nullable: true })
+  productShortRemarks?: string | null;
+
+  @Field(() => String, { nullable: true })
+  location?: string | null;
+
+  @Field(() => String, { nullable: true })
+  internalId?: string | null;
+
+  @Field(() => String, { nullable: true })
+  misc1?: string | null;
+
+  @Field(() => String, { nullable: true })
+  misc2?: string | null;
+
+  @Field(() => Boolean, { nullable: true })
+  lockOnceFundsAllocated?: boolean | null;
+
+  @Field(() => Boolean, { nullable: true })
+  onlyOne?: boolean | null;
+
+  @Field(() => Int, { nullable: true, description: "A session's session holder." })
+  parentPId?: number | null;
+}
+
+@InputType("CreateCategoryInput")
+export class CreateCategoryInput {
+  @Field(() => Int)
+  groupId: number;
+
+  @Field(() => String)
+  categoryName: string;
+
+  @Field(() => String, { nullable: true })
+  categoryTopRemark?: string | null;
+
+  @Field(() => String, { nullable: true })
+  categoryBottomRemark?: string | null;
+
+  @Field(() => Int, { nullable: true, description: "Most units of the category per cart; omit for no limit." })
+  categoryQuotaOrdered?: number | null;
+
+  @Field(() => Boolean, { nullable: true })
+  interchangeCategory?: boolean | null;
+
+  @Field(() => Boolean, { nullable: true, description: "Stored and shown; not enforced yet." })
+  mandatoryCategory?: boolean | null;
+}
