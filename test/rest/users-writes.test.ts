@@ -448,3 +448,42 @@ describe("users add_product (contract §13, §18)", () => {
     );
   });
 });
+
+describe("users update accepts the person's own fields in every project (contract §17)", () => {
+  it("first_name, last_name, org_name, main_email update the person (and a mapped field); the username stays", async () => {
+    const res = await post({
+      action: "update",
+      clogin_id: MAPLE.bill,
+      doc: { first_name: "William", last_name: "Evans-Smith", org_name: "Trio", main_email: "bill.new@maple.test" },
+      submit_forms: false,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.notices).toBeUndefined();
+    expect(res.body.meta_info.u_name).toBe("William Evans-Smith");
+    const [person] = await t.dataSource.query(
+      `SELECT username, first_name, last_name, org_name, main_email FROM person WHERE id = ?`,
+      [MAPLE.bill],
+    );
+    expect(person).toMatchObject({
+      username: "bill@maple.test",
+      first_name: "William",
+      last_name: "Evans-Smith",
+      org_name: "Trio",
+      main_email: "bill.new@maple.test",
+    });
+    // first_name is mapped to f_301_1 in the demo project: that field follows.
+    const [value] = await t.dataSource.query(
+      `SELECT value FROM field_value WHERE registration_id = ? AND field_id = ?`,
+      [await uidOf(t.dataSource, G, MAPLE.bill), "f_301_1"],
+    );
+    expect(value.value).toBe("William");
+  });
+
+  it("an invalid main_email is not written, with a notice (as for any value update refuses); the rest is", async () => {
+    const res = await post({ action: "update", clogin_id: MAPLE.bill, doc: { main_email: "nope", last_name: "X" } });
+    expect(res.status).toBe(200);
+    expect(res.body.notices).toEqual(['"main_email" is not a valid email address; it was not written.']);
+    const [person] = await t.dataSource.query(`SELECT last_name, main_email FROM person WHERE id = ?`, [MAPLE.bill]);
+    expect(person).toEqual({ last_name: "X", main_email: "bill.new@maple.test" });
+  });
+});

@@ -18,6 +18,7 @@ import { initialForms, MAX_KEYS_PER_CALL } from "../forms/form-rules";
 import { markFormsComplete, submitFormsWithValues, type SubmissionSettings } from "../forms/form-submission";
 import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
+import { isEmailAddress } from "../../shared/email";
 import { assertSendingAdmins, emailListProblems, emailRecords } from "./email-history";
 import { readPersonData, type PersonData } from "./new-user-data";
 import { connectedToOf, requireRegisteredUser, type RegisteredUser } from "./registration-lookup";
@@ -297,6 +298,42 @@ const usernameTaken = (username: string, holder: number | null) =>
     holder === null ? undefined : { clogin_id: String(holder) },
   );
 
+/** The person's own fields, accepted by `update` in every project (contract §17), and their limits. */
+const PERSON_KEYS = {
+  first_name: { attribute: "firstName", max: 100 },
+  last_name: { attribute: "lastName", max: 100 },
+  org_name: { attribute: "orgName", max: 200 },
+  main_email: { attribute: "mainEmail", max: 254 },
+} as const;
+
+/**
+ * Reads the person keys of an update's values: trimmed, empty names cleared, main_email validated.
+ * A value that cannot be written is left out with a notice, as update does for any field value.
+ */
+function readPersonKeysOfUpdate(values: Record<string, unknown> | null): {
+  attributes: PersonAttributes;
+  notices: string[];
+  refused: Set<string>;
+} {
+  const attributes: PersonAttributes = {};
+  const notices: string[] = [];
+  const refused = new Set<string>();
+  for (const [key, { attribute, max }] of Object.entries(PERSON_KEYS)) {
+    if (!values || !(key in values)) continue;
+    const value = values[key];
+    const text = typeof value === "string" ? value.trim() : null;
+    let problem: string | null = null;
+    if (text === null) problem = "is not text";
+    else if (text.length > max) problem = `is longer than ${max} characters`;
+    else if (attribute === "mainEmail" && !isEmailAddress(text)) problem = "is not a valid email address";
+    if (problem !== null) {
+      refused.add(key);
+      notices.push(`"${key}" ${problem}; it was not written.`);
+    } else attributes[attribute] = text === "" ? null : text;
+  }
+  return { attributes, notices, refused };
+}
+
 /**
  * users `update`: `doc` values first (with their submissions and triggers), then
  * `mark_forms_complete`, in one transaction. Values that cannot be written are reported in
@@ -322,23 +359,34 @@ export async function updateUser(
     throw validationFailed([{ path: ["markFormsComplete"], message }]);
   }
 
+  const person = readPersonKeysOfUpdate(cmd.values);
+  const values =
+    cmd.values === null
+      ? null
+      : Object.fromEntries(Object.entries(cmd.values).filter(([key]) => !person.refused.has(key)));
+
   return inTransaction(ctx, async ({ em }) => {
     const now = new Date();
     const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });
+    // Contract §17: the person's own fields are updated in every project, mapped field or not.
+    await updatePerson(em, user.cloginId, person.attributes);
+    if (person.attributes.mainEmail !== undefined) user.mainEmail = person.attributes.mainEmail;
     const ownConnection = connectedToOf(user);
     if (cmd.connectedTo != null && cmd.connectedTo !== ownConnection) {
       const message = `${cmd.connectedTo} does not match user ${cmd.cloginId}, whose connected_to is ${ownConnection}`;
       throw validationFailed([{ path: ["connectedTo"], message }]);
     }
-    const notices: string[] = [];
-    const valuesSent = cmd.values !== null && Object.keys(cmd.values).length > 0;
+    const notices: string[] = [...person.notices];
+    const valuesSent = values !== null && Object.keys(values).length > 0;
     let mainEmail = user.mainEmail;
     if (valuesSent) {
       const forms = new Map((await readFormSet(em, user.uid)).map((entry) => [entry.form.id, entry]));
-      const saved = await saveValuesAndSubmit(em, user, forms, cmd.values!, {
+      const saved = await saveValuesAndSubmit(em, user, forms, values!, {
         submitForms: cmd.submitForms,
         disableEmailSending: cmd.disableEmailSending,
         now,
+        consumedKeys: new Set(Object.keys(PERSON_KEYS).filter((key) => key in values!)),
+        explicitPerson: person.attributes,
       });
       notices.push(...saved.notices);
       mainEmail = saved.mainEmail;
