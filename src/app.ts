@@ -13,7 +13,8 @@ import { legacyRestRouter } from "./rest/router";
 export interface AppDependencies {
   dataSource: DataSource;
   logger: Logger;
-  config: Pick<Config, "graphqlIntrospection">;
+  /** loginTokenTtlSeconds defaults to 900 (LOGIN_TOKEN_TTL_S). */
+  config: Pick<Config, "graphqlIntrospection"> & Partial<Pick<Config, "loginTokenTtlSeconds">>;
 }
 
 export interface RegapiApp {

@@ -20,6 +20,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   readonly demo: boolean;
   readonly graphqlIntrospection: boolean;
+  /** Lifetime of a users `login` token in seconds (LOGIN_TOKEN_TTL_S, default 900). */
+  readonly loginTokenTtlSeconds: number;
 }
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -123,6 +125,7 @@ const envSchema = z.object({
     }),
   DEMO: booleanWord("DEMO").default(true),
   GRAPHQL_INTROSPECTION: booleanWord("GRAPHQL_INTROSPECTION").default(true),
+  LOGIN_TOKEN_TTL_S: integerInRange("LOGIN_TOKEN_TTL_S", 1, 7 * 24 * 3600).default(900),
 });
 
 /** Reads and validates the environment. Throws ConfigError naming the first bad variable. */
@@ -147,5 +150,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: values.LOG_LEVEL as LogLevel,
     demo: values.DEMO,
     graphqlIntrospection: values.GRAPHQL_INTROSPECTION,
+    loginTokenTtlSeconds: values.LOGIN_TOKEN_TTL_S,
   });
 }

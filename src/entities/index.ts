@@ -13,6 +13,7 @@ import { Payment } from "./payment.entity";
 import { Person } from "./person.entity";
 import { Product } from "./product.entity";
 import { Project } from "./project.entity";
+import { LoginToken, RegistrantSession } from "./registrant-token.entity";
 import { RegistrationForm } from "./registration-form.entity";
 import { RegistrationTag } from "./registration-tag.entity";
 import { Registration } from "./registration.entity";
@@ -35,6 +36,7 @@ export * from "./payment.entity";
 export * from "./person.entity";
 export * from "./product.entity";
 export * from "./project.entity";
+export * from "./registrant-token.entity";
 export * from "./registration-form.entity";
 export * from "./registration-tag.entity";
 export * from "./registration.entity";
@@ -66,4 +68,6 @@ export const ENTITIES = [
   EmailRecord,
   TriggerFiring,
   OutboxEmail,
+  LoginToken,
+  RegistrantSession,
 ];

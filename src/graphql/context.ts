@@ -1,7 +1,14 @@
 import type { Request } from "express";
 import type { AppDependencies } from "../app";
 import { authenticate } from "../auth/authenticate";
-import { createRequestContext, type Principal, type RequestContext } from "../domain/context";
+import {
+  createRequestContext,
+  domainSettingsOf,
+  type Principal,
+  type RegistrantPrincipal,
+  type RequestContext,
+} from "../domain/context";
+import { authenticateRegistrant } from "../domain/sessions/registrant-sessions";
 import type { Logger } from "../http/logger";
 import { createUserLoaders, type UserLoaders } from "./loaders/user-loaders";
 
@@ -26,13 +33,21 @@ export interface GraphqlContext {
  */
 export async function createGraphqlContext(deps: AppDependencies, req: Request): Promise<GraphqlContext> {
   let principal: Principal | null = null;
+  let registrant: RegistrantPrincipal | null = null;
   let authFailure: unknown = null;
+  // `Authorization: Bearer <session token>` is a registrant session (contract §10); it replaces
+  // the API headers rather than adding to them.
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.get("authorization") ?? "");
   try {
-    principal = await authenticate(deps.dataSource.manager, (name) => req.get(name));
+    if (bearer) registrant = await authenticateRegistrant(deps.dataSource.manager, bearer[1]);
+    else principal = await authenticate(deps.dataSource.manager, (name) => req.get(name));
   } catch (error) {
     authFailure = error;
   }
-  const request = createRequestContext(deps.dataSource, req.requestId, principal);
+  const request = createRequestContext(deps.dataSource, req.requestId, principal, {
+    registrant,
+    settings: domainSettingsOf(deps.config),
+  });
   return {
     requestId: req.requestId,
     log: req.log ?? deps.logger,

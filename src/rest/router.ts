@@ -1,7 +1,10 @@
 import express, { Router, type ErrorRequestHandler, type RequestHandler } from "express";
 import type { AppDependencies } from "../app";
 import { authenticate } from "../auth/authenticate";
-import { createRequestContext } from "../domain/context";
+import { createRequestContext, domainSettingsOf } from "../domain/context";
+import { redeemLoginToken } from "../domain/sessions/registrant-sessions";
+import { formatUtcDateTime } from "../shared/dates";
+import { presentUserInfo } from "./presenters/user-envelope";
 import { DomainError, validationFailed } from "../domain/errors";
 import type { ActionTable } from "./envelope/action-table";
 import { commonEnvelope, isJsonObject, parseEnvelope } from "./envelope/envelope";
@@ -20,7 +23,7 @@ const BODY_LIMIT_TEXT = "1 MiB (1048576 bytes)";
  * can tell "not here yet" from a typo. An action table entry of the same name wins.
  */
 export const LEGACY_ACTIONS_NOT_BUILT: Readonly<Record<string, readonly string[]>> = {
-  users: ["create_child", "login", "get_user_list", "get_info", "add_product", "set_status"],
+  users: ["create_child", "get_user_list", "get_info", "add_product", "set_status"],
 };
 
 /**
@@ -45,6 +48,7 @@ export function legacyRestRouter(deps: AppDependencies): Router {
   for (const [endpoint, actions] of Object.entries(endpoints)) {
     router.all(`/${endpoint}`, onlyPost(endpoint), onlyJson, jsonBody, dispatch(deps, endpoint, actions));
   }
+  router.all("/session", onlyPost("session"), onlyJson, jsonBody, redeemSession(deps));
   router.use(transportErrors(deps));
   return router;
 }
@@ -100,8 +104,37 @@ function dispatch(deps: AppDependencies, endpoint: string, actions: ActionTable)
       const action = Object.hasOwn(actions, envelope.action) ? actions[envelope.action] : undefined;
       if (!action) throw unknownAction(endpoint, envelope.action, Object.keys(actions));
       const input = parseEnvelope(action.schema, body);
-      const ctx = createRequestContext(deps.dataSource, req.requestId, principal);
+      const ctx = createRequestContext(deps.dataSource, req.requestId, principal, {
+        settings: domainSettingsOf(deps.config),
+      });
       res.status(200).json(await action.run(ctx, input));
+    } catch (error) {
+      sendLegacyError(res, toDomainError(error, req.log ?? deps.logger, req.requestId), req.requestId);
+    }
+  };
+}
+
+/**
+ * POST /reg/api2/session/ `{"user_token": "…"}`: redeems a login token once for a registrant
+ * session (contract §10). No API headers: the login token is the credential.
+ */
+function redeemSession(deps: AppDependencies): RequestHandler {
+  return async (req, res) => {
+    try {
+      const body: unknown = req.body;
+      if (!isJsonObject(body)) {
+        throw validationFailed('Invalid request: the body must be a JSON object {"user_token": "…"}.');
+      }
+      const ctx = createRequestContext(deps.dataSource, req.requestId, null, {
+        settings: domainSettingsOf(deps.config),
+      });
+      const outcome = await redeemLoginToken(ctx, body.user_token);
+      res.status(200).json({
+        success: true,
+        session_token: outcome.sessionToken,
+        expires_at: formatUtcDateTime(outcome.expiresAt),
+        user_info: presentUserInfo(outcome.summary),
+      });
     } catch (error) {
       sendLegacyError(res, toDomainError(error, req.log ?? deps.logger, req.requestId), req.requestId);
     }

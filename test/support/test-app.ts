@@ -19,12 +19,18 @@ export interface TestApp extends TestDatabase {
 export const MAPLE_PRINCIPAL: Principal = { apiAccountId: 15263, apiUser: "api_admin@maple.test", organizationId: 1 };
 
 /** A migrated database with the test fixture loaded and an in-process app on it. */
-export async function startTestApp(options: { fixture?: unknown } = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: { fixture?: unknown; config?: { loginTokenTtlSeconds?: number } } = {},
+): Promise<TestApp> {
   const db = await openTestDatabase();
   const logger = createLogger("silent");
   const fixture = options.fixture === undefined ? testFixture() : options.fixture;
   if (fixture !== null) await loadFixture(createRequestContext(db.dataSource, "fixture"), fixture);
-  const regapi = await createApp({ dataSource: db.dataSource, logger, config: { graphqlIntrospection: true } });
+  const regapi = await createApp({
+    dataSource: db.dataSource,
+    logger,
+    config: { graphqlIntrospection: true, ...options.config },
+  });
   return {
     ...db,
     app: regapi.app,

@@ -2,6 +2,7 @@ import { Args, Ctx, FieldResolver, Int, Query, Resolver, Root } from "type-graph
 import { isChoiceType } from "../../domain/forms/field-value-codec";
 import { countUsers, listUsersPage, type UserListFilter } from "../../domain/users/user-reads";
 import { getUser } from "../../domain/users/users.service";
+import { readOwnRegistration } from "../../domain/sessions/registrant-sessions";
 import type { GraphqlContext } from "../context";
 import { decodeUserCursor, encodeUserCursor } from "../cursor";
 import { UserArgs, UsersArgs } from "../inputs/user-query.input";
@@ -26,6 +27,16 @@ export class UserQueryResolver {
   })
   async user(@Args() args: UserArgs, @Ctx() ctx: GraphqlContext): Promise<UserType> {
     const outcome = await getUser(ctx.request, args.groupId, args.cloginId);
+    ctx.loaders.summaries.prime(outcome.uid, outcome.summary);
+    return userFromOutcome(outcome);
+  }
+
+  @Query(() => UserType, {
+    description:
+      "The signed-in registrant's own registration (Authorization: Bearer <session token>); FORBIDDEN for an API account.",
+  })
+  async me(@Ctx() ctx: GraphqlContext): Promise<UserType> {
+    const outcome = await readOwnRegistration(ctx.request);
     ctx.loaders.summaries.prime(outcome.uid, outcome.summary);
     return userFromOutcome(outcome);
   }
@@ -112,15 +123,29 @@ export class UserFieldsResolver {
     return (await this.person(user, ctx)).lastName;
   }
 
-  @FieldResolver(() => [UserFormType], { description: "The user's form set in form order." })
-  async forms(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<UserFormType[]> {
+  /** The form set; a registrant session sees only registrant forms (admin-only forms are internal). */
+  private async visibleFormSet(user: UserType, ctx: GraphqlContext) {
     const rows = await ctx.loaders.formSets.load(user.uid);
+    return ctx.request.registrant ? rows.filter((row) => row.form.audience !== "admin") : rows;
+  }
+
+  @FieldResolver(() => [UserFormType], {
+    description: "The user's form set in form order (without admin-only forms for a registrant session).",
+  })
+  async forms(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<UserFormType[]> {
+    const rows = await this.visibleFormSet(user, ctx);
     return rows.map((row) => ({ ...row, form: row.form as unknown as FormType }));
   }
 
-  @FieldResolver(() => [FieldValueType], { description: "Stored answers in form and field order." })
+  @FieldResolver(() => [FieldValueType], {
+    description: "Stored answers in form and field order (without admin-only forms for a registrant session).",
+  })
   async fieldValues(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<FieldValueType[]> {
-    const rows = await ctx.loaders.fieldValues.load(user.uid);
+    let rows = await ctx.loaders.fieldValues.load(user.uid);
+    if (ctx.request.registrant) {
+      const visible = new Set((await this.visibleFormSet(user, ctx)).map((row) => row.form.id));
+      rows = rows.filter((row) => visible.has(row.field.formId));
+    }
     return rows.map((row) => {
       const choices = isChoiceType(row.field.type) ? [row.answer].flat() : null;
       return {

@@ -2,6 +2,8 @@ import { z } from "zod";
 import type { RequestContext } from "../../domain/context";
 import type { FormSelection, UpdateUserOutcome, UserOutcome } from "../../domain/users/user-commands";
 import { addEmails, createUser, updateUser } from "../../domain/users/users.service";
+import { loginUser } from "../../domain/sessions/registrant-sessions";
+import { formatUtcDateTime } from "../../shared/dates";
 import { defineAction, type ActionTable } from "../envelope/action-table";
 import { optionalWireInteger, toWireInteger, wireDoc, wireFlag, wireInteger } from "../envelope/members";
 import { refusedOutsideUpdate } from "../envelope/refused-members";
@@ -118,6 +120,28 @@ const addEmailSchema = z.object({
   mark_forms_complete: refusedOutsideUpdate,
 });
 
+/** `doc` where the action takes no options: absent, `{}` or `[]` (contract §10, §14). */
+const emptyDoc = z.unknown().transform((value, ctx) => {
+  const empty =
+    value === undefined ||
+    value === null ||
+    (Array.isArray(value) && value.length === 0) ||
+    (typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0);
+  if (!empty) {
+    ctx.addIssue({ code: "custom", message: "must be empty ({} or []) or absent for this action" });
+    return z.NEVER;
+  }
+  return null;
+});
+
+const loginSchema = z.object({
+  action: z.literal("login"),
+  group_id: wireInteger,
+  clogin_id: wireInteger,
+  doc: emptyDoc.optional(),
+  mark_forms_complete: refusedOutsideUpdate,
+});
+
 /** The members every users response carries: `user_info` and `meta_info` (seed §2.4, §2.5). */
 function userEnvelope(outcome: UserOutcome) {
   return { user_info: presentUserInfo(outcome.summary), meta_info: presentMetaInfo(outcome.summary) };
@@ -188,6 +212,21 @@ export const usersActions: ActionTable = {
         disableEmailSending: input.disable_email_sending,
       });
       return presentUpdate(outcome);
+    },
+  }),
+
+  login: defineAction({
+    schema: loginSchema,
+    async run(ctx: RequestContext, input) {
+      const outcome = await loginUser(ctx, { groupId: input.group_id, cloginId: input.clogin_id });
+      return {
+        success: true,
+        msg: "User logged in.",
+        system_action: ["user_logged_in"],
+        user_token: outcome.loginToken,
+        user_token_expires_at: formatUtcDateTime(outcome.expiresAt),
+        ...userEnvelope(outcome),
+      };
     },
   }),
 
