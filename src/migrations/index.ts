@@ -1,6 +1,11 @@
 import { InitialSchema1795255423821 } from "./1795255423821-InitialSchema";
 import { RegistrantSessions1795387373854 } from "./1795387373854-RegistrantSessions";
+import { UserListPageIndex1795388242981 } from "./1795388242981-UserListPageIndex";
 
 // Migrations for MySQL/MariaDB, listed by reference (TypeORM 1 deprecates globs). Add each new one
 // here; never edit one that has landed.
-export const MIGRATIONS: (new () => object)[] = [InitialSchema1795255423821, RegistrantSessions1795387373854];
+export const MIGRATIONS: (new () => object)[] = [
+  InitialSchema1795255423821,
+  RegistrantSessions1795387373854,
+  UserListPageIndex1795388242981,
+];

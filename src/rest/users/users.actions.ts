@@ -8,6 +8,7 @@ import { defineAction, type ActionTable } from "../envelope/action-table";
 import { optionalWireInteger, toWireInteger, wireDoc, wireFlag, wireInteger } from "../envelope/members";
 import { refusedOutsideUpdate } from "../envelope/refused-members";
 import { presentMetaInfo, presentUserInfo } from "../presenters/user-envelope";
+import { userReadActions } from "./users-read.actions";
 
 // POST /reg/api2/users/ actions create, update and add_email (seed §4.1–4.3, contract §4–§7).
 // Each handler maps the envelope to one domain command, makes one call and presents the legacy
@@ -249,4 +250,5 @@ export const usersActions: ActionTable = {
       return { success: true, msg: "Emails added successfully", ...userEnvelope(outcome) };
     },
   }),
+  ...userReadActions,
 };
