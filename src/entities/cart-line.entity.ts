@@ -1,5 +1,5 @@
 import { Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation } from "typeorm";
-import { DateTimeColumn, IdColumn, MoneyCentsColumn } from "./columns";
+import { DateTimeColumn, IdColumn, MoneyCentsColumn, TextColumn } from "./columns";
 import { Product } from "./product.entity";
 import { Registration } from "./registration.entity";
 
@@ -32,4 +32,12 @@ export class CartLine {
 
   @DateTimeColumn()
   createdAt: Date;
+
+  /** The wire `product_remark`. */
+  @TextColumn({ nullable: true })
+  remark: string | null;
+
+  /** First day of a subscription (type 6); stored at midnight UTC. */
+  @DateTimeColumn({ nullable: true })
+  recurringStartDate: Date | null;
 }

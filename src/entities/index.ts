@@ -11,6 +11,7 @@ import { Organization } from "./organization.entity";
 import { OutboxEmail } from "./outbox-email.entity";
 import { Payment } from "./payment.entity";
 import { Person } from "./person.entity";
+import { ProductCategory } from "./product-category.entity";
 import { Product } from "./product.entity";
 import { Project } from "./project.entity";
 import { LoginToken, RegistrantSession } from "./registrant-token.entity";
@@ -34,6 +35,7 @@ export * from "./organization.entity";
 export * from "./outbox-email.entity";
 export * from "./payment.entity";
 export * from "./person.entity";
+export * from "./product-category.entity";
 export * from "./product.entity";
 export * from "./project.entity";
 export * from "./registrant-token.entity";
@@ -55,6 +57,7 @@ export const ENTITIES = [
   Field,
   Status,
   Tag,
+  ProductCategory,
   Product,
   FormTrigger,
   Person,

@@ -1,5 +1,5 @@
 import { Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation } from "typeorm";
-import { DateTimeColumn, IdColumn, MoneyCentsColumn } from "./columns";
+import { DateTimeColumn, IdColumn, MoneyCentsColumn, StringColumn, TextColumn } from "./columns";
 import { Registration } from "./registration.entity";
 
 @Entity("payment")
@@ -20,4 +20,11 @@ export class Payment {
 
   @DateTimeColumn()
   paidAt: Date;
+
+  /** How it was paid (card, cheque, …), as the payment system named it. */
+  @StringColumn(100, { nullable: true })
+  method: string | null;
+
+  @TextColumn({ nullable: true })
+  note: string | null;
 }

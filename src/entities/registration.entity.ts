@@ -1,6 +1,6 @@
 import { Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation } from "typeorm";
 import { Admin } from "./admin.entity";
-import { DateTimeColumn, FlagColumn, IdColumn } from "./columns";
+import { DateTimeColumn, FlagColumn, IdColumn, StringColumn } from "./columns";
 import { Person } from "./person.entity";
 import { Project } from "./project.entity";
 import { Status } from "./status.entity";
@@ -55,4 +55,23 @@ export class Registration {
   @ManyToOne(() => Admin, { onDelete: "SET NULL" })
   @JoinColumn({ name: "assigned_admin_id" })
   assignedAdmin?: Relation<Admin> | null;
+
+  // Marketing attribution of the registration (the utm_* parameters of its first visit).
+  @StringColumn(255, { nullable: true })
+  utmCampaign: string | null;
+
+  @StringColumn(255, { nullable: true })
+  utmContent: string | null;
+
+  @StringColumn(255, { nullable: true })
+  utmId: string | null;
+
+  @StringColumn(255, { nullable: true })
+  utmMedium: string | null;
+
+  @StringColumn(255, { nullable: true })
+  utmSource: string | null;
+
+  @StringColumn(255, { nullable: true })
+  utmTerm: string | null;
 }

@@ -1,4 +1,5 @@
 import { InitialSchema1795255423821 } from "./1795255423821-InitialSchema";
+import { ProductsCategoriesUtm1795386963241 } from "./1795386963241-ProductsCategoriesUtm";
 import { RegistrantSessions1795387373854 } from "./1795387373854-RegistrantSessions";
 import { UserListPageIndex1795388242981 } from "./1795388242981-UserListPageIndex";
 
@@ -6,6 +7,7 @@ import { UserListPageIndex1795388242981 } from "./1795388242981-UserListPageInde
 // here; never edit one that has landed.
 export const MIGRATIONS: (new () => object)[] = [
   InitialSchema1795255423821,
+  ProductsCategoriesUtm1795386963241,
   RegistrantSessions1795387373854,
   UserListPageIndex1795388242981,
 ];

@@ -9,6 +9,7 @@ import { DomainError, validationFailed } from "../domain/errors";
 import type { ActionTable } from "./envelope/action-table";
 import { commonEnvelope, isJsonObject, parseEnvelope } from "./envelope/envelope";
 import { fromBodyParserError, sendLegacyError, toDomainError } from "./legacy-errors";
+import { productsActions } from "./products/products.actions";
 import { projectsActions } from "./projects/projects.actions";
 import { statusesActions } from "./statuses/statuses.actions";
 import { usersActions } from "./users/users.actions";
@@ -27,7 +28,7 @@ export const LEGACY_ACTIONS_NOT_BUILT: Readonly<Record<string, readonly string[]
 };
 
 /**
- * POST /reg/api2/{users,statuses,projects}/ (trailing slash optional): the legacy action envelope.
+ * POST /reg/api2/{users,statuses,projects,products}/ (trailing slash optional): the legacy action envelope.
  *
  * Order of checks, each answering with the first failure: method (405) → Content-Type (415) →
  * body read and JSON parse (413, 400 INVALID_JSON) → authentication (401) → the body is an object
@@ -40,6 +41,7 @@ export function legacyRestRouter(deps: AppDependencies): Router {
     users: usersActions,
     statuses: statusesActions,
     projects: projectsActions,
+    products: productsActions,
   };
   // The content type is checked before (onlyJson), so the parser reads every body it is handed;
   // not strict, so a JSON scalar reaches the envelope check and gets VALIDATION_FAILED.

@@ -33,3 +33,13 @@ export function toDate(value: Date | string): Date {
   if (value instanceof Date) return value;
   return parseUtcDateTime(value) ?? new Date(value);
 }
+
+/**
+ * The end of a period given as `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS` (UTC): a bare date means the
+ * whole of that day, so a product "available until 2027-08-31" can still be bought that evening.
+ */
+export function parseUtcPeriodEnd(text: string): Date | null {
+  const date = parseUtcDateTime(text);
+  if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(text.trim())) return date;
+  return new Date(date.getTime() + 24 * 3600 * 1000 - 1);
+}

@@ -136,9 +136,17 @@ function expectConsistent(seeded: Seeded, groupId: number) {
 
   for (const tag of seeded.tags) expect(seeded.tagIds).toContain(tag.tagId);
   const prices = new Map(seeded.products.map((p) => [p.id, p.priceCents]));
+  const productsById = new Map(seeded.products.map((p) => [p.id, p]));
   const orderOf = new Map<number, number>();
   for (const line of seeded.cartLines) {
     expect(line.unitPriceCents).toBe(prices.get(line.productId));
+    // Only what add_product would let this registrant buy: its level, not private, one unit of an only_one product.
+    const product = productsById.get(line.productId)!;
+    const level = byUid.get(line.registrationId)!.connectedTo === null ? "parent" : "child";
+    expect(["all", level]).toContain(product.level);
+    expect(product.isPrivate).toBe(false);
+    if (product.onlyOne) expect(line.quantity).toBe(1);
+    expect(line.recurringStartDate !== null).toBe(product.baseType === 6);
     orderOf.set(line.registrationId, (orderOf.get(line.registrationId) ?? 0) + line.quantity * line.unitPriceCents);
   }
   for (const payment of seeded.payments) {

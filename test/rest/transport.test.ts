@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const ENDPOINTS = ["users", "statuses", "projects"] as const;
+const ENDPOINTS = ["users", "statuses", "projects", "products"] as const;
 const listProjects = { action: "get_project_list", group_id: MAPLE.groupId, doc: {} };
 
 const post = (path: string, body: unknown, headers: Record<string, string> = mapleHeaders) =>
@@ -68,9 +68,9 @@ describe("transport (contract §1): methods", () => {
     expectErrorBody(res, 405, "METHOD_NOT_ALLOWED");
   });
 
-  it("an endpoint this server does not have (/reg/api2/products/) is 404 NOT_FOUND with the error body", async () => {
-    const res = await post("/reg/api2/products/", { action: "create", group_id: MAPLE.groupId, doc: {} });
-    expectErrorBody(res, 404, "NOT_FOUND", { msg: "No route for POST /reg/api2/products/." });
+  it("an endpoint this server does not have (/reg/api2/orders/) is 404 NOT_FOUND with the error body", async () => {
+    const res = await post("/reg/api2/orders/", { action: "create", group_id: MAPLE.groupId, doc: {} });
+    expectErrorBody(res, 404, "NOT_FOUND", { msg: "No route for POST /reg/api2/orders/." });
   });
 
   it("the trailing slash is optional on every endpoint", async () => {
@@ -296,6 +296,7 @@ describe("actions (contract §1): unknown and not yet implemented", () => {
     users: Object.keys(usersActions),
     statuses: ["create"],
     projects: ["get_project_list"],
+    products: ["create", "create_category"],
   };
   for (const endpoint of ENDPOINTS) {
     it(`an unknown action on /${endpoint}/ is 400 UNKNOWN_ACTION listing that endpoint's actions`, async () => {

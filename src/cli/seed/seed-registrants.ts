@@ -14,6 +14,8 @@ import {
   Payment,
   Person,
   Product,
+  PRODUCT_BASE_TYPES,
+  ProductCategory,
   Project,
   Registration,
   RegistrationForm,
@@ -84,8 +86,21 @@ interface SeedPlan {
   initialForms: Record<Exclude<FormLevel, "all">, PlannedForm[]>;
   statusIds: number[];
   tagIds: number[];
-  products: { id: number; priceCents: number }[];
+  /** What a registrant of each level may buy, as add_product would allow it. */
+  products: Record<Exclude<FormLevel, "all">, SeedProduct[]>;
+  categories: Map<number, { quotaOrdered: number | null; interchange: boolean }>;
 }
+
+interface SeedProduct {
+  id: number;
+  priceCents: number;
+  baseType: number;
+  onlyOne: boolean;
+  categoryId: number | null;
+}
+
+const PAYMENT_METHODS = ["card", "bank transfer", "cheque"];
+const UTM_SOURCES = ["newsletter", "facebook", "google", null, null];
 
 /**
  * Bulk synthetic registrants in an existing project, with multi-row inserts: persons,
@@ -139,13 +154,31 @@ export class SeedInterruptedError extends Error {
 async function readSeedPlan(em: EntityManager, groupId: number): Promise<SeedPlan> {
   const project = await em.findOne(Project, { where: { id: groupId } });
   if (!project) throw new DomainError("NOT_FOUND", `project (group_id) ${groupId} does not exist`);
-  const [forms, fields, statuses, tags, products] = await Promise.all([
+  const [forms, fields, statuses, tags, products, categories] = await Promise.all([
     em.find(Form, { where: { projectId: groupId }, order: { sortOrder: "ASC", id: "ASC" } }),
     em.find(Field, { where: { projectId: groupId }, order: { sortOrder: "ASC", id: "ASC" } }),
     em.find(Status, { where: { projectId: groupId }, order: { id: "ASC" } }),
     em.find(Tag, { where: { projectId: groupId }, order: { id: "ASC" } }),
     em.find(Product, { where: { projectId: groupId }, order: { id: "ASC" } }),
+    em.find(ProductCategory, { where: { projectId: groupId } }),
   ]);
+  // Discounts and session holders are not bought on their own; private products belong to one user.
+  const buyable = (level: "parent" | "child") =>
+    products
+      .filter(
+        (product) =>
+          !product.isPrivate &&
+          (product.level === "all" || product.level === level) &&
+          product.baseType !== PRODUCT_BASE_TYPES.discount &&
+          product.baseType !== PRODUCT_BASE_TYPES.sessionHolder,
+      )
+      .map((product) => ({
+        id: product.id,
+        priceCents: product.priceCents,
+        baseType: product.baseType,
+        onlyOne: product.onlyOne,
+        categoryId: product.categoryId,
+      }));
   const planned = (form: Form): PlannedForm => ({
     id: form.id,
     fields: fields
@@ -159,7 +192,13 @@ async function readSeedPlan(em: EntityManager, groupId: number): Promise<SeedPla
     initialForms: { parent: initialFor("parent"), child: initialFor("child") },
     statusIds: statuses.map((status) => status.id),
     tagIds: tags.map((tag) => tag.id),
-    products: products.map((product) => ({ id: product.id, priceCents: product.priceCents })),
+    products: { parent: buyable("parent"), child: buyable("child") },
+    categories: new Map(
+      categories.map((category) => [
+        category.id,
+        { quotaOrdered: category.quotaOrdered, interchange: category.interchange },
+      ]),
+    ),
   };
 }
 
@@ -219,6 +258,7 @@ async function seedChunk(
     star: random.chance(0.1),
     applicationDate: new Date(shared.now.getTime() - random.int(0, (180 * DAY_MS) / 1000) * 1000),
     assignedAdminId: null,
+    utmSource: random.pick(UTM_SOURCES),
   }));
   await insertMany(em, Registration, registrations, shared.bindLimit);
   const uids = await selectIdMap(
@@ -264,9 +304,16 @@ async function seedChunk(
     }
     for (const tagId of plan.tagIds) if (random.chance(0.25)) tagRows.push({ registrationId, tagId });
     let orderCents = 0;
-    for (const product of plan.products) {
+    const unitsInCategory = new Map<number, number>();
+    for (const product of plan.products[isChild(j) ? "child" : "parent"]) {
       if (!random.chance(0.4)) continue;
-      const quantity = random.int(1, 2);
+      const quantity = product.onlyOne ? 1 : random.int(1, 2);
+      const category = product.categoryId === null ? undefined : plan.categories.get(product.categoryId);
+      const unitsSoFar = unitsInCategory.get(product.categoryId ?? 0) ?? 0;
+      // Respect the category rules add_product enforces, so seeded carts are ones a client could build.
+      if (category?.interchange && unitsSoFar > 0) continue;
+      if (category?.quotaOrdered != null && unitsSoFar + quantity > category.quotaOrdered) continue;
+      unitsInCategory.set(product.categoryId ?? 0, unitsSoFar + quantity);
       orderCents += quantity * product.priceCents;
       cartRows.push({
         registrationId,
@@ -274,6 +321,7 @@ async function seedChunk(
         quantity,
         unitPriceCents: product.priceCents,
         createdAt: applied,
+        recurringStartDate: product.baseType === PRODUCT_BASE_TYPES.subscription ? startOfUtcDay(applied) : null,
       });
     }
     if (orderCents > 0 && random.chance(0.5)) {
@@ -281,6 +329,7 @@ async function seedChunk(
         registrationId,
         amountCents: random.chance(0.5) ? orderCents : Math.floor(orderCents / 2),
         paidAt: laterThanApplied(),
+        method: random.pick(PAYMENT_METHODS),
       });
     }
   });
@@ -434,4 +483,8 @@ function pseudoRandom(seed: number): Random {
     int: (min, max) => min + Math.floor(next() * (max - min + 1)),
     pick: (values) => values[Math.floor(next() * values.length)],
   };
+}
+
+function startOfUtcDay(date: Date): Date {
+  return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
 }
