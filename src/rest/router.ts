@@ -24,7 +24,7 @@ const BODY_LIMIT_TEXT = "1 MiB (1048576 bytes)";
  * can tell "not here yet" from a typo. An action table entry of the same name wins.
  */
 export const LEGACY_ACTIONS_NOT_BUILT: Readonly<Record<string, readonly string[]>> = {
-  users: ["create_child", "get_info", "add_product", "set_status"],
+  users: ["create_child", "add_product", "set_status"],
 };
 
 /**

@@ -9,6 +9,7 @@ import {
 import type { RequestContext } from "../context";
 import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
+import { readUserDetails, type DetailSelection, type UserDetails } from "./user-details";
 import { loadUserSummaries, type UserSummary } from "./user-summary";
 
 // users get_user_list (contract §12, §18): 50 parents/individuals a page from a zero-based
@@ -33,6 +34,8 @@ export interface UserListQuery {
   onlyParents: boolean;
   onlyChildren: boolean;
   startingPosition: number;
+  /** get_info selectors answered per record (contract §12). */
+  selection: DetailSelection | null;
 }
 
 export interface ListTotals {
@@ -44,8 +47,10 @@ export interface ListTotals {
 
 export interface ListedUser {
   summary: UserSummary;
+  /** The selectors' answers, when the list asked for any. */
+  details: UserDetails | null;
   /** Children riding along (for a parent record; empty with only_parents/only_children). */
-  children: UserSummary[];
+  children: ListedUser[];
 }
 
 export interface UserListPage {
@@ -143,16 +148,23 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
       if (!summary) throw new Error(`registration ${uid} vanished while its page was read`);
       return summary;
     };
-    const childrenOf = new Map<number, UserSummary[]>();
+    const wanted = query.selection;
+    const details =
+      wanted && (wanted.system.size > 0 || wanted.fieldKeys.length > 0)
+        ? await readUserDetails(em, query.groupId, [...summaries.values()], wanted)
+        : null;
+    const listed = (uid: number): ListedUser => ({
+      summary: summaryOf(uid),
+      details: details?.get(uid) ?? null,
+      children: [],
+    });
+    const childrenOf = new Map<number, ListedUser[]>();
     for (const child of children) {
       const list = childrenOf.get(child.connected_to) ?? [];
-      list.push(summaryOf(child.uid));
+      list.push(listed(child.uid));
       childrenOf.set(child.connected_to, list);
     }
-    const records = pageRows.map((row) => ({
-      summary: summaryOf(row.uid),
-      children: childrenOf.get(row.person_id) ?? [],
-    }));
+    const records = pageRows.map((row) => ({ ...listed(row.uid), children: childrenOf.get(row.person_id) ?? [] }));
 
     const nextStartingPosition = readRows.length > RECORDS_PER_PAGE ? query.startingPosition + RECORDS_PER_PAGE : null;
     if (nextStartingPosition !== null) {

@@ -2,7 +2,9 @@ import { z } from "zod";
 import type { RequestContext } from "../../domain/context";
 import { validationFailed } from "../../domain/errors";
 import type { ExclusionFilter } from "../../data/user-list.data";
+import { getUserInfo, readDetailSelection, type DetailSelection } from "../../domain/users/user-details";
 import { listUsers, type ListedUser } from "../../domain/users/user-list";
+import { presentDetailsDoc } from "../presenters/user-details-envelope";
 import type { UserSummary } from "../../domain/users/user-summary";
 import { formatCents } from "../../shared/money";
 import { defineAction, type ActionTable } from "../envelope/action-table";
@@ -98,32 +100,64 @@ const getUserListSchema = z.object({
   mark_forms_complete: refusedOutsideUpdate,
 });
 
-const record = (summary: UserSummary) => ({ user_info: presentUserInfo(summary), meta_info: presentMetaInfo(summary) });
+const summaryRecord = (summary: UserSummary) => ({
+  user_info: presentUserInfo(summary),
+  meta_info: presentMetaInfo(summary),
+});
 
 function presentRecords(records: ListedUser[], options: ListOptions) {
-  if (options.onlyChildren) return { users: [], children: records.map((entry) => record(entry.summary)) };
+  const keys = Object.keys(options.selectors);
+  const record = (entry: ListedUser) => ({
+    ...summaryRecord(entry.summary),
+    ...(entry.details ? { doc: presentDetailsDoc(entry.details, keys) } : {}),
+  });
+  if (options.onlyChildren) return { users: [], children: records.map(record) };
   if (options.returnFamilies) {
     return {
-      users: records.map((entry) => ({ ...record(entry.summary), children: entry.children.map(record) })),
+      users: records.map((entry) => ({ ...record(entry), children: entry.children.map(record) })),
       children: [],
     };
   }
-  const children = records.flatMap((entry) => entry.children).sort((a, b) => a.uid - b.uid);
-  return { users: records.map((entry) => record(entry.summary)), children: children.map(record) };
+  const children = records.flatMap((entry) => entry.children).sort((a, b) => a.summary.uid - b.summary.uid);
+  return { users: records.map(record), children: children.map(record) };
 }
+
+/** Key problems once, and each record's own (a field its forms do not hold) with its clogin_id. */
+function listNotices(records: ListedUser[], selection: DetailSelection): string[] {
+  const notices = [...selection.notices];
+  const each = (entry: ListedUser) => {
+    for (const notice of entry.details?.notices ?? []) notices.push(`clogin_id ${entry.summary.cloginId}: ${notice}`);
+  };
+  for (const entry of records) {
+    each(entry);
+    entry.children.forEach(each);
+  }
+  return notices;
+}
+
+const getInfoSchema = z.object({
+  action: z.literal("get_info"),
+  group_id: wireInteger,
+  clogin_id: wireInteger,
+  doc: wireDoc.nullish(),
+  mark_forms_complete: refusedOutsideUpdate,
+});
 
 export const userReadActions: ActionTable = {
   get_user_list: defineAction({
     schema: getUserListSchema,
     async run(ctx: RequestContext, input) {
       const options = readListOptions(input.doc ?? {});
+      const selection = readDetailSelection(options.selectors);
       const page = await listUsers(ctx, {
         groupId: input.group_id,
         exclusion: options.exclusion,
         onlyParents: options.onlyParents,
         onlyChildren: options.onlyChildren,
         startingPosition: options.startingPosition,
+        selection,
       });
+      const notices = listNotices(page.records, selection);
       return {
         success: true,
         msg: "User list.",
@@ -139,6 +173,27 @@ export const userReadActions: ActionTable = {
           total_balance: formatCents(page.totals.totalOrderCents - page.totals.totalPaidCents),
         },
         ...presentRecords(page.records, options),
+        ...(notices.length > 0 ? { notices } : {}),
+      };
+    },
+  }),
+
+  get_info: defineAction({
+    schema: getInfoSchema,
+    async run(ctx: RequestContext, input) {
+      const doc = input.doc ?? {};
+      const outcome = await getUserInfo(ctx, {
+        groupId: input.group_id,
+        cloginId: input.clogin_id,
+        selection: readDetailSelection(doc),
+      });
+      return {
+        success: true,
+        msg: "User info.",
+        ...(Object.keys(doc).length > 0 ? { doc: presentDetailsDoc(outcome.details, Object.keys(doc)) } : {}),
+        ...(outcome.notices.length > 0 ? { notices: outcome.notices } : {}),
+        user_info: presentUserInfo(outcome.summary),
+        meta_info: presentMetaInfo(outcome.summary),
       };
     },
   }),
