@@ -1,13 +1,13 @@
 import express, { type ErrorRequestHandler, type Express } from "express";
 import type { DataSource } from "typeorm";
 import type { Config } from "./config/config";
-import { DomainError } from "./domain/errors";
 import { mountGraphql } from "./graphql/mount-graphql";
 import { accessLog } from "./http/access-log";
 import { healthRouter } from "./http/health";
 import type { Logger } from "./http/logger";
 import { requestId } from "./http/request-id";
-import { sendLegacyError, toDomainError } from "./rest/legacy-errors";
+import { TransportError } from "./http/transport-errors";
+import { sendLegacyError, toLegacyFailure } from "./rest/legacy-errors";
 import { legacyRestRouter } from "./rest/router";
 
 export interface AppDependencies {
@@ -35,10 +35,10 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   const graphql = await mountGraphql(app, deps);
 
   app.use((req, res) => {
-    sendLegacyError(res, new DomainError("NOT_FOUND", `No route for ${req.method} ${req.path}.`), req.requestId);
+    sendLegacyError(res, new TransportError("NOT_FOUND", `No route for ${req.method} ${req.path}.`), req.requestId);
   });
   const onError: ErrorRequestHandler = (error, req, res, _next) => {
-    sendLegacyError(res, toDomainError(error, req.log ?? deps.logger, req.requestId), req.requestId);
+    sendLegacyError(res, toLegacyFailure(error, req.log ?? deps.logger, req.requestId), req.requestId);
   };
   app.use(onError);
 

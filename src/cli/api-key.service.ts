@@ -16,9 +16,7 @@ export interface NewApiKey {
 export async function createApiKey(ctx: RequestContext, organizationId: number, apiUser: string): Promise<NewApiKey> {
   const user = apiUser.trim();
   if (!isEmailAddress(user)) {
-    throw validationFailed(`"${apiUser}" is not an email address`, [
-      { path: "--user", message: "expected an email address" },
-    ]);
+    throw validationFailed([{ path: ["--user"], message: `is not an email address: ${JSON.stringify(apiUser)}` }]);
   }
   const apiToken = generateApiToken();
   return inTransaction(ctx, async ({ em }) => {

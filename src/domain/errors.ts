@@ -1,45 +1,58 @@
+import { summarizeProblems, formatPath, type Problem } from "./problems";
+
+export type { Problem, ProblemPath } from "./problems";
+
 /**
- * Every expected failure of the domain carries one of these codes. Each transport maps them once,
- * exhaustively (REST: HTTP status + legacy body; GraphQL: extensions.code).
+ * The failures the domain itself raises. Transport failures (bad JSON, wrong method, rate limits,
+ * masked internal errors, …) are not here: they live in src/http/transport-errors.ts. Each
+ * transport maps these codes once, exhaustively (REST: HTTP status; GraphQL: extensions.code).
  */
-export const ERROR_CODES = [
-  "INVALID_JSON",
+export const DOMAIN_ERROR_CODES = [
   "VALIDATION_FAILED",
-  "UNKNOWN_ACTION",
   "UNAUTHENTICATED",
   "STALE_TIMESTAMP",
   "FORBIDDEN",
   "USER_NOT_FOUND",
   "NOT_FOUND",
-  "METHOD_NOT_ALLOWED",
   "CONFLICT",
-  "PAYLOAD_TOO_LARGE",
-  "UNSUPPORTED_MEDIA_TYPE",
-  "RATE_LIMITED",
-  "INTERNAL",
-  "SERVICE_UNAVAILABLE",
 ] as const;
-export type ErrorCode = (typeof ERROR_CODES)[number];
+export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 
-/** One problem with one member of the input, e.g. `doc.email_list[0].to`. */
-export interface MemberProblem {
-  path: string;
-  message: string;
+export interface DomainErrorDetails {
+  /** Per-member problems, with paths in the command's own vocabulary (`["emails", 1, "to"]`). */
+  problems?: Problem[];
+  /** Extra members for the client, e.g. the existing `status_id` of a CONFLICT. */
+  extra?: Record<string, unknown>;
 }
 
 export class DomainError extends Error {
   constructor(
-    readonly code: ErrorCode,
+    readonly code: DomainErrorCode,
     message: string,
-    readonly details: { problems?: MemberProblem[]; extra?: Record<string, unknown> } = {},
+    readonly details: DomainErrorDetails = {},
   ) {
     super(message);
     this.name = "DomainError";
   }
 }
 
-export const validationFailed = (message: string, problems?: MemberProblem[]) =>
-  new DomainError("VALIDATION_FAILED", message, { problems });
+/**
+ * A failure that carries problems; its message names them with domain paths (what the CLI and the
+ * log show). Transports rebuild the message from the problems rendered with their own paths.
+ */
+export const withProblems = (code: DomainErrorCode, problems: Problem[]) =>
+  new DomainError(
+    code,
+    summarizeProblems(problems.map((problem) => ({ path: formatPath(problem.path), message: problem.message }))),
+    { problems },
+  );
+
+export const validationFailed = (problems: Problem[]) => withProblems("VALIDATION_FAILED", problems);
+
+/** Throws one VALIDATION_FAILED carrying every problem; does nothing when there is none. */
+export function failOnProblems(problems: readonly Problem[]): void {
+  if (problems.length > 0) throw validationFailed([...problems]);
+}
 
 export const forbidden = (message: string) => new DomainError("FORBIDDEN", message);
 

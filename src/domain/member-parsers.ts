@@ -1,5 +1,15 @@
 import { parseUtcDateTime } from "../shared/dates";
-import type { MemberProblem } from "./errors";
+import { validationFailed } from "./errors";
+
+/** A problem under a member's wire path (`doc.cat_id`). */
+export interface MemberProblem {
+  path: string;
+  message: string;
+}
+
+/** VALIDATION_FAILED from wire-path problems, in the shape of src/domain/errors.ts (paths as segments). */
+export const failedWithMemberProblems = (problems: readonly MemberProblem[]) =>
+  validationFailed(problems.map((problem) => ({ path: problem.path.split("."), message: problem.message })));
 
 // Member readers shared by the domain commands that check raw client values themselves (the
 // legacy clients send ids as digit strings and flags as 0/1 or "true"). Each returns the value

@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin } from "@apollo/server";
 import { Kind, type DocumentNode, type OperationDefinitionNode, type SelectionSetNode } from "graphql";
 import { DomainError } from "../domain/errors";
-import { toDomainError } from "../rest/legacy-errors";
+import { maskUnexpected } from "../http/transport-errors";
 import type { GraphqlContext } from "./context";
 import { requestError } from "./graphql-errors";
 
@@ -39,7 +39,9 @@ export const authGatePlugin: ApolloServerPlugin<GraphqlContext> = {
         if (contextValue.request.principal || contextValue.request.registrant) return;
         if (operation && isIntrospectionOnly(operation, document)) return;
         const failure = contextValue.authFailure ?? new DomainError("UNAUTHENTICATED", "Authentication failed.");
-        throw requestError(toDomainError(failure, contextValue.log, contextValue.requestId));
+        throw requestError(
+          failure instanceof DomainError ? failure : maskUnexpected(failure, contextValue.log, contextValue.requestId),
+        );
       },
     };
   },

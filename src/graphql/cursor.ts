@@ -11,9 +11,7 @@ export function decodeUserCursor(cursor: string, path = "after"): number {
   const decoded = Buffer.from(cursor, "base64").toString("utf8");
   const uid = decoded.startsWith(PREFIX) ? Number(decoded.slice(PREFIX.length)) : NaN;
   if (!Number.isSafeInteger(uid) || uid < 0 || encodeUserCursor(uid) !== cursor) {
-    throw validationFailed(`${path} is not a cursor of this list.`, [
-      { path, message: "is not a cursor returned by this API" },
-    ]);
+    throw validationFailed([{ path: [path], message: "is not a cursor returned by this API" }]);
   }
   return uid;
 }

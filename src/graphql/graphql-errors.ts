@@ -2,43 +2,53 @@ import type { ApolloServerPlugin } from "@apollo/server";
 import { unwrapResolverError } from "@apollo/server/errors";
 import type { ValidationError } from "class-validator";
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
-import { ArgumentValidationError } from "type-graphql";
-import { assertUnreachable, DomainError, type ErrorCode, type MemberProblem } from "../domain/errors";
+import { ArgumentValidationError, type MiddlewareFn } from "type-graphql";
+import { assertUnreachable, DomainError, type DomainErrorCode } from "../domain/errors";
+import { summarizeProblems, type RenderedProblem } from "../domain/problems";
 import type { Logger } from "../http/logger";
-import { httpStatusOf, toDomainError } from "../rest/legacy-errors";
+import { renderProblems, type PathRendering } from "../http/problem-paths";
+import { maskUnexpected, TransportError, type TransportErrorCode } from "../http/transport-errors";
 import type { GraphqlContext } from "./context";
 import { QueryLimitError, TOKEN_LIMIT_MESSAGE } from "./limits";
 
 /** extensions.code of each domain code: contract §3's codes, except validation (GraphQL's BAD_USER_INPUT). */
-export function graphqlCodeOf(code: ErrorCode): string {
+export function graphqlCodeOf(code: DomainErrorCode): string {
   switch (code) {
     case "VALIDATION_FAILED":
       return "BAD_USER_INPUT";
-    case "INVALID_JSON":
-    case "UNKNOWN_ACTION":
     case "UNAUTHENTICATED":
     case "STALE_TIMESTAMP":
     case "FORBIDDEN":
     case "USER_NOT_FOUND":
     case "NOT_FOUND":
-    case "METHOD_NOT_ALLOWED":
     case "CONFLICT":
-    case "PAYLOAD_TOO_LARGE":
-    case "UNSUPPORTED_MEDIA_TYPE":
-    case "RATE_LIMITED":
-    case "INTERNAL":
-    case "SERVICE_UNAVAILABLE":
       return code;
     default:
       return assertUnreachable(code);
   }
 }
 
-/** A failure of the whole request (before execution), with the HTTP status REST uses for it. */
-export function requestError(error: DomainError): GraphQLError {
+/** HTTP status of a request that fails as a whole, before execution (as on REST). */
+function httpStatusOf(code: DomainErrorCode | TransportErrorCode): number {
+  switch (code) {
+    case "UNAUTHENTICATED":
+    case "STALE_TIMESTAMP":
+      return 401;
+    case "SERVICE_UNAVAILABLE":
+      return 503;
+    case "INTERNAL":
+      return 500;
+    default:
+      return 400;
+  }
+}
+
+/** A failure of the whole request (before execution): authentication, or a masked unexpected error. */
+export function requestError(error: DomainError | TransportError): GraphQLError {
+  const code = error instanceof DomainError ? graphqlCodeOf(error.code) : error.code;
   return new GraphQLError(error.message, {
     originalError: error,
-    extensions: { code: graphqlCodeOf(error.code), http: { status: httpStatusOf(error.code) } },
+    extensions: { code, http: { status: httpStatusOf(error.code) } },
   });
 }
 
@@ -50,7 +60,7 @@ function innermost(error: GraphQLError): unknown {
   return current;
 }
 
-function flattenValidationErrors(errors: readonly ValidationError[], parent = ""): MemberProblem[] {
+function flattenValidationErrors(errors: readonly ValidationError[], parent = ""): RenderedProblem[] {
   return errors.flatMap((error) => {
     const path = /^\d+$/.test(error.property)
       ? `${parent}[${error.property}]`
@@ -61,6 +71,27 @@ function flattenValidationErrors(errors: readonly ValidationError[], parent = ""
     return [...own, ...flattenValidationErrors(error.children ?? [], path)];
   });
 }
+
+const renderings = new WeakMap<DomainError, PathRendering>();
+
+/**
+ * Names the problems of the domain errors a resolver throws: its argument (`input`) and, where a
+ * command's member has another name in the schema, that name. Without it paths stay the domain's
+ * (which are the argument names of the queries).
+ */
+export function problemPathsOf(rendering: PathRendering): MiddlewareFn<GraphqlContext> {
+  return async (_action, next) => {
+    try {
+      return await next();
+    } catch (error) {
+      if (error instanceof DomainError && !renderings.has(error)) renderings.set(error, rendering);
+      throw error;
+    }
+  };
+}
+
+/** The usual rendering of a mutation: every member under its `input` argument. */
+export const INPUT_PATHS: PathRendering = { prefix: "input" };
 
 interface Reporter {
   log: Logger;
@@ -78,15 +109,22 @@ export function presentError(error: GraphQLError, reporter: Reporter): GraphQLFo
 
   if (original instanceof DomainError) {
     const extensions: Record<string, unknown> = { code: graphqlCodeOf(original.code) };
-    if (original.details.problems?.length) extensions.problems = original.details.problems;
+    let message = original.message;
+    if (original.details.problems?.length) {
+      const rendered = renderProblems(original.details.problems, renderings.get(original));
+      message = rendered.message;
+      extensions.problems = rendered.problems;
+    }
     for (const [key, value] of Object.entries(original.details.extra ?? {})) extensions[camelCase(key)] = value;
-    return { message: original.message, ...where, extensions };
+    return { message, ...where, extensions };
+  }
+  if (original instanceof TransportError) {
+    return { message: original.message, ...where, extensions: { code: original.code } };
   }
   if (original instanceof ArgumentValidationError) {
     // Never echo class-validator's `target`/`value`: they would repeat the input (passwords too).
     const problems = flattenValidationErrors(original.extensions.validationErrors);
-    const message = `Invalid input: ${problems.map((p) => p.message).join("; ")}.`;
-    return { message, ...where, extensions: { code: "BAD_USER_INPUT", problems } };
+    return { message: summarizeProblems(problems), ...where, extensions: { code: "BAD_USER_INPUT", problems } };
   }
   if (original instanceof QueryLimitError) {
     return { message: original.message, ...where, extensions: { ...original.extensions } };
@@ -105,8 +143,8 @@ export function presentError(error: GraphQLError, reporter: Reporter): GraphQLFo
     }
     return { message: error.message, ...where, extensions: { code } };
   }
-  const masked = toDomainError(original instanceof Error ? original : error, reporter.log, reporter.requestId);
-  return { message: masked.message, ...where, extensions: { code: graphqlCodeOf(masked.code) } };
+  const masked = maskUnexpected(original instanceof Error ? original : error, reporter.log, reporter.requestId);
+  return { message: masked.message, ...where, extensions: { code: masked.code } };
 }
 
 const presented = new WeakMap<GraphQLError, GraphQLFormattedError>();

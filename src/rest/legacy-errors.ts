@@ -1,13 +1,13 @@
 import type { Response } from "express";
-import { assertUnreachable, DomainError, type ErrorCode } from "../domain/errors";
+import { assertUnreachable, DomainError, type DomainErrorCode } from "../domain/errors";
+import { renderProblems, type PathNames } from "../http/problem-paths";
+import { maskUnexpected, TransportError, type TransportErrorCode } from "../http/transport-errors";
 import type { Logger } from "../http/logger";
 
-/** HTTP status of each error code on the legacy REST interface (contract §3). */
-export function httpStatusOf(code: ErrorCode): number {
+/** HTTP status of each domain code on the legacy REST interface (contract §3). */
+export function httpStatusOfDomain(code: DomainErrorCode): number {
   switch (code) {
-    case "INVALID_JSON":
     case "VALIDATION_FAILED":
-    case "UNKNOWN_ACTION":
       return 400;
     case "UNAUTHENTICATED":
     case "STALE_TIMESTAMP":
@@ -17,10 +17,23 @@ export function httpStatusOf(code: ErrorCode): number {
     case "USER_NOT_FOUND":
     case "NOT_FOUND":
       return 404;
-    case "METHOD_NOT_ALLOWED":
-      return 405;
     case "CONFLICT":
       return 409;
+    default:
+      return assertUnreachable(code);
+  }
+}
+
+/** HTTP status of each transport code (contract §3). */
+export function httpStatusOfTransport(code: TransportErrorCode): number {
+  switch (code) {
+    case "INVALID_JSON":
+    case "UNKNOWN_ACTION":
+      return 400;
+    case "NOT_FOUND":
+      return 404;
+    case "METHOD_NOT_ALLOWED":
+      return 405;
     case "PAYLOAD_TOO_LARGE":
       return 413;
     case "UNSUPPORTED_MEDIA_TYPE":
@@ -36,58 +49,37 @@ export function httpStatusOf(code: ErrorCode): number {
   }
 }
 
-// Driver texts that mean "the database cannot be reached", not "this request is wrong": network
-// failures, a closed pool or DataSource (TypeORM, mysql2), a closed or unopenable SQLite file,
-// a server shutting down, a dropped database.
-const DB_DOWN =
-  /ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|PROTOCOL_CONNECTION_LOST|ETIMEDOUT|Pool is closed|Connection lost|ER_CON_COUNT_ERROR|ER_SERVER_SHUTDOWN|ER_BAD_DB_ERROR|Connection is not established|database connection is not open|SQLITE_CANTOPEN|SQLITE_IOERR/;
+export type LegacyFailure = DomainError | TransportError;
 
-/** Any thrown value as a DomainError; unexpected ones are masked (the log keeps the detail). */
-export function toDomainError(error: unknown, log: Logger, requestId: string): DomainError {
-  if (error instanceof DomainError) return error;
-  const text = error instanceof Error ? `${error.message} ${(error as { code?: string }).code ?? ""}` : String(error);
-  log.error({ err: error, requestId }, "unexpected error");
-  if (DB_DOWN.test(text))
-    return new DomainError("SERVICE_UNAVAILABLE", "The database is unavailable; try again shortly.");
-  return new DomainError("INTERNAL", `Internal error; quote request id ${requestId} when reporting it.`);
+/** Any thrown value as a failure REST can answer with; unexpected ones are masked (the log keeps the detail). */
+export function toLegacyFailure(error: unknown, log: Logger, requestId: string): LegacyFailure {
+  if (error instanceof DomainError || error instanceof TransportError) return error;
+  return maskUnexpected(error, log, requestId);
 }
 
 /**
- * body-parser's failures, told apart by their documented `type`, as coded errors; null for
- * anything else (then it is unexpected and gets masked).
+ * The legacy error body: `{ success: false, msg, msg_type: "error", error_code, errors?, request_id, ... }`.
+ * Problems get their wire paths from `names` (the action's), and `msg` is built from them.
  */
-export function fromBodyParserError(error: unknown, limitText: string): DomainError | null {
-  const type = (error as { type?: unknown } | null)?.type;
-  switch (type) {
-    case "entity.parse.failed":
-      return new DomainError("INVALID_JSON", "The request body is not valid JSON.");
-    case "entity.too.large":
-      return new DomainError("PAYLOAD_TOO_LARGE", `The request body is larger than ${limitText}.`);
-    case "charset.unsupported":
-      return new DomainError(
-        "UNSUPPORTED_MEDIA_TYPE",
-        "The request body must be JSON in UTF-8 (Content-Type: application/json; charset=utf-8).",
-      );
-    case "encoding.unsupported":
-      return new DomainError("UNSUPPORTED_MEDIA_TYPE", "The request's Content-Encoding is not supported.");
-    case "request.aborted":
-    case "request.size.invalid":
-      return new DomainError("INVALID_JSON", "The request body ended before its declared length.");
-    default:
-      return null;
-  }
-}
-
-/** The legacy error body: `{ success: false, msg, msg_type: "error", error_code, errors?, request_id, ... }`. */
-export function sendLegacyError(res: Response, error: DomainError, requestId: string): void {
+export function sendLegacyError(res: Response, error: LegacyFailure, requestId: string, names: PathNames = {}): void {
   const body: Record<string, unknown> = {
     success: false,
     msg: error.message,
     msg_type: "error",
     error_code: error.code,
   };
-  if (error.details.problems?.length) body.errors = error.details.problems;
-  Object.assign(body, error.details.extra ?? {});
+  let status: number;
+  if (error instanceof DomainError) {
+    status = httpStatusOfDomain(error.code);
+    if (error.details.problems?.length) {
+      const rendered = renderProblems(error.details.problems, { names });
+      body.msg = rendered.message;
+      body.errors = rendered.problems.map((problem) => ({ path: problem.path || "(body)", message: problem.message }));
+    }
+    Object.assign(body, error.details.extra ?? {});
+  } else {
+    status = httpStatusOfTransport(error.code);
+  }
   body.request_id = requestId;
-  res.status(httpStatusOf(error.code)).json(body);
+  res.status(status).json(body);
 }

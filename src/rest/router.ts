@@ -5,10 +5,12 @@ import { createRequestContext, domainSettingsOf } from "../domain/context";
 import { redeemLoginToken } from "../domain/sessions/registrant-sessions";
 import { formatUtcDateTime } from "../shared/dates";
 import { presentUserInfo } from "./presenters/user-envelope";
-import { DomainError, validationFailed } from "../domain/errors";
-import type { ActionTable } from "./envelope/action-table";
-import { commonEnvelope, isJsonObject, parseEnvelope } from "./envelope/envelope";
-import { fromBodyParserError, sendLegacyError, toDomainError } from "./legacy-errors";
+import { parseCommand } from "../domain/commands/parse-command";
+import { DomainError } from "../domain/errors";
+import { fromBodyParserError, TransportError } from "../http/transport-errors";
+import type { ActionTable, LegacyAction } from "./envelope/action-table";
+import { commonEnvelope, isJsonObject } from "./envelope/envelope";
+import { sendLegacyError, toLegacyFailure } from "./legacy-errors";
 import { productsActions } from "./products/products.actions";
 import { projectsActions } from "./projects/projects.actions";
 import { statusesActions } from "./statuses/statuses.actions";
@@ -69,7 +71,7 @@ function onlyPost(endpoint: string): RequestHandler {
     res.setHeader("Allow", "POST");
     sendLegacyError(
       res,
-      new DomainError(
+      new TransportError(
         "METHOD_NOT_ALLOWED",
         `Method ${req.method} is not allowed on ${endpointPath(endpoint)}; use POST.`,
       ),
@@ -84,7 +86,7 @@ const onlyJson: RequestHandler = (req, res, next) => {
   const got = mediaType ? `Content-Type ${shown(mediaType)}` : "no Content-Type";
   sendLegacyError(
     res,
-    new DomainError(
+    new TransportError(
       "UNSUPPORTED_MEDIA_TYPE",
       `The request body must be JSON sent as Content-Type: application/json; got ${got}.`,
     ),
@@ -94,27 +96,33 @@ const onlyJson: RequestHandler = (req, res, next) => {
 
 function dispatch(deps: AppDependencies, endpoint: string, actions: ActionTable): RequestHandler {
   return async (req, res) => {
+    let action: LegacyAction | undefined;
     try {
       const principal = await authenticate(deps.dataSource.manager, (name) => req.get(name));
       const body: unknown = req.body;
       if (!isJsonObject(body)) {
-        throw validationFailed(
+        throw new DomainError(
+          "VALIDATION_FAILED",
           "Invalid request: the body must be a JSON object (the action envelope with action and group_id).",
         );
       }
-      const envelope = parseEnvelope(commonEnvelope, body);
-      const action = Object.hasOwn(actions, envelope.action) ? actions[envelope.action] : undefined;
+      const envelope = parseCommand(commonEnvelope, body);
+      action = Object.hasOwn(actions, envelope.action) ? actions[envelope.action] : undefined;
       if (!action) throw unknownAction(endpoint, envelope.action, Object.keys(actions));
-      const input = parseEnvelope(action.schema, body);
+      const input = parseCommand(action.schema, { ...body, group_id: envelope.group_id });
       const ctx = createRequestContext(deps.dataSource, req.requestId, principal, {
         settings: domainSettingsOf(deps.config),
       });
       res.status(200).json(await action.run(ctx, input));
     } catch (error) {
-      sendLegacyError(res, toDomainError(error, req.log ?? deps.logger, req.requestId), req.requestId);
+      const failure = toLegacyFailure(error, req.log ?? deps.logger, req.requestId);
+      sendLegacyError(res, failure, req.requestId, action?.problemPaths);
     }
   };
 }
+
+/** Wire names of the session redemption's members. */
+const SESSION_PATHS = { loginToken: "user_token" };
 
 /**
  * POST /reg/api2/session/ `{"user_token": "…"}`: redeems a login token once for a registrant
@@ -125,12 +133,15 @@ function redeemSession(deps: AppDependencies): RequestHandler {
     try {
       const body: unknown = req.body;
       if (!isJsonObject(body)) {
-        throw validationFailed('Invalid request: the body must be a JSON object {"user_token": "…"}.');
+        throw new DomainError(
+          "VALIDATION_FAILED",
+          'Invalid request: the body must be a JSON object {"user_token": "…"}.',
+        );
       }
       const ctx = createRequestContext(deps.dataSource, req.requestId, null, {
         settings: domainSettingsOf(deps.config),
       });
-      const outcome = await redeemLoginToken(ctx, body.user_token);
+      const outcome = await redeemLoginToken(ctx, { loginToken: body.user_token });
       res.status(200).json({
         success: true,
         session_token: outcome.sessionToken,
@@ -138,23 +149,23 @@ function redeemSession(deps: AppDependencies): RequestHandler {
         user_info: presentUserInfo(outcome.summary),
       });
     } catch (error) {
-      sendLegacyError(res, toDomainError(error, req.log ?? deps.logger, req.requestId), req.requestId);
+      sendLegacyError(res, toLegacyFailure(error, req.log ?? deps.logger, req.requestId), req.requestId, SESSION_PATHS);
     }
   };
 }
 
-function unknownAction(endpoint: string, name: string, valid: string[]): DomainError {
+function unknownAction(endpoint: string, name: string, valid: string[]): TransportError {
   const validText = valid.length > 0 ? valid.join(", ") : "(none yet)";
   const message = LEGACY_ACTIONS_NOT_BUILT[endpoint]?.includes(name)
     ? `Action ${shown(name)} is not implemented by this server yet; valid actions on ${endpointPath(endpoint)}: ${validText}.`
     : `Unknown action ${shown(name)}; valid actions on ${endpointPath(endpoint)}: ${validText}.`;
-  return new DomainError("UNKNOWN_ACTION", message);
+  return new TransportError("UNKNOWN_ACTION", message);
 }
 
 function transportErrors(deps: AppDependencies): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const mapped =
-      fromBodyParserError(error, BODY_LIMIT_TEXT) ?? toDomainError(error, req.log ?? deps.logger, req.requestId);
+      fromBodyParserError(error, BODY_LIMIT_TEXT) ?? toLegacyFailure(error, req.log ?? deps.logger, req.requestId);
     sendLegacyError(res, mapped, req.requestId);
   };
 }

@@ -146,7 +146,7 @@ describe("regapi api-key create", () => {
 
   it.each([
     [["--org", "999", "--user", "x@maple.test"], "regapi: organization 999 does not exist\n"],
-    [["--org", "1", "--user", "not-an-email"], 'regapi: "not-an-email" is not an email address\n'],
+    [["--org", "1", "--user", "not-an-email"], 'regapi: --user is not an email address: "not-an-email".\n'],
     [["--org", "abc", "--user", "x@maple.test"], /option '--org <id>' argument 'abc' is invalid/],
     [["--org", "1"], /required option '--user <email>' not specified/],
   ])("refuses %j without writing", async (args, message) => {

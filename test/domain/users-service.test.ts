@@ -4,7 +4,7 @@ import { MAPLE, OTHER } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 // The users service as GraphQL calls it: outcomes in domain terms, errors as coded DomainErrors
-// whose problems carry the full wire paths.
+// whose problems carry paths in the command's own names (each transport renders its own).
 
 let t: TestApp;
 beforeAll(async () => {
@@ -52,23 +52,27 @@ describe("users service (domain, shared by REST and GraphQL)", () => {
     );
   });
 
-  it("FORBIDDEN comes before any validation of the command", async () => {
+  it("the command's shape is checked first, then FORBIDDEN, then the command's rules", async () => {
     const error = await failure(createUser(t.context(), { ...baseCreate, groupId: OTHER.groupId, password: "1" }));
     expect(error.code).toBe("FORBIDDEN");
     expect((await failure(updateUser(t.context(), { ...baseUpdate, groupId: OTHER.groupId, values: null }))).code).toBe(
       "FORBIDDEN",
     );
-    expect((await failure(addEmails(t.context(), { groupId: OTHER.groupId, cloginId: 1, emails: [] }))).code).toBe(
-      "FORBIDDEN",
-    );
+    const invalidAddress = [{ from: "a@b.test", to: "nope", subject: "s", body: "b" }];
+    expect(
+      (await failure(addEmails(t.context(), { groupId: OTHER.groupId, cloginId: 1, emails: invalidAddress }))).code,
+    ).toBe("FORBIDDEN");
+    const shape = await failure(addEmails(t.context(), { groupId: OTHER.groupId, cloginId: 1, emails: [] }));
+    expect(shape.code).toBe("VALIDATION_FAILED");
+    expect(shape.details.problems).toEqual([{ path: ["emails"], message: "must hold at least one email" }]);
   });
 
-  it("validation problems carry the full wire paths", async () => {
+  it("validation problems carry the command's own paths", async () => {
     const create = await failure(
       createUser(t.context(), { ...baseCreate, connectedTo: MAPLE.miles, password: "123", mainEmail: "x" }),
     );
     expect(create.code).toBe("VALIDATION_FAILED");
-    expect(create.details.problems!.map((p) => p.path)).toEqual(["connected_to", "doc.main_email", "doc.password"]);
+    expect(create.details.problems!.map((p) => p.path)).toEqual([["connectedTo"], ["mainEmail"], ["password"]]);
     const emails = await failure(
       addEmails(t.context(), {
         groupId: MAPLE.groupId,
@@ -80,23 +84,23 @@ describe("users service (domain, shared by REST and GraphQL)", () => {
       }),
     );
     expect(emails.details.problems).toEqual([
-      { path: "doc.email_list[1].cc", message: 'doc.email_list[1].cc holds an invalid address: "bad".' },
+      { path: ["emails", 1, "cc"], message: 'holds an invalid address: "bad"' },
     ]);
     const marks = await failure(
       updateUser(t.context(), {
         ...baseUpdate,
         values: null,
-        markFormsComplete: { formIds: Array.from({ length: 1001 }, (_, i) => i) },
+        markFormsComplete: Array.from({ length: 1001 }, (_, i) => i),
       }),
     );
-    expect(marks.details.problems!.map((p) => p.path)).toEqual(["mark_forms_complete"]);
+    expect(marks.details.problems!.map((p) => p.path)).toEqual([["markFormsComplete"]]);
   });
 
   it("updateUser reports the marking in domain terms: numeric ids marked, skipped ids as sent, whether values were sent", async () => {
     const outcome = await updateUser(t.context(), {
       ...baseUpdate,
       values: { f_301_3: ["L"] },
-      markFormsComplete: { formIds: ["303", "x"] },
+      markFormsComplete: ["303", "x"],
     });
     expect(outcome.valuesSent).toBe(true);
     expect(outcome.markFormsComplete).toEqual({

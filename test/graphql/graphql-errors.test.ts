@@ -147,7 +147,7 @@ describe("domain errors keep their codes", () => {
       problems: { path: string; message: string }[];
     };
     expect(extensions.code).toBe("BAD_USER_INPUT");
-    expect(extensions.problems.map((problem) => problem.path)).toEqual(["doc.status_name", "doc.color"]);
+    expect(extensions.problems.map((problem) => problem.path)).toEqual(["input.name", "input.color"]);
     expect(extensions.problems.every((problem) => problem.message.length > 0)).toBe(true);
   });
 

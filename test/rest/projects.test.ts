@@ -214,21 +214,31 @@ describe("projects get_project_list: validation", () => {
       error_code: "VALIDATION_FAILED",
       errors: [{ path: "doc", message: "is required (a JSON object)" }],
     });
-    expect(res.body.msg).toBe("Invalid request: doc is required (a JSON object).");
+    expect(res.body.msg).toBe("doc is required (a JSON object).");
   });
 
   for (const [member, value] of [
-    ["with_archived", 1],
-    ["only_archived", "true"],
+    ["with_archived", 2],
+    ["only_archived", "yes"],
     ["with_group_totals", null],
   ] as const) {
-    it(`a non-boolean ${member} (${JSON.stringify(value)}) is 400 naming doc.${member}`, async () => {
+    it(`a non-flag ${member} (${JSON.stringify(value)}) is 400 naming doc.${member}`, async () => {
       const res = await list({ [member]: value });
       expect(res.status).toBe(400);
       expect(res.body.error_code).toBe("VALIDATION_FAILED");
-      expect(res.body.errors).toEqual([{ path: `doc.${member}`, message: "must be true or false" }]);
+      expect(res.body.errors).toEqual([
+        { path: `doc.${member}`, message: `must be true or false (or 1 or 0), got ${JSON.stringify(value)}` },
+      ]);
     });
   }
+
+  it('contract §17: flags also accept 1/0 and "true"/"false"/"1"/"0", echoed as booleans', async () => {
+    const res = await list({ with_archived: 1, only_archived: "false", with_group_totals: "1" });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ with_archived: true, only_archived: false, with_group_totals: true });
+    const strict = await list({ with_archived: true, only_archived: false, with_group_totals: true });
+    expect(res.body.projects).toEqual(strict.body.projects);
+  });
 });
 
 // Bulk organizations for the statement bound: ids far from the demo's, one account each.

@@ -27,7 +27,9 @@ function expectInvalid(res: request.Response, problems: { path: string; message:
   expect(res.body.msg_type).toBe("error");
   expect(res.body.error_code).toBe("VALIDATION_FAILED");
   expect(res.body.errors).toEqual(problems);
-  for (const problem of problems) expect(res.body.msg).toContain(`${problem.path} ${problem.message}`);
+  const more = problems.length - 1;
+  const others = more === 0 ? "" : ` (and ${more} more problem${more > 1 ? "s" : ""}, see errors)`;
+  expect(res.body.msg).toBe(`${problems[0].path} ${problems[0].message}${others}.`);
   expect(res.body.request_id).toBe(res.headers["x-request-id"]);
 }
 
@@ -156,17 +158,17 @@ describe("statuses create: validation (contract §7), nothing written", () => {
     [
       "is_excluded 2",
       { status_name: "Two", color: "#800000", is_excluded: 2 },
-      [{ path: "doc.is_excluded", message: "must be 0 or 1, got 2" }],
+      [{ path: "doc.is_excluded", message: "must be true or false (or 1 or 0), got 2" }],
     ],
     [
       'is_excluded "x"',
       { status_name: "Ex", color: "#800000", is_excluded: "x" },
-      [{ path: "doc.is_excluded", message: 'must be 0 or 1, got "x"' }],
+      [{ path: "doc.is_excluded", message: 'must be true or false (or 1 or 0), got "x"' }],
     ],
     [
       "is_excluded -1",
       { status_name: "Minus", color: "#800000", is_excluded: -1 },
-      [{ path: "doc.is_excluded", message: "must be 0 or 1, got -1" }],
+      [{ path: "doc.is_excluded", message: "must be true or false (or 1 or 0), got -1" }],
     ],
     [
       "every broken member at once",
@@ -174,7 +176,7 @@ describe("statuses create: validation (contract §7), nothing written", () => {
       [
         { path: "doc.status_name", message: "must not be empty" },
         { path: "doc.color", message: 'must be a colour of the form #RRGGBB, got "blue"' },
-        { path: "doc.is_excluded", message: "must be 0 or 1, got 7" },
+        { path: "doc.is_excluded", message: "must be true or false (or 1 or 0), got 7" },
       ],
     ],
   ];

@@ -218,7 +218,7 @@ describe("envelope (contract §1, §8): checked before the group's owner", () =>
     it(`a missing action on /${endpoint}/ is 400 VALIDATION_FAILED even for a foreign group`, async () => {
       const res = await post(`/reg/api2/${endpoint}/`, { group_id: OTHER.groupId, doc: {} });
       expectErrorBody(res, 400, "VALIDATION_FAILED", {
-        msg: "Invalid request: action is required.",
+        msg: "action is required.",
         errors: [{ path: "action", message: "is required" }],
       });
     });
@@ -226,7 +226,7 @@ describe("envelope (contract §1, §8): checked before the group's owner", () =>
     it(`a missing group_id on /${endpoint}/ is 400 VALIDATION_FAILED`, async () => {
       const res = await post(`/reg/api2/${endpoint}/`, { action: "create", doc: {} });
       expectErrorBody(res, 400, "VALIDATION_FAILED", {
-        msg: "Invalid request: group_id is required.",
+        msg: "group_id is required.",
         errors: [{ path: "group_id", message: "is required" }],
       });
     });
@@ -241,7 +241,7 @@ describe("envelope (contract §1, §8): checked before the group's owner", () =>
     it(`group_id ${JSON.stringify(bad)} is 400 VALIDATION_FAILED naming group_id`, async () => {
       const res = await post("/reg/api2/projects/", { ...listProjects, group_id: bad });
       expectErrorBody(res, 400, "VALIDATION_FAILED", {
-        msg: /^Invalid request: group_id must be an integer or a string of digits/,
+        msg: /^group_id must be an integer or a string of digits/,
         errors: [{ path: "group_id", message: /^must be an integer or a string of digits, got / }],
       });
     });
@@ -279,7 +279,7 @@ describe("envelope (contract §1, §8): checked before the group's owner", () =>
       doc: { with_archived: "yes" },
     });
     expectErrorBody(res, 400, "VALIDATION_FAILED", {
-      errors: [{ path: "doc.with_archived", message: "must be true or false" }],
+      errors: [{ path: "doc.with_archived", message: 'must be true or false (or 1 or 0), got "yes"' }],
     });
   });
 

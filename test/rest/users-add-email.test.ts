@@ -112,12 +112,12 @@ describe("add_email: validation, all or nothing (seed §2.8, contract §7)", () 
     expectErrorBody(res, 400, "VALIDATION_FAILED", {
       msg: 'doc.email_list[1].to holds an invalid address: "nope" (and 3 more problems, see errors).',
       errors: [
-        { path: "doc.email_list[1].to", message: 'doc.email_list[1].to holds an invalid address: "nope".' },
-        { path: "doc.email_list[2].cc", message: 'doc.email_list[2].cc holds an invalid address: "".' },
-        { path: "doc.email_list[3].bcc", message: 'doc.email_list[3].bcc holds an invalid address: "x@y".' },
+        { path: "doc.email_list[1].to", message: 'holds an invalid address: "nope"' },
+        { path: "doc.email_list[2].cc", message: 'holds an invalid address: ""' },
+        { path: "doc.email_list[3].bcc", message: 'holds an invalid address: "x@y"' },
         {
           path: "doc.email_list[4].from",
-          message: 'doc.email_list[4].from "not an address" is not a valid email address.',
+          message: 'is not a valid email address: "not an address"',
         },
       ],
     });
@@ -136,7 +136,7 @@ describe("add_email: validation, all or nothing (seed §2.8, contract §7)", () 
     const res = await addEmail([email({ to: ["a@lab.test"], cc: 5, admin_id: "x" })]);
     expectErrorBody(res, 400, "VALIDATION_FAILED", {
       errors: [
-        { path: "doc.email_list[0].to", message: "must be a string" },
+        { path: "doc.email_list[0].to", message: 'must be a string, got ["a@lab.test"]' },
         { path: "doc.email_list[0].cc", message: "must be a string (comma-separated addresses)" },
         { path: "doc.email_list[0].admin_id", message: /integer or a string of digits/ },
       ],
@@ -196,18 +196,18 @@ describe("add_email: admin_id (seed §2.8, contract §7)", () => {
       email({ admin_id: 999 }),
     ]);
     expectErrorBody(res, 403, "FORBIDDEN", {
-      msg: `admin_id ${LAB.admins.managerElsewhere} has no access to project ${LAB.groupId} (and 3 more, see errors).`,
+      msg: `doc.email_list[1].admin_id names ${LAB.admins.managerElsewhere}, who has no access to project ${LAB.groupId} (and 3 more problems, see errors).`,
       errors: [
         {
           path: "doc.email_list[1].admin_id",
-          message: `admin_id ${LAB.admins.managerElsewhere} has no access to project ${LAB.groupId}.`,
+          message: `names ${LAB.admins.managerElsewhere}, who has no access to project ${LAB.groupId}`,
         },
         {
           path: "doc.email_list[2].admin_id",
-          message: `admin_id ${LAB.admins.viewer} is a viewer and may not send emails.`,
+          message: `names ${LAB.admins.viewer}, a viewer, who may not send emails`,
         },
-        { path: "doc.email_list[3].admin_id", message: "admin_id 601 is not an admin of your organization." },
-        { path: "doc.email_list[4].admin_id", message: "admin_id 999 is not an admin of your organization." },
+        { path: "doc.email_list[3].admin_id", message: "names 601, who is not an admin of your organization" },
+        { path: "doc.email_list[4].admin_id", message: "names 999, who is not an admin of your organization" },
       ],
     });
     expect(await snapshotWrites(t.dataSource)).toEqual(before);

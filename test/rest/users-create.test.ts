@@ -99,7 +99,7 @@ describe("users create: the person (contract §7)", () => {
     const res = await create({ password: "12345", main_email: "short@lab.test" });
     expectErrorBody(res, 400, "VALIDATION_FAILED", {
       msg: "doc.password must have at least 6 characters.",
-      errors: [{ path: "doc.password", message: "doc.password must have at least 6 characters." }],
+      errors: [{ path: "doc.password", message: "must have at least 6 characters" }],
     });
     expect(await snapshotWrites(t.dataSource)).toEqual(before);
   });
@@ -107,13 +107,13 @@ describe("users create: the person (contract §7)", () => {
   it("main_email must be a valid address, and a new person needs one: 400 naming doc.main_email", async () => {
     const before = await snapshotWrites(t.dataSource);
     expectErrorBody(await create({ main_email: "not-an-address", password: "secret1" }), 400, "VALIDATION_FAILED", {
-      errors: [{ path: "doc.main_email", message: 'doc.main_email "not-an-address" is not a valid email address.' }],
+      errors: [{ path: "doc.main_email", message: 'is not a valid email address: "not-an-address"' }],
     });
     expectErrorBody(await create({ username: "nomail", password: "secret1" }), 400, "VALIDATION_FAILED", {
-      errors: [{ path: "doc.main_email", message: "doc.main_email is required for a new user." }],
+      errors: [{ path: "doc.main_email", message: "is required for a new user" }],
     });
     expectErrorBody(await create({ main_email: "bad", password: "123" }), 400, "VALIDATION_FAILED", {
-      msg: 'doc.main_email "bad" is not a valid email address (and 1 more problem, see errors).',
+      msg: 'doc.main_email is not a valid email address: "bad" (and 1 more problem, see errors).',
       errors: [{ path: "doc.main_email" }, { path: "doc.password" }],
     });
     expect(await snapshotWrites(t.dataSource)).toEqual(before);
@@ -125,14 +125,14 @@ describe("users create: the person (contract §7)", () => {
       400,
       "VALIDATION_FAILED",
       {
-        errors: [{ path: "doc.first_name", message: "doc.first_name must have at most 100 characters." }],
+        errors: [{ path: "doc.first_name", message: "must have at most 100 characters" }],
       },
     );
   });
 
   it("person data must be strings: a 400 naming the member", async () => {
     expectErrorBody(await create({ main_email: "types@lab.test", password: 123456 }), 400, "VALIDATION_FAILED", {
-      errors: [{ path: "doc.password", message: "must be a string" }],
+      errors: [{ path: "doc.password", message: "must be a string, got 123456" }],
     });
   });
 });
@@ -202,7 +202,7 @@ describe("users create: clogin_id (contract §1, §8)", () => {
         400,
         "VALIDATION_FAILED",
         {
-          errors: [{ path: "clogin_id", message: /must be false \(a new user\) or the clogin_id/ }],
+          errors: [{ path: "clogin_id", message: /must be false \(a new user\) or the id of a user/ }],
         },
       );
     }
@@ -253,7 +253,7 @@ describe("users create: registration, forms and values (contract §7, §8)", () 
         {
           path: "connected_to",
           message:
-            "connected_to is not accepted by create, which registers a parent or an individual; children are created with create_child.",
+            "is not accepted by create, which registers a parent or an individual; children are created with create_child",
         },
       ],
     });

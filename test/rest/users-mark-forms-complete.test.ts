@@ -234,7 +234,7 @@ describe("mark_forms_complete: failures write nothing (contract §3, §4)", () =
           groupId: LAB.groupId,
           cloginId: LAB.bob,
           values: { first_name: "Rolled", f_505_1: "back" },
-          markFormsComplete: { all: true },
+          markFormsComplete: "all",
           submitForms: true,
           disableEmailSending: false,
         });

@@ -294,8 +294,8 @@ describe("users update: envelope (contract §1, §2, §4)", () => {
       { action: "update", group_id: LAB.groupId, clogin_id: LAB.ann, doc: null },
     ]) {
       expectErrorBody(await postUsers(t, body), 400, "VALIDATION_FAILED", {
-        msg: "doc is required unless mark_forms_complete is sent.",
-        errors: [{ path: "doc", message: "doc is required unless mark_forms_complete is sent." }],
+        msg: "doc is required unless forms are marked complete.",
+        errors: [{ path: "doc", message: "is required unless forms are marked complete" }],
       });
     }
     expect(await snapshotWrites(t.dataSource)).toEqual(before);
@@ -327,7 +327,7 @@ describe("users update: envelope (contract §1, §2, §4)", () => {
   it("contract §1: submit_forms must be a boolean", async () => {
     const res = await update(LAB.ann, { f_501_3: "1" }, { submit_forms: "no" });
     expectErrorBody(res, 400, "VALIDATION_FAILED", {
-      errors: [{ path: "submit_forms", message: "must be true or false" }],
+      errors: [{ path: "submit_forms", message: 'must be true or false (or 1 or 0), got "no"' }],
     });
   });
 
@@ -368,7 +368,7 @@ describe("users update: envelope (contract §1, §2, §4)", () => {
       errors: [
         {
           path: "connected_to",
-          message: `connected_to ${MAPLE.bill} does not match user ${MAPLE.childKind}, whose connected_to is ${MAPLE.miles}.`,
+          message: `${MAPLE.bill} does not match user ${MAPLE.childKind}, whose connected_to is ${MAPLE.miles}`,
         },
       ],
     });

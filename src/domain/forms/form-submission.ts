@@ -10,6 +10,7 @@ import {
   type MandatoryFieldState,
   type RegisteredForm,
 } from "./form-queries";
+import { toInteger } from "../commands/members";
 
 // Submitting forms (contract §4, §5; seed §3). A submission after saving values behaves like a
 // browser: it goes through only when every mandatory field of the form holds a value, then
@@ -89,12 +90,6 @@ export async function submitFormsWithValues(
   return effects.notices;
 }
 
-const DIGITS = /^\d{1,15}$/;
-const asFormId = (value: unknown): number | null => {
-  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return value;
-  if (typeof value === "string" && DIGITS.test(value)) return Number(value);
-  return null;
-};
 const asSent = (value: unknown) => (typeof value === "string" ? value : (JSON.stringify(value) ?? String(value)));
 
 /**
@@ -120,7 +115,7 @@ export async function markFormsComplete(
     // Skipped ids keep the order they were sent in; ids outside the set need one look-up to say why.
     const skippedInOrder: { sent: string; formId: number | null }[] = [];
     for (const sentValue of selection.formIds) {
-      const formId = asFormId(sentValue);
+      const formId = toInteger(sentValue);
       const sent = asSent(sentValue);
       const key = formId === null ? `sent:${sent}` : `id:${formId}`;
       if (seen.has(key)) continue;

@@ -3,9 +3,9 @@ import { isUniqueViolation } from "../../db/unique-violation";
 import { PRODUCT_BASE_TYPES, type ProductBaseType, type ProductLevel } from "../../entities";
 import { parseUtcPeriodEnd } from "../../shared/dates";
 import type { RequestContext } from "../context";
-import { conflict, validationFailed } from "../errors";
+import { conflict } from "../errors";
 import { resolveOwnedProject } from "../group-scope";
-import { MemberReader, shown, summaryOf } from "../member-parsers";
+import { failedWithMemberProblems, MemberReader, shown } from "../member-parsers";
 import { inTransaction } from "../transaction";
 
 // The products endpoint (contract §15): create and create_category. Commands carry the members
@@ -114,7 +114,7 @@ export async function createProduct(ctx: RequestContext, groupId: number, draft:
       references.productTypes.get(parentProductId) !== PRODUCT_BASE_TYPES.sessionHolder
     )
       read.problem(path("parent_p_id"), `${parentProductId} is not a session holder (type 3) of this project`);
-    if (read.problems.length > 0) throw validationFailed(summaryOf("Invalid product", read.problems), read.problems);
+    if (read.problems.length > 0) throw failedWithMemberProblems(read.problems);
 
     return insertProduct(em, {
       projectId: groupId,
@@ -155,7 +155,7 @@ export async function createCategory(ctx: RequestContext, groupId: number, draft
   if (quota === 0) read.problem(path("category_quota_ordered"), "must be at least 1 (leave it out for no limit)");
   const interchange = read.flag(path("interchange_category"), draft.interchange_category, false);
   const mandatory = read.flag(path("mandatory_category"), draft.mandatory_category, false);
-  if (read.problems.length > 0) throw validationFailed(summaryOf("Invalid category", read.problems), read.problems);
+  if (read.problems.length > 0) throw failedWithMemberProblems(read.problems);
   const nameKey = name!.toLowerCase();
 
   try {

@@ -1,19 +1,23 @@
 import { sqlNumber } from "../../db/raw-rows";
 import type { EntityManager, FindOptionsWhere } from "typeorm";
 import { Project } from "../../entities";
+import { z } from "zod";
+import { flag, integerId } from "../commands/members";
+import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { requirePrincipal, type RequestContext } from "../context";
 import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 
-export interface ProjectListQuery {
+export const ProjectListQuery = z.object({
   /** Any project of the caller's organization (the legacy envelope always names one). */
-  groupId: number;
-  /** Adds archived projects to the non-archived ones. */
-  withArchived: boolean;
+  groupId: integerId,
   /** Only archived projects; wins over withArchived. */
-  onlyArchived: boolean;
-  withGroupTotals: boolean;
-}
+  onlyArchived: flag(false),
+  /** Adds archived projects to the non-archived ones. */
+  withArchived: flag(false),
+  withGroupTotals: flag(false),
+});
+export type ProjectListQuery = z.output<typeof ProjectListQuery>;
 
 export interface ProjectTotals {
   /** Registrations in the project, children included. */
@@ -47,7 +51,11 @@ const scopeOf = (q: ProjectListQuery): ArchivedScope =>
  *
  * Throws FORBIDDEN when `groupId` is not a project of the organization.
  */
-export async function listProjects(ctx: RequestContext, q: ProjectListQuery): Promise<ProjectListing[]> {
+export async function listProjects(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof ProjectListQuery>,
+): Promise<ProjectListing[]> {
+  const q = parseCommand(ProjectListQuery, draft);
   return inTransaction(ctx, async (tx) => {
     await resolveOwnedProject(tx, q.groupId);
     const organizationId = requirePrincipal(tx).organizationId;

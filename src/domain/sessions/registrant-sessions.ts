@@ -8,7 +8,9 @@ import {
   insertRegistrantSession,
 } from "../../data/sessions.data";
 import { DEFAULT_DOMAIN_SETTINGS, requireRegistrant, type RegistrantPrincipal, type RequestContext } from "../context";
-import { DomainError, validationFailed } from "../errors";
+import { parseCommand, type CommandDraft } from "../commands/parse-command";
+import { DomainError } from "../errors";
+import { LoginCommand, RedeemLoginTokenCommand } from "../users/read-commands";
 import type { RegisteredForm } from "../forms/form-queries";
 import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
@@ -43,10 +45,8 @@ export interface SessionOutcome extends UserOutcome {
  * users `login`: a one-time token handing this user to a front end, valid for
  * LOGIN_TOKEN_TTL_S seconds. Throws FORBIDDEN or USER_NOT_FOUND.
  */
-export async function loginUser(
-  ctx: RequestContext,
-  cmd: { groupId: number; cloginId: number },
-): Promise<LoginOutcome> {
+export async function loginUser(ctx: RequestContext, draft: CommandDraft<typeof LoginCommand>): Promise<LoginOutcome> {
+  const cmd = parseCommand(LoginCommand, draft);
   await resolveOwnedProject(ctx, cmd.groupId);
   const ttl = (ctx.settings ?? DEFAULT_DOMAIN_SETTINGS).loginTokenTtlSeconds;
   return inTransaction(ctx, async ({ em }) => {
@@ -68,11 +68,11 @@ export async function loginUser(
  * Redeems a login token once for a 12-hour session token. A used, expired or unknown token is
  * UNAUTHENTICATED with one message for all three, so tokens cannot be probed.
  */
-export async function redeemLoginToken(ctx: RequestContext, loginToken: unknown): Promise<SessionOutcome> {
-  if (typeof loginToken !== "string" || loginToken.length === 0 || loginToken.length > 200) {
-    const message = "user_token is required: the token returned by users login.";
-    throw validationFailed(message, [{ path: "user_token", message }]);
-  }
+export async function redeemLoginToken(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof RedeemLoginTokenCommand>,
+): Promise<SessionOutcome> {
+  const { loginToken } = parseCommand(RedeemLoginTokenCommand, draft);
   return inTransaction(ctx, async ({ em }) => {
     const now = new Date();
     const uid = await consumeLoginToken(em, tokenHash(loginToken), now);

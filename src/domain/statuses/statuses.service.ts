@@ -1,30 +1,37 @@
+import { z } from "zod";
 import type { EntityManager } from "typeorm";
 import { Status } from "../../entities";
 import { isUniqueViolation } from "../../db/unique-violation";
 import type { RequestContext } from "../context";
-import { conflict, validationFailed, type MemberProblem } from "../errors";
+import { parseCommand, type CommandDraft } from "../commands/parse-command";
+import { flag, integerId, shown, trimmedText } from "../commands/members";
+import { conflict } from "../errors";
 import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 
-/** A status as typed callers (GraphQL, CLI) build it. */
-export interface CreateStatusCommand {
-  groupId: number;
-  name: string;
-  color: string;
-  isExcluded: number | boolean;
-}
+export const STATUS_NAME_MAX_CHARACTERS = 100;
+const COLOR = /^#[0-9A-Fa-f]{6}$/;
 
 /**
- * The same command with its members exactly as a client sent them. createStatus checks every
- * member itself, so an adapter may pass raw values and every caller gets the same rules and
- * messages. A CreateStatusCommand is one of these.
+ * statuses `create` (contract §7): a name of 1–100 characters after trimming surrounding white
+ * space; a colour `#RRGGBB` (stored upper-case, as the fixture loader does); `isExcluded` a flag,
+ * default false.
  */
-export interface StatusDraft {
-  groupId: number;
-  name: unknown;
-  color: unknown;
-  isExcluded?: unknown;
-}
+export const CreateStatusCommand = z.object({
+  groupId: integerId,
+  name: trimmedText(STATUS_NAME_MAX_CHARACTERS),
+  color: z
+    .unknown()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value === null) ctx.addIssue({ code: "custom", message: "is required" });
+      else if (typeof value !== "string" || !COLOR.test(value))
+        ctx.addIssue({ code: "custom", message: `must be a colour of the form #RRGGBB, got ${shown(value)}` });
+      else return value.toUpperCase();
+      return z.NEVER;
+    }),
+  isExcluded: flag(false),
+});
 
 export interface CreatedStatus {
   id: number;
@@ -34,113 +41,44 @@ export interface CreatedStatus {
   isExcluded: boolean;
 }
 
-export const STATUS_NAME_MAX_CHARACTERS = 100;
-const COLOR = /^#[0-9A-Fa-f]{6}$/;
-
-/** Problems are reported under the legacy wire names, the one vocabulary every client shares. */
-const PATHS = { name: "doc.status_name", color: "doc.color", isExcluded: "doc.is_excluded" } as const;
-
-interface CheckedStatus {
-  name: string;
-  nameKey: string;
-  color: string;
-  isExcluded: boolean;
-}
-
-/**
- * The rules of a new status (contract §7): `status_name` 1–100 characters after trimming
- * surrounding white space; `color` `#RRGGBB` (stored upper-case, as the fixture loader does);
- * `is_excluded` 0 or 1 (also true/false and "0"/"1"), default 0. Every broken rule is reported.
- */
-export function checkStatusDraft(draft: Omit<StatusDraft, "groupId">): CheckedStatus {
-  const problems: MemberProblem[] = [];
-
-  let name = "";
-  if (draft.name === undefined || draft.name === null) {
-    problems.push({ path: PATHS.name, message: "is required" });
-  } else if (typeof draft.name !== "string") {
-    problems.push({ path: PATHS.name, message: `must be a string, got ${shown(draft.name)}` });
-  } else {
-    name = draft.name.trim();
-    // Code points, not UTF-16 units: the column holds 100 characters, an emoji being one.
-    const length = [...name].length;
-    if (length === 0) problems.push({ path: PATHS.name, message: "must not be empty" });
-    if (length > STATUS_NAME_MAX_CHARACTERS) {
-      problems.push({
-        path: PATHS.name,
-        message: `must be at most ${STATUS_NAME_MAX_CHARACTERS} characters, got ${length}`,
-      });
-    }
-  }
-
-  let color = "";
-  if (draft.color === undefined || draft.color === null) {
-    problems.push({ path: PATHS.color, message: "is required" });
-  } else if (typeof draft.color !== "string" || !COLOR.test(draft.color)) {
-    problems.push({ path: PATHS.color, message: `must be a colour of the form #RRGGBB, got ${shown(draft.color)}` });
-  } else {
-    color = draft.color.toUpperCase();
-  }
-
-  const isExcluded = excludedFlag(draft.isExcluded);
-  if (isExcluded === null) {
-    problems.push({ path: PATHS.isExcluded, message: `must be 0 or 1, got ${shown(draft.isExcluded)}` });
-  }
-
-  if (problems.length > 0) {
-    throw validationFailed(`Invalid status: ${problems.map((p) => `${p.path} ${p.message}`).join("; ")}.`, problems);
-  }
-  return { name, nameKey: name.toLowerCase(), color, isExcluded: isExcluded! };
-}
-
-/** A client value in a message: JSON, cut short so a huge input is not echoed back. */
-function shown(value: unknown, max = 40): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
-}
-
-function excludedFlag(value: unknown): boolean | null {
-  if (value === undefined || value === null) return false;
-  if (value === 0 || value === "0" || value === false) return false;
-  if (value === 1 || value === "1" || value === true) return true;
-  return null;
-}
-
 /**
  * Creates a status in a project of the caller's organization, in one transaction.
  *
- * Throws VALIDATION_FAILED (paths `doc.status_name`, `doc.color`, `doc.is_excluded`; checked
- * before the project, so the answer does not depend on it), FORBIDDEN when `groupId` is not a
+ * Throws VALIDATION_FAILED (checked before the project, so the answer does not depend on it), FORBIDDEN when `groupId` is not a
  * project of the organization, and CONFLICT with `extra.status_id` when the project already has
  * a status of that name, compared case-insensitively.
  */
-export async function createStatus(ctx: RequestContext, draft: StatusDraft): Promise<CreatedStatus> {
-  const status = checkStatusDraft(draft);
+export async function createStatus(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof CreateStatusCommand>,
+): Promise<CreatedStatus> {
+  const command = parseCommand(CreateStatusCommand, draft);
+  const status = { ...command, nameKey: command.name.toLowerCase() };
   try {
     return await inTransaction(ctx, async (tx) => {
-      await resolveOwnedProject(tx, draft.groupId);
-      const existing = await findStatusByName(tx.em, draft.groupId, status.nameKey, false);
+      await resolveOwnedProject(tx, command.groupId);
+      const existing = await findStatusByName(tx.em, command.groupId, status.nameKey, false);
       if (existing) throw duplicateName(status.name, existing);
       const inserted = await tx.em.insert(Status, {
-        projectId: draft.groupId,
+        projectId: command.groupId,
         name: status.name,
         nameKey: status.nameKey,
         color: status.color,
         isExcluded: status.isExcluded,
       });
-      return { id: Number(inserted.identifiers[0].id), groupId: draft.groupId, ...omitKey(status) };
+      return { id: Number(inserted.identifiers[0].id), groupId: command.groupId, ...omitKey(status) };
     });
   } catch (error) {
     // A concurrent call inserted the same name between our check and our insert: the unique
     // index (project_id, name_key) refused ours. Report the winner, read outside our snapshot.
     if (!isUniqueViolation(error)) throw error;
-    const winner = await findStatusByName(ctx.em, draft.groupId, status.nameKey, ctx.inTransaction);
+    const winner = await findStatusByName(ctx.em, command.groupId, status.nameKey, ctx.inTransaction);
     if (!winner) throw error;
     throw duplicateName(status.name, winner);
   }
 }
 
-const omitKey = ({ name, color, isExcluded }: CheckedStatus) => ({ name, color, isExcluded });
+const omitKey = ({ name, color, isExcluded }: z.output<typeof CreateStatusCommand>) => ({ name, color, isExcluded });
 
 const duplicateName = (name: string, existing: { id: number; name: string }) =>
   conflict(

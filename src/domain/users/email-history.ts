@@ -1,37 +1,26 @@
 import type { EntityManager } from "typeorm";
 import type { AdminLevel, EmailRecord } from "../../entities";
 import { invalidAddresses, isEmailAddress } from "../../shared/email";
-import { DomainError, type MemberProblem } from "../errors";
+import { withProblems, type Problem } from "../errors";
 import { MAX_VALUE_BYTES } from "../forms/field-input";
 import type { EmailInput } from "./user-commands";
 
 // add_email (seed §2.8, §4.3; contract §7): records emails sent elsewhere; nothing is sent.
 
-export const MAX_EMAILS_PER_CALL = 100;
 /** Admin levels that may appear as the sender of an email; viewers only read. */
 export const SENDING_ADMIN_LEVELS: readonly AdminLevel[] = ["owner", "manager", "staff"];
 
-const path = (index: number, member: string) => `doc.email_list[${index}].${member}`;
-
-/** Every problem of the list, with wire paths; an empty result means the list can be recorded. */
-export function emailListProblems(emails: readonly EmailInput[]): MemberProblem[] {
-  const problems: MemberProblem[] = [];
-  if (emails.length === 0 || emails.length > MAX_EMAILS_PER_CALL) {
-    return [
-      {
-        path: "doc.email_list",
-        message: `doc.email_list must hold 1 to ${MAX_EMAILS_PER_CALL} emails, got ${emails.length}.`,
-      },
-    ];
-  }
+/**
+ * Every problem of the addresses and texts of the list (its shape and size are the command
+ * schema's); an empty result means the list can be recorded.
+ */
+export function emailListProblems(emails: readonly EmailInput[]): Problem[] {
+  const problems: Problem[] = [];
   emails.forEach((email, index) => {
+    const problem = (member: string, message: string) => problems.push({ path: ["emails", index, member], message });
     const from = email.from.trim();
-    if (from === "") problems.push({ path: path(index, "from"), message: `${path(index, "from")} must not be empty.` });
-    else if (!isEmailAddress(from))
-      problems.push({
-        path: path(index, "from"),
-        message: `${path(index, "from")} ${JSON.stringify(from)} is not a valid email address.`,
-      });
+    if (from === "") problem("from", "must not be empty");
+    else if (!isEmailAddress(from)) problem("from", `is not a valid email address: ${JSON.stringify(from)}`);
     const lists: [string, string | null | undefined, boolean][] = [
       ["to", email.to, true],
       ["cc", email.cc, false],
@@ -39,28 +28,19 @@ export function emailListProblems(emails: readonly EmailInput[]): MemberProblem[
     ];
     for (const [member, value, required] of lists) {
       if (value == null || value.trim() === "") {
-        if (required)
-          problems.push({ path: path(index, member), message: `${path(index, member)} must not be empty.` });
+        if (required) problem(member, "must not be empty");
         continue;
       }
       const invalid = invalidAddresses(value);
       if (invalid.length > 0) {
         const shown = invalid.map((entry) => JSON.stringify(entry)).join(", ");
-        problems.push({
-          path: path(index, member),
-          message: `${path(index, member)} holds ${invalid.length === 1 ? "an invalid address" : "invalid addresses"}: ${shown}.`,
-        });
+        problem(member, `holds ${invalid.length === 1 ? "an invalid address" : "invalid addresses"}: ${shown}`);
       }
     }
-    if (email.subject.trim() === "")
-      problems.push({ path: path(index, "subject"), message: `${path(index, "subject")} must not be empty.` });
+    if (email.subject.trim() === "") problem("subject", "must not be empty");
     for (const member of ["to", "cc", "bcc", "subject", "body"] as const) {
-      if (Buffer.byteLength(email[member] ?? "", "utf8") > MAX_VALUE_BYTES) {
-        problems.push({
-          path: path(index, member),
-          message: `${path(index, member)} must be at most ${MAX_VALUE_BYTES} bytes.`,
-        });
-      }
+      if (Buffer.byteLength(email[member] ?? "", "utf8") > MAX_VALUE_BYTES)
+        problem(member, `must be at most ${MAX_VALUE_BYTES} bytes`);
     }
   });
   return problems;
@@ -94,26 +74,18 @@ export async function assertSendingAdmins(
       { level: String(row.admin_level) as AdminLevel, access: Number(row.project_access) > 0 },
     ]),
   );
-  const problems: MemberProblem[] = [];
+  const problems: Problem[] = [];
   emails.forEach((email, index) => {
     if (email.adminId == null) return;
     const admin = admins.get(email.adminId);
-    const where = path(index, "admin_id");
-    if (!admin)
-      problems.push({ path: where, message: `admin_id ${email.adminId} is not an admin of your organization.` });
+    const problem = (message: string) => problems.push({ path: ["emails", index, "adminId"], message });
+    if (!admin) problem(`names ${email.adminId}, who is not an admin of your organization`);
     else if (!SENDING_ADMIN_LEVELS.includes(admin.level))
-      problems.push({ path: where, message: `admin_id ${email.adminId} is a ${admin.level} and may not send emails.` });
+      problem(`names ${email.adminId}, a ${admin.level}, who may not send emails`);
     else if (admin.level !== "owner" && !admin.access)
-      problems.push({ path: where, message: `admin_id ${email.adminId} has no access to project ${projectId}.` });
+      problem(`names ${email.adminId}, who has no access to project ${projectId}`);
   });
-  if (problems.length > 0) {
-    const others = problems.length - 1;
-    const message =
-      others === 0
-        ? problems[0].message
-        : `${problems[0].message.replace(/\.$/, "")} (and ${others} more, see errors).`;
-    throw new DomainError("FORBIDDEN", message, { problems });
-  }
+  if (problems.length > 0) throw withProblems("FORBIDDEN", problems);
 }
 
 /** The history rows of the list, as recorded by the API. */

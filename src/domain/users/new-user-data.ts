@@ -1,4 +1,4 @@
-import type { MemberProblem } from "../errors";
+import type { Problem } from "../errors";
 import { isEmailAddress } from "../../shared/email";
 import type { CreateUserCommand } from "./user-commands";
 
@@ -8,7 +8,7 @@ export const MIN_PASSWORD_LENGTH = 6;
 // scrypt takes any length; the cap only keeps a request from making the hash expensive.
 export const MAX_PASSWORD_LENGTH = 200;
 
-const LIMITS = { username: 254, main_email: 254, first_name: 100, last_name: 100, org_name: 200 } as const;
+const LIMITS = { username: 254, mainEmail: 254, firstName: 100, lastName: 100, orgName: 200 } as const;
 
 export interface PersonData {
   username: string | null;
@@ -22,14 +22,11 @@ export interface PersonData {
 const clean = (value: string | undefined) => (value === undefined ? null : value.trim());
 
 /**
- * The person data of a create command, trimmed, with its problems (paths are wire paths).
+ * The person data of a create command, trimmed, with its problems (paths are the command's member names).
  * A new person needs a valid main_email; the username defaults to it.
  */
-export function readPersonData(
-  cmd: CreateUserCommand,
-  newPerson: boolean,
-): { data: PersonData; problems: MemberProblem[] } {
-  const problems: MemberProblem[] = [];
+export function readPersonData(cmd: CreateUserCommand, newPerson: boolean): { data: PersonData; problems: Problem[] } {
+  const problems: Problem[] = [];
   const data: PersonData = {
     username: clean(cmd.username) || null,
     password: cmd.password ?? null,
@@ -40,33 +37,24 @@ export function readPersonData(
   };
   const tooLong = (path: keyof typeof LIMITS, value: string | null) => {
     if (value !== null && value.length > LIMITS[path])
-      problems.push({ path: `doc.${path}`, message: `doc.${path} must have at most ${LIMITS[path]} characters.` });
+      problems.push({ path: [path], message: `must have at most ${LIMITS[path]} characters` });
   };
   if (data.mainEmail === null) {
-    if (newPerson) problems.push({ path: "doc.main_email", message: "doc.main_email is required for a new user." });
+    if (newPerson) problems.push({ path: ["mainEmail"], message: "is required for a new user" });
   } else if (!isEmailAddress(data.mainEmail)) {
-    problems.push({
-      path: "doc.main_email",
-      message: `doc.main_email ${JSON.stringify(data.mainEmail)} is not a valid email address.`,
-    });
+    problems.push({ path: ["mainEmail"], message: `is not a valid email address: ${JSON.stringify(data.mainEmail)}` });
   }
   if (newPerson) {
     tooLong("username", data.username);
     if (data.password !== null && data.password.length < MIN_PASSWORD_LENGTH) {
-      problems.push({
-        path: "doc.password",
-        message: `doc.password must have at least ${MIN_PASSWORD_LENGTH} characters.`,
-      });
+      problems.push({ path: ["password"], message: `must have at least ${MIN_PASSWORD_LENGTH} characters` });
     } else if (data.password !== null && data.password.length > MAX_PASSWORD_LENGTH) {
-      problems.push({
-        path: "doc.password",
-        message: `doc.password must have at most ${MAX_PASSWORD_LENGTH} characters.`,
-      });
+      problems.push({ path: ["password"], message: `must have at most ${MAX_PASSWORD_LENGTH} characters` });
     }
   }
-  tooLong("main_email", data.mainEmail);
-  tooLong("first_name", data.firstName);
-  tooLong("last_name", data.lastName);
-  tooLong("org_name", data.orgName);
+  tooLong("mainEmail", data.mainEmail);
+  tooLong("firstName", data.firstName);
+  tooLong("lastName", data.lastName);
+  tooLong("orgName", data.orgName);
   return { data, problems };
 }

@@ -1,3 +1,15 @@
+import { z } from "zod";
+import {
+  flag,
+  integerId,
+  listOf,
+  optionalIntegerId,
+  optionalText,
+  requiredText,
+  shown,
+  toInteger,
+  valueMap,
+} from "../commands/members";
 import type { UserSummary } from "./user-summary";
 
 // The users operations, in domain terms. Both adapters (legacy REST and GraphQL) build these
@@ -6,54 +18,105 @@ import type { UserSummary } from "./user-summary";
 /** A value for a field: text, a number, or the chosen options of a choice field. */
 export type FieldInputValue = string | number | string[];
 
-export interface CreateUserCommand {
-  groupId: number;
+// One schema per users command. Adapters build the command in these names with members as the
+// client sent them; the schema checks their shape (types, ids, flags, list sizes) before anything
+// else, so every transport reports the same problems. Rules that must come after the project's
+// ownership check (person data, addresses, per-call limits) are in the service, with the same paths.
+
+/** On create, `cloginId` is false or absent for a new person, or the id of an existing one. */
+const existingPersonId = z
+  .unknown()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined || value === null || value === false) return null;
+    const id = toInteger(value);
+    if (id === null) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must be false (a new user) or the id of a user of your organization, got ${shown(value, 60)}`,
+      });
+      return z.NEVER;
+    }
+    return id;
+  });
+
+export const CreateUserCommand = z.object({
+  groupId: integerId,
   /** An existing person of the caller's organization to register here too, or null for a new person. */
-  cloginId: number | null;
-  /** Parent's clogin_id, for a child in a family project (REST `connected_to`). */
-  connectedTo: number | null;
-  username?: string;
-  password?: string;
-  mainEmail?: string;
-  firstName?: string;
-  lastName?: string;
-  orgName?: string;
-  /** Other doc keys: field identifiers or mapped names, handled as in update. */
-  values: Record<string, unknown>;
-  submitForms: boolean;
-  disableEmailSending: boolean;
-}
+  cloginId: existingPersonId,
+  /** Parent's id, for a child in a family project (not accepted by create; see the service). */
+  connectedTo: optionalIntegerId,
+  username: optionalText,
+  password: optionalText,
+  mainEmail: optionalText,
+  firstName: optionalText,
+  lastName: optionalText,
+  orgName: optionalText,
+  /** Other values: field identifiers or mapped names, handled as in update. */
+  values: valueMap.nullish().transform((values) => values ?? {}),
+  submitForms: flag(true),
+  disableEmailSending: flag(false),
+});
+export type CreateUserCommand = z.output<typeof CreateUserCommand>;
 
 /** `all`, or the ids exactly as the client sent them (numbers, digit strings or anything else). */
 export type FormSelection = { all: true } | { formIds: unknown[] };
 
-export interface UpdateUserCommand {
-  groupId: number;
-  cloginId: number;
-  /** REST `connected_to`: when given it must be the user's own (its parent's for a child), else VALIDATION_FAILED. */
-  connectedTo?: number | null;
-  /** The `doc` values, or null when the client sent none. */
-  values: Record<string, unknown> | null;
-  markFormsComplete: FormSelection | null;
-  submitForms: boolean;
-  disableEmailSending: boolean;
-}
+const notASelection = (value: unknown) => `must be an array of form ids or the string "all", got ${shown(value, 60)}`;
 
-export interface EmailInput {
-  from: string;
-  to: string;
-  subject: string;
-  body: string;
-  cc?: string | null;
-  bcc?: string | null;
-  adminId?: number | null;
-}
+/** Which forms to mark complete: "all", or a list of ids (checked one by one by the service). */
+const formSelection = z
+  .unknown()
+  .optional()
+  .transform((value, ctx): FormSelection | null => {
+    if (value === undefined || value === null) return null;
+    if (value === "all") return { all: true };
+    if (Array.isArray(value)) return { formIds: value };
+    ctx.addIssue({ code: "custom", message: notASelection(value) });
+    return z.NEVER;
+  });
 
-export interface AddEmailsCommand {
-  groupId: number;
-  cloginId: number;
-  emails: EmailInput[];
-}
+export const UpdateUserCommand = z.object({
+  groupId: integerId,
+  cloginId: integerId,
+  /** When given it must be the user's own connection (its parent's for a child). */
+  connectedTo: optionalIntegerId,
+  /** The values to save, or null when the client sent none. */
+  values: valueMap.nullish().transform((values) => values ?? null),
+  markFormsComplete: formSelection,
+  submitForms: flag(true),
+  disableEmailSending: flag(false),
+});
+export type UpdateUserCommand = z.output<typeof UpdateUserCommand>;
+
+export const MAX_EMAILS_PER_CALL = 100;
+
+const optionalAddressList = z
+  .string({ error: "must be a string (comma-separated addresses)" })
+  .nullish()
+  .transform((value) => value ?? null);
+
+const EmailInput = z.object(
+  {
+    from: requiredText,
+    to: requiredText,
+    subject: requiredText,
+    body: requiredText,
+    cc: optionalAddressList,
+    bcc: optionalAddressList,
+    adminId: optionalIntegerId,
+  },
+  { error: "must be an email object" },
+);
+export type EmailInput = z.output<typeof EmailInput>;
+
+export const AddEmailsCommand = z.object({
+  groupId: integerId,
+  cloginId: integerId,
+  /** One email or a list of 1–100 (the legacy docs show both). */
+  emails: listOf(EmailInput, { entry: "email", entries: "emails", object: "an email object" }, MAX_EMAILS_PER_CALL),
+});
+export type AddEmailsCommand = z.output<typeof AddEmailsCommand>;
 
 export interface SkippedForm {
   /** The id as sent, as a string. */

@@ -12,7 +12,9 @@ import {
 } from "../../data/user-details.data";
 import type { FieldType } from "../../entities";
 import { answerIsEmpty, decodeAnswer, parseChoiceOptions, type FieldAnswer } from "../forms/field-value-codec";
+import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import type { RequestContext } from "../context";
+import { UserInfoCommand } from "./read-commands";
 import { validationFailed } from "../errors";
 import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
@@ -51,11 +53,12 @@ const TRUE_WORDS = new Set<unknown>([true, 1, "1", "true"]);
 const FALSE_WORDS = new Set<unknown>([false, 0, "0", "false", null]);
 
 /** Reads a get_info `doc` (or the selector part of a get_user_list doc): keys set to true are asked for. */
-export function readDetailSelection(doc: Record<string, unknown>, pathPrefix = "doc"): DetailSelection {
+export function readDetailSelection(doc: Record<string, unknown>): DetailSelection {
   const keys = Object.keys(doc);
   if (keys.length > MAX_SELECTORS) {
-    const message = `${pathPrefix} has ${keys.length} members; at most ${MAX_SELECTORS} are accepted per call.`;
-    throw validationFailed(message, [{ path: pathPrefix, message }]);
+    throw validationFailed([
+      { path: ["selectors"], message: `has ${keys.length} members; at most ${MAX_SELECTORS} are accepted per call` },
+    ]);
   }
   const selection: DetailSelection = { system: new Set(), fieldKeys: [], notices: [] };
   for (const key of keys) {
@@ -368,6 +371,8 @@ export async function readUserDetails(
 }
 
 export interface UserInfoOutcome {
+  /** The keys asked for, in the order sent (the answer's doc follows it). */
+  keys: string[];
   summary: UserSummary;
   details: UserDetails;
   /** Key problems first, then the user's own. */
@@ -377,8 +382,10 @@ export interface UserInfoOutcome {
 /** users get_info: the user's summary and what `selection` asks for. Throws FORBIDDEN or USER_NOT_FOUND. */
 export async function getUserInfo(
   ctx: RequestContext,
-  cmd: { groupId: number; cloginId: number; selection: DetailSelection },
+  draft: CommandDraft<typeof UserInfoCommand>,
 ): Promise<UserInfoOutcome> {
+  const parsed = parseCommand(UserInfoCommand, draft);
+  const cmd = { ...parsed, selection: readDetailSelection(parsed.selectors) };
   await resolveOwnedProject(ctx, cmd.groupId);
   return inTransaction(ctx, async ({ em }) => {
     const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId);
@@ -391,6 +398,11 @@ export async function getUserInfo(
       parentCloginId: user.parentCloginId,
     };
     const details = (await readUserDetails(em, cmd.groupId, [target], cmd.selection)).get(user.uid)!;
-    return { summary, details, notices: [...cmd.selection.notices, ...details.notices] };
+    return {
+      keys: Object.keys(cmd.selectors),
+      summary,
+      details,
+      notices: [...cmd.selection.notices, ...details.notices],
+    };
   });
 }

@@ -9,7 +9,9 @@ import {
 import type { RequestContext } from "../context";
 import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
-import { readUserDetails, type DetailSelection, type UserDetails } from "./user-details";
+import { parseCommand, type CommandDraft } from "../commands/parse-command";
+import { UserListCommand } from "./read-commands";
+import { readDetailSelection, readUserDetails, type DetailSelection, type UserDetails } from "./user-details";
 import { loadUserSummaries, type UserSummary } from "./user-summary";
 
 // users get_user_list (contract §12, §18): 50 parents/individuals a page from a zero-based
@@ -185,4 +187,29 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
       continuedWalk: remembered !== null,
     };
   });
+}
+
+export interface UserListOutcome {
+  page: UserListPage;
+  command: UserListCommand;
+  selection: DetailSelection;
+}
+
+/** users get_user_list from a command as sent. Throws VALIDATION_FAILED or FORBIDDEN. */
+export async function getUserList(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof UserListCommand>,
+): Promise<UserListOutcome> {
+  const command = parseCommand(UserListCommand, draft);
+  const selection = readDetailSelection(command.selectors);
+  const page = await listUsers(ctx, {
+    groupId: command.groupId,
+    // only_excluded is the narrower filter; sent with with_excluded, it wins.
+    exclusion: command.onlyExcluded ? "only_excluded" : command.withExcluded ? "with_excluded" : "without_excluded",
+    onlyParents: command.onlyParents,
+    onlyChildren: command.onlyChildren,
+    startingPosition: command.startingPosition,
+    selection,
+  });
+  return { page, command, selection };
 }

@@ -3,7 +3,8 @@ import { hashPassword } from "../../auth/secrets";
 import { isUniqueViolation } from "../../db/unique-violation";
 import { EmailRecord, Person, Registration, RegistrationForm } from "../../entities";
 import { requirePrincipal, type RequestContext } from "../context";
-import { conflict, DomainError, validationFailed } from "../errors";
+import { parseCommand, type CommandDraft } from "../commands/parse-command";
+import { conflict, DomainError, failOnProblems, validationFailed } from "../errors";
 import { saveFieldValues, type PersonAttributes } from "../forms/field-values";
 import { insertRows } from "../../db/insert-rows";
 import { loadInitialFormIds, loadRegisteredForms, MAX_KEYS_PER_CALL, type RegisteredForm } from "../forms/form-queries";
@@ -12,14 +13,13 @@ import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { assertSendingAdmins, emailListProblems, emailRecords } from "./email-history";
 import { readPersonData, type PersonData } from "./new-user-data";
-import { failOnProblems } from "./problems";
 import { requireRegisteredUser, type RegisteredUser } from "./registration-lookup";
-import type {
+import {
   AddEmailsCommand,
   CreateUserCommand,
   UpdateUserCommand,
-  UpdateUserOutcome,
-  UserOutcome,
+  type UpdateUserOutcome,
+  type UserOutcome,
 } from "./user-commands";
 import { loadUserSummaries } from "./user-summary";
 
@@ -40,8 +40,8 @@ export async function outcomeOf(
 function assertKeyCount(values: Record<string, unknown> | null): void {
   const count = values ? Object.keys(values).length : 0;
   if (count > MAX_KEYS_PER_CALL) {
-    throw validationFailed(`doc has ${count} members; at most ${MAX_KEYS_PER_CALL} are accepted per call.`, [
-      { path: "doc", message: `doc has ${count} members; at most ${MAX_KEYS_PER_CALL} are accepted per call.` },
+    throw validationFailed([
+      { path: ["values"], message: `has ${count} members; at most ${MAX_KEYS_PER_CALL} are accepted per call` },
     ]);
   }
 }
@@ -115,16 +115,20 @@ function explicitAttributes(data: PersonData): PersonAttributes {
  * the `doc` values. Throws FORBIDDEN, VALIDATION_FAILED, USER_NOT_FOUND (clogin_id not a person
  * of the organization) or CONFLICT (username taken, or already registered in the project).
  */
-export async function createUser(ctx: RequestContext, cmd: CreateUserCommand): Promise<UserOutcome> {
+export async function createUser(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof CreateUserCommand>,
+): Promise<UserOutcome> {
+  const cmd = parseCommand(CreateUserCommand, draft);
   const organizationId = requirePrincipal(ctx).organizationId;
   await resolveOwnedProject(ctx, cmd.groupId);
   const newPerson = cmd.cloginId === null;
   const { data, problems } = readPersonData(cmd, newPerson);
   if (cmd.connectedTo !== null && cmd.connectedTo !== cmd.cloginId) {
     problems.unshift({
-      path: "connected_to",
+      path: ["connectedTo"],
       message:
-        "connected_to is not accepted by create, which registers a parent or an individual; children are created with create_child.",
+        "is not accepted by create, which registers a parent or an individual; children are created with create_child",
     });
   }
   failOnProblems(problems);
@@ -245,12 +249,14 @@ export async function createUser(ctx: RequestContext, cmd: CreateUserCommand): P
  * `notices`. Throws FORBIDDEN, VALIDATION_FAILED (no doc and no mark_forms_complete; a
  * connected_to that is not the user's) or USER_NOT_FOUND.
  */
-export async function updateUser(ctx: RequestContext, cmd: UpdateUserCommand): Promise<UpdateUserOutcome> {
+export async function updateUser(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof UpdateUserCommand>,
+): Promise<UpdateUserOutcome> {
+  const cmd = parseCommand(UpdateUserCommand, draft);
   await resolveOwnedProject(ctx, cmd.groupId);
   if (cmd.values === null && cmd.markFormsComplete === null) {
-    throw validationFailed("doc is required unless mark_forms_complete is sent.", [
-      { path: "doc", message: "doc is required unless mark_forms_complete is sent." },
-    ]);
+    throw validationFailed([{ path: ["values"], message: "is required unless forms are marked complete" }]);
   }
   assertKeyCount(cmd.values);
   if (
@@ -258,8 +264,8 @@ export async function updateUser(ctx: RequestContext, cmd: UpdateUserCommand): P
     "formIds" in cmd.markFormsComplete &&
     cmd.markFormsComplete.formIds.length > MAX_KEYS_PER_CALL
   ) {
-    const message = `mark_forms_complete lists ${cmd.markFormsComplete.formIds.length} ids; at most ${MAX_KEYS_PER_CALL} are accepted per call.`;
-    throw validationFailed(message, [{ path: "mark_forms_complete", message }]);
+    const message = `lists ${cmd.markFormsComplete.formIds.length} ids; at most ${MAX_KEYS_PER_CALL} are accepted per call`;
+    throw validationFailed([{ path: ["markFormsComplete"], message }]);
   }
 
   return inTransaction(ctx, async ({ em }) => {
@@ -267,8 +273,8 @@ export async function updateUser(ctx: RequestContext, cmd: UpdateUserCommand): P
     const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });
     const ownConnection = user.parentCloginId ?? user.cloginId;
     if (cmd.connectedTo != null && cmd.connectedTo !== ownConnection) {
-      const message = `connected_to ${cmd.connectedTo} does not match user ${cmd.cloginId}, whose connected_to is ${ownConnection}.`;
-      throw validationFailed(message, [{ path: "connected_to", message }]);
+      const message = `${cmd.connectedTo} does not match user ${cmd.cloginId}, whose connected_to is ${ownConnection}`;
+      throw validationFailed([{ path: ["connectedTo"], message }]);
     }
     const notices: string[] = [];
     const valuesSent = cmd.values !== null && Object.keys(cmd.values).length > 0;
@@ -309,7 +315,11 @@ export async function updateUser(ctx: RequestContext, cmd: UpdateUserCommand): P
  * is sent. All or nothing. Throws FORBIDDEN (group, or an admin_id that may not send here),
  * VALIDATION_FAILED or USER_NOT_FOUND.
  */
-export async function addEmails(ctx: RequestContext, cmd: AddEmailsCommand): Promise<UserOutcome> {
+export async function addEmails(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof AddEmailsCommand>,
+): Promise<UserOutcome> {
+  const cmd = parseCommand(AddEmailsCommand, draft);
   const organizationId = requirePrincipal(ctx).organizationId;
   await resolveOwnedProject(ctx, cmd.groupId);
   failOnProblems(emailListProblems(cmd.emails));

@@ -1,6 +1,7 @@
-import { Arg, Ctx, Mutation, Resolver } from "type-graphql";
+import { Arg, Ctx, Mutation, Resolver, UseMiddleware } from "type-graphql";
 import { createStatus } from "../../domain/statuses/statuses.service";
 import type { GraphqlContext } from "../context";
+import { INPUT_PATHS, problemPathsOf } from "../graphql-errors";
 import { CreateStatusInput } from "../inputs/status-mutation.input";
 import { CreateStatusPayloadType } from "../types/payloads.type";
 
@@ -10,6 +11,7 @@ export class StatusResolver {
     description:
       "Creates a status in a project; a second one of the same name (case-insensitive) is a CONFLICT with extensions.statusId.",
   })
+  @UseMiddleware(problemPathsOf(INPUT_PATHS))
   async createStatus(
     @Arg("input", () => CreateStatusInput) input: CreateStatusInput,
     @Ctx() ctx: GraphqlContext,

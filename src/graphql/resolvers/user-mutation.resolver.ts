@@ -1,9 +1,9 @@
-import { Arg, Ctx, Mutation, Resolver } from "type-graphql";
+import { Arg, Ctx, Mutation, Resolver, UseMiddleware } from "type-graphql";
 import { validationFailed } from "../../domain/errors";
-import type { FormSelection, UserOutcome } from "../../domain/users/user-commands";
+import type { UserOutcome } from "../../domain/users/user-commands";
 import { addEmails, createUser, updateUser } from "../../domain/users/users.service";
-import { updateOwnRegistration } from "../../domain/sessions/registrant-sessions";
 import type { GraphqlContext } from "../context";
+import { INPUT_PATHS, problemPathsOf } from "../graphql-errors";
 import {
   AddEmailInput,
   CreateUserInput,
@@ -11,6 +11,7 @@ import {
   UpdateMeInput,
   UpdateUserInput,
 } from "../inputs/user-mutation.input";
+import { updateOwnRegistration } from "../../domain/sessions/registrant-sessions";
 import { MarkFormsCompletePayloadType, UserPayloadType } from "../types/payloads.type";
 import type { UserType } from "../types/user.type";
 import { userFromOutcome } from "./present";
@@ -25,14 +26,16 @@ function afterWrite(ctx: GraphqlContext, outcome: UserOutcome): UserType {
   return userFromOutcome(outcome);
 }
 
-function formSelectionOf(input: MarkFormsCompleteInput): FormSelection {
+/**
+ * The input's two members as the command's one selection. "Exactly one of them" is a rule of this
+ * input type's shape (GraphQL has no input unions), so it is checked here, reported like the domain's.
+ */
+function formSelectionOf(input: MarkFormsCompleteInput): "all" | string[] {
   const hasIds = input.formIds != null;
   if (hasIds === (input.all === true)) {
-    throw validationFailed("Give exactly one of formIds and all: true.", [
-      { path: "input.formIds", message: "give exactly one of formIds and all: true" },
-    ]);
+    throw validationFailed([{ path: ["formIds"], message: "needs exactly one of formIds and all: true" }]);
   }
-  return hasIds ? { formIds: input.formIds! } : { all: true };
+  return hasIds ? input.formIds! : "all";
 }
 
 @Resolver()
@@ -40,21 +43,21 @@ export class UserMutationResolver {
   @Mutation(() => UserPayloadType, {
     description: "Registers a new person (or an existing one of your organization) in a project.",
   })
+  @UseMiddleware(problemPathsOf(INPUT_PATHS))
   async createUser(
     @Arg("input", () => CreateUserInput) input: CreateUserInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<UserPayloadType> {
     const outcome = await createUser(ctx.request, {
       groupId: input.groupId,
-      cloginId: input.cloginId ?? null,
-      connectedTo: null,
-      username: input.username ?? undefined,
-      password: input.password ?? undefined,
-      mainEmail: input.mainEmail ?? undefined,
-      firstName: input.firstName ?? undefined,
-      lastName: input.lastName ?? undefined,
-      orgName: input.orgName ?? undefined,
-      values: input.values ?? {},
+      cloginId: input.cloginId,
+      username: input.username,
+      password: input.password,
+      mainEmail: input.mainEmail,
+      firstName: input.firstName,
+      lastName: input.lastName,
+      orgName: input.orgName,
+      values: input.values,
       submitForms: input.submitForms,
       disableEmailSending: input.disableEmailSending,
     });
@@ -64,6 +67,7 @@ export class UserMutationResolver {
   @Mutation(() => UserPayloadType, {
     description: "Saves field values (submitting their forms unless submitForms is false).",
   })
+  @UseMiddleware(problemPathsOf(INPUT_PATHS))
   async updateUser(
     @Arg("input", () => UpdateUserInput) input: UpdateUserInput,
     @Ctx() ctx: GraphqlContext,
@@ -72,7 +76,6 @@ export class UserMutationResolver {
       groupId: input.groupId,
       cloginId: input.cloginId,
       values: input.values,
-      markFormsComplete: null,
       submitForms: input.submitForms,
       disableEmailSending: input.disableEmailSending,
     });
@@ -83,6 +86,7 @@ export class UserMutationResolver {
     description:
       "The signed-in registrant saves its own values (rules of updateUser; admin-only forms excluded). Needs Authorization: Bearer <session token>.",
   })
+  @UseMiddleware(problemPathsOf(INPUT_PATHS))
   async updateMe(
     @Arg("input", () => UpdateMeInput) input: UpdateMeInput,
     @Ctx() ctx: GraphqlContext,
@@ -95,6 +99,7 @@ export class UserMutationResolver {
     description:
       "Saves optional values, then marks forms complete, in one transaction; ids that are not the user's forms are skipped with a reason.",
   })
+  @UseMiddleware(problemPathsOf({ prefix: "input", names: { markFormsComplete: "formIds" } }))
   async markFormsComplete(
     @Arg("input", () => MarkFormsCompleteInput) input: MarkFormsCompleteInput,
     @Ctx() ctx: GraphqlContext,
@@ -102,7 +107,7 @@ export class UserMutationResolver {
     const outcome = await updateUser(ctx.request, {
       groupId: input.groupId,
       cloginId: input.cloginId,
-      values: input.values ?? null,
+      values: input.values,
       markFormsComplete: formSelectionOf(input),
       submitForms: input.submitForms,
       disableEmailSending: input.disableEmailSending,
@@ -119,6 +124,7 @@ export class UserMutationResolver {
   @Mutation(() => UserPayloadType, {
     description: "Records emails sent elsewhere in the user's history; all or nothing. Nothing is sent.",
   })
+  @UseMiddleware(problemPathsOf(INPUT_PATHS))
   async addEmail(
     @Arg("input", () => AddEmailInput) input: AddEmailInput,
     @Ctx() ctx: GraphqlContext,
@@ -126,15 +132,7 @@ export class UserMutationResolver {
     const outcome = await addEmails(ctx.request, {
       groupId: input.groupId,
       cloginId: input.cloginId,
-      emails: input.emails.map((email) => ({
-        from: email.from,
-        to: email.to,
-        subject: email.subject,
-        body: email.body,
-        cc: email.cc ?? null,
-        bcc: email.bcc ?? null,
-        adminId: email.adminId ?? null,
-      })),
+      emails: input.emails,
     });
     return { user: afterWrite(ctx, outcome), notices: outcome.notices };
   }

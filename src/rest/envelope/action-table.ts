@@ -1,13 +1,17 @@
 import type { z } from "zod";
 import type { RequestContext } from "../../domain/context";
+import type { PathNames } from "../../http/problem-paths";
 
 /**
- * One legacy action: its envelope schema (the whole JSON body, validated with zod; the handler's
- * input type is inferred from it) and a handler that makes one domain call and returns the
- * legacy success body. The router does transport checks, authentication and error mapping.
+ * One legacy action: the envelope members it reads (zod; the handler's input type is inferred
+ * from it), the wire names of its domain command's members, and a handler that builds the
+ * command, makes one domain call and returns the legacy success body. The router does transport
+ * checks, authentication and error mapping; the domain command's schema checks every member.
  */
 export interface LegacyAction<Schema extends z.ZodType = z.ZodType> {
   schema: Schema;
+  /** Domain member → wire path, for the paths of problems (`emails` → `doc.email_list`). */
+  problemPaths: PathNames;
   run(ctx: RequestContext, input: z.output<Schema>): Promise<Record<string, unknown>>;
 }
 

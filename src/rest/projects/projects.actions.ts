@@ -1,19 +1,14 @@
 import { z } from "zod";
-import { listProjects } from "../../domain/projects/projects.service";
+import { parseCommand } from "../../domain/commands/parse-command";
+import { listProjects, ProjectListQuery } from "../../domain/projects/projects.service";
 import { defineAction, type ActionTable } from "../envelope/action-table";
-import { requiredWireDoc, wireFlag, wireInteger } from "../envelope/members";
+import { asSent, requiredWireDoc } from "../envelope/members";
 import { refusedOutsideUpdate } from "../envelope/refused-members";
 import { presentProjectList } from "../presenters/project-envelope";
 
 const getProjectListSchema = z.object({
-  group_id: wireInteger,
-  doc: requiredWireDoc.pipe(
-    z.object({
-      only_archived: wireFlag(false),
-      with_archived: wireFlag(false),
-      with_group_totals: wireFlag(false),
-    }),
-  ),
+  group_id: asSent,
+  doc: requiredWireDoc,
   mark_forms_complete: refusedOutsideUpdate,
 });
 
@@ -21,13 +16,20 @@ const getProjectListSchema = z.object({
 export const projectsActions: ActionTable = {
   get_project_list: defineAction({
     schema: getProjectListSchema,
+    problemPaths: {
+      groupId: "group_id",
+      onlyArchived: "doc.only_archived",
+      withArchived: "doc.with_archived",
+      withGroupTotals: "doc.with_group_totals",
+    },
     async run(ctx, input) {
-      const query = {
+      // Parsed here too (the service parses again) because the answer echoes the flags as booleans.
+      const query = parseCommand(ProjectListQuery, {
         groupId: input.group_id,
         onlyArchived: input.doc.only_archived,
         withArchived: input.doc.with_archived,
         withGroupTotals: input.doc.with_group_totals,
-      };
+      });
       return presentProjectList(await listProjects(ctx, query), query);
     },
   }),

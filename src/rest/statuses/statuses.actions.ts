@@ -1,14 +1,12 @@
 import { z } from "zod";
 import { createStatus } from "../../domain/statuses/statuses.service";
 import { defineAction, type ActionTable } from "../envelope/action-table";
-import { requiredWireDoc, wireInteger } from "../envelope/members";
+import { asSent, requiredWireDoc } from "../envelope/members";
 import { presentStatusCreated } from "../presenters/status-envelope";
 import { refusedOutsideUpdate } from "../envelope/refused-members";
 
-// The members of `doc` are passed as sent: createStatus owns every rule about them, so REST,
-// GraphQL and the CLI report the same problems under the same `doc.*` paths.
 const createSchema = z.object({
-  group_id: wireInteger,
+  group_id: asSent,
   doc: requiredWireDoc,
   mark_forms_complete: refusedOutsideUpdate,
 });
@@ -17,6 +15,7 @@ const createSchema = z.object({
 export const statusesActions: ActionTable = {
   create: defineAction({
     schema: createSchema,
+    problemPaths: { groupId: "group_id", name: "doc.status_name", color: "doc.color", isExcluded: "doc.is_excluded" },
     async run(ctx, input) {
       const status = await createStatus(ctx, {
         groupId: input.group_id,

@@ -1,127 +1,80 @@
 import { z } from "zod";
 import type { RequestContext } from "../../domain/context";
-import type { FormSelection, UpdateUserOutcome, UserOutcome } from "../../domain/users/user-commands";
+import type { UpdateUserOutcome, UserOutcome } from "../../domain/users/user-commands";
 import { addEmails, createUser, updateUser } from "../../domain/users/users.service";
 import { loginUser } from "../../domain/sessions/registrant-sessions";
 import { formatUtcDateTime } from "../../shared/dates";
+import type { PathNames } from "../../http/problem-paths";
 import { defineAction, type ActionTable } from "../envelope/action-table";
-import { optionalWireInteger, toWireInteger, wireDoc, wireFlag, wireInteger } from "../envelope/members";
+import { isJsonObject } from "../envelope/envelope";
+import { asSent, wireDoc } from "../envelope/members";
 import { refusedOutsideUpdate } from "../envelope/refused-members";
 import { presentMetaInfo, presentUserInfo } from "../presenters/user-envelope";
 import { userReadActions } from "./users-read.actions";
 
 // POST /reg/api2/users/ actions create, update and add_email (seed §4.1–4.3, contract §4–§7).
 // Each handler maps the envelope to one domain command, makes one call and presents the legacy
-// body; every rule lives in src/domain/users.
+// body; the command's schema and the service (src/domain/users) hold every rule.
 
-const requiredText = z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") });
-const optionalText = z.string({ error: "must be a string" }).optional();
-const optionalAddressList = z.string({ error: "must be a string (comma-separated addresses)" }).nullish();
+/** The wire names of the members the users commands share. */
+const USER_PATHS: PathNames = {
+  groupId: "group_id",
+  cloginId: "clogin_id",
+  connectedTo: "connected_to",
+  values: "doc",
+  markFormsComplete: "mark_forms_complete",
+  submitForms: "submit_forms",
+  disableEmailSending: "disable_email_sending",
+};
 
-/** On create, `clogin_id` is false or absent for a new person, or the id of an existing one. */
-const createCloginId = z.unknown().transform((value, ctx) => {
-  if (value === undefined || value === null || value === false) return null;
-  const id = toWireInteger(value);
-  if (id === null) {
-    ctx.addIssue({
-      code: "custom",
-      message: `must be false (a new user) or the clogin_id of a user of your organization, got ${JSON.stringify(value)}`,
-    });
-    return z.NEVER;
-  }
-  return id;
-});
+const CREATE_PATHS: PathNames = {
+  ...USER_PATHS,
+  username: "doc.username",
+  password: "doc.password",
+  mainEmail: "doc.main_email",
+  firstName: "doc.first_name",
+  lastName: "doc.last_name",
+  orgName: "doc.org_name",
+};
 
-/** `mark_forms_complete`: the string "all" or an array of ids (checked one by one by the domain). */
-const markFormsComplete = z.unknown().transform((value, ctx): FormSelection | null => {
-  if (value === undefined || value === null) return null;
-  if (value === "all") return { all: true };
-  if (Array.isArray(value)) return { formIds: value };
-  ctx.addIssue({
-    code: "custom",
-    message: `must be an array of form ids or the string "all", got ${JSON.stringify(value)}`,
-  });
-  return z.NEVER;
-});
-
-const createDoc = wireDoc.pipe(
-  z
-    .object({
-      username: optionalText,
-      password: optionalText,
-      main_email: optionalText,
-      first_name: optionalText,
-      last_name: optionalText,
-      org_name: optionalText,
-    })
-    .catchall(z.unknown()),
-);
-
-const emailEntry = z.object({
-  from: requiredText,
-  to: requiredText,
-  subject: requiredText,
-  body: requiredText,
-  cc: optionalAddressList,
-  bcc: optionalAddressList,
-  admin_id: optionalWireInteger.optional(),
-});
-
-const isPlainObject = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
-
-/** One email object or an array of 1–100 (the legacy docs show both). */
-const emailList = z.preprocess(
-  (value) => (isPlainObject(value) ? [value] : value),
-  z
-    .array(emailEntry, {
-      error: (issue) =>
-        issue.input === undefined ? "is required" : "must be an email object or an array of email objects",
-    })
-    .min(1, "must hold at least one email")
-    .max(100, "must hold at most 100 emails"),
-);
-
-const addEmailDoc = z.object(
-  { email_list: emailList },
-  {
-    error: (issue) =>
-      issue.input === undefined || issue.input === null
-        ? "is required (a JSON object with email_list)"
-        : "must be a JSON object",
-  },
-);
+const ADD_EMAIL_PATHS: PathNames = { ...USER_PATHS, emails: "doc.email_list", adminId: "admin_id" };
 
 const createSchema = z.object({
-  action: z.literal("create"),
-  group_id: wireInteger,
-  clogin_id: createCloginId.optional(),
-  connected_to: optionalWireInteger.optional(),
-  doc: createDoc.optional(),
-  submit_forms: wireFlag(true),
-  disable_email_sending: wireFlag(false),
+  group_id: asSent,
+  clogin_id: asSent,
+  connected_to: asSent,
+  doc: wireDoc.optional(),
+  submit_forms: asSent,
+  disable_email_sending: asSent,
   mark_forms_complete: refusedOutsideUpdate,
 });
 
 const updateSchema = z.object({
-  action: z.literal("update"),
-  group_id: wireInteger,
-  clogin_id: wireInteger,
-  connected_to: optionalWireInteger.optional(),
+  group_id: asSent,
+  clogin_id: asSent,
+  connected_to: asSent,
   doc: wireDoc.nullish(),
-  submit_forms: wireFlag(true),
-  disable_email_sending: wireFlag(false),
-  mark_forms_complete: markFormsComplete.optional(),
+  submit_forms: asSent,
+  disable_email_sending: asSent,
+  mark_forms_complete: asSent,
 });
 
 const addEmailSchema = z.object({
-  action: z.literal("add_email"),
-  group_id: wireInteger,
-  clogin_id: wireInteger,
-  doc: addEmailDoc,
+  group_id: asSent,
+  clogin_id: asSent,
+  doc: z.object(
+    { email_list: asSent },
+    {
+      error: (issue) =>
+        issue.input === undefined || issue.input === null
+          ? "is required (a JSON object with email_list)"
+          : "must be a JSON object",
+    },
+  ),
   mark_forms_complete: refusedOutsideUpdate,
 });
 
-/** `doc` where the action takes no options: absent, `{}` or `[]` (contract §10, §14). */
+/** `doc` where the action takes no options: absent, `{}` or `[]` (contract §10). */
 const emptyDoc = z.unknown().transform((value, ctx) => {
   const empty =
     value === undefined ||
@@ -136,12 +89,18 @@ const emptyDoc = z.unknown().transform((value, ctx) => {
 });
 
 const loginSchema = z.object({
-  action: z.literal("login"),
-  group_id: wireInteger,
-  clogin_id: wireInteger,
+  group_id: asSent,
+  clogin_id: asSent,
   doc: emptyDoc.optional(),
   mark_forms_complete: refusedOutsideUpdate,
 });
+
+/** One wire email entry in the command's names; anything else is passed on for the schema to refuse. */
+function emailDraft(entry: unknown): unknown {
+  if (!isJsonObject(entry)) return entry;
+  const { admin_id, ...members } = entry;
+  return { ...members, adminId: admin_id };
+}
 
 /** The members every users response carries: `user_info` and `meta_info` (seed §2.4, §2.5). */
 function userEnvelope(outcome: UserOutcome) {
@@ -174,12 +133,13 @@ function presentUpdate(outcome: UpdateUserOutcome): Record<string, unknown> {
 export const usersActions: ActionTable = {
   create: defineAction({
     schema: createSchema,
+    problemPaths: CREATE_PATHS,
     async run(ctx: RequestContext, input) {
       const { username, password, main_email, first_name, last_name, org_name, ...values } = input.doc ?? {};
       const outcome = await createUser(ctx, {
         groupId: input.group_id,
-        cloginId: input.clogin_id ?? null,
-        connectedTo: input.connected_to ?? null,
+        cloginId: input.clogin_id,
+        connectedTo: input.connected_to,
         username,
         password,
         mainEmail: main_email,
@@ -202,13 +162,14 @@ export const usersActions: ActionTable = {
 
   update: defineAction({
     schema: updateSchema,
+    problemPaths: USER_PATHS,
     async run(ctx: RequestContext, input) {
       const outcome = await updateUser(ctx, {
         groupId: input.group_id,
         cloginId: input.clogin_id,
         connectedTo: input.connected_to,
-        values: input.doc ?? null,
-        markFormsComplete: input.mark_forms_complete ?? null,
+        values: input.doc,
+        markFormsComplete: input.mark_forms_complete,
         submitForms: input.submit_forms,
         disableEmailSending: input.disable_email_sending,
       });
@@ -216,8 +177,23 @@ export const usersActions: ActionTable = {
     },
   }),
 
+  add_email: defineAction({
+    schema: addEmailSchema,
+    problemPaths: ADD_EMAIL_PATHS,
+    async run(ctx: RequestContext, input) {
+      const list = input.doc.email_list;
+      const outcome = await addEmails(ctx, {
+        groupId: input.group_id,
+        cloginId: input.clogin_id,
+        emails: Array.isArray(list) ? list.map(emailDraft) : emailDraft(list),
+      });
+      return { success: true, msg: "Emails added successfully", ...userEnvelope(outcome) };
+    },
+  }),
+
   login: defineAction({
     schema: loginSchema,
+    problemPaths: USER_PATHS,
     async run(ctx: RequestContext, input) {
       const outcome = await loginUser(ctx, { groupId: input.group_id, cloginId: input.clogin_id });
       return {
@@ -231,24 +207,5 @@ export const usersActions: ActionTable = {
     },
   }),
 
-  add_email: defineAction({
-    schema: addEmailSchema,
-    async run(ctx: RequestContext, input) {
-      const outcome = await addEmails(ctx, {
-        groupId: input.group_id,
-        cloginId: input.clogin_id,
-        emails: input.doc.email_list.map((email) => ({
-          from: email.from,
-          to: email.to,
-          subject: email.subject,
-          body: email.body,
-          cc: email.cc ?? null,
-          bcc: email.bcc ?? null,
-          adminId: email.admin_id ?? null,
-        })),
-      });
-      return { success: true, msg: "Emails added successfully", ...userEnvelope(outcome) };
-    },
-  }),
   ...userReadActions,
 };
