@@ -406,3 +406,60 @@ export async function getUserInfo(
     };
   });
 }
+
+// Batch reads for the GraphQL User fields (cartLines, payments, utm), one statement per batch.
+
+export async function readCartOf(em: EntityManager, uids: readonly number[]): Promise<Map<number, CartLineDetail[]>> {
+  const rows = await readCartLines(em, uids);
+  return new Map(
+    [...groupBy(rows, (row) => row.registration_id)].map(([uid, lines]) => [
+      uid,
+      lines.map((row) => ({
+        cartLineId: row.id,
+        productId: row.product_id,
+        productName: row.product_name,
+        quantity: row.quantity,
+        unitPriceCents: row.unit_price_cents,
+        remark: row.remark,
+        recurringStartDate: row.recurring_start_date,
+        addedAt: row.created_at,
+      })),
+    ]),
+  );
+}
+
+export async function readPaymentsOf(
+  em: EntityManager,
+  uids: readonly number[],
+): Promise<Map<number, PaymentDetail[]>> {
+  const rows = await readPayments(em, uids);
+  return new Map(
+    [...groupBy(rows, (row) => row.registration_id)].map(([uid, payments]) => [
+      uid,
+      payments.map((row) => ({
+        paymentId: row.id,
+        amountCents: row.amount_cents,
+        paidAt: row.paid_at,
+        method: row.method,
+        note: row.note,
+      })),
+    ]),
+  );
+}
+
+export async function readUtmOf(em: EntityManager, uids: readonly number[]): Promise<Map<number, UtmDetail>> {
+  const rows = await readUtm(em, uids);
+  return new Map(
+    rows.map((row) => [
+      row.uid,
+      {
+        campaign: row.utm_campaign,
+        content: row.utm_content,
+        id: row.utm_id,
+        medium: row.utm_medium,
+        source: row.utm_source,
+        term: row.utm_term,
+      },
+    ]),
+  );
+}

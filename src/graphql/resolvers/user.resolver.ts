@@ -9,8 +9,12 @@ import { UserArgs, UsersArgs } from "../inputs/user-query.input";
 import { FormType, UserFormType } from "../types/form.type";
 import { ProjectType } from "../types/project.type";
 import { UserConnectionType } from "../types/user-connection.type";
+import { formatCents } from "../../shared/money";
 import {
+  CartLineType,
   EmailRecordType,
+  PaymentType,
+  UtmType,
   FieldValueType,
   MetaInfoType,
   presentMetaInfo,
@@ -160,6 +164,38 @@ export class UserFieldsResolver {
   @FieldResolver(() => [EmailRecordType], { description: "Email history, oldest first." })
   async emails(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<EmailRecordType[]> {
     return (await ctx.loaders.emails.load(user.uid)) as EmailRecordType[];
+  }
+
+  @FieldResolver(() => [CartLineType], { description: "Cart lines, oldest first (legacy _usercart)." })
+  async cartLines(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<CartLineType[]> {
+    return (await ctx.loaders.cartLines.load(user.uid)).map((line) => ({
+      id: line.cartLineId,
+      productId: line.productId,
+      productName: line.productName,
+      quantity: line.quantity,
+      unitPrice: formatCents(line.unitPriceCents),
+      amount: formatCents(line.unitPriceCents * line.quantity),
+      remark: line.remark,
+      recurringStartDate: line.recurringStartDate ? line.recurringStartDate.toISOString().slice(0, 10) : null,
+      addedAt: line.addedAt,
+    }));
+  }
+
+  @FieldResolver(() => [PaymentType], { description: "Payments, oldest first (legacy _userpayments)." })
+  async payments(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<PaymentType[]> {
+    return (await ctx.loaders.payments.load(user.uid)).map((payment) => ({
+      id: payment.paymentId,
+      amount: formatCents(payment.amountCents),
+      paidAt: payment.paidAt,
+      method: payment.method,
+      note: payment.note,
+    }));
+  }
+
+  @FieldResolver(() => UtmType, { description: "UTM attribution (legacy _utm); every member null when none." })
+  async utm(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<UtmType> {
+    const utm = await ctx.loaders.utm.load(user.uid);
+    return utm ?? { campaign: null, content: null, id: null, medium: null, source: null, term: null };
   }
 
   @FieldResolver(() => [TagType])
