@@ -219,4 +219,22 @@ describe("get_user_list: statements per page do not grow with the page", () => {
     // A continued walk reuses the totals of its start: one statement fewer.
     expect(continued).toBe(fifty - 1);
   });
+
+  it("with every get_info selector per record: the same count for a page of 1 parent and of 50", async () => {
+    const selectors = {
+      _allfields: true,
+      _userforms: true,
+      _family: true,
+      _userproducts: true,
+      _usercart: true,
+      _userpayments: true,
+      _utm: true,
+      f_9401_1: true,
+    };
+    const fifty = await statementsOf({ ...selectors, starting_position: 0 });
+    const one = await statementsOf({ ...selectors, starting_position: activeParents.length - 1 });
+    expect(one).toBe(fifty);
+    const plain = await statementsOf({ starting_position: 0 });
+    expect(fifty).toBeGreaterThan(plain);
+  });
 });

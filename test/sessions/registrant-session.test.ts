@@ -194,6 +194,18 @@ describe("the registrant session on /graphql", () => {
   });
 });
 
+describe("updateMe limits", () => {
+  it("more than 1000 values is BAD_USER_INPUT naming values", async () => {
+    const token = await sessionOf(LAB.dee);
+    const values = Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`k${i}`, "x"]));
+    const res = await asRegistrant(token, `mutation($v: JSONObject!) { updateMe(input: { values: $v }) { notices } }`, {
+      v: values,
+    });
+    expect(res.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
+    expect(JSON.stringify(res.errors?.[0])).toContain("values");
+  });
+});
+
 describe("the cross-registrant matrix: a session of A never reaches B, another project or an admin-only form", () => {
   let annToken: string;
   beforeAll(async () => {

@@ -9,9 +9,9 @@ import {
 } from "../../data/sessions.data";
 import { DEFAULT_DOMAIN_SETTINGS, requireRegistrant, type RegistrantPrincipal, type RequestContext } from "../context";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
-import { DomainError } from "../errors";
+import { DomainError, validationFailed } from "../errors";
 import { LoginCommand, RedeemLoginTokenCommand } from "../users/read-commands";
-import type { RegisteredForm } from "../forms/form-queries";
+import { MAX_KEYS_PER_CALL, type RegisteredForm } from "../forms/form-queries";
 import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { requireRegisteredUser } from "../users/registration-lookup";
@@ -116,6 +116,12 @@ export async function updateOwnRegistration(
   cmd: { values: Record<string, unknown>; submitForms: boolean },
 ): Promise<UserOutcome> {
   const me = requireRegistrant(ctx);
+  const keyCount = Object.keys(cmd.values).length;
+  if (keyCount > MAX_KEYS_PER_CALL) {
+    throw validationFailed([
+      { path: ["values"], message: `has ${keyCount} members; at most ${MAX_KEYS_PER_CALL} are accepted per call` },
+    ]);
+  }
   return inTransaction(ctx, async ({ em }) => {
     const user = await requireRegisteredUser(em, me.groupId, me.cloginId, { lock: true });
     const formSet = (await readFormSets(em, [user.uid])).get(user.uid) ?? [];
