@@ -56,9 +56,8 @@ async function main(): Promise<void> {
   if (!reuse) await loadFixture(createRequestContext(dataSource, "bench"), DEMO_FIXTURE);
   const seedStarted = Date.now();
   if (!reuse) await seedRegistrants(dataSource, { groupId: GROUP_ID, users: USERS });
-  console.log(
-    `database ${redactUrl(url)}: demo + ${USERS} seeded registrants in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`,
-  );
+  const seeded = reuse ? "reused as seeded by an earlier run" : `demo + ${USERS} seeded registrants`;
+  console.log(`database ${redactUrl(url)}: ${seeded} in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
 
   const regapi = await createApp({
     dataSource,
