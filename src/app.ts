@@ -15,8 +15,8 @@ import { legacyRestRouter } from "./rest/router";
 export interface AppDependencies {
   dataSource: DataSource;
   logger: Logger;
-  /** Without `rateLimit` (in-process tests, the benchmark) no limits apply; main passes the full configuration. */
-  config: Pick<Config, "graphqlIntrospection"> & Partial<Pick<Config, "rateLimit">>;
+  /** Without `rateLimit` (in-process tests, the benchmark) no limits apply; loginTokenTtlSeconds defaults to 900. */
+  config: Pick<Config, "graphqlIntrospection"> & Partial<Pick<Config, "rateLimit" | "loginTokenTtlSeconds">>;
 }
 
 export interface RegapiApp {

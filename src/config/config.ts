@@ -25,6 +25,8 @@ export interface Config {
   readonly rateLimit: RateLimitConfig;
   readonly apiKeyRotationGraceSeconds: number;
   readonly logFormat: LogFormat;
+  /** Lifetime of a users `login` token in seconds (LOGIN_TOKEN_TTL_S, default 900). */
+  readonly loginTokenTtlSeconds: number;
 }
 
 /** Connection settings a managed MySQL/MariaDB needs; SQLite ignores them. */
@@ -171,6 +173,7 @@ const envSchema = z.object({
   DATABASE_POOL_SIZE: integerInRange("DATABASE_POOL_SIZE", 1, 1000).default(10),
   DATABASE_CONNECT_TIMEOUT_MS: integerInRange("DATABASE_CONNECT_TIMEOUT_MS", 100, 600_000).default(10_000),
   DATABASE_SSL_CA: z.string().optional(),
+  LOGIN_TOKEN_TTL_S: integerInRange("LOGIN_TOKEN_TTL_S", 1, 7 * 24 * 3600).default(900),
 });
 
 /** `?ssl=true|false` in a MySQL/MariaDB URL; undefined when absent. */
@@ -252,5 +255,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     apiKeyRotationGraceSeconds: values.API_KEY_ROTATION_GRACE_S,
     logFormat: values.LOG_FORMAT as LogFormat,
+    loginTokenTtlSeconds: values.LOGIN_TOKEN_TTL_S,
   });
 }

@@ -8,12 +8,39 @@ export interface Principal {
 }
 
 /**
+ * A registrant signed in through a session token (contract §10): it reaches only its own
+ * registration, in one project. Such a request has no API principal.
+ */
+export interface RegistrantPrincipal {
+  uid: number;
+  groupId: number;
+  cloginId: number;
+  organizationId: number;
+}
+
+/** Settings a domain call may need from the process configuration. */
+export interface DomainSettings {
+  /** Lifetime of a login token from users `login`, in seconds (LOGIN_TOKEN_TTL_S). */
+  loginTokenTtlSeconds: number;
+}
+
+export const DEFAULT_DOMAIN_SETTINGS: DomainSettings = { loginTokenTtlSeconds: 900 };
+
+/** The settings from a (possibly partial) configuration, defaults filled in. */
+export const domainSettingsOf = (config: Partial<DomainSettings>): DomainSettings => ({
+  loginTokenTtlSeconds: config.loginTokenTtlSeconds ?? DEFAULT_DOMAIN_SETTINGS.loginTokenTtlSeconds,
+});
+
+/**
  * First argument of every domain method. `em` is the transactional manager once inside
  * `inTransaction`; outside, reads go through the DataSource's manager.
  */
 export interface RequestContext {
   readonly requestId: string;
   readonly principal: Principal | null;
+  /** Set instead of `principal` when a registrant session calls (GraphQL `me`, `updateMe`). */
+  readonly registrant?: RegistrantPrincipal | null;
+  readonly settings?: DomainSettings;
   readonly dataSource: DataSource;
   readonly em: EntityManager;
   readonly inTransaction: boolean;
@@ -23,8 +50,14 @@ export function createRequestContext(
   dataSource: DataSource,
   requestId: string,
   principal: Principal | null = null,
+  extra: { registrant?: RegistrantPrincipal | null; settings?: DomainSettings } = {},
 ): RequestContext {
-  return { requestId, principal, dataSource, em: dataSource.manager, inTransaction: false };
+  return { requestId, principal, dataSource, em: dataSource.manager, inTransaction: false, ...extra };
+}
+
+export function requireRegistrant(ctx: RequestContext): RegistrantPrincipal {
+  if (!ctx.registrant) throw new Error("registrant call without a registrant session");
+  return ctx.registrant;
 }
 
 export function requirePrincipal(ctx: RequestContext): Principal {

@@ -14,6 +14,7 @@ import { Person } from "./person.entity";
 import { ProductCategory } from "./product-category.entity";
 import { Product } from "./product.entity";
 import { Project } from "./project.entity";
+import { LoginToken, RegistrantSession } from "./registrant-token.entity";
 import { RegistrationForm } from "./registration-form.entity";
 import { RegistrationTag } from "./registration-tag.entity";
 import { Registration } from "./registration.entity";
@@ -37,6 +38,7 @@ export * from "./person.entity";
 export * from "./product-category.entity";
 export * from "./product.entity";
 export * from "./project.entity";
+export * from "./registrant-token.entity";
 export * from "./registration-form.entity";
 export * from "./registration-tag.entity";
 export * from "./registration.entity";
@@ -69,4 +71,6 @@ export const ENTITIES = [
   EmailRecord,
   TriggerFiring,
   OutboxEmail,
+  LoginToken,
+  RegistrantSession,
 ];

@@ -10,6 +10,9 @@ import { Status } from "./status.entity";
 @Index(["projectId", "personId"], { unique: true })
 @Index(["projectId", "connectedTo"])
 @Index(["projectId", "statusId"])
+// Covering index of get_user_list pages: parents (connected_to NULL) in uid order with their
+// status, so a page and a skip to a position read the index only.
+@Index("IDX_registration_list_page", ["projectId", "connectedTo", "uid", "statusId"])
 export class Registration {
   @PrimaryGeneratedColumn()
   uid: number;

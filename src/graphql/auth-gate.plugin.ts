@@ -36,7 +36,7 @@ export const authGatePlugin: ApolloServerPlugin<GraphqlContext> = {
   async requestDidStart() {
     return {
       async didResolveOperation({ contextValue, operation, document }) {
-        if (contextValue.request.principal) return;
+        if (contextValue.request.principal || contextValue.request.registrant) return;
         if (operation && isIntrospectionOnly(operation, document)) return;
         const failure = contextValue.authFailure ?? new DomainError("UNAUTHENTICATED", "Authentication failed.");
         throw requestError(

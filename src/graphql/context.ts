@@ -1,6 +1,13 @@
 import type { Request } from "express";
 import type { AppDependencies } from "../app";
-import { createRequestContext, type RequestContext } from "../domain/context";
+import {
+  createRequestContext,
+  domainSettingsOf,
+  type Principal,
+  type RegistrantPrincipal,
+  type RequestContext,
+} from "../domain/context";
+import { authenticateRegistrant } from "../domain/sessions/registrant-sessions";
 import { authenticateRequest } from "../http/request-authentication";
 import { observationOf, type RequestObservation } from "../http/request-observation";
 import type { Logger } from "../http/logger";
@@ -28,8 +35,25 @@ export interface GraphqlContext {
  * once the operation is known.
  */
 export async function createGraphqlContext(deps: AppDependencies, req: Request): Promise<GraphqlContext> {
-  const { principal, failure: authFailure } = await authenticateRequest(req, deps.dataSource);
-  const request = createRequestContext(deps.dataSource, req.requestId, principal);
+  let principal: Principal | null = null;
+  let registrant: RegistrantPrincipal | null = null;
+  let authFailure: unknown = null;
+  // `Authorization: Bearer <session token>` is a registrant session (contract §10); it replaces
+  // the API headers rather than adding to them.
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.get("authorization") ?? "");
+  if (bearer) {
+    try {
+      registrant = await authenticateRegistrant(deps.dataSource.manager, bearer[1]);
+    } catch (error) {
+      authFailure = error;
+    }
+  } else {
+    ({ principal, failure: authFailure } = await authenticateRequest(req, deps.dataSource));
+  }
+  const request = createRequestContext(deps.dataSource, req.requestId, principal, {
+    registrant,
+    settings: domainSettingsOf(deps.config),
+  });
   return {
     requestId: req.requestId,
     log: req.log ?? deps.logger,

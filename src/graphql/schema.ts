@@ -3,6 +3,7 @@ import "reflect-metadata";
 import type { GraphQLSchema } from "graphql";
 import { buildSchema } from "type-graphql";
 import { FormResolver, UserFormResolver } from "./resolvers/form.resolver";
+import { registrantScope } from "./registrant-scope";
 import { ProjectResolver } from "./resolvers/project.resolver";
 import { StatusResolver } from "./resolvers/status.resolver";
 import { UserMutationResolver } from "./resolvers/user-mutation.resolver";
@@ -27,6 +28,6 @@ let built: Promise<GraphQLSchema> | null = null;
  * class-validator on every argument and input (type-graphql 2 defaults to off).
  */
 export function buildGraphqlSchema(): Promise<GraphQLSchema> {
-  built ??= buildSchema({ resolvers: [...RESOLVERS], validate: true });
+  built ??= buildSchema({ resolvers: [...RESOLVERS], validate: true, globalMiddlewares: [registrantScope] });
   return built;
 }

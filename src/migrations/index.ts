@@ -2,6 +2,8 @@ import { InitialSchema1795255423821 } from "./1795255423821-InitialSchema";
 import { ApiKeyRotation1795387142761 } from "./1795387142761-ApiKeyRotation";
 import { ProductsCategoriesUtm1795386963241 } from "./1795386963241-ProductsCategoriesUtm";
 import { ChildUsernameOptional1795388587480 } from "./1795388587480-ChildUsernameOptional";
+import { RegistrantSessions1795387373854 } from "./1795387373854-RegistrantSessions";
+import { UserListPageIndex1795388242981 } from "./1795388242981-UserListPageIndex";
 
 // Migrations for MySQL/MariaDB, listed by reference (TypeORM 1 deprecates globs), in timestamp
 // order. Add each new one here; never edit one that has landed.
@@ -9,5 +11,7 @@ export const MIGRATIONS: (new () => object)[] = [
   InitialSchema1795255423821,
   ProductsCategoriesUtm1795386963241,
   ApiKeyRotation1795387142761,
+  RegistrantSessions1795387373854,
+  UserListPageIndex1795388242981,
   ChildUsernameOptional1795388587480,
 ];

@@ -1,6 +1,9 @@
 import express, { Router, type ErrorRequestHandler, type RequestHandler } from "express";
 import type { AppDependencies } from "../app";
-import { createRequestContext } from "../domain/context";
+import { createRequestContext, domainSettingsOf } from "../domain/context";
+import { redeemLoginToken } from "../domain/sessions/registrant-sessions";
+import { formatUtcDateTime } from "../shared/dates";
+import { presentUserInfo } from "./presenters/user-envelope";
 import { parseCommand } from "../domain/commands/parse-command";
 import { DomainError } from "../domain/errors";
 import { requirePrincipalOf } from "../http/request-authentication";
@@ -16,15 +19,6 @@ import { usersActions } from "./users/users.actions";
 /** Largest accepted body: 1 MiB (body-parser reads "1mb" as 1 048 576 bytes). */
 export const BODY_LIMIT = "1mb";
 const BODY_LIMIT_TEXT = "1 MiB (1048576 bytes)";
-
-/**
- * Actions the legacy documentation names for an endpoint that this server does not build yet.
- * They get UNKNOWN_ACTION like any other unknown name, with a message that says so, so a client
- * can tell "not here yet" from a typo. An action table entry of the same name wins.
- */
-export const LEGACY_ACTIONS_NOT_BUILT: Readonly<Record<string, readonly string[]>> = {
-  users: ["login", "get_user_list", "get_info"],
-};
 
 /**
  * POST /reg/api2/{users,statuses,projects}/ (trailing slash optional): the legacy action envelope.
@@ -52,6 +46,7 @@ export function legacyRestRouter(deps: AppDependencies): Router {
   for (const [endpoint, actions] of Object.entries(endpoints)) {
     router.all(`/${endpoint}`, onlyPost(endpoint), onlyJson, jsonBody, dispatch(deps, endpoint, actions));
   }
+  router.all("/session", onlyPost("session"), onlyJson, jsonBody, redeemSession(deps));
   router.use(transportErrors(deps));
   return router;
 }
@@ -109,7 +104,9 @@ function dispatch(deps: AppDependencies, endpoint: string, actions: ActionTable)
       action = Object.hasOwn(actions, envelope.action) ? actions[envelope.action] : undefined;
       if (!action) throw unknownAction(endpoint, envelope.action, Object.keys(actions));
       const input = parseCommand(action.schema, { ...body, group_id: envelope.group_id });
-      const ctx = createRequestContext(deps.dataSource, req.requestId, principal);
+      const ctx = createRequestContext(deps.dataSource, req.requestId, principal, {
+        settings: domainSettingsOf(deps.config),
+      });
       res.status(200).json(await action.run(ctx, input));
     } catch (error) {
       const failure = toLegacyFailure(error, req.log ?? deps.logger, req.requestId);
@@ -118,11 +115,41 @@ function dispatch(deps: AppDependencies, endpoint: string, actions: ActionTable)
   };
 }
 
+/** Wire names of the session redemption's members. */
+const SESSION_PATHS = { loginToken: "user_token" };
+
+/**
+ * POST /reg/api2/session/ `{"user_token": "…"}`: redeems a login token once for a registrant
+ * session (contract §10). No API headers: the login token is the credential.
+ */
+function redeemSession(deps: AppDependencies): RequestHandler {
+  return async (req, res) => {
+    try {
+      const body: unknown = req.body;
+      if (!isJsonObject(body)) {
+        throw new DomainError(
+          "VALIDATION_FAILED",
+          'Invalid request: the body must be a JSON object {"user_token": "…"}.',
+        );
+      }
+      const ctx = createRequestContext(deps.dataSource, req.requestId, null, {
+        settings: domainSettingsOf(deps.config),
+      });
+      const outcome = await redeemLoginToken(ctx, { loginToken: body.user_token });
+      res.status(200).json({
+        success: true,
+        session_token: outcome.sessionToken,
+        expires_at: formatUtcDateTime(outcome.expiresAt),
+        user_info: presentUserInfo(outcome.summary),
+      });
+    } catch (error) {
+      sendLegacyError(res, toLegacyFailure(error, req.log ?? deps.logger, req.requestId), req.requestId, SESSION_PATHS);
+    }
+  };
+}
+
 function unknownAction(endpoint: string, name: string, valid: string[]): TransportError {
-  const validText = valid.length > 0 ? valid.join(", ") : "(none yet)";
-  const message = LEGACY_ACTIONS_NOT_BUILT[endpoint]?.includes(name)
-    ? `Action ${shown(name)} is not implemented by this server yet; valid actions on ${endpointPath(endpoint)}: ${validText}.`
-    : `Unknown action ${shown(name)}; valid actions on ${endpointPath(endpoint)}: ${validText}.`;
+  const message = `Unknown action ${shown(name)}; valid actions on ${endpointPath(endpoint)}: ${valid.join(", ")}.`;
   return new TransportError("UNKNOWN_ACTION", message);
 }
 

@@ -25,7 +25,14 @@ describe("configuration", () => {
       rateLimit: { perMinute: 600, unauthenticatedPerMinute: 60, redisUrl: null, redisPrefix: "regapi:rate-limit:" },
       apiKeyRotationGraceSeconds: 3600,
       logFormat: "auto",
+      loginTokenTtlSeconds: 900,
     });
+  });
+
+  it("LOGIN_TOKEN_TTL_S sets the login token lifetime in seconds; anything but 1 to 604800 is refused", () => {
+    expect(loadConfig({ LOGIN_TOKEN_TTL_S: "60" }).loginTokenTtlSeconds).toBe(60);
+    expect(() => loadConfig({ LOGIN_TOKEN_TTL_S: "0" })).toThrow(/LOGIN_TOKEN_TTL_S/);
+    expect(() => loadConfig({ LOGIN_TOKEN_TTL_S: "15m" })).toThrow(/LOGIN_TOKEN_TTL_S/);
   });
 
   it("treats empty variables as unset, as compose files produce them", () => {

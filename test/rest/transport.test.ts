@@ -1,7 +1,6 @@
 import request from "supertest";
 import * as statusesService from "../../src/domain/statuses/statuses.service";
 import { Status } from "../../src/entities";
-import { LEGACY_ACTIONS_NOT_BUILT } from "../../src/rest/router";
 import { usersActions } from "../../src/rest/users/users.actions";
 import { MAPLE, mapleHeaders, OTHER } from "../fixtures/test-fixture";
 import { expectLegacyError } from "../support/legacy-error";
@@ -291,21 +290,6 @@ describe("actions (contract §1): unknown and not yet implemented", () => {
       expectLegacyError(res, 400, "UNKNOWN_ACTION");
     }
   });
-
-  for (const name of LEGACY_ACTIONS_NOT_BUILT.users) {
-    it(`legacy users action ${name} (not built yet) is 400 UNKNOWN_ACTION saying so`, async () => {
-      if (Object.hasOwn(usersActions, name)) return; // built after all: its own tests cover it
-      const res = await postRest(t.app, "/reg/api2/users/", {
-        action: name,
-        group_id: MAPLE.groupId,
-        clogin_id: MAPLE.miles,
-        doc: {},
-      });
-      expectLegacyError(res, 400, "UNKNOWN_ACTION", {
-        msg: new RegExp(`^Action "${name}" is not implemented by this server yet; valid actions on /reg/api2/users/: `),
-      });
-    });
-  }
 
   it("a very long action name is cut short in the message", async () => {
     const res = await postRest(t.app, "/reg/api2/projects/", { action: "a".repeat(5000), group_id: MAPLE.groupId });

@@ -36,7 +36,7 @@ import { loadUserSummaries } from "./user-summary";
 // first (FORBIDDEN before anything else), runs in one transaction and returns the refreshed
 // summary; a failed call writes nothing.
 
-async function outcomeOf(
+export async function outcomeOf(
   em: EntityManager,
   user: { uid: number; groupId: number; cloginId: number },
   notices: string[],
@@ -59,7 +59,7 @@ function assertKeyCount(values: Record<string, unknown> | null): void {
  * Saves `doc` values, then submits the forms they belong to (unless submit_forms is false).
  * Mapped person fields update the person first, so trigger emails go to the current main email.
  */
-async function saveValuesAndSubmit(
+export async function saveValuesAndSubmit(
   em: EntityManager,
   user: RegisteredUser,
   forms: ReadonlyMap<number, RegistrationFormState>,

@@ -70,6 +70,18 @@ export class UpdateUserInput {
   disableEmailSending: boolean;
 }
 
+@InputType("UpdateMeInput", { description: "The signed-in registrant's own values." })
+export class UpdateMeInput {
+  @Field(() => GraphQLJSONObject, { description: VALUES_DESCRIPTION })
+  values: Record<string, unknown>;
+
+  @Field(() => Boolean, {
+    defaultValue: true,
+    description: "Saving a value submits its form (and runs its triggers) unless false.",
+  })
+  submitForms: boolean;
+}
+
 @InputType("MarkFormsCompleteInput", { description: "Give exactly one of formIds and all." })
 export class MarkFormsCompleteInput {
   @Field(() => Int)

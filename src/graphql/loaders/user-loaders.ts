@@ -28,6 +28,14 @@ import {
   type ProductRow,
 } from "../../domain/products/product-reads";
 import { loadUserSummaries, type UserSummary } from "../../domain/users/user-summary";
+import {
+  readCartOf,
+  readPaymentsOf,
+  readUtmOf,
+  type CartLineDetail,
+  type PaymentDetail,
+  type UtmDetail,
+} from "../../domain/users/user-details";
 
 /** A DataLoader over a batch read that returns a map; keys missing from the map get `fallback`. */
 function loaderOf<K, V, C = K>(
@@ -73,6 +81,18 @@ export function createUserLoaders(em: EntityManager) {
     tags: loaderOf<number, TagRecord[]>(
       (uids) => readTags(em, uids),
       () => [],
+    ),
+    cartLines: loaderOf<number, CartLineDetail[]>(
+      (uids) => readCartOf(em, uids),
+      () => [],
+    ),
+    payments: loaderOf<number, PaymentDetail[]>(
+      (uids) => readPaymentsOf(em, uids),
+      () => [],
+    ),
+    utm: loaderOf<number, UtmDetail | null>(
+      (uids) => readUtmOf(em, uids),
+      () => null,
     ),
     persons: loaderOf<number, PersonRecord | null>(
       (ids) => readPersons(em, ids),

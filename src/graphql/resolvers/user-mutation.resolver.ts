@@ -4,7 +4,14 @@ import type { UserOutcome } from "../../domain/users/user-commands";
 import { addEmails, createUser, updateUser } from "../../domain/users/users.service";
 import type { GraphqlContext } from "../context";
 import { INPUT_PATHS, problemPathsOf } from "../graphql-errors";
-import { AddEmailInput, CreateUserInput, MarkFormsCompleteInput, UpdateUserInput } from "../inputs/user-mutation.input";
+import {
+  AddEmailInput,
+  CreateUserInput,
+  MarkFormsCompleteInput,
+  UpdateMeInput,
+  UpdateUserInput,
+} from "../inputs/user-mutation.input";
+import { updateOwnRegistration } from "../../domain/sessions/registrant-sessions";
 import { MarkFormsCompletePayloadType, UserPayloadType } from "../types/payloads.type";
 import type { UserType } from "../types/user.type";
 import { userFromOutcome } from "./present";
@@ -72,6 +79,19 @@ export class UserMutationResolver {
       submitForms: input.submitForms,
       disableEmailSending: input.disableEmailSending,
     });
+    return { user: afterWrite(ctx, outcome), notices: outcome.notices };
+  }
+
+  @Mutation(() => UserPayloadType, {
+    description:
+      "The signed-in registrant saves its own values (rules of updateUser; admin-only forms excluded). Needs Authorization: Bearer <session token>.",
+  })
+  @UseMiddleware(problemPathsOf(INPUT_PATHS))
+  async updateMe(
+    @Arg("input", () => UpdateMeInput) input: UpdateMeInput,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<UserPayloadType> {
+    const outcome = await updateOwnRegistration(ctx.request, { values: input.values, submitForms: input.submitForms });
     return { user: afterWrite(ctx, outcome), notices: outcome.notices };
   }
 

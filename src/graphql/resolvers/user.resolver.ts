@@ -2,14 +2,19 @@ import { Args, Ctx, FieldResolver, Int, Query, Resolver, Root } from "type-graph
 import { isChoiceType } from "../../domain/forms/field-value-codec";
 import { countUsers, listUsersPage, type UserListFilter } from "../../domain/users/user-reads";
 import { getUser } from "../../domain/users/users.service";
+import { readOwnRegistration } from "../../domain/sessions/registrant-sessions";
 import type { GraphqlContext } from "../context";
 import { decodeUserCursor, encodeUserCursor } from "../cursor";
 import { UserArgs, UsersArgs } from "../inputs/user-query.input";
 import { FormType, UserFormType } from "../types/form.type";
 import { ProjectType } from "../types/project.type";
 import { UserConnectionType } from "../types/user-connection.type";
+import { formatCents } from "../../shared/money";
 import {
+  CartLineType,
   EmailRecordType,
+  PaymentType,
+  UtmType,
   FieldValueType,
   MetaInfoType,
   presentMetaInfo,
@@ -26,6 +31,16 @@ export class UserQueryResolver {
   })
   async user(@Args() args: UserArgs, @Ctx() ctx: GraphqlContext): Promise<UserType> {
     const outcome = await getUser(ctx.request, args.groupId, args.cloginId);
+    ctx.loaders.summaries.prime(outcome.uid, outcome.summary);
+    return userFromOutcome(outcome);
+  }
+
+  @Query(() => UserType, {
+    description:
+      "The signed-in registrant's own registration (Authorization: Bearer <session token>); FORBIDDEN for an API account.",
+  })
+  async me(@Ctx() ctx: GraphqlContext): Promise<UserType> {
+    const outcome = await readOwnRegistration(ctx.request);
     ctx.loaders.summaries.prime(outcome.uid, outcome.summary);
     return userFromOutcome(outcome);
   }
@@ -112,15 +127,29 @@ export class UserFieldsResolver {
     return (await this.person(user, ctx)).lastName;
   }
 
-  @FieldResolver(() => [UserFormType], { description: "The user's form set in form order." })
-  async forms(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<UserFormType[]> {
+  /** The form set; a registrant session sees only registrant forms (admin-only forms are internal). */
+  private async visibleFormSet(user: UserType, ctx: GraphqlContext) {
     const rows = await ctx.loaders.formSets.load(user.uid);
+    return ctx.request.registrant ? rows.filter((row) => row.form.audience !== "admin") : rows;
+  }
+
+  @FieldResolver(() => [UserFormType], {
+    description: "The user's form set in form order (without admin-only forms for a registrant session).",
+  })
+  async forms(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<UserFormType[]> {
+    const rows = await this.visibleFormSet(user, ctx);
     return rows.map((row) => ({ ...row, form: row.form as unknown as FormType }));
   }
 
-  @FieldResolver(() => [FieldValueType], { description: "Stored answers in form and field order." })
+  @FieldResolver(() => [FieldValueType], {
+    description: "Stored answers in form and field order (without admin-only forms for a registrant session).",
+  })
   async fieldValues(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<FieldValueType[]> {
-    const rows = await ctx.loaders.fieldValues.load(user.uid);
+    let rows = await ctx.loaders.fieldValues.load(user.uid);
+    if (ctx.request.registrant) {
+      const visible = new Set((await this.visibleFormSet(user, ctx)).map((row) => row.form.id));
+      rows = rows.filter((row) => visible.has(row.field.formId));
+    }
     return rows.map((row) => {
       const choices = isChoiceType(row.field.fieldType) ? [row.answer].flat() : null;
       return {
@@ -135,6 +164,38 @@ export class UserFieldsResolver {
   @FieldResolver(() => [EmailRecordType], { description: "Email history, oldest first." })
   async emails(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<EmailRecordType[]> {
     return (await ctx.loaders.emails.load(user.uid)) as EmailRecordType[];
+  }
+
+  @FieldResolver(() => [CartLineType], { description: "Cart lines, oldest first (legacy _usercart)." })
+  async cartLines(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<CartLineType[]> {
+    return (await ctx.loaders.cartLines.load(user.uid)).map((line) => ({
+      id: line.cartLineId,
+      productId: line.productId,
+      productName: line.productName,
+      quantity: line.quantity,
+      unitPrice: formatCents(line.unitPriceCents),
+      amount: formatCents(line.unitPriceCents * line.quantity),
+      remark: line.remark,
+      recurringStartDate: line.recurringStartDate ? line.recurringStartDate.toISOString().slice(0, 10) : null,
+      addedAt: line.addedAt,
+    }));
+  }
+
+  @FieldResolver(() => [PaymentType], { description: "Payments, oldest first (legacy _userpayments)." })
+  async payments(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<PaymentType[]> {
+    return (await ctx.loaders.payments.load(user.uid)).map((payment) => ({
+      id: payment.paymentId,
+      amount: formatCents(payment.amountCents),
+      paidAt: payment.paidAt,
+      method: payment.method,
+      note: payment.note,
+    }));
+  }
+
+  @FieldResolver(() => UtmType, { description: "UTM attribution (legacy _utm); every member null when none." })
+  async utm(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<UtmType> {
+    const utm = await ctx.loaders.utm.load(user.uid);
+    return utm ?? { campaign: null, content: null, id: null, medium: null, source: null, term: null };
   }
 
   @FieldResolver(() => [TagType])

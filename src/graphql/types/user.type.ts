@@ -200,6 +200,75 @@ export class TagType {
   name: string;
 }
 
+@ObjectType("CartLine", { description: "A product in the user's cart (legacy _usercart)." })
+export class CartLineType {
+  @Field(() => Int)
+  id: number;
+
+  @Field(() => Int)
+  productId: number;
+
+  @Field(() => String)
+  productName: string;
+
+  @Field(() => Int)
+  quantity: number;
+
+  @Field(() => MoneyScalar)
+  unitPrice: string;
+
+  @Field(() => MoneyScalar, { description: "unitPrice × quantity." })
+  amount: string;
+
+  @Field(() => String, { nullable: true })
+  remark: string | null;
+
+  @Field(() => String, { nullable: true, description: "First day of a subscription, YYYY-MM-DD." })
+  recurringStartDate: string | null;
+
+  @Field(() => GraphQLDateTime)
+  addedAt: Date;
+}
+
+@ObjectType("Payment", { description: "A payment of the registration (legacy _userpayments)." })
+export class PaymentType {
+  @Field(() => Int)
+  id: number;
+
+  @Field(() => MoneyScalar)
+  amount: string;
+
+  @Field(() => GraphQLDateTime)
+  paidAt: Date;
+
+  @Field(() => String, { nullable: true })
+  method: string | null;
+
+  @Field(() => String, { nullable: true })
+  note: string | null;
+}
+
+@ObjectType("Utm", { description: "Marketing attribution of the registration (legacy _utm)." })
+export class UtmType {
+  @Field(() => String, { nullable: true })
+  campaign: string | null;
+
+  @Field(() => String, { nullable: true })
+  content: string | null;
+
+  @Field(() => String, { nullable: true })
+  id: string | null;
+
+  @Field(() => String, { nullable: true })
+  medium: string | null;
+
+  @Field(() => String, { nullable: true })
+  source: string | null;
+
+  @Field(() => String, { nullable: true })
+  term: string | null;
+}
+
 @ObjectType("User", {
   description: "A person registered in a project (the legacy user). Nested data is loaded in batches.",
 })

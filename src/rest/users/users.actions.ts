@@ -2,14 +2,17 @@ import { z } from "zod";
 import type { RequestContext } from "../../domain/context";
 import type { UpdateUserOutcome, UserOutcome } from "../../domain/users/user-commands";
 import { addProducts } from "../../domain/carts/add-product";
+import { loginUser } from "../../domain/sessions/registrant-sessions";
 import { setUserStatus } from "../../domain/users/set-status";
 import { addEmails, createChild, createUser, updateUser } from "../../domain/users/users.service";
+import { formatUtcDateTime } from "../../shared/dates";
 import type { PathNames } from "../../http/problem-paths";
 import { defineAction, type ActionTable } from "../envelope/action-table";
 import { isJsonObject } from "../envelope/envelope";
 import { asSent, wireDoc } from "../envelope/members";
 import { refusedOutsideUpdate } from "../envelope/refused-members";
 import { presentMetaInfo, presentUserInfo } from "../presenters/user-envelope";
+import { userReadActions } from "./users-read.actions";
 
 // POST /reg/api2/users/ actions create, update and add_email (contract §4–§7).
 // Each handler maps the envelope to one domain command, makes one call and presents the legacy
@@ -135,6 +138,13 @@ function productEntryDraft(entry: unknown): unknown {
     dateStructure: date_structure,
   };
 }
+
+const loginSchema = z.object({
+  group_id: asSent,
+  clogin_id: asSent,
+  doc: emptyDoc,
+  mark_forms_complete: refusedOutsideUpdate,
+});
 
 /** One wire email entry in the command's names; anything else is passed on for the schema to refuse. */
 function emailDraft(entry: unknown): unknown {
@@ -305,4 +315,22 @@ export const usersActions: ActionTable = {
       return { success: true, msg: "Emails added successfully", ...userEnvelope(outcome) };
     },
   }),
+
+  login: defineAction({
+    schema: loginSchema,
+    problemPaths: USER_PATHS,
+    async run(ctx: RequestContext, input) {
+      const outcome = await loginUser(ctx, { groupId: input.group_id, cloginId: input.clogin_id });
+      return {
+        success: true,
+        msg: "User logged in.",
+        system_action: ["user_logged_in"],
+        user_token: outcome.loginToken,
+        user_token_expires_at: formatUtcDateTime(outcome.expiresAt),
+        ...userEnvelope(outcome),
+      };
+    },
+  }),
+
+  ...userReadActions,
 };

@@ -1,0 +1,141 @@
+import "reflect-metadata";
+import { mkdtempSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DataSource } from "typeorm";
+import { createApp } from "../src/app";
+import { seedRegistrants } from "../src/cli/seed/seed-registrants";
+import { parseDatabaseUrl, redactUrl } from "../src/config/config";
+import { buildDataSourceOptions } from "../src/db/data-source-options";
+import { CountingSqlLogger } from "../src/db/sql-counter";
+import { createRequestContext } from "../src/domain/context";
+import { forgetWalkPositions } from "../src/domain/users/user-list";
+import { DEMO_CREDENTIALS, DEMO_FIXTURE } from "../src/fixtures/demo";
+import { loadFixture } from "../src/fixtures/load-fixture";
+import { createLogger } from "../src/http/logger";
+
+// get_user_list at depth: how long a page takes at position 0, in the middle and at the end,
+// reached by a jump (a position never handed out) and by a walk (following
+// next_starting_position), and how long a whole walk takes. Prints figures; never a test.
+//   npm run build && node dist/bench/user-list-depth.js             # SQLite temp file, 10k registrants
+//   node dist/bench/user-list-depth.js --million                    # 1,000,000 registrants
+//   BENCH_DATABASE_URL=mariadb://root@127.0.0.1:3306/regapi_depth node dist/bench/user-list-depth.js
+// On MySQL/MariaDB the named database must exist and be empty; it is migrated here.
+
+const USERS = process.argv.includes("--million") ? 1_000_000 : Number(process.env.BENCH_USERS ?? 10_000);
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 15);
+const GROUP_ID = 100909072;
+
+const headers = {
+  "content-type": "application/json",
+  "api-id": DEMO_CREDENTIALS.apiId,
+  "api-user": DEMO_CREDENTIALS.apiUser,
+  "api-token": DEMO_CREDENTIALS.apiToken,
+};
+
+interface Page {
+  total_users: number;
+  next_starting_position: number | null;
+  users: unknown[];
+}
+
+const p50 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+async function main(): Promise<void> {
+  const sql = new CountingSqlLogger();
+  const url =
+    process.env.BENCH_DATABASE_URL ?? `sqlite:${join(mkdtempSync(join(tmpdir(), "regapi-depth-")), "depth.sqlite")}`;
+  const dataSource = new DataSource(buildDataSourceOptions(parseDatabaseUrl(url), { logger: sql }));
+  await dataSource.initialize();
+  if (dataSource.options.type !== "better-sqlite3") await dataSource.runMigrations({ transaction: "each" });
+  // BENCH_REUSE=1 measures a database seeded by an earlier run (seeding 100k takes minutes).
+  const reuse = process.env.BENCH_REUSE === "1";
+  if (!reuse) await loadFixture(createRequestContext(dataSource, "bench"), DEMO_FIXTURE);
+  const seedStarted = Date.now();
+  if (!reuse) await seedRegistrants(dataSource, { groupId: GROUP_ID, users: USERS });
+  const seeded = reuse ? "reused as seeded by an earlier run" : `demo + ${USERS} seeded registrants`;
+  console.log(`database ${redactUrl(url)}: ${seeded} in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
+
+  const regapi = await createApp({
+    dataSource,
+    logger: createLogger("silent"),
+    config: { graphqlIntrospection: false },
+  });
+  const server = createServer(regapi.app);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/reg/api2/users/`;
+
+  async function page(position: number): Promise<{ page: Page; elapsed: number; statements: number }> {
+    const before = sql.total;
+    const started = performance.now();
+    const response = await fetch(endpoint, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ action: "get_user_list", group_id: GROUP_ID, doc: { starting_position: position } }),
+    });
+    const body = (await response.json()) as Page;
+    if (response.status !== 200)
+      throw new Error(`position ${position}: HTTP ${response.status} ${JSON.stringify(body)}`);
+    return { page: body, elapsed: performance.now() - started, statements: sql.total - before };
+  }
+
+  const first = await page(0);
+  const parents = first.page.total_users;
+  const middle = Math.floor(parents / 2 / 50) * 50;
+  const last = Math.max(0, Math.floor((parents - 1) / 50) * 50);
+  console.log(`${parents} parents/individuals listed (excluded ones left out), 50 a page\n`);
+
+  console.log("jump (a position never handed out: skips entries of the covering index)");
+  for (const [label, position] of [
+    ["position 0", 0],
+    [`middle (${middle})`, middle],
+    [`end (${last})`, last],
+  ] as const) {
+    const times: number[] = [];
+    let statements = 0;
+    for (let i = 0; i < SAMPLES; i++) {
+      forgetWalkPositions();
+      const result = await page(position);
+      times.push(result.elapsed);
+      statements = result.statements;
+    }
+    console.log(`  ${label}: p50 ${ms(p50(times))} over ${SAMPLES}, ${statements} SQL statements`);
+  }
+
+  console.log("\nwalk (following next_starting_position from 0 to the end)");
+  forgetWalkPositions();
+  const walkTimes: number[] = [];
+  const walkStatements: number[] = [];
+  const walkStarted = performance.now();
+  let position: number | null = 0;
+  let seen = 0;
+  while (position !== null) {
+    const result = await page(position);
+    walkTimes.push(result.elapsed);
+    walkStatements.push(result.statements);
+    seen += result.page.users.length;
+    position = result.page.next_starting_position;
+  }
+  const walkMs = performance.now() - walkStarted;
+  const around = (index: number) => p50(walkTimes.slice(Math.max(0, index - 5), index + 5));
+  const middlePage = Math.floor(walkTimes.length / 2);
+  console.log(`  ${walkTimes.length} pages, ${seen} parents, total ${(walkMs / 1000).toFixed(1)} s`);
+  console.log(`  p50 of the first 10 pages: ${ms(around(5))}`);
+  console.log(`  p50 of 10 pages around the middle (page ${middlePage}): ${ms(around(middlePage))}`);
+  console.log(`  p50 of the last 10 pages: ${ms(around(walkTimes.length - 5))}`);
+  console.log(
+    `  p50 of every page: ${ms(p50(walkTimes))}; SQL per page: first ${walkStatements[0]}, then ${walkStatements[1] ?? "-"}`,
+  );
+
+  server.close();
+  await regapi.stop();
+  await dataSource.destroy();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,64 @@
+import { z } from "zod";
+import { flag, integerId, shown, toInteger } from "../commands/members";
+
+// The commands of the read path and the registrant session (contract §10–§12, §18), one schema
+// each; adapters build them from the members as sent.
+
+export const LoginCommand = z.object({ groupId: integerId, cloginId: integerId });
+export type LoginCommand = z.output<typeof LoginCommand>;
+
+export const RedeemLoginTokenCommand = z.object({
+  loginToken: z
+    .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
+    .min(1, "is required")
+    .max(200, "is not a login token"),
+});
+export type RedeemLoginTokenCommand = z.output<typeof RedeemLoginTokenCommand>;
+
+/** What to read: key → true (or, for `_usercart`, an options object). */
+const selectors = z
+  .record(z.string(), z.unknown(), { error: "must be a JSON object" })
+  .nullish()
+  .transform((value) => value ?? {});
+
+export const UserInfoCommand = z.object({ groupId: integerId, cloginId: integerId, selectors });
+export type UserInfoCommand = z.output<typeof UserInfoCommand>;
+
+/** A zero-based position in the list: an integer ≥ 0 or a string of digits; default 0. */
+const startingPosition = z
+  .unknown()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined || value === null) return 0;
+    const parsed = toInteger(value);
+    if (parsed === null) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must be an integer of 0 or more (a zero-based position in the list), got ${shown(value)}`,
+      });
+      return z.NEVER;
+    }
+    return parsed;
+  });
+
+export const UserListCommand = z
+  .object({
+    groupId: integerId,
+    withExcluded: flag(false),
+    onlyExcluded: flag(false),
+    onlyParents: flag(false),
+    onlyChildren: flag(false),
+    returnFamilies: flag(false),
+    startingPosition,
+    selectors,
+  })
+  .superRefine((command, ctx) => {
+    if (command.onlyParents && command.onlyChildren) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["onlyChildren"],
+        message: "cannot be combined with the parents-only option",
+      });
+    }
+  });
+export type UserListCommand = z.output<typeof UserListCommand>;

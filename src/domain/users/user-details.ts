@@ -1,0 +1,465 @@
+import type { EntityManager } from "typeorm";
+import {
+  readCartLines,
+  readFamilies,
+  readFieldsOfForms,
+  readFormSetRows,
+  readOfferedProducts,
+  readPayments,
+  readProjectFieldsByKeys,
+  readStoredAnswers,
+  readUtm,
+} from "../../data/user-details.data";
+import type { FieldType } from "../../entities";
+import { answerIsEmpty, decodeAnswer, parseChoiceOptions, type FieldAnswer } from "../forms/field-value-codec";
+import { parseCommand, type CommandDraft } from "../commands/parse-command";
+import type { RequestContext } from "../context";
+import { UserInfoCommand } from "./read-commands";
+import { validationFailed } from "../errors";
+import { resolveOwnedProject } from "../group-scope";
+import { inTransaction } from "../transaction";
+import { requireRegisteredUser } from "./registration-lookup";
+import { loadUserSummaries, type UserSummary } from "./user-summary";
+
+// What users get_info reads (contract §11), for one user or a whole get_user_list page: every
+// selector is one or two statements for all the users together, whatever the number of fields,
+// forms, children, cart lines or payments. Rules (which products a user may add, which fields
+// are missing) live here; the transports only present the result.
+
+export const SYSTEM_SELECTORS = [
+  "_allfields",
+  "_userforms",
+  "_family",
+  "_userproducts",
+  "_usercart",
+  "_userpayments",
+  "_utm",
+] as const;
+export type SystemSelector = (typeof SYSTEM_SELECTORS)[number];
+
+/** At most this many selector keys per call (as update's doc). */
+export const MAX_SELECTORS = 1000;
+
+export interface DetailSelection {
+  /** System selectors asked for. */
+  system: Set<SystemSelector>;
+  /** Field keys as sent (identifier or mapped name). */
+  fieldKeys: string[];
+  /** Problems with keys, the same for every user. */
+  notices: string[];
+}
+
+const TRUE_WORDS = new Set<unknown>([true, 1, "1", "true"]);
+const FALSE_WORDS = new Set<unknown>([false, 0, "0", "false", null]);
+
+/** Reads a get_info `doc` (or the selector part of a get_user_list doc): keys set to true are asked for. */
+export function readDetailSelection(doc: Record<string, unknown>): DetailSelection {
+  const keys = Object.keys(doc);
+  if (keys.length > MAX_SELECTORS) {
+    throw validationFailed([
+      { path: ["selectors"], message: `has ${keys.length} members; at most ${MAX_SELECTORS} are accepted per call` },
+    ]);
+  }
+  const selection: DetailSelection = { system: new Set(), fieldKeys: [], notices: [] };
+  for (const key of keys) {
+    const value = doc[key];
+    const isCartOptions = key === "_usercart" && typeof value === "object" && value !== null && !Array.isArray(value);
+    if (FALSE_WORDS.has(value)) continue;
+    if (!TRUE_WORDS.has(value) && !isCartOptions) {
+      selection.notices.push(`${key}: not read; put true to read it.`);
+      continue;
+    }
+    if ((SYSTEM_SELECTORS as readonly string[]).includes(key)) {
+      selection.system.add(key as SystemSelector);
+      if (isCartOptions) {
+        for (const option of Object.keys(value as object)) {
+          selection.notices.push(`_usercart.${option}: unknown option, ignored; the cart is listed in full.`);
+        }
+      }
+    } else if (key.startsWith("_")) {
+      selection.notices.push(`${key}: unknown selector; valid ones are ${SYSTEM_SELECTORS.join(", ")} and field keys.`);
+    } else {
+      selection.fieldKeys.push(key);
+    }
+  }
+  return selection;
+}
+
+export interface DetailField {
+  identifier: string;
+  formId: number;
+  mappedName: string | null;
+  label: string;
+  type: FieldType;
+  mandatory: boolean;
+  options: string[];
+}
+
+export interface DetailForm {
+  formId: number;
+  name: string;
+  mandatory: boolean;
+  audience: string;
+  completed: boolean;
+  completedAt: Date | null;
+}
+
+export interface OfferedProduct {
+  productId: number;
+  name: string;
+  priceCents: number;
+  baseType: number;
+  level: string;
+  categoryId: number | null;
+  onlyOne: boolean;
+  cartLineId: number | null;
+}
+
+export interface CartLineDetail {
+  cartLineId: number;
+  productId: number;
+  productName: string;
+  quantity: number;
+  unitPriceCents: number;
+  remark: string | null;
+  recurringStartDate: Date | null;
+  addedAt: Date;
+}
+
+export interface PaymentDetail {
+  paymentId: number;
+  amountCents: number;
+  paidAt: Date;
+  method: string | null;
+  note: string | null;
+}
+
+export interface UtmDetail {
+  campaign: string | null;
+  content: string | null;
+  id: string | null;
+  medium: string | null;
+  source: string | null;
+  term: string | null;
+}
+
+/** One user's answers, each present only when asked for. */
+export interface UserDetails {
+  /** Field key as sent → value (null when empty); keys that cannot be read are absent (see notices). */
+  fieldValues: Map<string, FieldAnswer | null>;
+  allFields?: {
+    values: Map<string, FieldAnswer | null>;
+    index: DetailField[];
+    /** Empty mandatory fields of registrant forms, in form and field order. */
+    errors: DetailField[];
+  };
+  forms?: DetailForm[];
+  family?: { parent: UserSummary; children: UserSummary[] };
+  products?: OfferedProduct[];
+  cart?: CartLineDetail[];
+  payments?: PaymentDetail[];
+  utm?: UtmDetail;
+  /** Per-user problems (a field the user's forms do not hold). */
+  notices: string[];
+}
+
+export interface DetailTarget {
+  uid: number;
+  groupId: number;
+  cloginId: number;
+  parentCloginId: number | null;
+}
+
+function groupBy<V>(rows: readonly V[], keyOf: (row: V) => number): Map<number, V[]> {
+  const grouped = new Map<number, V[]>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    const list = grouped.get(key);
+    if (list) list.push(row);
+    else grouped.set(key, [row]);
+  }
+  return grouped;
+}
+
+const toField = (row: {
+  field_id: string;
+  form_id: number;
+  name: string | null;
+  label: string;
+  field_type: string;
+  mandatory: boolean;
+  choice_options: string | null;
+}): DetailField => ({
+  identifier: row.field_id,
+  formId: row.form_id,
+  mappedName: row.name,
+  label: row.label,
+  type: row.field_type as FieldType,
+  mandatory: row.mandatory,
+  options: parseChoiceOptions(row.choice_options),
+});
+
+/** A user may add a product of its level (parent/individual or child), available now. */
+function offeredTo(
+  product: { level: string; available_from: Date | null; available_until: Date | null },
+  isChild: boolean,
+  now: Date,
+) {
+  const levelOk = product.level === "all" || product.level === (isChild ? "child" : "parent");
+  const started = product.available_from === null || product.available_from.getTime() <= now.getTime();
+  const notEnded = product.available_until === null || product.available_until.getTime() >= now.getTime();
+  return levelOk && started && notEnded;
+}
+
+/**
+ * Reads the selection for users of one project. The statement count depends only on which
+ * selectors are asked for.
+ */
+export async function readUserDetails(
+  em: EntityManager,
+  groupId: number,
+  users: readonly DetailTarget[],
+  selection: DetailSelection,
+): Promise<Map<number, UserDetails>> {
+  const uids = users.map((user) => user.uid);
+  const details = new Map<number, UserDetails>(
+    users.map((user) => [user.uid, { fieldValues: new Map(), notices: [] }]),
+  );
+  const wantsFields = selection.fieldKeys.length > 0 || selection.system.has("_allfields");
+  const needsFormSets = wantsFields || selection.system.has("_userforms");
+
+  if (needsFormSets) {
+    const formSets = groupBy(await readFormSetRows(em, uids), (row) => row.registration_id);
+    const formIds = [...new Set([...formSets.values()].flat().map((row) => row.form_id))];
+    const fieldsByForm = wantsFields
+      ? groupBy((await readFieldsOfForms(em, formIds)).map(toField), (f) => f.formId)
+      : new Map();
+    const answers = wantsFields ? groupBy(await readStoredAnswers(em, uids), (row) => row.registration_id) : new Map();
+    const projectFields =
+      selection.fieldKeys.length > 0
+        ? (await readProjectFieldsByKeys(em, groupId, selection.fieldKeys)).map(toField)
+        : [];
+    for (const user of users) {
+      const detail = details.get(user.uid)!;
+      const forms = formSets.get(user.uid) ?? [];
+      if (selection.system.has("_userforms")) {
+        detail.forms = forms.map((row) => ({
+          formId: row.form_id,
+          name: row.form_name,
+          mandatory: row.mandatory,
+          audience: row.audience,
+          completed: row.completed,
+          completedAt: row.completed_at,
+        }));
+      }
+      if (!wantsFields) continue;
+      const fields: DetailField[] = forms.flatMap((row) => fieldsByForm.get(row.form_id) ?? []);
+      const stored = new Map<string, string>(
+        (answers.get(user.uid) ?? []).map((row: { field_id: string; value: string }) => [row.field_id, row.value]),
+      );
+      const valueOf = (field: DetailField): FieldAnswer | null => {
+        const raw = stored.get(field.identifier);
+        if (raw === undefined) return null;
+        const answer = decodeAnswer(field.type, raw);
+        return answerIsEmpty(answer) ? null : answer;
+      };
+      for (const key of selection.fieldKeys) {
+        const field = fields.find((f) => f.identifier === key) ?? fields.find((f) => f.mappedName === key);
+        if (field) detail.fieldValues.set(key, valueOf(field));
+        else if (projectFields.some((f) => f.identifier === key || f.mappedName === key)) {
+          detail.notices.push(`${key}: not read; its form is not in the user's form set.`);
+        } else detail.notices.push(`${key}: not read; no field of this project has that identifier or mapped name.`);
+      }
+      if (selection.system.has("_allfields")) {
+        const registrantForms = new Set(forms.filter((row) => row.audience !== "admin").map((row) => row.form_id));
+        detail.allFields = {
+          values: new Map(fields.map((field) => [field.identifier, valueOf(field)])),
+          index: fields,
+          errors: fields.filter(
+            (field) =>
+              field.mandatory && registrantForms.has(field.formId) && answerIsEmpty(valueOf(field) ?? undefined),
+          ),
+        };
+      }
+    }
+  }
+
+  if (selection.system.has("_family")) {
+    const headOf = (user: DetailTarget) => user.parentCloginId ?? user.cloginId;
+    const members = await readFamilies(em, groupId, [...new Set(users.map(headOf))]);
+    const summaries = await loadUserSummaries(
+      em,
+      members.map((m) => m.uid),
+    );
+    for (const user of users) {
+      const head = headOf(user);
+      const parentRow = members.find((m) => m.person_id === head && m.connected_to === null);
+      const parent = parentRow ? summaries.get(parentRow.uid) : undefined;
+      if (!parent) continue;
+      const children = members
+        .filter((m) => m.connected_to === head)
+        .map((m) => summaries.get(m.uid))
+        .filter((s): s is UserSummary => s !== undefined);
+      details.get(user.uid)!.family = { parent, children };
+    }
+  }
+
+  const wantsCart = selection.system.has("_usercart") || selection.system.has("_userproducts");
+  const cartLines = wantsCart ? groupBy(await readCartLines(em, uids), (row) => row.registration_id) : new Map();
+  if (selection.system.has("_usercart")) {
+    for (const user of users) {
+      details.get(user.uid)!.cart = (cartLines.get(user.uid) ?? []).map(
+        (row: Awaited<ReturnType<typeof readCartLines>>[number]) => ({
+          cartLineId: row.id,
+          productId: row.product_id,
+          productName: row.product_name,
+          quantity: row.quantity,
+          unitPriceCents: row.unit_price_cents,
+          remark: row.remark,
+          recurringStartDate: row.recurring_start_date,
+          addedAt: row.created_at,
+        }),
+      );
+    }
+  }
+  if (selection.system.has("_userproducts")) {
+    const products = await readOfferedProducts(em, groupId);
+    const now = new Date();
+    for (const user of users) {
+      const lines: Awaited<ReturnType<typeof readCartLines>> = cartLines.get(user.uid) ?? [];
+      details.get(user.uid)!.products = products
+        .filter((product) => offeredTo(product, user.parentCloginId !== null, now))
+        .map((product) => ({
+          productId: product.id,
+          name: product.name,
+          priceCents: product.price_cents,
+          baseType: product.base_type,
+          level: product.level,
+          categoryId: product.category_id,
+          onlyOne: product.only_one,
+          cartLineId: lines.find((line) => line.product_id === product.id)?.id ?? null,
+        }));
+    }
+  }
+  if (selection.system.has("_userpayments")) {
+    const payments = groupBy(await readPayments(em, uids), (row) => row.registration_id);
+    for (const user of users) {
+      details.get(user.uid)!.payments = (payments.get(user.uid) ?? []).map((row) => ({
+        paymentId: row.id,
+        amountCents: row.amount_cents,
+        paidAt: row.paid_at,
+        method: row.method,
+        note: row.note,
+      }));
+    }
+  }
+  if (selection.system.has("_utm")) {
+    const rows = new Map((await readUtm(em, uids)).map((row) => [row.uid, row]));
+    for (const user of users) {
+      const row = rows.get(user.uid);
+      details.get(user.uid)!.utm = {
+        campaign: row?.utm_campaign ?? null,
+        content: row?.utm_content ?? null,
+        id: row?.utm_id ?? null,
+        medium: row?.utm_medium ?? null,
+        source: row?.utm_source ?? null,
+        term: row?.utm_term ?? null,
+      };
+    }
+  }
+  return details;
+}
+
+export interface UserInfoOutcome {
+  /** The keys asked for, in the order sent (the answer's doc follows it). */
+  keys: string[];
+  summary: UserSummary;
+  details: UserDetails;
+  /** Key problems first, then the user's own. */
+  notices: string[];
+}
+
+/** users get_info: the user's summary and what `selection` asks for. Throws FORBIDDEN or USER_NOT_FOUND. */
+export async function getUserInfo(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof UserInfoCommand>,
+): Promise<UserInfoOutcome> {
+  const parsed = parseCommand(UserInfoCommand, draft);
+  const cmd = { ...parsed, selection: readDetailSelection(parsed.selectors) };
+  await resolveOwnedProject(ctx, cmd.groupId);
+  return inTransaction(ctx, async ({ em }) => {
+    const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId);
+    const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid);
+    if (!summary) throw new Error(`registration ${user.uid} vanished inside its own transaction`);
+    const target = {
+      uid: user.uid,
+      groupId: user.groupId,
+      cloginId: user.cloginId,
+      parentCloginId: user.parentCloginId,
+    };
+    const details = (await readUserDetails(em, cmd.groupId, [target], cmd.selection)).get(user.uid)!;
+    return {
+      keys: Object.keys(cmd.selectors),
+      summary,
+      details,
+      notices: [...cmd.selection.notices, ...details.notices],
+    };
+  });
+}
+
+// Batch reads for the GraphQL User fields (cartLines, payments, utm), one statement per batch.
+
+export async function readCartOf(em: EntityManager, uids: readonly number[]): Promise<Map<number, CartLineDetail[]>> {
+  const rows = await readCartLines(em, uids);
+  return new Map(
+    [...groupBy(rows, (row) => row.registration_id)].map(([uid, lines]) => [
+      uid,
+      lines.map((row) => ({
+        cartLineId: row.id,
+        productId: row.product_id,
+        productName: row.product_name,
+        quantity: row.quantity,
+        unitPriceCents: row.unit_price_cents,
+        remark: row.remark,
+        recurringStartDate: row.recurring_start_date,
+        addedAt: row.created_at,
+      })),
+    ]),
+  );
+}
+
+export async function readPaymentsOf(
+  em: EntityManager,
+  uids: readonly number[],
+): Promise<Map<number, PaymentDetail[]>> {
+  const rows = await readPayments(em, uids);
+  return new Map(
+    [...groupBy(rows, (row) => row.registration_id)].map(([uid, payments]) => [
+      uid,
+      payments.map((row) => ({
+        paymentId: row.id,
+        amountCents: row.amount_cents,
+        paidAt: row.paid_at,
+        method: row.method,
+        note: row.note,
+      })),
+    ]),
+  );
+}
+
+export async function readUtmOf(em: EntityManager, uids: readonly number[]): Promise<Map<number, UtmDetail>> {
+  const rows = await readUtm(em, uids);
+  return new Map(
+    rows.map((row) => [
+      row.uid,
+      {
+        campaign: row.utm_campaign,
+        content: row.utm_content,
+        id: row.utm_id,
+        medium: row.utm_medium,
+        source: row.utm_source,
+        term: row.utm_term,
+      },
+    ]),
+  );
+}

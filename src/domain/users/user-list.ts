@@ -1,0 +1,215 @@
+import {
+  readExcludingStatusIds,
+  readListPage,
+  readListTotals,
+  readMatchingChildren,
+  type ExclusionFilter,
+  type ListSelection,
+} from "../../data/user-list.data";
+import type { RequestContext } from "../context";
+import { resolveOwnedProject } from "../group-scope";
+import { inTransaction } from "../transaction";
+import { parseCommand, type CommandDraft } from "../commands/parse-command";
+import { UserListCommand } from "./read-commands";
+import { readDetailSelection, readUserDetails, type DetailSelection, type UserDetails } from "./user-details";
+import { loadUserSummaries, type UserSummary } from "./user-summary";
+
+// users get_user_list (contract §12, §18): 50 parents/individuals a page from a zero-based
+// position, their matching children riding along, totals over all matching records.
+//
+// Pages at any depth: a position the server has handed out as next_starting_position is
+// remembered with the uid that ended the page before it, so the next page starts there (keyset:
+// the same cost at position 0 and at 1,000,000). A position never handed out (a jump, or a walk
+// moved to another instance) is found by skipping that many entries of a covering index. The
+// walk's total_users and totals are computed when the walk starts and carried along with the
+// remembered positions, so a continuation page does not recount a million rows.
+
+export const RECORDS_PER_PAGE = 50;
+
+/** How long a handed-out position (and its walk's totals) is remembered. */
+export const WALK_MEMORY_MS = 10 * 60 * 1000;
+const WALK_MEMORY_ENTRIES = 10_000;
+
+export interface UserListQuery {
+  groupId: number;
+  exclusion: ExclusionFilter;
+  onlyParents: boolean;
+  onlyChildren: boolean;
+  startingPosition: number;
+  /** get_info selectors answered per record (contract §12). */
+  selection: DetailSelection | null;
+}
+
+export interface ListTotals {
+  totalUsers: number;
+  totalActiveUsers: number;
+  totalOrderCents: number;
+  totalPaidCents: number;
+}
+
+export interface ListedUser {
+  summary: UserSummary;
+  /** The selectors' answers, when the list asked for any. */
+  details: UserDetails | null;
+  /** Children riding along (for a parent record; empty with only_parents/only_children). */
+  children: ListedUser[];
+}
+
+export interface UserListPage {
+  totalUsers: number;
+  recordsPerPage: number;
+  startingPosition: number;
+  nextStartingPosition: number | null;
+  totals: ListTotals;
+  /** Top-level records of the page (parents/individuals, or children with only_children). */
+  records: ListedUser[];
+  /** Whether the page continued a remembered walk (keyset) rather than skipping to its position. */
+  continuedWalk: boolean;
+}
+
+interface WalkPosition {
+  afterUid: number;
+  totalUsers: number;
+  totals: ListTotals;
+  storedAt: number;
+}
+
+// Per process: a walk spread over several instances still works (a miss skips to the position).
+const walkPositions = new Map<string, WalkPosition>();
+
+const walkKey = (query: UserListQuery, position: number) =>
+  [query.groupId, query.exclusion, query.onlyParents, query.onlyChildren, position].join(":");
+
+function recallPosition(key: string, now: number): WalkPosition | null {
+  const found = walkPositions.get(key);
+  if (!found) return null;
+  if (now - found.storedAt > WALK_MEMORY_MS) {
+    walkPositions.delete(key);
+    return null;
+  }
+  return found;
+}
+
+function rememberPosition(key: string, position: WalkPosition): void {
+  walkPositions.delete(key);
+  walkPositions.set(key, position);
+  // Oldest first out: a Map iterates in insertion order.
+  while (walkPositions.size > WALK_MEMORY_ENTRIES) walkPositions.delete(walkPositions.keys().next().value!);
+}
+
+/** Forgets every remembered position (tests; a project's data replaced wholesale). */
+export function forgetWalkPositions(): void {
+  walkPositions.clear();
+}
+
+/** Reads one page. Throws FORBIDDEN for a project outside the caller's organization. */
+export async function listUsers(ctx: RequestContext, query: UserListQuery): Promise<UserListPage> {
+  await resolveOwnedProject(ctx, query.groupId);
+  return inTransaction(ctx, async ({ em }) => {
+    const now = Date.now();
+    const selection: ListSelection = {
+      groupId: query.groupId,
+      exclusion: query.exclusion,
+      excludingStatusIds: await readExcludingStatusIds(em, query.groupId),
+    };
+    const remembered = query.startingPosition > 0 ? recallPosition(walkKey(query, query.startingPosition), now) : null;
+    let totalUsers: number;
+    let totals: ListTotals;
+    if (remembered) {
+      ({ totalUsers, totals } = remembered);
+    } else {
+      const row = await readListTotals(em, selection, query);
+      totalUsers = row.top_level;
+      totals = {
+        totalUsers: row.total_users,
+        totalActiveUsers: row.total_active_users,
+        totalOrderCents: row.order_cents,
+        totalPaidCents: row.paid_cents,
+      };
+    }
+    // One row more than a page tells whether another page follows, without trusting a count
+    // taken when the walk started.
+    const readRows = await readListPage(em, selection, {
+      level: query.onlyChildren ? "child" : "parent",
+      afterUid: remembered?.afterUid ?? null,
+      offset: query.startingPosition,
+      limit: RECORDS_PER_PAGE + 1,
+    });
+    const pageRows = readRows.slice(0, RECORDS_PER_PAGE);
+    const children =
+      query.onlyParents || query.onlyChildren
+        ? []
+        : await readMatchingChildren(
+            em,
+            selection,
+            pageRows.map((row) => row.person_id),
+          );
+    const summaries = await loadUserSummaries(em, [...pageRows.map((row) => row.uid), ...children.map((c) => c.uid)]);
+    const summaryOf = (uid: number) => {
+      const summary = summaries.get(uid);
+      if (!summary) throw new Error(`registration ${uid} vanished while its page was read`);
+      return summary;
+    };
+    const wanted = query.selection;
+    const details =
+      wanted && (wanted.system.size > 0 || wanted.fieldKeys.length > 0)
+        ? await readUserDetails(em, query.groupId, [...summaries.values()], wanted)
+        : null;
+    const listed = (uid: number): ListedUser => ({
+      summary: summaryOf(uid),
+      details: details?.get(uid) ?? null,
+      children: [],
+    });
+    const childrenOf = new Map<number, ListedUser[]>();
+    for (const child of children) {
+      const list = childrenOf.get(child.connected_to) ?? [];
+      list.push(listed(child.uid));
+      childrenOf.set(child.connected_to, list);
+    }
+    const records = pageRows.map((row) => ({ ...listed(row.uid), children: childrenOf.get(row.person_id) ?? [] }));
+
+    const nextStartingPosition = readRows.length > RECORDS_PER_PAGE ? query.startingPosition + RECORDS_PER_PAGE : null;
+    if (nextStartingPosition !== null) {
+      rememberPosition(walkKey(query, nextStartingPosition), {
+        afterUid: pageRows[pageRows.length - 1].uid,
+        totalUsers,
+        totals,
+        storedAt: now,
+      });
+    }
+    return {
+      totalUsers,
+      recordsPerPage: RECORDS_PER_PAGE,
+      startingPosition: query.startingPosition,
+      nextStartingPosition,
+      totals,
+      records,
+      continuedWalk: remembered !== null,
+    };
+  });
+}
+
+export interface UserListOutcome {
+  page: UserListPage;
+  command: UserListCommand;
+  selection: DetailSelection;
+}
+
+/** users get_user_list from a command as sent. Throws VALIDATION_FAILED or FORBIDDEN. */
+export async function getUserList(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof UserListCommand>,
+): Promise<UserListOutcome> {
+  const command = parseCommand(UserListCommand, draft);
+  const selection = readDetailSelection(command.selectors);
+  const page = await listUsers(ctx, {
+    groupId: command.groupId,
+    // only_excluded is the narrower filter; sent with with_excluded, it wins.
+    exclusion: command.onlyExcluded ? "only_excluded" : command.withExcluded ? "with_excluded" : "without_excluded",
+    onlyParents: command.onlyParents,
+    onlyChildren: command.onlyChildren,
+    startingPosition: command.startingPosition,
+    selection,
+  });
+  return { page, command, selection };
+}

@@ -1,0 +1,306 @@
+import request from "supertest";
+import { graphql } from "../graphql/graphql-client";
+import { LAB, labFixture } from "../fixtures/lab-fixture";
+import { postRest } from "../support/rest";
+import { MAPLE, OTHER } from "../fixtures/test-fixture";
+import { startTestApp, type TestApp } from "../support/test-app";
+
+// Contract §10: users login → POST /reg/api2/session/ → Authorization: Bearer on /graphql, a
+// registrant principal that reaches only its own registration.
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ fixture: labFixture() });
+});
+afterAll(() => t.close());
+
+const login = (cloginId: number, groupId: number = LAB.groupId, extra: Record<string, unknown> = {}) =>
+  postRest(t.app, "users", { action: "login", group_id: groupId, clogin_id: cloginId, doc: {}, ...extra });
+
+const redeem = (body: unknown) =>
+  request(t.app)
+    .post("/reg/api2/session/")
+    .set("Content-Type", "application/json")
+    .send(body as object);
+
+async function sessionOf(cloginId: number, groupId: number = LAB.groupId): Promise<string> {
+  const loggedIn = await login(cloginId, groupId);
+  expect(loggedIn.status).toBe(200);
+  const redeemed = await redeem({ user_token: loggedIn.body.user_token });
+  expect(redeemed.status).toBe(200);
+  return redeemed.body.session_token as string;
+}
+
+const asRegistrant = (token: string, query: string, variables: Record<string, unknown> = {}) =>
+  graphql(t.app, query, variables, { Authorization: `Bearer ${token}` });
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe("users login", () => {
+  it("answers a one-time UUID v4 token that expires 15 minutes later, with user_info and meta_info", async () => {
+    const before = Date.now();
+    const res = await login(LAB.ann);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      success: true,
+      msg: "User logged in.",
+      system_action: ["user_logged_in"],
+      user_info: { clogin_id: String(LAB.ann), group_id: String(LAB.groupId), connected_to: String(LAB.ann) },
+      meta_info: { clogin_id: String(LAB.ann) },
+    });
+    expect(res.body.user_token).toMatch(UUID_V4);
+    expect(res.body.user_token_expires_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+    const expires = Date.parse(`${res.body.user_token_expires_at.replace(" ", "T")}Z`);
+    expect(expires).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 900_000);
+    expect(expires).toBeLessThanOrEqual(Date.now() + 900_000);
+  });
+
+  it("stores only a hash of the token", async () => {
+    const res = await login(LAB.bob);
+    const rows: { token_hash: string }[] = await t.dataSource.query("SELECT token_hash FROM login_token");
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.some((row) => row.token_hash === res.body.user_token)).toBe(false);
+    expect(rows.every((row) => /^[0-9a-f]{64}$/.test(row.token_hash))).toBe(true);
+  });
+
+  it("accepts doc absent, {} or [] and clogin_id as digits; refuses any other doc naming it", async () => {
+    expect(
+      (await postRest(t.app, "users", { action: "login", group_id: LAB.groupId, clogin_id: String(LAB.ann) })).status,
+    ).toBe(200);
+    expect((await login(LAB.ann, LAB.groupId, { doc: [] })).status).toBe(200);
+    const res = await login(LAB.ann, LAB.groupId, { doc: { a: 1 } });
+    expect(res.status).toBe(400);
+    expect(res.body.error_code).toBe("VALIDATION_FAILED");
+    expect(res.body.errors).toEqual([{ path: "doc", message: expect.stringContaining("empty") }]);
+  });
+
+  it("requires clogin_id; an unknown user is 404 and a foreign project 403", async () => {
+    const missing = await postRest(t.app, "users", { action: "login", group_id: LAB.groupId, doc: {} });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors).toEqual([{ path: "clogin_id", message: "is required" }]);
+    expect((await login(999999)).body.error_code).toBe("USER_NOT_FOUND");
+    expect((await login(LAB.ann, OTHER.groupId)).status).toBe(403);
+  });
+
+  it("LOGIN_TOKEN_TTL_S sets the lifetime", async () => {
+    const short = await startTestApp({ fixture: labFixture(), config: { loginTokenTtlSeconds: 60 } });
+    try {
+      const res = await postRest(short.app, "users", { action: "login", group_id: LAB.groupId, clogin_id: LAB.ann });
+      const expires = Date.parse(`${res.body.user_token_expires_at.replace(" ", "T")}Z`);
+      expect(expires - Date.now()).toBeLessThanOrEqual(60_000);
+      expect(expires - Date.now()).toBeGreaterThan(55_000);
+    } finally {
+      await short.close();
+    }
+  });
+});
+
+describe("POST /reg/api2/session/", () => {
+  it("redeems a token once for a 12-hour session, without API headers", async () => {
+    const token = (await login(LAB.ann)).body.user_token;
+    const first = await redeem({ user_token: token });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({
+      success: true,
+      user_info: { clogin_id: String(LAB.ann), group_id: String(LAB.groupId) },
+    });
+    expect(first.body.session_token).toEqual(expect.any(String));
+    const expires = Date.parse(`${first.body.expires_at.replace(" ", "T")}Z`);
+    expect(Math.abs(expires - (Date.now() + 12 * 3600_000))).toBeLessThan(5_000);
+    const again = await redeem({ user_token: token });
+    expect(again.status).toBe(401);
+    expect(again.body.error_code).toBe("UNAUTHENTICATED");
+  });
+
+  it("used, expired and unknown tokens get the same 401 message", async () => {
+    const used = (await login(LAB.ann)).body.user_token;
+    await redeem({ user_token: used });
+    const expired = (await login(LAB.ann)).body.user_token;
+    await t.dataSource.query("UPDATE login_token SET expires_at = created_at");
+    const answers = await Promise.all(
+      [used, expired, "5a9e6ca9-9d86-4c68-8944-a6b8e2c20320"].map((user_token) => redeem({ user_token })),
+    );
+    for (const answer of answers) expect(answer.status).toBe(401);
+    expect(new Set(answers.map((answer) => answer.body.msg)).size).toBe(1);
+  });
+
+  it("a missing user_token is 400 naming it; GET is 405", async () => {
+    const res = await redeem({});
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ path: "user_token", message: expect.any(String) }]);
+    expect((await request(t.app).get("/reg/api2/session/")).status).toBe(405);
+  });
+
+  it("stores only a hash of the session token", async () => {
+    const session = await sessionOf(LAB.bob);
+    const rows: { token_hash: string }[] = await t.dataSource.query("SELECT token_hash FROM registrant_session");
+    expect(rows.some((row) => row.token_hash === session)).toBe(false);
+  });
+});
+
+const ME = `{ me { cloginId groupId forms { form { id } } fieldValues { field { identifier } text } } }`;
+
+describe("the registrant session on /graphql", () => {
+  it("me is the session's own User", async () => {
+    const token = await sessionOf(LAB.ann);
+    const res = await asRegistrant(token, ME);
+    expect(res.errors).toBeUndefined();
+    expect(res.data).toMatchObject({ me: { cloginId: LAB.ann, groupId: LAB.groupId } });
+  });
+
+  it("an unknown or expired session token is 401 UNAUTHENTICATED", async () => {
+    const unknown = await asRegistrant("not-a-session", ME);
+    expect(unknown.status).toBe(401);
+    expect(unknown.errors?.[0].extensions?.code).toBe("UNAUTHENTICATED");
+    const token = await sessionOf(LAB.cy);
+    await t.dataSource.query("UPDATE registrant_session SET expires_at = created_at");
+    const expired = await asRegistrant(token, ME);
+    expect(expired.status).toBe(401);
+  });
+
+  it("an API account asking for me or updateMe gets FORBIDDEN", async () => {
+    const res = await graphql(t.app, ME);
+    expect(res.errors?.[0].extensions?.code).toBe("FORBIDDEN");
+    const update = await graphql(
+      t.app,
+      `
+        mutation {
+          updateMe(input: { values: {} }) {
+            notices
+          }
+        }
+      `,
+    );
+    expect(update.errors?.[0].extensions?.code).toBe("FORBIDDEN");
+  });
+
+  it("updateMe writes the session's own values with the rules of update", async () => {
+    const token = await sessionOf(LAB.bob);
+    const res = await asRegistrant(
+      token,
+      `mutation { updateMe(input: { values: { f_501_3: "41", nope: "x" } }) { notices user { cloginId } } }`,
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data).toMatchObject({ updateMe: { user: { cloginId: LAB.bob } } });
+    expect((res.data as { updateMe: { notices: string[] } }).updateMe.notices).toEqual([
+      expect.stringContaining("nope"),
+    ]);
+    const info = await postRest(t.app, "users", {
+      action: "update",
+      group_id: LAB.groupId,
+      clogin_id: LAB.bob,
+      doc: {},
+    });
+    expect(info.status).toBe(200);
+    const stored: { value: string }[] = await t.dataSource.query(
+      "SELECT v.value FROM field_value v JOIN registration r ON r.uid = v.registration_id WHERE r.person_id = ? AND v.field_id = 'f_501_3'",
+      [LAB.bob],
+    );
+    expect(stored.map((row) => row.value)).toEqual(["41"]);
+  });
+});
+
+describe("updateMe limits", () => {
+  it("more than 1000 values is BAD_USER_INPUT naming values", async () => {
+    const token = await sessionOf(LAB.dee);
+    const values = Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`k${i}`, "x"]));
+    const res = await asRegistrant(token, `mutation($v: JSONObject!) { updateMe(input: { values: $v }) { notices } }`, {
+      v: values,
+    });
+    expect(res.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
+    expect(JSON.stringify(res.errors?.[0])).toContain("values");
+  });
+});
+
+describe("the cross-registrant matrix: a session of A never reaches B, another project or an admin-only form", () => {
+  let annToken: string;
+  beforeAll(async () => {
+    annToken = await sessionOf(LAB.ann);
+  });
+
+  const forbiddenRootFields: [string, string][] = [
+    ["user B", `{ user(groupId: ${LAB.groupId}, cloginId: ${LAB.bob}) { cloginId } }`],
+    ["user A through user", `{ user(groupId: ${LAB.groupId}, cloginId: ${LAB.ann}) { cloginId } }`],
+    ["users of the project", `{ users(groupId: ${LAB.groupId}) { totalCount } }`],
+    ["another project's user", `{ user(groupId: ${MAPLE.groupId}, cloginId: ${MAPLE.miles}) { cloginId } }`],
+    ["the project list", `{ projects { groupId } }`],
+    [
+      "updateUser of B",
+      `mutation { updateUser(input: { groupId: ${LAB.groupId}, cloginId: ${LAB.bob}, values: { f_501_3: "1" } }) { notices } }`,
+    ],
+    [
+      "addEmail to B",
+      `mutation { addEmail(input: { groupId: ${LAB.groupId}, cloginId: ${LAB.bob}, emails: [{ from: "a@b.test", to: "c@d.test", subject: "s", body: "b" }] }) { notices } }`,
+    ],
+  ];
+
+  it.each(forbiddenRootFields)("%s: FORBIDDEN", async (_name, query) => {
+    const res = await asRegistrant(annToken, query);
+    expect(res.errors?.map((error) => error.extensions?.code)).toEqual(["FORBIDDEN"]);
+    expect(res.data == null || Object.values(res.data).every((value) => value === null)).toBe(true);
+  });
+
+  it.each(["parent", "children { cloginId }", "project { groupId }", "tags { id }", "emails { id }"])(
+    "me.%s (other registrations, project-wide or internal data): FORBIDDEN",
+    async (selection) => {
+      const res = await asRegistrant(
+        annToken,
+        `{ me { cloginId ${selection.includes("{") ? selection : `${selection} { cloginId }`} } }`,
+      );
+      expect(res.errors?.map((error) => error.extensions?.code)).toEqual(["FORBIDDEN"]);
+    },
+  );
+
+  it("me does not show admin-only forms or their values", async () => {
+    await postRest(t.app, "users", {
+      action: "update",
+      group_id: LAB.groupId,
+      clogin_id: LAB.ann,
+      doc: { f_503_1: "internal note" },
+    });
+    const asAdmin = await graphql(
+      t.app,
+      `{ user(groupId: ${LAB.groupId}, cloginId: ${LAB.ann}) { forms { form { id } } fieldValues { field { identifier } } } }`,
+    );
+    const adminView = asAdmin.data as {
+      user: { forms: { form: { id: number } }[]; fieldValues: { field: { identifier: string } }[] };
+    };
+    expect(adminView.user.forms.map((row) => row.form.id)).toContain(503);
+    expect(adminView.user.fieldValues.map((row) => row.field.identifier)).toContain("f_503_1");
+    const res = await asRegistrant(annToken, ME);
+    const me = (res.data as { me: typeof adminView.user }).me;
+    expect(me.forms.map((row) => row.form.id)).not.toContain(503);
+    expect(me.fieldValues.map((row) => row.field.identifier)).not.toContain("f_503_1");
+  });
+
+  it("updateMe cannot write an admin-only form's field (a notice says so) nor B's values", async () => {
+    const res = await asRegistrant(
+      annToken,
+      `mutation { updateMe(input: { values: { f_503_1: "hacked" } }) { notices } }`,
+    );
+    expect(res.errors).toBeUndefined();
+    expect((res.data as { updateMe: { notices: string[] } }).updateMe.notices).toEqual([
+      expect.stringContaining("f_503_1"),
+    ]);
+    const rows: { value: string }[] = await t.dataSource.query(
+      "SELECT v.value FROM field_value v WHERE v.field_id = 'f_503_1'",
+    );
+    expect(rows.map((row) => row.value)).not.toContain("hacked");
+  });
+
+  it("a session of a user of another project reaches only that registration", async () => {
+    const patToken = await sessionOf(700005, LAB.familyGroupId);
+    const res = await asRegistrant(patToken, `{ me { cloginId groupId } }`);
+    expect(res.data).toEqual({ me: { cloginId: 700005, groupId: LAB.familyGroupId } });
+    const other = await asRegistrant(patToken, `{ user(groupId: ${LAB.groupId}, cloginId: ${LAB.ann}) { cloginId } }`);
+    expect(other.errors?.[0].extensions?.code).toBe("FORBIDDEN");
+  });
+
+  it("a session token is no credential on the REST endpoints", async () => {
+    const res = await request(t.app)
+      .post("/reg/api2/users/")
+      .set("Authorization", `Bearer ${annToken}`)
+      .send({ action: "update", group_id: LAB.groupId, clogin_id: LAB.bob, doc: { f_501_3: "9" } });
+    expect(res.status).toBe(401);
+  });
+});
