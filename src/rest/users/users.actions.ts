@@ -181,33 +181,45 @@ function presentUpdate(outcome: UpdateUserOutcome): Record<string, unknown> {
   };
 }
 
+/** The person members of a create or create_child `doc`, in the command's names; every other key is a value. */
+function personDraft(doc: Record<string, unknown>) {
+  const { username, password, main_email, first_name, last_name, org_name, ...values } = doc;
+  return {
+    username,
+    password,
+    mainEmail: main_email,
+    firstName: first_name,
+    lastName: last_name,
+    orgName: org_name,
+    values,
+  };
+}
+
+/** The answer of create and create_child. */
+function registered(msg: string, systemAction: string, outcome: UserOutcome) {
+  return {
+    success: true,
+    msg,
+    system_action: [systemAction],
+    ...noticesIfAny(outcome.notices),
+    ...userEnvelope(outcome),
+  };
+}
+
 export const usersActions: ActionTable = {
   create: defineAction({
     schema: createSchema,
     problemPaths: CREATE_PATHS,
     async run(ctx: RequestContext, input) {
-      const { username, password, main_email, first_name, last_name, org_name, ...values } = input.doc ?? {};
       const outcome = await createUser(ctx, {
         groupId: input.group_id,
         cloginId: input.clogin_id,
         connectedTo: input.connected_to,
-        username,
-        password,
-        mainEmail: main_email,
-        firstName: first_name,
-        lastName: last_name,
-        orgName: org_name,
-        values,
+        ...personDraft(input.doc ?? {}),
         submitForms: input.submit_forms,
         disableEmailSending: input.disable_email_sending,
       });
-      return {
-        success: true,
-        msg: "User registered.",
-        system_action: ["user_registered"],
-        ...noticesIfAny(outcome.notices),
-        ...userEnvelope(outcome),
-      };
+      return registered("User registered.", "user_registered", outcome);
     },
   }),
 
@@ -233,30 +245,18 @@ export const usersActions: ActionTable = {
     problemPaths: CREATE_CHILD_PATHS,
     async run(ctx: RequestContext, input) {
       const doc = Array.isArray(input.doc) && input.doc.length === 0 ? {} : input.doc;
-      const { username, password, main_email, first_name, last_name, org_name, _application_date, ...values } =
-        isJsonObject(doc) ? doc : {};
+      // A doc that is not an object is passed on as the values, for the command to refuse.
+      const { _application_date, ...members } = isJsonObject(doc) ? doc : {};
       const outcome = await createChild(ctx, {
         groupId: input.group_id,
         cloginId: input.clogin_id,
         connectedTo: input.connected_to,
         applicationDate: _application_date,
-        username,
-        password,
-        mainEmail: main_email,
-        firstName: first_name,
-        lastName: last_name,
-        orgName: org_name,
-        values: isJsonObject(doc) ? values : doc,
+        ...(isJsonObject(doc) ? personDraft(members) : { values: doc }),
         submitForms: input.submit_forms,
         disableEmailSending: input.disable_email_sending,
       });
-      return {
-        success: true,
-        msg: "Child registered.",
-        system_action: ["child_registered"],
-        ...noticesIfAny(outcome.notices),
-        ...userEnvelope(outcome),
-      };
+      return registered("Child registered.", "child_registered", outcome);
     },
   }),
 
