@@ -8,4 +8,6 @@ import { buildDataSourceOptions } from "./src/db/data-source-options";
  * `regapi` CLI and the TypeORM CLI (`typeorm -d dist/ormconfig.js`) all use it. Tests build their
  * own from TEST_DATABASE_URL with the same options function.
  */
-export const dataSource = new DataSource(buildDataSourceOptions(getConfig().database));
+export const dataSource = new DataSource(
+  buildDataSourceOptions(getConfig().database, { limits: getConfig().resilience }),
+);

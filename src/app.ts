@@ -1,10 +1,11 @@
 import express, { type ErrorRequestHandler, type Express } from "express";
 import type { DataSource } from "typeorm";
-import type { Config } from "./config/config";
+import { DEFAULT_RESILIENCE, type Config } from "./config/config";
 import { DomainError } from "./domain/errors";
 import { mountGraphql } from "./graphql/mount-graphql";
 import { accessLog } from "./http/access-log";
 import { healthRouter } from "./http/health";
+import { configureRetryAfter } from "./http/overload";
 import type { Logger } from "./http/logger";
 import { requestId } from "./http/request-id";
 import { sendLegacyError, toDomainError } from "./rest/legacy-errors";
@@ -13,12 +14,14 @@ import { legacyRestRouter } from "./rest/router";
 export interface AppDependencies {
   dataSource: DataSource;
   logger: Logger;
-  config: Pick<Config, "graphqlIntrospection">;
+  config: Pick<Config, "graphqlIntrospection"> & Partial<Pick<Config, "resilience">>;
 }
 
 export interface RegapiApp {
   app: Express;
-  /** Marks the app as draining (readiness turns 503) and stops in-app servers such as Apollo. */
+  /** Marks the app as draining: readiness turns 503 and every answer carries `Connection: close`. */
+  drain(): void;
+  /** Stops in-app servers such as Apollo; call once no request is in flight. */
   stop(): Promise<void>;
 }
 
@@ -29,7 +32,14 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   app.disable("x-powered-by");
   app.use(requestId);
   app.use(accessLog(deps.logger));
-  app.use(healthRouter(deps.dataSource, () => shuttingDown));
+  const resilience = deps.config.resilience ?? DEFAULT_RESILIENCE;
+  configureRetryAfter(resilience.retryAfterSeconds);
+  // While draining, every answer closes its connection, so keep-alive clients reconnect elsewhere.
+  app.use((_req, res, next) => {
+    if (shuttingDown) res.setHeader("Connection", "close");
+    next();
+  });
+  app.use(healthRouter(deps.dataSource, () => shuttingDown, resilience.readinessTimeoutMs));
   app.use("/reg/api2", legacyRestRouter(deps));
   const graphql = await mountGraphql(app, deps);
 
@@ -43,6 +53,9 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
 
   return {
     app,
+    drain() {
+      shuttingDown = true;
+    },
     async stop() {
       shuttingDown = true;
       await graphql.stop();

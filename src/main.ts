@@ -3,27 +3,38 @@ import type { Server } from "node:http";
 import { ConfigError, redactUrl } from "./config/config";
 import { getConfig } from "./config/runtime-config";
 
-const SHUTDOWN_GRACE_MS = 10_000;
+/** One line on stderr and exit 1: what a person starting the service needs, without a stack. */
+function fail(message: string): never {
+  process.stderr.write(`regapi: ${message}\n`);
+  process.exit(1);
+}
 
 async function main(): Promise<void> {
   let config;
   try {
     config = getConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`regapi: invalid configuration: ${error.message}\n`);
-      process.exit(1);
-    }
+    if (error instanceof ConfigError) fail(`invalid configuration: ${error.message}`);
     throw error;
   }
   // Imported after the configuration is known to be valid: ormconfig builds the DataSource from it.
   const { createLogger } = await import("./http/logger");
   const { dataSource } = await import("../ormconfig");
   const { prepareDatabase } = await import("./db/bootstrap");
+  const { connectionFailureCause } = await import("./db/database-failure");
+  const { stopAccepting } = await import("./http/drain");
   const { createApp } = await import("./app");
+  const limits = config.resilience;
 
   const logger = createLogger(config.logLevel);
   logger.info({ database: redactUrl(config.databaseUrl) }, "starting");
+  try {
+    await dataSource.initialize();
+  } catch (error) {
+    fail(
+      `cannot connect to the database at DATABASE_URL=${redactUrl(config.databaseUrl)}: ${connectionFailureCause(error)}`,
+    );
+  }
   await prepareDatabase(dataSource, config, logger);
   const regapi = await createApp({ dataSource, logger, config });
 
@@ -33,29 +44,33 @@ async function main(): Promise<void> {
     const port = typeof address === "object" && address ? address.port : config.port;
     logger.info({ url: `http://${config.host}:${port}`, port }, "listening");
   });
+  server.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EADDRINUSE") fail(`port ${config.port} is in use (HOST=${config.host}); choose another PORT`);
+    if (error.code === "EACCES") fail(`not allowed to listen on port ${config.port}; choose a PORT above 1023`);
+    fail(`cannot listen on ${config.host}:${config.port}: ${error.message}`);
+  });
+  // Slow clients (headers or body trickled) cannot hold a connection for minutes.
+  server.headersTimeout = limits.httpHeadersTimeoutMs;
+  server.requestTimeout = limits.httpRequestTimeoutMs;
 
   let stopping = false;
+  // Order: stop accepting → answer every accepted request (and any arriving on an open
+  // connection) with Connection: close → stop Apollo and workers → close the pool → exit 0.
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, "shutting down: no new connections, finishing in-flight requests");
     const force = setTimeout(() => {
-      logger.error("shutdown grace period over; exiting");
+      logger.error({ graceMs: limits.shutdownGraceMs }, "shutdown grace period over; exiting");
       process.exit(1);
-    }, SHUTDOWN_GRACE_MS);
+    }, limits.shutdownGraceMs);
     force.unref();
+    regapi.drain();
+    await stopAccepting(server, limits.shutdownIdleMs);
     await regapi.stop();
-    // A keep-alive connection becomes idle once its in-flight request is answered; close it then
-    // rather than after the keep-alive timeout (5 s).
-    const closeIdle = setInterval(() => server.closeIdleConnections(), 100);
-    closeIdle.unref();
-    server.close(async () => {
-      clearInterval(closeIdle);
-      await dataSource.destroy();
-      logger.info("stopped");
-      process.exit(0);
-    });
-    server.closeIdleConnections();
+    await dataSource.destroy();
+    logger.info("stopped");
+    process.exit(0);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -20,7 +20,47 @@ export interface Config {
   readonly logLevel: LogLevel;
   readonly demo: boolean;
   readonly graphqlIntrospection: boolean;
+  readonly resilience: ResilienceConfig;
 }
+
+/** Overload, timeout and shutdown limits (docs/resilience.md explains each). */
+export interface ResilienceConfig {
+  /** MySQL/MariaDB connections in the pool. */
+  readonly dbPoolSize: number;
+  /** Requests that may wait for a pooled connection; more are refused at once (503). */
+  readonly dbQueueLimit: number;
+  /** Longest wait for a pooled connection before the request is answered 503. */
+  readonly dbAcquireTimeoutMs: number;
+  /** Longest run of one SQL statement (server-side limit, and a client-side one just after it); 0 = none. */
+  readonly dbQueryTimeoutMs: number;
+  /** Longest time /readyz waits for the database before answering 503. */
+  readonly readinessTimeoutMs: number;
+  /** Seconds a client is told to wait (Retry-After) when refused for overload or database trouble. */
+  readonly retryAfterSeconds: number;
+  /** Time from SIGTERM to a forced exit 1. */
+  readonly shutdownGraceMs: number;
+  /** While draining, how long an idle open connection may still bring a request before it is closed. */
+  readonly shutdownIdleMs: number;
+  /** Node's headersTimeout and requestTimeout: slow clients cannot hold a connection longer. */
+  readonly httpHeadersTimeoutMs: number;
+  readonly httpRequestTimeoutMs: number;
+  /** Deepest nesting of arrays and objects accepted in a JSON body. */
+  readonly jsonMaxDepth: number;
+}
+
+export const DEFAULT_RESILIENCE: ResilienceConfig = Object.freeze({
+  dbPoolSize: 10,
+  dbQueueLimit: 200,
+  dbAcquireTimeoutMs: 3000,
+  dbQueryTimeoutMs: 4000,
+  readinessTimeoutMs: 1500,
+  retryAfterSeconds: 2,
+  shutdownGraceMs: 10_000,
+  shutdownIdleMs: 500,
+  httpHeadersTimeoutMs: 10_000,
+  httpRequestTimeoutMs: 30_000,
+  jsonMaxDepth: 64,
+});
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -123,6 +163,17 @@ const envSchema = z.object({
     }),
   DEMO: booleanWord("DEMO").default(true),
   GRAPHQL_INTROSPECTION: booleanWord("GRAPHQL_INTROSPECTION").default(true),
+  DB_POOL_SIZE: integerInRange("DB_POOL_SIZE", 1, 1000).optional(),
+  DB_QUEUE_LIMIT: integerInRange("DB_QUEUE_LIMIT", 1, 100_000).optional(),
+  DB_ACQUIRE_TIMEOUT_MS: integerInRange("DB_ACQUIRE_TIMEOUT_MS", 1, 600_000).optional(),
+  DB_QUERY_TIMEOUT_MS: integerInRange("DB_QUERY_TIMEOUT_MS", 0, 3_600_000).optional(),
+  READINESS_TIMEOUT_MS: integerInRange("READINESS_TIMEOUT_MS", 1, 60_000).optional(),
+  RETRY_AFTER_SECONDS: integerInRange("RETRY_AFTER_SECONDS", 1, 3600).optional(),
+  SHUTDOWN_GRACE_MS: integerInRange("SHUTDOWN_GRACE_MS", 100, 600_000).optional(),
+  SHUTDOWN_IDLE_MS: integerInRange("SHUTDOWN_IDLE_MS", 0, 60_000).optional(),
+  HTTP_HEADERS_TIMEOUT_MS: integerInRange("HTTP_HEADERS_TIMEOUT_MS", 1000, 600_000).optional(),
+  HTTP_REQUEST_TIMEOUT_MS: integerInRange("HTTP_REQUEST_TIMEOUT_MS", 1000, 3_600_000).optional(),
+  JSON_MAX_DEPTH: integerInRange("JSON_MAX_DEPTH", 2, 1000).optional(),
 });
 
 /** Reads and validates the environment. Throws ConfigError naming the first bad variable. */
@@ -147,5 +198,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: values.LOG_LEVEL as LogLevel,
     demo: values.DEMO,
     graphqlIntrospection: values.GRAPHQL_INTROSPECTION,
+    resilience: Object.freeze({
+      dbPoolSize: values.DB_POOL_SIZE ?? DEFAULT_RESILIENCE.dbPoolSize,
+      dbQueueLimit: values.DB_QUEUE_LIMIT ?? DEFAULT_RESILIENCE.dbQueueLimit,
+      dbAcquireTimeoutMs: values.DB_ACQUIRE_TIMEOUT_MS ?? DEFAULT_RESILIENCE.dbAcquireTimeoutMs,
+      dbQueryTimeoutMs: values.DB_QUERY_TIMEOUT_MS ?? DEFAULT_RESILIENCE.dbQueryTimeoutMs,
+      readinessTimeoutMs: values.READINESS_TIMEOUT_MS ?? DEFAULT_RESILIENCE.readinessTimeoutMs,
+      retryAfterSeconds: values.RETRY_AFTER_SECONDS ?? DEFAULT_RESILIENCE.retryAfterSeconds,
+      shutdownGraceMs: values.SHUTDOWN_GRACE_MS ?? DEFAULT_RESILIENCE.shutdownGraceMs,
+      shutdownIdleMs: values.SHUTDOWN_IDLE_MS ?? DEFAULT_RESILIENCE.shutdownIdleMs,
+      httpHeadersTimeoutMs: values.HTTP_HEADERS_TIMEOUT_MS ?? DEFAULT_RESILIENCE.httpHeadersTimeoutMs,
+      httpRequestTimeoutMs: values.HTTP_REQUEST_TIMEOUT_MS ?? DEFAULT_RESILIENCE.httpRequestTimeoutMs,
+      jsonMaxDepth: values.JSON_MAX_DEPTH ?? DEFAULT_RESILIENCE.jsonMaxDepth,
+    }),
   });
 }

@@ -1,14 +1,17 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { DataSourceOptions } from "typeorm";
-import type { DatabaseConfig } from "../config/config";
+import { DEFAULT_RESILIENCE, type DatabaseConfig } from "../config/config";
 import { ENTITIES } from "../entities";
 import { MIGRATIONS } from "../migrations";
+import { mysqlLimitOptions, type DatabaseLimits } from "./pool-guard";
 import { CountingSqlLogger } from "./sql-counter";
 import { SnakeNamingStrategy } from "./snake-naming.strategy";
 
 export interface DataSourceExtras {
   logger?: CountingSqlLogger;
+  /** Pool size, queue bound and timeouts (MySQL/MariaDB); the defaults of config.ts when absent. */
+  limits?: DatabaseLimits;
 }
 
 /**
@@ -50,6 +53,6 @@ export function buildDataSourceOptions(database: DatabaseConfig, extras: DataSou
     synchronize: false,
     migrations: MIGRATIONS,
     migrationsTransactionMode: "each",
-    extra: { connectionLimit: 10, queueLimit: 200, connectTimeout: 5000 },
+    ...mysqlLimitOptions(database, extras.limits ?? DEFAULT_RESILIENCE),
   };
 }

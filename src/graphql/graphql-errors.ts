@@ -8,6 +8,7 @@ import type { Logger } from "../http/logger";
 import { httpStatusOf, toDomainError } from "../rest/legacy-errors";
 import type { GraphqlContext } from "./context";
 import { QueryLimitError, TOKEN_LIMIT_MESSAGE } from "./limits";
+import { requestLevelCode } from "./request-level-codes";
 
 /** extensions.code of each domain code: contract §3's codes, except validation (GraphQL's BAD_USER_INPUT). */
 export function graphqlCodeOf(code: ErrorCode): string {
@@ -105,6 +106,8 @@ export function presentError(error: GraphQLError, reporter: Reporter): GraphQLFo
     }
     return { message: error.message, ...where, extensions: { code } };
   }
+  const requestCode = requestLevelCode(error, original, unexpected);
+  if (requestCode) return { message: error.message, ...where, extensions: { code: requestCode } };
   const masked = toDomainError(original instanceof Error ? original : error, reporter.log, reporter.requestId);
   return { message: masked.message, ...where, extensions: { code: graphqlCodeOf(masked.code) } };
 }

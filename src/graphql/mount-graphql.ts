@@ -1,31 +1,28 @@
 import { ApolloServer } from "@apollo/server";
 import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
+
+import type express from "express";
+import type { ErrorRequestHandler, Express, RequestHandler } from "express";
 import type { AppDependencies } from "../app";
+import { DEFAULT_RESILIENCE } from "../config/config";
+import { bodyRefusalOf, jsonBody } from "../http/body-hygiene";
 import { authGatePlugin } from "./auth-gate.plugin";
 import { createGraphqlContext, type GraphqlContext } from "./context";
 import { explorerRouter, wantsExplorer } from "./explorer/explorer-router";
 import { errorPresentationPlugin, formatErrorWith } from "./graphql-errors";
 import { armorProtection, GRAPHQL_LIMITS } from "./limits";
 import { buildGraphqlSchema } from "./schema";
+import { unavailablePlugin } from "./unavailable.plugin";
 
 function requestLevelError(res: express.Response, status: number, code: string, message: string): void {
   res.status(status).json({ errors: [{ message, extensions: { code } }] });
 }
 
-// Body-parser failures on /graphql answer in the GraphQL error shape, with contract §1's codes.
-const bodyErrors: ErrorRequestHandler = (error: { type?: string }, _req, res, next) => {
-  if (error?.type === "entity.parse.failed")
-    return requestLevelError(res, 400, "INVALID_JSON", "The request body is not valid JSON.");
-  if (error?.type === "entity.too.large") {
-    return requestLevelError(
-      res,
-      413,
-      "PAYLOAD_TOO_LARGE",
-      `The request body is larger than ${GRAPHQL_LIMITS.bodyBytes.toUpperCase()}.`,
-    );
-  }
+// Body-reading failures on /graphql answer in the GraphQL error shape, with contract §1's codes.
+const bodyErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
+  const refusal = bodyRefusalOf(error, GRAPHQL_LIMITS.bodyBytes.toUpperCase());
+  if (refusal) return requestLevelError(res, refusal.status, refusal.code, refusal.message);
   next(error);
 };
 
@@ -50,7 +47,13 @@ export async function mountGraphql(app: Express, deps: AppDependencies): Promise
     stopOnTerminationSignals: false,
     parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
     validationRules: armor.validationRules,
-    plugins: [...armor.plugins, authGatePlugin, errorPresentationPlugin, ApolloServerPluginLandingPageDisabled()],
+    plugins: [
+      ...armor.plugins,
+      authGatePlugin,
+      errorPresentationPlugin,
+      unavailablePlugin,
+      ApolloServerPluginLandingPageDisabled(),
+    ],
     formatError: formatErrorWith(deps.logger),
     logger: deps.logger,
   });
@@ -60,7 +63,11 @@ export async function mountGraphql(app: Express, deps: AppDependencies): Promise
   app.get("/graphql", (req, res, next) => (wantsExplorer(req) ? res.redirect(302, "/explorer") : next()));
   app.use(
     "/graphql",
-    express.json({ limit: GRAPHQL_LIMITS.bodyBytes }),
+    ...jsonBody({
+      limit: GRAPHQL_LIMITS.bodyBytes,
+      maxDepth: deps.config.resilience?.jsonMaxDepth ?? DEFAULT_RESILIENCE.jsonMaxDepth,
+      strict: true,
+    }),
     bodyErrors,
     bodyPresent,
     expressMiddleware(server, { context: ({ req }) => createGraphqlContext(deps, req) }),

@@ -1,6 +1,8 @@
 import type { Response } from "express";
 import { assertUnreachable, DomainError, type ErrorCode } from "../domain/errors";
+import { connectionFailureCause, DATABASE_FAILURE_MESSAGES, databaseFailureOf } from "../db/database-failure";
 import type { Logger } from "../http/logger";
+import { retryAfterOnUnavailable } from "../http/overload";
 
 /** HTTP status of each error code on the legacy REST interface (contract §3). */
 export function httpStatusOf(code: ErrorCode): number {
@@ -36,19 +38,15 @@ export function httpStatusOf(code: ErrorCode): number {
   }
 }
 
-// Driver texts that mean "the database cannot be reached", not "this request is wrong": network
-// failures, a closed pool or DataSource (TypeORM, mysql2), a closed or unopenable SQLite file,
-// a server shutting down, a dropped database.
-const DB_DOWN =
-  /ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|PROTOCOL_CONNECTION_LOST|ETIMEDOUT|Pool is closed|Connection lost|ER_CON_COUNT_ERROR|ER_SERVER_SHUTDOWN|ER_BAD_DB_ERROR|Connection is not established|database connection is not open|SQLITE_CANTOPEN|SQLITE_IOERR/;
-
 /** Any thrown value as a DomainError; unexpected ones are masked (the log keeps the detail). */
 export function toDomainError(error: unknown, log: Logger, requestId: string): DomainError {
   if (error instanceof DomainError) return error;
-  const text = error instanceof Error ? `${error.message} ${(error as { code?: string }).code ?? ""}` : String(error);
+  const failure = databaseFailureOf(error);
+  if (failure) {
+    log.warn({ requestId, failure, cause: connectionFailureCause(error) }, "database trouble; answered 503");
+    return new DomainError("SERVICE_UNAVAILABLE", DATABASE_FAILURE_MESSAGES[failure]);
+  }
   log.error({ err: error, requestId }, "unexpected error");
-  if (DB_DOWN.test(text))
-    return new DomainError("SERVICE_UNAVAILABLE", "The database is unavailable; try again shortly.");
   return new DomainError("INTERNAL", `Internal error; quote request id ${requestId} when reporting it.`);
 }
 
@@ -89,5 +87,6 @@ export function sendLegacyError(res: Response, error: DomainError, requestId: st
   if (error.details.problems?.length) body.errors = error.details.problems;
   Object.assign(body, error.details.extra ?? {});
   body.request_id = requestId;
+  retryAfterOnUnavailable(res, error.code);
   res.status(httpStatusOf(error.code)).json(body);
 }

@@ -1,14 +1,17 @@
-import express, { Router, type ErrorRequestHandler, type RequestHandler } from "express";
+import { Router, type ErrorRequestHandler, type RequestHandler } from "express";
 import type { AppDependencies } from "../app";
 import { authenticate } from "../auth/authenticate";
 import { createRequestContext } from "../domain/context";
 import { DomainError, validationFailed } from "../domain/errors";
 import type { ActionTable } from "./envelope/action-table";
 import { commonEnvelope, isJsonObject, parseEnvelope } from "./envelope/envelope";
-import { fromBodyParserError, sendLegacyError, toDomainError } from "./legacy-errors";
+import { sendLegacyError, toDomainError } from "./legacy-errors";
+import { DEFAULT_RESILIENCE } from "../config/config";
+import { bodyRefusalOf, jsonBody } from "../http/body-hygiene";
 import { projectsActions } from "./projects/projects.actions";
 import { statusesActions } from "./statuses/statuses.actions";
 import { usersActions } from "./users/users.actions";
+import { clientValue } from "../shared/client-value";
 
 /** Largest accepted body: 1 MiB (body-parser reads "1mb" as 1 048 576 bytes). */
 export const BODY_LIMIT = "1mb";
@@ -40,22 +43,21 @@ export function legacyRestRouter(deps: AppDependencies): Router {
   };
   // The content type is checked before (onlyJson), so the parser reads every body it is handed;
   // not strict, so a JSON scalar reaches the envelope check and gets VALIDATION_FAILED.
-  const jsonBody = express.json({ limit: BODY_LIMIT, strict: false, type: () => true });
+  const body = jsonBody({
+    limit: BODY_LIMIT,
+    maxDepth: deps.config.resilience?.jsonMaxDepth ?? DEFAULT_RESILIENCE.jsonMaxDepth,
+    strict: false,
+    type: () => true,
+  });
   const router = Router();
   for (const [endpoint, actions] of Object.entries(endpoints)) {
-    router.all(`/${endpoint}`, onlyPost(endpoint), onlyJson, jsonBody, dispatch(deps, endpoint, actions));
+    router.all(`/${endpoint}`, onlyPost(endpoint), onlyJson, ...body, dispatch(deps, endpoint, actions));
   }
   router.use(transportErrors(deps));
   return router;
 }
 
 const endpointPath = (endpoint: string) => `/reg/api2/${endpoint}/`;
-
-/** A client value in a message: JSON, cut short so a huge input is not echoed back. */
-function shown(value: string, max = 60): string {
-  const text = JSON.stringify(value);
-  return text.length <= max ? text : `${text.slice(0, max - 4)}…"`;
-}
 
 function onlyPost(endpoint: string): RequestHandler {
   return (req, res, next) => {
@@ -75,7 +77,7 @@ function onlyPost(endpoint: string): RequestHandler {
 const onlyJson: RequestHandler = (req, res, next) => {
   const mediaType = (req.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
   if (mediaType === "application/json") return next();
-  const got = mediaType ? `Content-Type ${shown(mediaType)}` : "no Content-Type";
+  const got = mediaType ? `Content-Type ${clientValue(mediaType)}` : "no Content-Type";
   sendLegacyError(
     res,
     new DomainError(
@@ -111,15 +113,17 @@ function dispatch(deps: AppDependencies, endpoint: string, actions: ActionTable)
 function unknownAction(endpoint: string, name: string, valid: string[]): DomainError {
   const validText = valid.length > 0 ? valid.join(", ") : "(none yet)";
   const message = LEGACY_ACTIONS_NOT_BUILT[endpoint]?.includes(name)
-    ? `Action ${shown(name)} is not implemented by this server yet; valid actions on ${endpointPath(endpoint)}: ${validText}.`
-    : `Unknown action ${shown(name)}; valid actions on ${endpointPath(endpoint)}: ${validText}.`;
+    ? `Action ${clientValue(name)} is not implemented by this server yet; valid actions on ${endpointPath(endpoint)}: ${validText}.`
+    : `Unknown action ${clientValue(name)}; valid actions on ${endpointPath(endpoint)}: ${validText}.`;
   return new DomainError("UNKNOWN_ACTION", message);
 }
 
 function transportErrors(deps: AppDependencies): ErrorRequestHandler {
   return (error, req, res, _next) => {
-    const mapped =
-      fromBodyParserError(error, BODY_LIMIT_TEXT) ?? toDomainError(error, req.log ?? deps.logger, req.requestId);
+    const refusal = bodyRefusalOf(error, BODY_LIMIT_TEXT);
+    const mapped = refusal
+      ? new DomainError(refusal.code, refusal.message)
+      : toDomainError(error, req.log ?? deps.logger, req.requestId);
     sendLegacyError(res, mapped, req.requestId);
   };
 }

@@ -1,4 +1,11 @@
-import { ConfigError, DEFAULT_DATABASE_URL, loadConfig, parseDatabaseUrl, redactUrl } from "../../src/config/config";
+import {
+  ConfigError,
+  DEFAULT_DATABASE_URL,
+  DEFAULT_RESILIENCE,
+  loadConfig,
+  parseDatabaseUrl,
+  redactUrl,
+} from "../../src/config/config";
 
 /** The ConfigError thrown for `env`, or a failure when the environment is accepted. */
 function refusal(env: NodeJS.ProcessEnv): ConfigError {
@@ -21,6 +28,7 @@ describe("configuration", () => {
       logLevel: "info",
       demo: true,
       graphqlIntrospection: true,
+      resilience: DEFAULT_RESILIENCE,
     });
   });
 

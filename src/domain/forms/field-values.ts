@@ -1,5 +1,6 @@
 import type { EntityManager } from "typeorm";
 import { FieldValue } from "../../entities";
+import { clientValue } from "../../shared/client-value";
 import { isEmailAddress } from "../../shared/email";
 import { answerIsEmpty, decodeAnswer } from "./field-value-codec";
 import { interpretFieldInput } from "./field-input";
@@ -42,7 +43,7 @@ export interface SavedValues {
   person: PersonAttributes;
 }
 
-const quote = (value: string) => JSON.stringify(value);
+const quote = (value: string) => clientValue(value);
 
 export async function saveFieldValues(
   em: EntityManager,

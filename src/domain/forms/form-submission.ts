@@ -10,6 +10,7 @@ import {
   type MandatoryFieldState,
   type RegisteredForm,
 } from "./form-queries";
+import { clientValue } from "../../shared/client-value";
 
 // Submitting forms (contract §4, §5; seed §3). A submission after saving values behaves like a
 // browser: it goes through only when every mandatory field of the form holds a value, then
@@ -134,7 +135,7 @@ export async function markFormsComplete(
       formId: sent,
       reason:
         formId === null
-          ? `${JSON.stringify(sent)} is not a form id.`
+          ? `${clientValue(sent)} is not a form id.`
           : projectForms.has(formId)
             ? `Form ${formId} is not in the form set of user ${cloginId}.`
             : `Form ${formId} is not a form of project ${settings.projectId}.`,

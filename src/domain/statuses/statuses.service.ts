@@ -1,5 +1,6 @@
 import type { EntityManager } from "typeorm";
 import { Status } from "../../entities";
+import { clientValue } from "../../shared/client-value";
 import { isUniqueViolation } from "../../db/unique-violation";
 import type { RequestContext } from "../context";
 import { conflict, validationFailed, type MemberProblem } from "../errors";
@@ -59,7 +60,7 @@ export function checkStatusDraft(draft: Omit<StatusDraft, "groupId">): CheckedSt
   if (draft.name === undefined || draft.name === null) {
     problems.push({ path: PATHS.name, message: "is required" });
   } else if (typeof draft.name !== "string") {
-    problems.push({ path: PATHS.name, message: `must be a string, got ${shown(draft.name)}` });
+    problems.push({ path: PATHS.name, message: `must be a string, got ${clientValue(draft.name)}` });
   } else {
     name = draft.name.trim();
     // Code points, not UTF-16 units: the column holds 100 characters, an emoji being one.
@@ -77,26 +78,23 @@ export function checkStatusDraft(draft: Omit<StatusDraft, "groupId">): CheckedSt
   if (draft.color === undefined || draft.color === null) {
     problems.push({ path: PATHS.color, message: "is required" });
   } else if (typeof draft.color !== "string" || !COLOR.test(draft.color)) {
-    problems.push({ path: PATHS.color, message: `must be a colour of the form #RRGGBB, got ${shown(draft.color)}` });
+    problems.push({
+      path: PATHS.color,
+      message: `must be a colour of the form #RRGGBB, got ${clientValue(draft.color)}`,
+    });
   } else {
     color = draft.color.toUpperCase();
   }
 
   const isExcluded = excludedFlag(draft.isExcluded);
   if (isExcluded === null) {
-    problems.push({ path: PATHS.isExcluded, message: `must be 0 or 1, got ${shown(draft.isExcluded)}` });
+    problems.push({ path: PATHS.isExcluded, message: `must be 0 or 1, got ${clientValue(draft.isExcluded)}` });
   }
 
   if (problems.length > 0) {
     throw validationFailed(`Invalid status: ${problems.map((p) => `${p.path} ${p.message}`).join("; ")}.`, problems);
   }
   return { name, nameKey: name.toLowerCase(), color, isExcluded: isExcluded! };
-}
-
-/** A client value in a message: JSON, cut short so a huge input is not echoed back. */
-function shown(value: unknown, max = 40): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
 function excludedFlag(value: unknown): boolean | null {

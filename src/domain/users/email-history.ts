@@ -1,5 +1,6 @@
 import type { EntityManager } from "typeorm";
 import type { AdminLevel, EmailRecord } from "../../entities";
+import { clientValue } from "../../shared/client-value";
 import { invalidAddresses, isEmailAddress } from "../../shared/email";
 import { DomainError, type MemberProblem } from "../errors";
 import { MAX_VALUE_BYTES } from "../forms/field-input";
@@ -30,7 +31,7 @@ export function emailListProblems(emails: readonly EmailInput[]): MemberProblem[
     else if (!isEmailAddress(from))
       problems.push({
         path: path(index, "from"),
-        message: `${path(index, "from")} ${JSON.stringify(from)} is not a valid email address.`,
+        message: `${path(index, "from")} ${clientValue(from)} is not a valid email address.`,
       });
     const lists: [string, string | null | undefined, boolean][] = [
       ["to", email.to, true],
@@ -45,7 +46,7 @@ export function emailListProblems(emails: readonly EmailInput[]): MemberProblem[
       }
       const invalid = invalidAddresses(value);
       if (invalid.length > 0) {
-        const shown = invalid.map((entry) => JSON.stringify(entry)).join(", ");
+        const shown = invalid.map((entry) => clientValue(entry)).join(", ");
         problems.push({
           path: path(index, member),
           message: `${path(index, member)} holds ${invalid.length === 1 ? "an invalid address" : "invalid addresses"}: ${shown}.`,

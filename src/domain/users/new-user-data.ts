@@ -1,6 +1,7 @@
 import type { MemberProblem } from "../errors";
 import { isEmailAddress } from "../../shared/email";
 import type { CreateUserCommand } from "./user-commands";
+import { clientValue } from "../../shared/client-value";
 
 // The person data of `create` (contract §7): checked before anything is hashed or written.
 
@@ -47,7 +48,7 @@ export function readPersonData(
   } else if (!isEmailAddress(data.mainEmail)) {
     problems.push({
       path: "doc.main_email",
-      message: `doc.main_email ${JSON.stringify(data.mainEmail)} is not a valid email address.`,
+      message: `doc.main_email ${clientValue(data.mainEmail)} is not a valid email address.`,
     });
   }
   if (newPerson) {

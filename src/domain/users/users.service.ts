@@ -22,6 +22,7 @@ import type {
   UserOutcome,
 } from "./user-commands";
 import { loadUserSummaries } from "./user-summary";
+import { clientValue } from "../../shared/client-value";
 
 // The users operations shared by the legacy REST envelope and GraphQL. Each resolves the group
 // first (FORBIDDEN before anything else), runs in one transaction and returns the refreshed
@@ -165,8 +166,7 @@ export async function createUser(ctx: RequestContext, cmd: CreateUserCommand): P
         `SELECT id FROM person WHERE organization_id = ? AND LOWER(username) = ?`,
         [organizationId, username.toLowerCase()],
       );
-      if (taken.length > 0)
-        throw conflict(`Username ${JSON.stringify(username)} is already used in your organization.`);
+      if (taken.length > 0) throw conflict(`Username ${clientValue(username)} is already used in your organization.`);
       try {
         const inserted = await em.insert(Person, {
           organizationId,
@@ -180,7 +180,7 @@ export async function createUser(ctx: RequestContext, cmd: CreateUserCommand): P
         cloginId = Number(inserted.identifiers[0].id);
       } catch (error) {
         if (isUniqueViolation(error))
-          throw conflict(`Username ${JSON.stringify(username)} is already used in your organization.`);
+          throw conflict(`Username ${clientValue(username)} is already used in your organization.`);
         throw error;
       }
       mainEmail = data.mainEmail;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { clientValue } from "../../shared/client-value";
 
 // Envelope members shared by every action. Integer members accept JSON integers or strings of
 // digits (legacy clients often send strings, and the API itself returns ids as strings).
@@ -19,7 +20,7 @@ export const wireInteger = z.unknown().transform((value, ctx) => {
   }
   const parsed = toWireInteger(value);
   if (parsed === null) {
-    ctx.addIssue({ code: "custom", message: `must be an integer or a string of digits, got ${JSON.stringify(value)}` });
+    ctx.addIssue({ code: "custom", message: `must be an integer or a string of digits, got ${clientValue(value)}` });
     return z.NEVER;
   }
   return parsed;
@@ -30,7 +31,7 @@ export const optionalWireInteger = z.unknown().transform((value, ctx) => {
   if (value === undefined || value === null) return null;
   const parsed = toWireInteger(value);
   if (parsed === null) {
-    ctx.addIssue({ code: "custom", message: `must be an integer or a string of digits, got ${JSON.stringify(value)}` });
+    ctx.addIssue({ code: "custom", message: `must be an integer or a string of digits, got ${clientValue(value)}` });
     return z.NEVER;
   }
   return parsed;

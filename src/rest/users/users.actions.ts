@@ -6,6 +6,7 @@ import { defineAction, type ActionTable } from "../envelope/action-table";
 import { optionalWireInteger, toWireInteger, wireDoc, wireFlag, wireInteger } from "../envelope/members";
 import { refusedOutsideUpdate } from "../envelope/refused-members";
 import { presentMetaInfo, presentUserInfo } from "../presenters/user-envelope";
+import { clientValue } from "../../shared/client-value";
 
 // POST /reg/api2/users/ actions create, update and add_email (seed §4.1–4.3, contract §4–§7).
 // Each handler maps the envelope to one domain command, makes one call and presents the legacy
@@ -22,7 +23,7 @@ const createCloginId = z.unknown().transform((value, ctx) => {
   if (id === null) {
     ctx.addIssue({
       code: "custom",
-      message: `must be false (a new user) or the clogin_id of a user of your organization, got ${JSON.stringify(value)}`,
+      message: `must be false (a new user) or the clogin_id of a user of your organization, got ${clientValue(value)}`,
     });
     return z.NEVER;
   }
@@ -36,7 +37,7 @@ const markFormsComplete = z.unknown().transform((value, ctx): FormSelection | nu
   if (Array.isArray(value)) return { formIds: value };
   ctx.addIssue({
     code: "custom",
-    message: `must be an array of form ids or the string "all", got ${JSON.stringify(value)}`,
+    message: `must be an array of form ids or the string "all", got ${clientValue(value)}`,
   });
   return z.NEVER;
 });
