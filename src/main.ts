@@ -1,5 +1,6 @@
 import "reflect-metadata";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
+import type { DataSource } from "typeorm";
 import { ConfigError, redactUrl } from "./config/config";
 import { getConfig } from "./config/runtime-config";
 
@@ -19,7 +20,6 @@ async function main(): Promise<void> {
   }
   // Imported after the configuration is known to be valid: ormconfig builds the DataSource from it.
   const { createLogger } = await import("./http/logger");
-  const { dataSource } = await import("../ormconfig");
   const { prepareDatabase } = await import("./db/bootstrap");
   const { connectionFailureCause } = await import("./db/database-failure");
   const { stopAccepting } = await import("./http/drain");
@@ -28,7 +28,10 @@ async function main(): Promise<void> {
 
   const logger = createLogger(config.logLevel);
   logger.info({ database: redactUrl(config.databaseUrl) }, "starting");
+  let dataSource: DataSource;
   try {
+    // ormconfig builds the DataSource (creating an SQLite file's folder); both can fail as a connection does.
+    ({ dataSource } = await import("../ormconfig"));
     await dataSource.initialize();
   } catch (error) {
     fail(
@@ -38,7 +41,10 @@ async function main(): Promise<void> {
   await prepareDatabase(dataSource, config, logger);
   const regapi = await createApp({ dataSource, logger, config });
 
-  const server: Server = regapi.app.listen(config.port, config.host, () => {
+  // Not app.listen: Express 5 calls its callback on a listen error too, which would log "listening".
+  const server: Server = createServer(regapi.app);
+  server.listen(config.port, config.host);
+  server.once("listening", () => {
     // The bound port, not the configured one: PORT=0 picks a free port (tests rely on it).
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : config.port;
