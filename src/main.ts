@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const { createLogger } = await import("./http/logger");
   const { prepareDatabase } = await import("./db/bootstrap");
   const { connectionFailureCause } = await import("./db/database-failure");
-  const { stopAccepting } = await import("./http/drain");
+  const { trackConnections } = await import("./http/drain");
   const { createApp } = await import("./app");
   const limits = config.resilience;
 
@@ -43,6 +43,7 @@ async function main(): Promise<void> {
 
   // Not app.listen: Express 5 calls its callback on a listen error too, which would log "listening".
   const server: Server = createServer(regapi.app);
+  const connections = trackConnections(server);
   server.listen(config.port, config.host);
   server.once("listening", () => {
     // The bound port, not the configured one: PORT=0 picks a free port (tests rely on it).
@@ -60,8 +61,9 @@ async function main(): Promise<void> {
   server.requestTimeout = limits.httpRequestTimeoutMs;
 
   let stopping = false;
-  // Order: stop accepting → answer every accepted request (and any arriving on an open
-  // connection) with Connection: close → stop Apollo and workers → close the pool → exit 0.
+  // Order: answer everything with Connection: close → stop accepting (after a short window, so
+  // connections the kernel already accepted are served, not reset) → close each connection once
+  // quiet → stop Apollo and workers → close the pool → exit 0.
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -72,7 +74,7 @@ async function main(): Promise<void> {
     }, limits.shutdownGraceMs);
     force.unref();
     regapi.drain();
-    await stopAccepting(server, limits.shutdownIdleMs);
+    await connections.drain(limits.shutdownIdleMs);
     await regapi.stop();
     await dataSource.destroy();
     logger.info("stopped");

@@ -1,21 +1,58 @@
 import type { Server } from "node:http";
-import net from "node:net";
+import net, { type Socket } from "node:net";
+
+interface ConnectionState {
+  /** Requests read on this connection whose answer is not finished. */
+  inProgress: number;
+  /** bytesRead when the connection last became quiet (accepted, or its last answer finished). */
+  bytesAtQuiet: number;
+  quietSince: number;
+}
 
 /**
- * Stops accepting connections and resolves once every open connection has closed.
- *
- * http.Server#close would also close idle connections at once, including ones accepted a moment
- * ago whose request is still on the wire (their clients saw ECONNRESET). Instead, open
- * connections keep `idleMs` to bring a request, which is answered (with `Connection: close`, set
- * by the app while draining); connections still idle after that are closed.
+ * Graceful draining of an HTTP server without dropping requests. http.Server#close closes idle
+ * connections at once, including ones accepted a moment ago whose request is still on the wire,
+ * and closing the listener resets connections the kernel accepted but Node had not yet taken
+ * (clients saw ECONNRESET). So, on `drain(windowMs)`:
+ * 1. the listener keeps accepting for `windowMs` (the app answers with `Connection: close`);
+ * 2. then it stops accepting; a connection is closed once nothing is in progress on it, no new
+ *    byte has arrived since it became quiet, and it has been quiet for `windowMs`;
+ * 3. it resolves when every connection has closed.
+ * Install before listening, so every connection is seen.
  */
-export function stopAccepting(server: Server, idleMs: number): Promise<void> {
-  const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
-  let sweep: NodeJS.Timeout;
-  const closeIdle = () => {
-    server.closeIdleConnections();
-    sweep = setTimeout(closeIdle, 100);
+export function trackConnections(server: Server): { drain(windowMs: number): Promise<void> } {
+  const connections = new Map<Socket, ConnectionState>();
+  server.on("connection", (socket: Socket) => {
+    connections.set(socket, { inProgress: 0, bytesAtQuiet: 0, quietSince: Date.now() });
+    socket.once("close", () => connections.delete(socket));
+  });
+  server.on("request", (req, res) => {
+    const state = connections.get(req.socket);
+    if (!state) return;
+    state.inProgress++;
+    res.once("close", () => {
+      state.inProgress--;
+      state.bytesAtQuiet = req.socket.bytesRead;
+      state.quietSince = Date.now();
+    });
+  });
+
+  return {
+    async drain(windowMs) {
+      await new Promise((resolve) => setTimeout(resolve, windowMs));
+      const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
+      const sweep = setInterval(() => {
+        const now = Date.now();
+        for (const [socket, state] of connections) {
+          const quiet = state.inProgress === 0 && socket.bytesRead === state.bytesAtQuiet;
+          if (quiet && now - state.quietSince >= windowMs) socket.destroy();
+        }
+      }, 50);
+      try {
+        await closed;
+      } finally {
+        clearInterval(sweep);
+      }
+    },
   };
-  sweep = setTimeout(closeIdle, idleMs);
-  return closed.finally(() => clearTimeout(sweep));
 }
