@@ -42,7 +42,8 @@ async function main(): Promise<void> {
   const regapi = await createApp({ dataSource, logger, config });
 
   // Not app.listen: Express 5 calls its callback on a listen error too, which would log "listening".
-  const server: Server = createServer(regapi.app);
+  // Node checks these timeouts every connectionsCheckingInterval (30 s by default): check each second.
+  const server: Server = createServer({ connectionsCheckingInterval: 1000 }, regapi.app);
   const connections = trackConnections(server);
   server.listen(config.port, config.host);
   server.once("listening", () => {
