@@ -41,12 +41,15 @@ export function trackConnections(server: Server): { drain(windowMs: number): Pro
     async drain(windowMs) {
       await new Promise((resolve) => setTimeout(resolve, windowMs));
       const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
+      const isQuiet = (socket: Socket, state: ConnectionState) =>
+        state.inProgress === 0 && socket.bytesRead === state.bytesAtQuiet && Date.now() - state.quietSince >= windowMs;
       const sweep = setInterval(() => {
-        const now = Date.now();
-        for (const [socket, state] of connections) {
-          const quiet = state.inProgress === 0 && socket.bytesRead === state.bytesAtQuiet;
-          if (quiet && now - state.quietSince >= windowMs) socket.destroy();
-        }
+        const candidates = [...connections].filter(([socket, state]) => isQuiet(socket, state));
+        // Timers run before the poll phase: bytes already waiting on a socket are read there, so
+        // look again after it (setImmediate) before closing anything.
+        setImmediate(() => {
+          for (const [socket, state] of candidates) if (isQuiet(socket, state)) socket.destroy();
+        });
       }, 50);
       try {
         await closed;
