@@ -1,10 +1,11 @@
 import express, { type ErrorRequestHandler, type Express } from "express";
 import type { DataSource } from "typeorm";
-import type { Config } from "./config/config";
+import { DEFAULT_RESILIENCE, type Config } from "./config/config";
 import { mountGraphql } from "./graphql/mount-graphql";
 import { accessLog } from "./http/access-log";
 import { healthRouter } from "./http/health";
 import { createMetrics } from "./http/metrics";
+import { configureRetryAfter } from "./http/overload";
 import { createRateLimiter } from "./http/rate-limit";
 import type { Logger } from "./http/logger";
 import { requestId } from "./http/request-id";
@@ -15,13 +16,19 @@ import { legacyRestRouter } from "./rest/router";
 export interface AppDependencies {
   dataSource: DataSource;
   logger: Logger;
-  /** Without `rateLimit` (in-process tests, the benchmark) no limits apply; loginTokenTtlSeconds defaults to 900. */
-  config: Pick<Config, "graphqlIntrospection"> & Partial<Pick<Config, "rateLimit" | "loginTokenTtlSeconds">>;
+  /**
+   * Without `rateLimit` (in-process tests, the benchmark) no limits apply; loginTokenTtlSeconds defaults to 900;
+   * without `resilience` the defaults of config.ts apply.
+   */
+  config: Pick<Config, "graphqlIntrospection"> &
+    Partial<Pick<Config, "rateLimit" | "loginTokenTtlSeconds" | "resilience">>;
 }
 
 export interface RegapiApp {
   app: Express;
-  /** Marks the app as draining (readiness turns 503) and stops in-app servers such as Apollo. */
+  /** Marks the app as draining: readiness turns 503 and every answer carries `Connection: close`. */
+  drain(): void;
+  /** Stops in-app servers such as Apollo; call once no request is in flight. */
   stop(): Promise<void>;
 }
 
@@ -33,8 +40,15 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   const metrics = createMetrics(deps.dataSource);
   app.use(requestId);
   app.use(accessLog(deps.logger, metrics));
+  const resilience = deps.config.resilience ?? DEFAULT_RESILIENCE;
+  configureRetryAfter(resilience.retryAfterSeconds);
+  // While draining, every answer closes its connection, so keep-alive clients reconnect elsewhere.
+  app.use((_req, res, next) => {
+    if (shuttingDown) res.setHeader("Connection", "close");
+    next();
+  });
   // Probes and the scrape come before the rate limiter: never limited.
-  app.use(healthRouter(deps.dataSource, () => shuttingDown));
+  app.use(healthRouter(deps.dataSource, () => shuttingDown, resilience.readinessTimeoutMs));
   app.use(metrics.router());
   const limiter = deps.config.rateLimit ? createRateLimiter(deps.config.rateLimit, deps.dataSource, deps.logger) : null;
   if (limiter) app.use(["/reg/api2", "/graphql"], ...limiter.handlers);
@@ -51,6 +65,9 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
 
   return {
     app,
+    drain() {
+      shuttingDown = true;
+    },
     async stop() {
       shuttingDown = true;
       await graphql.stop();

@@ -1,26 +1,30 @@
 import "reflect-metadata";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
+import type { DataSource } from "typeorm";
 import { ConfigError, redactUrl } from "./config/config";
 import { getConfig } from "./config/runtime-config";
 
-const SHUTDOWN_GRACE_MS = 10_000;
+/** One line on stderr and exit 1: what a person starting the service needs, without a stack. */
+function fail(message: string): never {
+  process.stderr.write(`regapi: ${message}\n`);
+  process.exit(1);
+}
 
 async function main(): Promise<void> {
   let config;
   try {
     config = getConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`regapi: invalid configuration: ${error.message}\n`);
-      process.exit(1);
-    }
+    if (error instanceof ConfigError) fail(`invalid configuration: ${error.message}`);
     throw error;
   }
   // Imported after the configuration is known to be valid: ormconfig builds the DataSource from it.
   const { createLogger, resolveLogFormat } = await import("./http/logger");
-  const { dataSource } = await import("../ormconfig");
   const { prepareDatabase } = await import("./db/bootstrap");
+  const { connectionFailureCause } = await import("./db/database-failure");
+  const { trackConnections } = await import("./http/drain");
   const { createApp } = await import("./app");
+  const limits = config.resilience;
 
   const logger = createLogger(
     config.logLevel,
@@ -28,38 +32,58 @@ async function main(): Promise<void> {
     resolveLogFormat(config.logFormat, process.stdout.isTTY === true),
   );
   logger.info({ database: redactUrl(config.databaseUrl) }, "starting");
+  let dataSource: DataSource;
+  try {
+    // ormconfig builds the DataSource (creating an SQLite file's folder); both can fail as a connection does.
+    ({ dataSource } = await import("../ormconfig"));
+    await dataSource.initialize();
+  } catch (error) {
+    fail(
+      `cannot connect to the database at DATABASE_URL=${redactUrl(config.databaseUrl)}: ${connectionFailureCause(error)}`,
+    );
+  }
   await prepareDatabase(dataSource, config, logger);
   const regapi = await createApp({ dataSource, logger, config });
 
-  const server: Server = regapi.app.listen(config.port, config.host, () => {
+  // Not app.listen: Express 5 calls its callback on a listen error too, which would log "listening".
+  // Node checks these timeouts every connectionsCheckingInterval (30 s by default): check each second.
+  const server: Server = createServer({ connectionsCheckingInterval: 1000 }, regapi.app);
+  const connections = trackConnections(server);
+  server.listen(config.port, config.host);
+  server.once("listening", () => {
     // The bound port, not the configured one: PORT=0 picks a free port (tests rely on it).
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : config.port;
     logger.info({ url: `http://${config.host}:${port}`, port }, "listening");
   });
+  server.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EADDRINUSE") fail(`port ${config.port} is in use (HOST=${config.host}); choose another PORT`);
+    if (error.code === "EACCES") fail(`not allowed to listen on port ${config.port}; choose a PORT above 1023`);
+    fail(`cannot listen on ${config.host}:${config.port}: ${error.message}`);
+  });
+  // Slow clients (headers or body trickled) cannot hold a connection for minutes.
+  server.headersTimeout = limits.httpHeadersTimeoutMs;
+  server.requestTimeout = limits.httpRequestTimeoutMs;
 
   let stopping = false;
+  // Order: answer everything with Connection: close → stop accepting (after a short window, so
+  // connections the kernel already accepted are served, not reset) → close each connection once
+  // quiet → stop Apollo and workers → close the pool → exit 0.
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, "shutting down: no new connections, finishing in-flight requests");
     const force = setTimeout(() => {
-      logger.error("shutdown grace period over; exiting");
+      logger.error({ graceMs: limits.shutdownGraceMs }, "shutdown grace period over; exiting");
       process.exit(1);
-    }, SHUTDOWN_GRACE_MS);
+    }, limits.shutdownGraceMs);
     force.unref();
+    regapi.drain();
+    await connections.drain(limits.shutdownIdleMs);
     await regapi.stop();
-    // A keep-alive connection becomes idle once its in-flight request is answered; close it then
-    // rather than after the keep-alive timeout (5 s).
-    const closeIdle = setInterval(() => server.closeIdleConnections(), 100);
-    closeIdle.unref();
-    server.close(async () => {
-      clearInterval(closeIdle);
-      await dataSource.destroy();
-      logger.info("stopped");
-      process.exit(0);
-    });
-    server.closeIdleConnections();
+    await dataSource.destroy();
+    logger.info("stopped");
+    process.exit(0);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -27,12 +27,19 @@ export interface Config {
   readonly logFormat: LogFormat;
   /** Lifetime of a users `login` token in seconds (LOGIN_TOKEN_TTL_S, default 900). */
   readonly loginTokenTtlSeconds: number;
+  readonly resilience: ResilienceConfig;
 }
 
-/** Connection settings a managed MySQL/MariaDB needs; SQLite ignores them. */
+/** Connection and overload settings of a MySQL/MariaDB pool (docs/operations.md, docs/resilience.md); SQLite ignores them. */
 export interface DatabaseConnectionConfig {
   readonly poolSize: number;
   readonly connectTimeoutMs: number;
+  /** Requests that may wait for a pooled connection; more are refused at once (503). */
+  readonly queueLimit: number;
+  /** Longest wait for a pooled connection before the request is answered 503. */
+  readonly acquireTimeoutMs: number;
+  /** Longest run of one SQL statement (server-side limit, and a client-side one just after it); 0 = none. */
+  readonly queryTimeoutMs: number;
   /** null: plain TCP. Otherwise TLS, verifying the server against `ca` (PEM) or the system CAs. */
   readonly tls: { readonly ca: string | null } | null;
 }
@@ -45,6 +52,33 @@ export interface RateLimitConfig {
   readonly redisUrl: string | null;
   readonly redisPrefix: string;
 }
+
+/** Timeout, overload and shutdown limits outside the database pool (docs/resilience.md explains each). */
+export interface ResilienceConfig {
+  /** Longest time /readyz waits for the database before answering 503. */
+  readonly readinessTimeoutMs: number;
+  /** Seconds a client is told to wait (Retry-After) when refused for overload or database trouble. */
+  readonly retryAfterSeconds: number;
+  /** Time from SIGTERM to a forced exit 1. */
+  readonly shutdownGraceMs: number;
+  /** While draining, how long an idle open connection may still bring a request before it is closed. */
+  readonly shutdownIdleMs: number;
+  /** Node's headersTimeout and requestTimeout: slow clients cannot hold a connection longer. */
+  readonly httpHeadersTimeoutMs: number;
+  readonly httpRequestTimeoutMs: number;
+  /** Deepest nesting of arrays and objects accepted in a JSON body. */
+  readonly jsonMaxDepth: number;
+}
+
+export const DEFAULT_RESILIENCE: ResilienceConfig = Object.freeze({
+  readinessTimeoutMs: 1500,
+  retryAfterSeconds: 2,
+  shutdownGraceMs: 10_000,
+  shutdownIdleMs: 500,
+  httpHeadersTimeoutMs: 10_000,
+  httpRequestTimeoutMs: 30_000,
+  jsonMaxDepth: 64,
+});
 
 export const LOG_FORMATS = ["auto", "json", "pretty"] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
@@ -173,7 +207,24 @@ const envSchema = z.object({
   DATABASE_POOL_SIZE: integerInRange("DATABASE_POOL_SIZE", 1, 1000).default(10),
   DATABASE_CONNECT_TIMEOUT_MS: integerInRange("DATABASE_CONNECT_TIMEOUT_MS", 100, 600_000).default(10_000),
   DATABASE_SSL_CA: z.string().optional(),
+  DATABASE_QUEUE_LIMIT: integerInRange("DATABASE_QUEUE_LIMIT", 1, 100_000).default(200),
+  DATABASE_ACQUIRE_TIMEOUT_MS: integerInRange("DATABASE_ACQUIRE_TIMEOUT_MS", 1, 600_000).default(3000),
+  DATABASE_QUERY_TIMEOUT_MS: integerInRange("DATABASE_QUERY_TIMEOUT_MS", 0, 3_600_000).default(4000),
   LOGIN_TOKEN_TTL_S: integerInRange("LOGIN_TOKEN_TTL_S", 1, 7 * 24 * 3600).default(900),
+  // Resilience: probes, Retry-After, shutdown, HTTP timeouts, JSON depth (docs/resilience.md).
+  READINESS_TIMEOUT_MS: integerInRange("READINESS_TIMEOUT_MS", 1, 60_000).default(
+    DEFAULT_RESILIENCE.readinessTimeoutMs,
+  ),
+  RETRY_AFTER_SECONDS: integerInRange("RETRY_AFTER_SECONDS", 1, 3600).default(DEFAULT_RESILIENCE.retryAfterSeconds),
+  SHUTDOWN_GRACE_MS: integerInRange("SHUTDOWN_GRACE_MS", 100, 600_000).default(DEFAULT_RESILIENCE.shutdownGraceMs),
+  SHUTDOWN_IDLE_MS: integerInRange("SHUTDOWN_IDLE_MS", 0, 60_000).default(DEFAULT_RESILIENCE.shutdownIdleMs),
+  HTTP_HEADERS_TIMEOUT_MS: integerInRange("HTTP_HEADERS_TIMEOUT_MS", 1000, 600_000).default(
+    DEFAULT_RESILIENCE.httpHeadersTimeoutMs,
+  ),
+  HTTP_REQUEST_TIMEOUT_MS: integerInRange("HTTP_REQUEST_TIMEOUT_MS", 1000, 3_600_000).default(
+    DEFAULT_RESILIENCE.httpRequestTimeoutMs,
+  ),
+  JSON_MAX_DEPTH: integerInRange("JSON_MAX_DEPTH", 2, 1000).default(DEFAULT_RESILIENCE.jsonMaxDepth),
 });
 
 /** `?ssl=true|false` in a MySQL/MariaDB URL; undefined when absent. */
@@ -206,7 +257,14 @@ function readCaFile(path: string): string {
 function databaseConnection(
   database: DatabaseConfig,
   url: string,
-  values: { DATABASE_POOL_SIZE: number; DATABASE_CONNECT_TIMEOUT_MS: number; DATABASE_SSL_CA?: string },
+  values: {
+    DATABASE_POOL_SIZE: number;
+    DATABASE_CONNECT_TIMEOUT_MS: number;
+    DATABASE_SSL_CA?: string;
+    DATABASE_QUEUE_LIMIT: number;
+    DATABASE_ACQUIRE_TIMEOUT_MS: number;
+    DATABASE_QUERY_TIMEOUT_MS: number;
+  },
 ): DatabaseConnectionConfig {
   const ssl = database.kind === "sqlite" ? undefined : sslParameter(url);
   if (database.kind === "sqlite" && values.DATABASE_SSL_CA !== undefined) {
@@ -219,6 +277,9 @@ function databaseConnection(
   return {
     poolSize: values.DATABASE_POOL_SIZE,
     connectTimeoutMs: values.DATABASE_CONNECT_TIMEOUT_MS,
+    queueLimit: values.DATABASE_QUEUE_LIMIT,
+    acquireTimeoutMs: values.DATABASE_ACQUIRE_TIMEOUT_MS,
+    queryTimeoutMs: values.DATABASE_QUERY_TIMEOUT_MS,
     tls: ssl === true || ca !== null ? { ca } : null,
   };
 }
@@ -256,5 +317,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiKeyRotationGraceSeconds: values.API_KEY_ROTATION_GRACE_S,
     logFormat: values.LOG_FORMAT as LogFormat,
     loginTokenTtlSeconds: values.LOGIN_TOKEN_TTL_S,
+    resilience: Object.freeze({
+      readinessTimeoutMs: values.READINESS_TIMEOUT_MS,
+      retryAfterSeconds: values.RETRY_AFTER_SECONDS,
+      shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
+      shutdownIdleMs: values.SHUTDOWN_IDLE_MS,
+      httpHeadersTimeoutMs: values.HTTP_HEADERS_TIMEOUT_MS,
+      httpRequestTimeoutMs: values.HTTP_REQUEST_TIMEOUT_MS,
+      jsonMaxDepth: values.JSON_MAX_DEPTH,
+    }),
   });
 }

@@ -4,18 +4,22 @@ import type { DataSourceOptions } from "typeorm";
 import type { DatabaseConfig, DatabaseConnectionConfig } from "../config/config";
 import { ENTITIES } from "../entities";
 import { MIGRATIONS } from "../migrations";
+import { mysqlLimitOptions } from "./pool-guard";
 import { CountingSqlLogger } from "./sql-counter";
 import { SnakeNamingStrategy } from "./snake-naming.strategy";
 
 export interface DataSourceExtras {
   logger?: CountingSqlLogger;
-  /** Pool size, connect timeout and TLS for MySQL/MariaDB (default: the configuration's defaults). */
+  /** Pool size, queue bound, timeouts and TLS for MySQL/MariaDB (default: the configuration's defaults). */
   connection?: DatabaseConnectionConfig;
 }
 
 export const DEFAULT_DATABASE_CONNECTION: DatabaseConnectionConfig = {
   poolSize: 10,
   connectTimeoutMs: 10_000,
+  queueLimit: 200,
+  acquireTimeoutMs: 3000,
+  queryTimeoutMs: 4000,
   tls: null,
 };
 
@@ -63,8 +67,7 @@ export function buildDataSourceOptions(database: DatabaseConfig, extras: DataSou
     ssl: connection.tls
       ? { ...(connection.tls.ca ? { ca: connection.tls.ca } : {}), rejectUnauthorized: true }
       : undefined,
-    poolSize: connection.poolSize,
     connectTimeout: connection.connectTimeoutMs,
-    extra: { queueLimit: 200 },
+    ...mysqlLimitOptions(database, connection),
   };
 }

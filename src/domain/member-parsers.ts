@@ -1,6 +1,7 @@
 import { parseUtcDateTime } from "../shared/dates";
-import { shown, toFlag, toInteger } from "./commands/members";
+import { toFlag, toInteger } from "./commands/members";
 import type { Problem, ProblemPath } from "./errors";
+import { clientValue } from "../shared/client-value";
 
 /**
  * Reads the members of a command whose rules depend on each other (a product's type decides which
@@ -19,7 +20,7 @@ export class MemberReader {
     // GraphQL hands an omitted nullable member over as null.
     if (value === undefined || value === null) return fallback;
     const flag = toFlag(value);
-    if (flag === null) this.problem(path, `must be true or false (or 1 or 0), got ${shown(value)}`);
+    if (flag === null) this.problem(path, `must be true or false (or 1 or 0), got ${clientValue(value)}`);
     return flag ?? fallback;
   }
 
@@ -30,7 +31,7 @@ export class MemberReader {
       return null;
     }
     const parsed = toInteger(value);
-    if (parsed === null) this.problem(path, `must be an integer or a string of digits, got ${shown(value, 60)}`);
+    if (parsed === null) this.problem(path, `must be an integer or a string of digits, got ${clientValue(value)}`);
     return parsed;
   }
 
@@ -41,7 +42,7 @@ export class MemberReader {
       return null;
     }
     if (typeof value !== "string") {
-      this.problem(path, `must be a string, got ${shown(value)}`);
+      this.problem(path, `must be a string, got ${clientValue(value)}`);
       return null;
     }
     const text = value.trim();
@@ -66,7 +67,7 @@ export class MemberReader {
     const text = typeof value === "number" && Number.isFinite(value) ? String(value) : value;
     const match = typeof text === "string" ? /^(\d{1,9})(?:\.(\d{1,2}))?$/.exec(text.trim()) : null;
     if (!match) {
-      this.problem(path, `must be an amount of at least 0 with at most 2 decimals, got ${shown(value)}`);
+      this.problem(path, `must be an amount of at least 0 with at most 2 decimals, got ${clientValue(value)}`);
       return null;
     }
     return Number(match[1]) * 100 + Number((match[2] ?? "").padEnd(2, "0"));
@@ -76,12 +77,12 @@ export class MemberReader {
   date(path: ProblemPath, value: unknown): { text: string; date: Date } | null {
     if (value === undefined || value === null || value === "") return null;
     if (typeof value !== "string" || !/^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2})?$/.test(value.trim())) {
-      this.problem(path, `must be a date as YYYY-MM-DD or YYYY-MM-DD HH:MM:SS, got ${shown(value)}`);
+      this.problem(path, `must be a date as YYYY-MM-DD or YYYY-MM-DD HH:MM:SS, got ${clientValue(value)}`);
       return null;
     }
     const date = parseUtcDateTime(value.trim());
     if (!date) {
-      this.problem(path, `is not a calendar date, got ${shown(value)}`);
+      this.problem(path, `is not a calendar date, got ${clientValue(value)}`);
       return null;
     }
     return { text: value.trim(), date };

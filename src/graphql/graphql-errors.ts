@@ -11,6 +11,7 @@ import { httpStatusOfDomain, httpStatusOfTransport } from "../http/http-status";
 import { maskUnexpected, TransportError } from "../http/transport-errors";
 import type { GraphqlContext } from "./context";
 import { QueryLimitError, TOKEN_LIMIT_MESSAGE } from "./limits";
+import { requestLevelCode } from "./request-level-codes";
 
 /** extensions.code of each domain code: contract §3's codes, except validation (GraphQL's BAD_USER_INPUT). */
 export function graphqlCodeOf(code: DomainErrorCode): string {
@@ -129,6 +130,8 @@ export function presentError(error: GraphQLError, reporter: Reporter): GraphQLFo
     }
     return { message: error.message, ...where, extensions: { code } };
   }
+  const requestCode = requestLevelCode(error, original, unexpected);
+  if (requestCode) return { message: error.message, ...where, extensions: { code: requestCode } };
   const masked = maskUnexpected(original instanceof Error ? original : error, reporter.log, reporter.requestId);
   return { message: masked.message, ...where, extensions: { code: masked.code } };
 }

@@ -1,8 +1,10 @@
 import { ApolloServer } from "@apollo/server";
 import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
+import type { ErrorRequestHandler, Express, RequestHandler } from "express";
 import type { AppDependencies } from "../app";
+import { DEFAULT_RESILIENCE } from "../config/config";
+import { jsonBody } from "../http/body-hygiene";
 import { httpStatusOfTransport } from "../http/http-status";
 import { fromBodyParserError } from "../http/transport-errors";
 import { authGatePlugin } from "./auth-gate.plugin";
@@ -13,6 +15,7 @@ import { armorProtection, GRAPHQL_LIMITS } from "./limits";
 import { observationPlugin } from "./observation.plugin";
 import { observationOf } from "../http/request-observation";
 import { buildGraphqlSchema } from "./schema";
+import { unavailablePlugin } from "./unavailable.plugin";
 
 // Body-parser failures on /graphql answer in the GraphQL error shape, with the codes and HTTP
 // statuses REST uses for them (contract §1).
@@ -51,6 +54,7 @@ export async function mountGraphql(app: Express, deps: AppDependencies): Promise
       ...armor.plugins,
       authGatePlugin,
       errorPresentationPlugin,
+      unavailablePlugin,
       ApolloServerPluginLandingPageDisabled(),
     ],
     formatError: formatErrorWith(deps.logger),
@@ -62,7 +66,11 @@ export async function mountGraphql(app: Express, deps: AppDependencies): Promise
   app.get("/graphql", (req, res, next) => (wantsExplorer(req) ? res.redirect(302, "/explorer") : next()));
   app.use(
     "/graphql",
-    express.json({ limit: GRAPHQL_LIMITS.bodyBytes }),
+    ...jsonBody({
+      limit: GRAPHQL_LIMITS.bodyBytes,
+      maxDepth: deps.config.resilience?.jsonMaxDepth ?? DEFAULT_RESILIENCE.jsonMaxDepth,
+      strict: true,
+    }),
     bodyErrors,
     bodyPresent,
     expressMiddleware(server, { context: ({ req }) => createGraphqlContext(deps, req) }),

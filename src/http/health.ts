@@ -1,8 +1,21 @@
 import { Router } from "express";
 import type { DataSource } from "typeorm";
 
-/** Liveness (the process answers) and readiness (the database answers). */
-export function healthRouter(dataSource: DataSource, isShuttingDown: () => boolean): Router {
+/** Resolves with the check, or rejects once `ms` have passed: a frozen database must not hold /readyz. */
+function within<T>(ms: number, check: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([check, deadline]).finally(() => clearTimeout(timer));
+}
+
+/** Liveness (the process answers) and readiness (the database answers within `readinessTimeoutMs`). */
+export function healthRouter(
+  dataSource: DataSource,
+  isShuttingDown: () => boolean,
+  readinessTimeoutMs: number,
+): Router {
   const router = Router();
   router.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
@@ -14,7 +27,7 @@ export function healthRouter(dataSource: DataSource, isShuttingDown: () => boole
     }
     try {
       if (!dataSource.isInitialized) throw new Error("not initialized");
-      await dataSource.query("SELECT 1");
+      await within(readinessTimeoutMs, dataSource.query("SELECT 1"));
       res.json({ status: "ready", database: "up" });
     } catch {
       res.status(503).json({ status: "unavailable", database: "down" });

@@ -1,4 +1,6 @@
+import { connectionFailureCause, DATABASE_FAILURE_MESSAGES, databaseFailureOf } from "../db/database-failure";
 import type { Logger } from "./logger";
+import { BODY_NOT_UTF8 } from "./body-hygiene";
 
 /**
  * Failures of the transport, not of the domain: the request could not be read, was refused
@@ -28,40 +30,38 @@ export class TransportError extends Error {
   }
 }
 
-// Driver texts that mean "the database cannot be reached", not "this request is wrong": network
-// failures, a closed pool or DataSource (TypeORM, mysql2), a closed or unopenable SQLite file,
-// a server shutting down, a dropped database.
-const DB_DOWN =
-  /ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|PROTOCOL_CONNECTION_LOST|ETIMEDOUT|Pool is closed|Connection lost|ER_CON_COUNT_ERROR|ER_SERVER_SHUTDOWN|ER_BAD_DB_ERROR|Connection is not established|database connection is not open|SQLITE_CANTOPEN|SQLITE_IOERR/;
-
 /**
- * An unexpected thrown value, logged with its detail under the request id and masked for the
- * client: SERVICE_UNAVAILABLE when the database cannot be reached, INTERNAL otherwise.
+ * An unexpected thrown value, masked for the client. Database trouble (unreachable, or saturated:
+ * a full pool queue, a statement or acquire timeout) is SERVICE_UNAVAILABLE, answered 503 with
+ * Retry-After by both transports and logged as a warning with its cause; anything else is
+ * INTERNAL, logged with its detail under the request id.
  */
 export function maskUnexpected(error: unknown, log: Logger, requestId: string): TransportError {
-  const text = error instanceof Error ? `${error.message} ${(error as { code?: string }).code ?? ""}` : String(error);
+  const failure = databaseFailureOf(error);
+  if (failure) {
+    log.warn({ requestId, failure, cause: connectionFailureCause(error) }, "database trouble; answered 503");
+    return new TransportError("SERVICE_UNAVAILABLE", DATABASE_FAILURE_MESSAGES[failure]);
+  }
   log.error({ err: error, requestId }, "unexpected error");
-  if (DB_DOWN.test(text))
-    return new TransportError("SERVICE_UNAVAILABLE", "The database is unavailable; try again shortly.");
   return new TransportError("INTERNAL", `Internal error; quote request id ${requestId} when reporting it.`);
 }
 
 /**
- * body-parser's failures, told apart by their documented `type`; null for anything else (then it
- * is unexpected and gets masked).
+ * Body-reading failures, told apart by body-parser's documented `type` and those of
+ * `jsonBody` (body-hygiene.ts); null for anything else (then it is unexpected and gets masked).
  */
 export function fromBodyParserError(error: unknown, limitText: string): TransportError | null {
   const type = (error as { type?: unknown } | null)?.type;
   switch (type) {
     case "entity.parse.failed":
       return new TransportError("INVALID_JSON", "The request body is not valid JSON.");
+    case "entity.too.deep":
+      return new TransportError("INVALID_JSON", String((error as { message?: unknown }).message));
     case "entity.too.large":
       return new TransportError("PAYLOAD_TOO_LARGE", `The request body is larger than ${limitText}.`);
     case "charset.unsupported":
-      return new TransportError(
-        "UNSUPPORTED_MEDIA_TYPE",
-        "The request body must be JSON in UTF-8 (Content-Type: application/json; charset=utf-8).",
-      );
+    case "entity.not.utf8":
+      return new TransportError("UNSUPPORTED_MEDIA_TYPE", BODY_NOT_UTF8);
     case "encoding.unsupported":
       return new TransportError("UNSUPPORTED_MEDIA_TYPE", "The request's Content-Encoding is not supported.");
     case "request.aborted":

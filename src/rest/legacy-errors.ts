@@ -1,6 +1,7 @@
 import type { Response } from "express";
 import { DomainError } from "../domain/errors";
 import { httpStatusOfDomain, httpStatusOfTransport } from "../http/http-status";
+import { retryAfterOnUnavailable } from "../http/overload";
 import { renderProblems, type PathNames } from "../http/problem-paths";
 import { maskUnexpected, TransportError } from "../http/transport-errors";
 import type { Logger } from "../http/logger";
@@ -39,5 +40,6 @@ export function sendLegacyError(res: Response, error: LegacyFailure, requestId: 
   }
   body.request_id = requestId;
   observationOf(res).errorCode = error.code;
+  retryAfterOnUnavailable(res, error.code);
   res.status(status).json(body);
 }

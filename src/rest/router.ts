@@ -1,4 +1,4 @@
-import express, { Router, type ErrorRequestHandler, type RequestHandler } from "express";
+import { Router, type ErrorRequestHandler, type RequestHandler } from "express";
 import type { AppDependencies } from "../app";
 import { createRequestContext, domainSettingsOf } from "../domain/context";
 import { redeemLoginToken } from "../domain/sessions/registrant-sessions";
@@ -7,7 +7,10 @@ import { presentUserInfo } from "./presenters/user-envelope";
 import { parseCommand } from "../domain/commands/parse-command";
 import { DomainError } from "../domain/errors";
 import { requirePrincipalOf } from "../http/request-authentication";
+import { DEFAULT_RESILIENCE } from "../config/config";
+import { jsonBody } from "../http/body-hygiene";
 import { fromBodyParserError, TransportError } from "../http/transport-errors";
+import { clientValue } from "../shared/client-value";
 import type { ActionTable, LegacyAction } from "./envelope/action-table";
 import { commonEnvelope, isJsonObject } from "./envelope/envelope";
 import { sendLegacyError, toLegacyFailure } from "./legacy-errors";
@@ -41,23 +44,22 @@ export function legacyRestRouter(deps: AppDependencies): Router {
   const endpoints = LEGACY_ENDPOINTS;
   // The content type is checked before (onlyJson), so the parser reads every body it is handed;
   // not strict, so a JSON scalar reaches the envelope check and gets VALIDATION_FAILED.
-  const jsonBody = express.json({ limit: BODY_LIMIT, strict: false, type: () => true });
+  const body = jsonBody({
+    limit: BODY_LIMIT,
+    maxDepth: deps.config.resilience?.jsonMaxDepth ?? DEFAULT_RESILIENCE.jsonMaxDepth,
+    strict: false,
+    type: () => true,
+  });
   const router = Router();
   for (const [endpoint, actions] of Object.entries(endpoints)) {
-    router.all(`/${endpoint}`, onlyPost(endpoint), onlyJson, jsonBody, dispatch(deps, endpoint, actions));
+    router.all(`/${endpoint}`, onlyPost(endpoint), onlyJson, ...body, dispatch(deps, endpoint, actions));
   }
-  router.all("/session", onlyPost("session"), onlyJson, jsonBody, redeemSession(deps));
+  router.all("/session", onlyPost("session"), onlyJson, ...body, redeemSession(deps));
   router.use(transportErrors(deps));
   return router;
 }
 
 const endpointPath = (endpoint: string) => `/reg/api2/${endpoint}/`;
-
-/** A client value in a message: JSON, cut short so a huge input is not echoed back. */
-function shown(value: string, max = 60): string {
-  const text = JSON.stringify(value);
-  return text.length <= max ? text : `${text.slice(0, max - 4)}…"`;
-}
 
 function onlyPost(endpoint: string): RequestHandler {
   return (req, res, next) => {
@@ -77,7 +79,7 @@ function onlyPost(endpoint: string): RequestHandler {
 const onlyJson: RequestHandler = (req, res, next) => {
   const mediaType = (req.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
   if (mediaType === "application/json") return next();
-  const got = mediaType ? `Content-Type ${shown(mediaType)}` : "no Content-Type";
+  const got = mediaType ? `Content-Type ${clientValue(mediaType)}` : "no Content-Type";
   sendLegacyError(
     res,
     new TransportError(
@@ -149,7 +151,7 @@ function redeemSession(deps: AppDependencies): RequestHandler {
 }
 
 function unknownAction(endpoint: string, name: string, valid: string[]): TransportError {
-  const message = `Unknown action ${shown(name)}; valid actions on ${endpointPath(endpoint)}: ${valid.join(", ")}.`;
+  const message = `Unknown action ${clientValue(name)}; valid actions on ${endpointPath(endpoint)}: ${valid.join(", ")}.`;
   return new TransportError("UNKNOWN_ACTION", message);
 }
 

@@ -1,4 +1,11 @@
-import { ConfigError, DEFAULT_DATABASE_URL, loadConfig, parseDatabaseUrl, redactUrl } from "../../src/config/config";
+import {
+  ConfigError,
+  DEFAULT_DATABASE_URL,
+  DEFAULT_RESILIENCE,
+  loadConfig,
+  parseDatabaseUrl,
+  redactUrl,
+} from "../../src/config/config";
 
 /** The ConfigError thrown for `env`, or a failure when the environment is accepted. */
 function refusal(env: NodeJS.ProcessEnv): ConfigError {
@@ -21,11 +28,19 @@ describe("configuration", () => {
       logLevel: "info",
       demo: true,
       graphqlIntrospection: true,
-      databaseConnection: { poolSize: 10, connectTimeoutMs: 10_000, tls: null },
+      databaseConnection: {
+        poolSize: 10,
+        connectTimeoutMs: 10_000,
+        queueLimit: 200,
+        acquireTimeoutMs: 3000,
+        queryTimeoutMs: 4000,
+        tls: null,
+      },
       rateLimit: { perMinute: 600, unauthenticatedPerMinute: 60, redisUrl: null, redisPrefix: "regapi:rate-limit:" },
       apiKeyRotationGraceSeconds: 3600,
       logFormat: "auto",
       loginTokenTtlSeconds: 900,
+      resilience: DEFAULT_RESILIENCE,
     });
   });
 

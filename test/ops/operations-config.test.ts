@@ -55,6 +55,9 @@ describe("operations configuration", () => {
     [{ LOG_FORMAT: "xml" }, "LOG_FORMAT: expected one of auto, json, pretty"],
     [{ DATABASE_POOL_SIZE: "0" }, 'DATABASE_POOL_SIZE: "0" is not an integer from 1 to 1000'],
     [{ DATABASE_CONNECT_TIMEOUT_MS: "5s" }, 'DATABASE_CONNECT_TIMEOUT_MS: "5s" is not an integer from 100 to 600000'],
+    [{ DATABASE_QUEUE_LIMIT: "0" }, 'DATABASE_QUEUE_LIMIT: "0" is not an integer from 1 to 100000'],
+    [{ DATABASE_ACQUIRE_TIMEOUT_MS: "3s" }, 'DATABASE_ACQUIRE_TIMEOUT_MS: "3s" is not an integer from 1 to 600000'],
+    [{ DATABASE_QUERY_TIMEOUT_MS: "-1" }, 'DATABASE_QUERY_TIMEOUT_MS: "-1" is not an integer from 0 to 3600000'],
   ])("refuses %j", (env, message) => {
     expect(refusal(env)).toBe(message);
   });
@@ -65,12 +68,29 @@ describe("operations configuration", () => {
 });
 
 describe("database connection settings", () => {
-  it("default to a pool of 10, a 10 s connect timeout and no TLS", () => {
+  it("default to a pool of 10, a 10 s connect timeout, a queue of 200, 3 s to acquire, 4 s per statement and no TLS", () => {
     expect(loadConfig({ DATABASE_URL: MYSQL }).databaseConnection).toEqual({
       poolSize: 10,
       connectTimeoutMs: 10_000,
+      queueLimit: 200,
+      acquireTimeoutMs: 3000,
+      queryTimeoutMs: 4000,
       tls: null,
     });
+  });
+
+  it("read the overload bounds from DATABASE_QUEUE_LIMIT, DATABASE_ACQUIRE_TIMEOUT_MS and DATABASE_QUERY_TIMEOUT_MS", () => {
+    const config = loadConfig({
+      DATABASE_URL: MYSQL,
+      DATABASE_QUEUE_LIMIT: "7",
+      DATABASE_ACQUIRE_TIMEOUT_MS: "800",
+      DATABASE_QUERY_TIMEOUT_MS: "0",
+    });
+    expect(config.databaseConnection).toMatchObject({ queueLimit: 7, acquireTimeoutMs: 800, queryTimeoutMs: 0 });
+    const options = buildDataSourceOptions(config.database, { connection: config.databaseConnection });
+    expect(options).toMatchObject({ poolSize: 10, extra: { queueLimit: 7 } });
+    // 0 switches the statement limit off: no client-side timeout either.
+    expect(options).not.toHaveProperty("maxQueryExecutionTime");
   });
 
   it("read pool size, connect timeout and ?ssl=true (verified against the system CAs)", () => {
@@ -79,7 +99,7 @@ describe("database connection settings", () => {
       DATABASE_POOL_SIZE: "25",
       DATABASE_CONNECT_TIMEOUT_MS: "3000",
     });
-    expect(config.databaseConnection).toEqual({ poolSize: 25, connectTimeoutMs: 3000, tls: { ca: null } });
+    expect(config.databaseConnection).toMatchObject({ poolSize: 25, connectTimeoutMs: 3000, tls: { ca: null } });
     expect(config.database).toMatchObject({ kind: "mysql", database: "regapi" });
   });
 

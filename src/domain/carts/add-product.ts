@@ -4,7 +4,7 @@ import { loadCartProducts, type CartProduct } from "../../data/products.data";
 import { PRODUCT_BASE_TYPES } from "../../entities";
 import type { RequestContext } from "../context";
 import { validationFailed, type Problem, type ProblemPath } from "../errors";
-import { integerId, shown } from "../commands/members";
+import { integerId } from "../commands/members";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { resolveOwnedProject } from "../group-scope";
 import { MemberReader } from "../member-parsers";
@@ -12,6 +12,7 @@ import { inTransaction } from "../transaction";
 import { requireRegisteredUser } from "../users/registration-lookup";
 import type { UserOutcome } from "../users/user-commands";
 import { loadUserSummaries } from "../users/user-summary";
+import { clientValue } from "../../shared/client-value";
 
 // users `add_product` (contract §13, §18): products of the project, or private ones made for this
 // cart by name, added to a user's cart, all or nothing.
@@ -61,12 +62,12 @@ function readEntries(productList: unknown): Entry[] {
   (list as unknown[]).forEach((raw, index) => {
     const path = (member?: string): ProblemPath => (member ? ["productList", index, member] : ["productList", index]);
     if (!isObject(raw)) {
-      read.problem(path(), `must be a product object, got ${shown(raw)}`);
+      read.problem(path(), `must be a product object, got ${clientValue(raw)}`);
       return;
     }
     const quantity = read.integer(path("q"), raw.q, { required: true });
     if (quantity !== null && (quantity < 1 || quantity > MAX_QUANTITY))
-      read.problem(path("q"), `must be an integer from 1 to ${MAX_QUANTITY}, got ${shown(raw.q)}`);
+      read.problem(path("q"), `must be an integer from 1 to ${MAX_QUANTITY}, got ${clientValue(raw.q)}`);
     const remark = read.text(path("productRemark"), raw.productRemark, { required: false, max: 2000 });
     const isPrivate = raw.pId === undefined && raw.name !== undefined;
     if (isPrivate) {
@@ -101,7 +102,7 @@ function readStartDate(
   if (!match || new Set(tokens).size !== 3) {
     read.problem(
       path("dateStructure"),
-      `must order mm, dd and yyyy joined by -, / or . (e.g. "mm-dd-yyyy"), got ${shown(structure)}`,
+      `must order mm, dd and yyyy joined by -, / or . (e.g. "mm-dd-yyyy"), got ${clientValue(structure)}`,
     );
     return null;
   }
@@ -114,7 +115,7 @@ function readStartDate(
     const date = new Date(Date.UTC(at("yyyy"), at("mm") - 1, at("dd")));
     if (date.getUTCMonth() === at("mm") - 1 && date.getUTCDate() === at("dd")) return date;
   }
-  read.problem(path("recurringStartDate"), `must be a date as ${format as string}, got ${shown(value)}`);
+  read.problem(path("recurringStartDate"), `must be a date as ${format as string}, got ${clientValue(value)}`);
   return null;
 }
 

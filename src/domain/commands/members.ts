@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { clientValue } from "../../shared/client-value";
 
 // The member parsers every command schema shares, whichever transport built the command. They
 // accept the leniency legacy clients need (ids as digit strings, flags as 1/0 and "true"/"false"),
@@ -7,12 +8,6 @@ import { z } from "zod";
 
 const DIGITS = /^\d{1,15}$/;
 
-/** A client value in a message: JSON, cut short so a huge input is not echoed back. */
-export function shown(value: unknown, max = 40): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
-}
-
 /** An id as sent: a non-negative JSON integer or a string of digits; anything else is null. */
 export function toInteger(value: unknown): number | null {
   if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return value;
@@ -20,7 +15,7 @@ export function toInteger(value: unknown): number | null {
   return null;
 }
 
-const notAnInteger = (value: unknown) => `must be an integer or a string of digits, got ${shown(value, 60)}`;
+const notAnInteger = (value: unknown) => `must be an integer or a string of digits, got ${clientValue(value)}`;
 
 /** A required id (`groupId`, `cloginId`, …). */
 export const integerId = z
@@ -72,7 +67,7 @@ export const flag = (fallback: boolean) =>
       if (value === undefined) return fallback;
       const parsed = toFlag(value);
       if (parsed === null) {
-        ctx.addIssue({ code: "custom", message: `must be true or false (or 1 or 0), got ${shown(value)}` });
+        ctx.addIssue({ code: "custom", message: `must be true or false (or 1 or 0), got ${clientValue(value)}` });
         return z.NEVER;
       }
       return parsed;
@@ -81,12 +76,14 @@ export const flag = (fallback: boolean) =>
 /** A required string member. */
 export const requiredText = z.string({
   error: (issue) =>
-    issue.input === undefined || issue.input === null ? "is required" : `must be a string, got ${shown(issue.input)}`,
+    issue.input === undefined || issue.input === null
+      ? "is required"
+      : `must be a string, got ${clientValue(issue.input)}`,
 });
 
 /** An optional string member; null reads as absent. */
 export const optionalText = z
-  .string({ error: (issue) => `must be a string, got ${shown(issue.input)}` })
+  .string({ error: (issue) => `must be a string, got ${clientValue(issue.input)}` })
   .nullish()
   .transform((value) => value ?? undefined);
 

@@ -1,3 +1,4 @@
+import { clientValue } from "../../shared/client-value";
 import { isEmailAddress } from "../../shared/email";
 import { parseUtcDateTime } from "../../shared/dates";
 import { matchChoiceAnswers } from "./choice-matching";
@@ -20,7 +21,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const PHONE = /^\+?[\d\s().-]+$/;
 
 const rejected = (notice: string): FieldInput => ({ accepted: false, notices: [notice] });
-const quote = (value: string) => JSON.stringify(value);
+const quote = (value: string) => clientValue(value);
 
 /**
  * Interprets `raw`, sent under `key`, for `field`. Text-like fields take a string or a number;

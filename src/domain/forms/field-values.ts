@@ -10,6 +10,7 @@ import { isEmailAddress } from "../../shared/email";
 import { PERSON_FIELD_MAX_LENGTH } from "../users/person-fields";
 import { answerIsEmpty, decodeAnswer } from "./field-value-codec";
 import { interpretFieldInput } from "./field-input";
+import { clientValue } from "../../shared/client-value";
 
 // Writing `doc` values (contract §4): by field identifier or mapped name; system fields, unknown
 // fields, unknown answers and fields of forms the user does not have are not written, and each
@@ -48,7 +49,7 @@ export interface SavedValues {
   person: PersonAttributes;
 }
 
-const quote = (value: string) => JSON.stringify(value);
+const quote = (value: string) => clientValue(value);
 
 export async function saveFieldValues(
   em: EntityManager,

@@ -12,6 +12,7 @@ import { decodeAnswer } from "./field-value-codec";
 import type { SavedValues } from "./field-values";
 import { missingMandatoryFields } from "./form-rules";
 import { toInteger } from "../commands/members";
+import { clientValue } from "../../shared/client-value";
 
 // Submitting forms (contract §4, §5). A submission after saving values behaves like a
 // browser: it goes through only when every mandatory field of the form holds a value, then
@@ -130,7 +131,7 @@ export async function markFormsComplete(
       formId: sent,
       reason:
         formId === null
-          ? `${JSON.stringify(sent)} is not a form id.`
+          ? `${clientValue(sent)} is not a form id.`
           : projectForms.has(formId)
             ? `Form ${formId} is not in the form set of user ${cloginId}.`
             : `Form ${formId} is not a form of project ${settings.projectId}.`,

@@ -5,11 +5,12 @@ import { PRODUCT_BASE_TYPES, type ProductBaseType, type ProductLevel } from "../
 import { parseUtcPeriodEnd } from "../../shared/dates";
 import type { RequestContext } from "../context";
 import { conflict, validationFailed } from "../errors";
-import { integerId, shown } from "../commands/members";
+import { integerId } from "../commands/members";
 import { parseCommand } from "../commands/parse-command";
 import { resolveOwnedProject } from "../group-scope";
 import { MemberReader } from "../member-parsers";
 import { inTransaction } from "../transaction";
+import { clientValue } from "../../shared/client-value";
 
 // The products endpoint (contract §15): create and create_category. Commands carry the members
 // exactly as a client sent them, under the command's own names; the rules below check them once
@@ -68,7 +69,7 @@ export async function createProduct(ctx: RequestContext, draft: ProductDraft): P
   } else if (baseType !== null && !CREATABLE_BASE_TYPES.has(baseType)) {
     read.problem(
       ["baseProductType"],
-      `must be 1 (event), 2 (discount), 3 (session holder), 4 (session), 6 (subscription) or 7 (merchandise), got ${shown(draft.baseProductType)}`,
+      `must be 1 (event), 2 (discount), 3 (session holder), 4 (session), 6 (subscription) or 7 (merchandise), got ${clientValue(draft.baseProductType)}`,
     );
     baseType = null;
   }
@@ -82,7 +83,7 @@ export async function createProduct(ctx: RequestContext, draft: ProductDraft): P
   if (!level)
     read.problem(
       ["productType"],
-      `must be 0 (parent and child), 1 (parent only) or 2 (child only), got ${shown(draft.productType)}`,
+      `must be 0 (parent and child), 1 (parent only) or 2 (child only), got ${clientValue(draft.productType)}`,
     );
   const start = read.date(["productStartDate"], draft.productStartDate);
   const end = read.date(["productEndDate"], draft.productEndDate);
@@ -91,7 +92,7 @@ export async function createProduct(ctx: RequestContext, draft: ProductDraft): P
     if (start) read.problem(["productStartDate"], "is not accepted for merchandise (type 7), which has no dates");
     if (end) read.problem(["productEndDate"], "is not accepted for merchandise (type 7), which has no dates");
   } else if (start && until && until < start.date) {
-    read.problem(["productEndDate"], `must not be before the start date ${shown(start.text)}`);
+    read.problem(["productEndDate"], `must not be before the start date ${clientValue(start.text)}`);
   }
   const remarks = read.text(["productShortRemarks"], draft.productShortRemarks, { required: false, max: 2000 });
   const location = read.text(["location"], draft.location, { required: false, max: 255 });

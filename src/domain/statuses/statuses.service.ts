@@ -3,10 +3,11 @@ import { findStatusByNameKey, insertStatus } from "../../data/statuses.data";
 import { isUniqueViolation } from "../../db/unique-violation";
 import type { RequestContext } from "../context";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
-import { flag, integerId, shown, trimmedText } from "../commands/members";
+import { flag, integerId, trimmedText } from "../commands/members";
 import { conflict } from "../errors";
 import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
+import { clientValue } from "../../shared/client-value";
 
 export const STATUS_NAME_MAX_CHARACTERS = 100;
 const COLOR = /^#[0-9A-Fa-f]{6}$/;
@@ -25,7 +26,7 @@ export const CreateStatusCommand = z.object({
     .transform((value, ctx) => {
       if (value === undefined || value === null) ctx.addIssue({ code: "custom", message: "is required" });
       else if (typeof value !== "string" || !COLOR.test(value))
-        ctx.addIssue({ code: "custom", message: `must be a colour of the form #RRGGBB, got ${shown(value)}` });
+        ctx.addIssue({ code: "custom", message: `must be a colour of the form #RRGGBB, got ${clientValue(value)}` });
       else return value.toUpperCase();
       return z.NEVER;
     }),

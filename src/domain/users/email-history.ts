@@ -6,6 +6,7 @@ import { invalidAddresses, isEmailAddress } from "../../shared/email";
 import { withProblems, type Problem } from "../errors";
 import { MAX_VALUE_BYTES } from "../forms/field-input";
 import type { EmailInput } from "./user-commands";
+import { clientValue } from "../../shared/client-value";
 
 // add_email (contract §7.2): records emails sent elsewhere; nothing is sent.
 
@@ -22,7 +23,7 @@ export function emailListProblems(emails: readonly EmailInput[]): Problem[] {
     const problem = (member: string, message: string) => problems.push({ path: ["emails", index, member], message });
     const from = email.from.trim();
     if (from === "") problem("from", "must not be empty");
-    else if (!isEmailAddress(from)) problem("from", `is not a valid email address: ${JSON.stringify(from)}`);
+    else if (!isEmailAddress(from)) problem("from", `is not a valid email address: ${clientValue(from)}`);
     const lists: [string, string | null | undefined, boolean][] = [
       ["to", email.to, true],
       ["cc", email.cc, false],
@@ -35,7 +36,7 @@ export function emailListProblems(emails: readonly EmailInput[]): Problem[] {
       }
       const invalid = invalidAddresses(value);
       if (invalid.length > 0) {
-        const shown = invalid.map((entry) => JSON.stringify(entry)).join(", ");
+        const shown = invalid.map((entry) => clientValue(entry)).join(", ");
         problem(member, `holds ${invalid.length === 1 ? "an invalid address" : "invalid addresses"}: ${shown}`);
       }
     }

@@ -2,6 +2,7 @@ import type { Problem } from "../errors";
 import { isEmailAddress } from "../../shared/email";
 import { PERSON_FIELD_MAX_LENGTH } from "./person-fields";
 import type { CreateUserCommand } from "./user-commands";
+import { clientValue } from "../../shared/client-value";
 
 // The person data of `create` (contract §7): checked before anything is hashed or written.
 
@@ -48,7 +49,7 @@ export function readPersonData(
     if (newPerson && options.mainEmailRequired)
       problems.push({ path: ["mainEmail"], message: "is required for a new user" });
   } else if (!isEmailAddress(data.mainEmail)) {
-    problems.push({ path: ["mainEmail"], message: `is not a valid email address: ${JSON.stringify(data.mainEmail)}` });
+    problems.push({ path: ["mainEmail"], message: `is not a valid email address: ${clientValue(data.mainEmail)}` });
   }
   if (newPerson) {
     tooLong("username", data.username);

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { flag, integerId, shown, toInteger } from "../commands/members";
+import { flag, integerId, toInteger } from "../commands/members";
+import { clientValue } from "../../shared/client-value";
 
 // The commands of the read path and the registrant session (contract §10–§12, §18), one schema
 // each; adapters build them from the members as sent.
@@ -34,7 +35,7 @@ const startingPosition = z
     if (parsed === null) {
       ctx.addIssue({
         code: "custom",
-        message: `must be an integer of 0 or more (a zero-based position in the list), got ${shown(value)}`,
+        message: `must be an integer of 0 or more (a zero-based position in the list), got ${clientValue(value)}`,
       });
       return z.NEVER;
     }

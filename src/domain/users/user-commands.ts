@@ -6,12 +6,12 @@ import {
   optionalIntegerId,
   optionalText,
   requiredText,
-  shown,
   toInteger,
   valueMap,
 } from "../commands/members";
 import { parseUtcDateTime } from "../../shared/dates";
 import type { UserSummary } from "./user-summary";
+import { clientValue } from "../../shared/client-value";
 
 // The users operations, in domain terms. Both adapters (legacy REST and GraphQL) build these
 // commands and present these outcomes; neither holds a rule of its own.
@@ -34,7 +34,7 @@ const existingPersonId = z
     if (id === null) {
       ctx.addIssue({
         code: "custom",
-        message: `must be false (a new user) or the id of a user of your organization, got ${shown(value, 60)}`,
+        message: `must be false (a new user) or the id of a user of your organization, got ${clientValue(value)}`,
       });
       return z.NEVER;
     }
@@ -73,7 +73,7 @@ const optionalUtcDate = z
     if (!date) {
       ctx.addIssue({
         code: "custom",
-        message: `must be a calendar date as YYYY-MM-DD or YYYY-MM-DD HH:MM:SS, got ${shown(value)}`,
+        message: `must be a calendar date as YYYY-MM-DD or YYYY-MM-DD HH:MM:SS, got ${clientValue(value)}`,
       });
       return z.NEVER;
     }
@@ -100,7 +100,7 @@ export type CreateChildCommand = z.output<typeof CreateChildCommand>;
 /** `all`, or the ids exactly as the client sent them (numbers, digit strings or anything else). */
 export type FormSelection = { all: true } | { formIds: unknown[] };
 
-const notASelection = (value: unknown) => `must be an array of form ids or the string "all", got ${shown(value, 60)}`;
+const notASelection = (value: unknown) => `must be an array of form ids or the string "all", got ${clientValue(value)}`;
 
 /** Which forms to mark complete: "all", or a list of ids (checked one by one by the service). */
 const formSelection = z

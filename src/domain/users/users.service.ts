@@ -31,6 +31,7 @@ import {
   type UserOutcome,
 } from "./user-commands";
 import { loadUserSummaries } from "./user-summary";
+import { clientValue } from "../../shared/client-value";
 
 // The users operations shared by the legacy REST envelope and GraphQL. Each resolves the group
 // first (FORBIDDEN before anything else), runs in one transaction and returns the refreshed
@@ -294,7 +295,7 @@ const alreadyRegistered = (cloginId: number, groupId: number) =>
 /** Contract §17: the 409 names the person who holds the username, so a retried create can carry on. */
 const usernameTaken = (username: string, holder: number | null) =>
   conflict(
-    `Username ${JSON.stringify(username)} is already used in your organization${holder === null ? "" : ` by clogin_id ${holder}`}.`,
+    `Username ${clientValue(username)} is already used in your organization${holder === null ? "" : ` by clogin_id ${holder}`}.`,
     holder === null ? undefined : { clogin_id: String(holder) },
   );
 

@@ -1,0 +1,53 @@
+/**
+ * Driver errors that say "the database cannot serve this now" rather than "this request is
+ * wrong". Both answer 503 SERVICE_UNAVAILABLE with Retry-After; never 500.
+ */
+export type DatabaseFailure = "unavailable" | "overloaded";
+
+// Unreachable, closed or gone: network failures, a closed pool or DataSource (TypeORM, mysql2),
+// a client-side query timeout on a frozen server, a closed or unopenable SQLite file, a server
+// shutting down, a dropped database.
+const UNAVAILABLE =
+  /ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EPIPE|PROTOCOL_CONNECTION_LOST|PROTOCOL_SEQUENCE_TIMEOUT|ETIMEDOUT|Pool is closed|Connection lost|Can't add new command when connection is in closed state|ER_SERVER_SHUTDOWN|ER_BAD_DB_ERROR|Connection is not established|database connection is not open|SQLITE_CANTOPEN|SQLITE_IOERR|DB_ACQUIRE_TIMEOUT/;
+
+// Reachable but saturated: the pool's wait queue is full, the server is out of connections, a
+// statement ran past max_statement_time / MAX_EXECUTION_TIME, a lock wait timed out, SQLite busy.
+const OVERLOADED =
+  /Queue limit reached|ER_CON_COUNT_ERROR|ER_TOO_MANY_USER_CONNECTIONS|ER_STATEMENT_TIMEOUT|ER_QUERY_TIMEOUT|max_statement_time exceeded|maximum statement execution time exceeded|ER_LOCK_WAIT_TIMEOUT|SQLITE_BUSY/;
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const parts = [
+    error.message,
+    (error as { code?: unknown }).code,
+    (error as { driverError?: { code?: unknown; message?: unknown } }).driverError?.code,
+  ];
+  const cause = (error as { driverError?: { message?: unknown } }).driverError?.message;
+  if (cause) parts.push(cause);
+  // mysql2 reports a refused connection to every resolved address as an AggregateError with an empty message.
+  if (error instanceof AggregateError) parts.push(...error.errors.map((inner: unknown) => describe(inner)));
+  return parts.filter((part) => part !== undefined && part !== "").join(" ");
+}
+
+/** The kind of database trouble an error shows, or null when it is something else. */
+export function databaseFailureOf(error: unknown): DatabaseFailure | null {
+  const text = describe(error);
+  if (OVERLOADED.test(text)) return "overloaded";
+  if (UNAVAILABLE.test(text)) return "unavailable";
+  return null;
+}
+
+export const DATABASE_FAILURE_MESSAGES: Record<DatabaseFailure, string> = {
+  unavailable: "The database is unavailable; try again shortly.",
+  overloaded: "The service is overloaded; try again shortly.",
+};
+
+/** One line for the console: the cause of a failure to connect, without a stack. */
+export function connectionFailureCause(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return connectionFailureCause(error.errors[0]);
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  const message = error.message.split("\n")[0].trim();
+  if (typeof code === "string" && code !== "" && !message.includes(code)) return message ? `${code}: ${message}` : code;
+  return message || error.name;
+}

@@ -1,0 +1,92 @@
+import mysql2 from "mysql2";
+import type { DatabaseConfig, DatabaseConnectionConfig } from "../config/config";
+
+type GetConnectionCallback = (error: Error | null, connection?: { release(): void }) => void;
+interface GuardedPool {
+  getConnection(callback: GetConnectionCallback): void;
+  on(event: "connection", listener: (connection: SessionConnection) => void): unknown;
+}
+interface SessionConnection {
+  query(sql: string, callback: (error: Error | null) => void): unknown;
+}
+
+export type DatabaseLimits = Pick<
+  DatabaseConnectionConfig,
+  "poolSize" | "queueLimit" | "acquireTimeoutMs" | "queryTimeoutMs"
+>;
+
+/** Raised when no pooled connection came free in time; classified as "unavailable" (503). */
+export class AcquireTimeoutError extends Error {
+  readonly code = "DB_ACQUIRE_TIMEOUT";
+  constructor(ms: number) {
+    super(`No database connection came free within ${ms} ms.`);
+  }
+}
+
+/**
+ * mysql2's pool waits for a free connection without a deadline: with a frozen server every
+ * request would hang for the whole outage. This bounds the wait; a connection that arrives after
+ * its caller gave up goes straight back to the pool.
+ */
+export function boundAcquire(pool: GuardedPool, timeoutMs: number): void {
+  const getConnection = pool.getConnection.bind(pool);
+  pool.getConnection = (callback) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      settled = true;
+      callback(new AcquireTimeoutError(timeoutMs));
+    }, timeoutMs);
+    getConnection((error, connection) => {
+      if (settled) {
+        connection?.release();
+        return;
+      }
+      settled = true;
+      clearTimeout(timer);
+      callback(error, connection);
+    });
+  };
+}
+
+/** The statement that caps each statement's run time on the server, per session. */
+export function statementTimeoutSql(kind: "mysql" | "mariadb", ms: number): string {
+  // MariaDB counts seconds (fractions allowed); MySQL counts milliseconds and caps SELECTs only.
+  return kind === "mariadb"
+    ? `SET SESSION max_statement_time = ${(ms / 1000).toFixed(3)}`
+    : `SET SESSION MAX_EXECUTION_TIME = ${Math.round(ms)}`;
+}
+
+/**
+ * The mysql2 module TypeORM is handed (its `driver` option): the same, except that each pool
+ * bounds the wait for a connection and gives every new session the server-side statement limit
+ * before any other statement runs on it.
+ */
+export function guardedMysqlDriver(kind: "mysql" | "mariadb", limits: DatabaseLimits): typeof mysql2 {
+  const createPool = (options: mysql2.PoolOptions) => {
+    const pool = mysql2.createPool(options);
+    const guarded = pool as unknown as GuardedPool;
+    if (limits.queryTimeoutMs > 0) {
+      const sql = statementTimeoutSql(kind, limits.queryTimeoutMs);
+      // mysql2 queues commands per connection, so this runs before the caller's first statement.
+      // A server without the variable (an old MySQL) keeps only the client-side timeout.
+      guarded.on("connection", (connection) => connection.query(sql, () => undefined));
+    }
+    boundAcquire(guarded, limits.acquireTimeoutMs);
+    return pool;
+  };
+  return { ...mysql2, createPool } as typeof mysql2;
+}
+
+/** Pool and timeout options for TypeORM's MySQL driver. */
+export function mysqlLimitOptions(database: Exclude<DatabaseConfig, { kind: "sqlite" }>, limits: DatabaseLimits) {
+  return {
+    driver: guardedMysqlDriver(database.kind, limits),
+    // Client-side: a frozen server never answers, so the server-side limit never fires. Half a
+    // second later than the server's, so a busy live server reports its own timeout first.
+    ...(limits.queryTimeoutMs > 0
+      ? { enableQueryTimeout: true, maxQueryExecutionTime: limits.queryTimeoutMs + 500 }
+      : {}),
+    poolSize: limits.poolSize,
+    extra: { queueLimit: limits.queueLimit },
+  };
+}

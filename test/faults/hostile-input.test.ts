@@ -1,0 +1,184 @@
+import { createHash } from "node:crypto";
+import request from "supertest";
+import { MAPLE, mapleHeaders } from "../fixtures/test-fixture";
+import { graphql } from "../graphql/graphql-client";
+import { expectLegacyError } from "../support/legacy-error";
+import { watchTables, type TableWatch } from "../support/tables";
+import { startTestApp, type TestApp } from "../support/test-app";
+
+// Issue 13, defects 1–7 and 11: hostile bodies and odd GraphQL requests get a 4xx with a clear
+// message (REST) or one of Apollo's codes (GraphQL), never 500/INTERNAL, and write nothing.
+
+let t: TestApp;
+let tables: TableWatch;
+beforeAll(async () => {
+  t = await startTestApp();
+  tables = await watchTables(t.dataSource);
+});
+afterAll(() => t.close());
+
+const ENDPOINTS = ["users", "statuses", "projects", "products"] as const;
+const postRaw = (path: string, body: string | Buffer, headers: Record<string, string> = {}) =>
+  request(t.app)
+    .post(path)
+    .set(mapleHeaders)
+    .set({ "Content-Type": "application/json", ...headers })
+    // Sent as the exact bytes given (superagent would serialize a Buffer as JSON).
+    .serialize((raw: unknown) => raw as string)
+    .send(body);
+
+describe("JSON nesting (defect 1)", () => {
+  it.each(ENDPOINTS)("/reg/api2/%s/ refuses 5,000 nested [ as 400 INVALID_JSON naming the limit", async (endpoint) => {
+    const res = await postRaw(`/reg/api2/${endpoint}/`, "[".repeat(5000) + "]".repeat(5000));
+    expectLegacyError(res, 400, "INVALID_JSON", {
+      msg: "The request body nests arrays and objects more than 64 levels deep.",
+    });
+  });
+
+  it("counts only structure: brackets inside strings do not count, 64 levels pass", async () => {
+    const doc = { padding: "[[[[{{{{".repeat(100), deep: JSON.parse("[".repeat(62) + "]".repeat(62)) };
+    const res = await postRaw(
+      "/reg/api2/projects/",
+      JSON.stringify({ action: "get_project_list", group_id: MAPLE.groupId, doc }),
+    );
+    expect(res.status).toBe(200);
+  });
+
+  it("/graphql refuses values nested 10,000 deep as 400 INVALID_JSON", async () => {
+    const values = "[".repeat(10_000) + "]".repeat(10_000);
+    const res = await postRaw(
+      "/graphql",
+      `{"query":"mutation($v: JSONObject!) { updateUser(input: {groupId: 1, cloginId: 1, values: $v}) { notices } }","variables":{"v":{"a":${values}}}}`,
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([
+      {
+        message: "The request body nests arrays and objects more than 64 levels deep.",
+        extensions: { code: "INVALID_JSON" },
+      },
+    ]);
+  });
+});
+
+describe("content encodings (defect 6)", () => {
+  it.each(["gzip", "deflate", "br"])(
+    "Content-Encoding: %s is 415 UNSUPPORTED_MEDIA_TYPE on REST and GraphQL",
+    async (encoding) => {
+      const rest = await postRaw("/reg/api2/projects/", '{"action":"get_project_list"}', {
+        "Content-Encoding": encoding,
+      });
+      expectLegacyError(rest, 415, "UNSUPPORTED_MEDIA_TYPE", {
+        msg: "The request's Content-Encoding is not supported.",
+      });
+      const gql = await postRaw("/graphql", '{"query":"{ projects { groupId } }"}', { "Content-Encoding": encoding });
+      expect(gql.status).toBe(415);
+      expect(gql.body.errors[0].extensions).toEqual({ code: "UNSUPPORTED_MEDIA_TYPE" });
+    },
+  );
+
+  it("Content-Encoding: identity is accepted", async () => {
+    const body = JSON.stringify({ action: "get_project_list", group_id: MAPLE.groupId, doc: {} });
+    expect((await postRaw("/reg/api2/projects/", body, { "Content-Encoding": "identity" })).status).toBe(200);
+  });
+});
+
+describe("UTF-8 only (defect 7)", () => {
+  const body = JSON.stringify({ action: "get_project_list", group_id: MAPLE.groupId, doc: {} });
+  const utf8Only = "The request body must be JSON in UTF-8 (Content-Type: application/json; charset=utf-8).";
+
+  it("a UTF-16 body labelled utf-16 is 415", async () => {
+    const res = await postRaw("/reg/api2/projects/", Buffer.from(`\ufeff${body}`, "utf16le"), {
+      "Content-Type": "application/json; charset=utf-16",
+    });
+    expectLegacyError(res, 415, "UNSUPPORTED_MEDIA_TYPE", { msg: utf8Only });
+  });
+
+  it("a UTF-8 body labelled utf-16 is 415, not 400 INVALID_JSON", async () => {
+    const res = await postRaw("/reg/api2/projects/", body, { "Content-Type": "application/json; charset=utf-16" });
+    expectLegacyError(res, 415, "UNSUPPORTED_MEDIA_TYPE", { msg: utf8Only });
+    const gql = await postRaw("/graphql", '{"query":"{ projects { groupId } }"}', {
+      "Content-Type": "application/json; charset=utf-16le",
+    });
+    expect([gql.status, gql.body.errors[0].extensions.code]).toEqual([415, "UNSUPPORTED_MEDIA_TYPE"]);
+  });
+
+  it("bytes that are not UTF-8 are 415 even without a charset", async () => {
+    const res = await postRaw("/reg/api2/projects/", Buffer.from(`\ufeff${body}`, "utf16le"));
+    expectLegacyError(res, 415, "UNSUPPORTED_MEDIA_TYPE", { msg: utf8Only });
+  });
+
+  it("charset=UTF-8 and UTF-8 text outside ASCII are accepted", async () => {
+    const res = await postRaw(
+      "/reg/api2/projects/",
+      JSON.stringify({ action: "get_project_list", group_id: MAPLE.groupId, doc: { note: "Grüße ✓" } }),
+      { "Content-Type": "application/json; charset=UTF-8" },
+    );
+    expect(res.status).toBe(200);
+  });
+});
+
+describe("echoed values are cut short (defect 11)", () => {
+  it("a 900,000-character group_id gives a small answer quoting at most 60 characters of it", async () => {
+    const res = await postRaw(
+      "/reg/api2/users/",
+      JSON.stringify({ action: "create", group_id: "9".repeat(16) + "x".repeat(900_000) }),
+    );
+    expectLegacyError(res, 400, "VALIDATION_FAILED", { errors: [{ path: "group_id" }] });
+    expect(res.text.length).toBeLessThan(1000);
+    expect(res.body.errors[0].message).toBe(
+      `must be an integer or a string of digits, got "${"9".repeat(16)}${"x".repeat(42)}…`,
+    );
+  });
+});
+
+describe("GraphQL requests outside the schema's operations (defects 2–5)", () => {
+  it("a subscription is BAD_REQUEST, not INTERNAL (defect 2)", async () => {
+    const response = await graphql(t.app, "subscription { projects { groupId } }");
+    expect(response.errors?.map((e) => e.extensions?.code)).toEqual(["BAD_REQUEST"]);
+    expect(response.errors?.[0].message).toMatch(/subscription/);
+  });
+
+  it("more than 50 variable errors are all BAD_USER_INPUT, the cut-off notice too (defect 3)", async () => {
+    const query = "mutation($input: MarkFormsCompleteInput!) { markFormsComplete(input: $input) { markedComplete } }";
+    const variables = { input: { groupId: MAPLE.groupId, cloginId: MAPLE.miles, formIds: Array(60).fill(true) } };
+    const response = await graphql(t.app, query, variables);
+    expect(response.status).toBe(400);
+    expect(new Set(response.errors?.map((e) => e.extensions?.code))).toEqual(new Set(["BAD_USER_INPUT"]));
+    expect(response.errors?.at(-1)?.message).toMatch(/Too many errors processing variables/);
+  });
+
+  it('updateUser with values [{"toString":"x"}] is BAD_USER_INPUT (defect 4)', async () => {
+    const response = await graphql(
+      t.app,
+      "mutation($input: UpdateUserInput!) { updateUser(input: $input) { notices } }",
+      { input: { groupId: MAPLE.groupId, cloginId: MAPLE.miles, values: [{ toString: "x" }] } },
+    );
+    expect(response.status).toBe(400);
+    expect(response.errors?.map((e) => e.extensions?.code)).toEqual(["BAD_USER_INPUT"]);
+  });
+
+  it("a persisted-query hash that does not match the query is BAD_REQUEST (defect 5)", async () => {
+    const query = "{ projects { groupId } }";
+    const wrongHash = createHash("sha256").update("something else").digest("hex");
+    const res = await request(t.app)
+      .post("/graphql")
+      .set(mapleHeaders)
+      .send({ query, extensions: { persistedQuery: { version: 1, sha256Hash: wrongHash } } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(["BAD_REQUEST"]);
+  });
+
+  it("an unknown persisted-query hash is PERSISTED_QUERY_NOT_FOUND", async () => {
+    const res = await request(t.app)
+      .post("/graphql")
+      .set(mapleHeaders)
+      .send({ extensions: { persistedQuery: { version: 1, sha256Hash: "0".repeat(64) } } });
+    expect(res.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual([
+      "PERSISTED_QUERY_NOT_FOUND",
+    ]);
+  });
+});
+
+it("none of these requests wrote anything", async () => {
+  await tables.expectNothingWritten();
+});

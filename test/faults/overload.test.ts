@@ -1,0 +1,161 @@
+import request from "supertest";
+import { DataSource } from "typeorm";
+import { createApp, type RegapiApp } from "../../src/app";
+import { DEFAULT_RESILIENCE } from "../../src/config/config";
+import { databaseFailureOf } from "../../src/db/database-failure";
+import { buildDataSourceOptions, DEFAULT_DATABASE_CONNECTION } from "../../src/db/data-source-options";
+import { createRequestContext } from "../../src/domain/context";
+import { loadFixture } from "../../src/fixtures/load-fixture";
+import { createLogger } from "../../src/http/logger";
+import { MAPLE, mapleHeaders } from "../fixtures/test-fixture";
+import { testFixture } from "../fixtures/test-fixture";
+import { itOnMysqlFamily, onMysqlFamily, openTestDatabase, type TestDatabase } from "../support/database";
+import { postRest } from "../support/rest";
+
+// Issue 13 defects 8 and 9 and deliverable 2: a full pool, a slow statement, a database that
+// does not answer or is gone: 503 SERVICE_UNAVAILABLE with Retry-After, within the configured
+// bounds, on REST and GraphQL; never 500, never a hang.
+
+const LIMITS = {
+  ...DEFAULT_DATABASE_CONNECTION,
+  poolSize: 2,
+  queueLimit: 5,
+  acquireTimeoutMs: 600,
+  queryTimeoutMs: 1000,
+};
+const resilience = { ...DEFAULT_RESILIENCE, readinessTimeoutMs: 500, retryAfterSeconds: 3 };
+const listProjects = { action: "get_project_list", group_id: MAPLE.groupId, doc: {} };
+
+let db: TestDatabase;
+let limited: DataSource;
+let regapi: RegapiApp;
+
+beforeAll(async () => {
+  db = await openTestDatabase();
+  await loadFixture(createRequestContext(db.dataSource, "fixture"), testFixture());
+  // The same database through a DataSource with a tiny pool and short timeouts.
+  limited = onMysqlFamily ? new DataSource(buildDataSourceOptions(db.config, { connection: LIMITS })) : db.dataSource;
+  if (!limited.isInitialized) await limited.initialize();
+  regapi = await createApp({
+    dataSource: limited,
+    logger: createLogger("silent"),
+    config: { graphqlIntrospection: false, resilience },
+  });
+});
+afterAll(async () => {
+  await regapi.stop();
+  if (limited !== db.dataSource && limited.isInitialized) await limited.destroy();
+  await db.dispose();
+});
+
+const listProjectsRest = () => postRest(regapi.app, "projects", listProjects);
+const postGraphql = () =>
+  request(regapi.app).post("/graphql").set(mapleHeaders).send({ query: "{ projects { groupId } }" });
+
+function expectUnavailable(res: request.Response) {
+  expect(res.status).toBe(503);
+  expect(res.headers["retry-after"]).toBe("3");
+}
+
+describe(onMysqlFamily ? "a full pool (MariaDB)" : "a full pool (MariaDB only; SQLite has no pool)", () => {
+  itOnMysqlFamily(
+    "200 concurrent requests on a pool of 2 with a queue of 5: each is 200 or 503 with Retry-After, none 500, and service resumes",
+    async () => {
+      const answers = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => (i % 2 ? listProjectsRest() : postGraphql())),
+      );
+      const statuses = answers.map((res) => res.status);
+      expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([]);
+      expect(statuses).toContain(503);
+      for (const res of answers.filter((r) => r.status === 503)) {
+        expect(res.headers["retry-after"]).toBe("3");
+        const code = res.body.error_code ?? res.body.errors?.[0]?.extensions?.code;
+        expect(code).toBe("SERVICE_UNAVAILABLE");
+      }
+      // Shedding does not stick: the next request is served.
+      expect((await listProjectsRest()).status).toBe(200);
+    },
+  );
+
+  itOnMysqlFamily(
+    "a request that cannot get a connection within the acquire timeout is 503 on REST and GraphQL",
+    async () => {
+      const holders = [limited.createQueryRunner(), limited.createQueryRunner()];
+      await Promise.all(holders.map((runner) => runner.connect()));
+      try {
+        const started = Date.now();
+        const [rest, graphql] = await Promise.all([listProjectsRest(), postGraphql()]);
+        expectUnavailable(rest);
+        expect(rest.body).toMatchObject({
+          error_code: "SERVICE_UNAVAILABLE",
+          msg: "The database is unavailable; try again shortly.",
+        });
+        expectUnavailable(graphql);
+        expect(graphql.body.errors[0].extensions.code).toBe("SERVICE_UNAVAILABLE");
+        expect(Date.now() - started).toBeLessThan(LIMITS.acquireTimeoutMs + 1500);
+      } finally {
+        await Promise.all(holders.map((runner) => runner.release()));
+      }
+      expect((await listProjectsRest()).status).toBe(200);
+    },
+  );
+
+  itOnMysqlFamily(
+    "a statement that runs past the query timeout is stopped by the server and counts as overload",
+    async () => {
+      const started = Date.now();
+      const error = await limited.query("SELECT SLEEP(5)").then(
+        (rows: unknown) => rows,
+        (failure: unknown) => failure,
+      );
+      // MariaDB's max_statement_time makes SLEEP return 1 (interrupted) instead of raising.
+      const interrupted = Array.isArray(error) && Number(Object.values(error[0] as object)[0]) === 1;
+      expect(interrupted || databaseFailureOf(error) !== null).toBe(true);
+      expect(Date.now() - started).toBeLessThan(LIMITS.queryTimeoutMs + 1000);
+    },
+  );
+});
+
+describe("a database that does not answer", () => {
+  it("/readyz answers 503 within the readiness timeout", async () => {
+    const query = jest.spyOn(limited, "query").mockReturnValue(new Promise(() => undefined));
+    try {
+      const started = Date.now();
+      const res = await request(regapi.app).get("/readyz");
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ status: "unavailable", database: "down" });
+      expect(Date.now() - started).toBeLessThan(resilience.readinessTimeoutMs + 1000);
+    } finally {
+      query.mockRestore();
+    }
+  });
+});
+
+describe("a database that is gone", () => {
+  it("REST and GraphQL answer 503 SERVICE_UNAVAILABLE with Retry-After, and /readyz 503", async () => {
+    const gone = new DataSource(buildDataSourceOptions(db.config, { connection: LIMITS }));
+    await gone.initialize();
+    const app = await createApp({
+      dataSource: gone,
+      logger: createLogger("silent"),
+      config: { graphqlIntrospection: false, resilience },
+    });
+    await gone.destroy();
+    try {
+      const rest = await request(app.app).post("/reg/api2/projects/").set(mapleHeaders).send(listProjects);
+      expectUnavailable(rest);
+      expect(rest.body.error_code).toBe("SERVICE_UNAVAILABLE");
+      const graphql = await request(app.app)
+        .post("/graphql")
+        .set(mapleHeaders)
+        .send({ query: "{ projects { groupId } }" });
+      expectUnavailable(graphql);
+      expect(graphql.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual([
+        "SERVICE_UNAVAILABLE",
+      ]);
+      expect((await request(app.app).get("/readyz")).status).toBe(503);
+    } finally {
+      await app.stop();
+    }
+  });
+});
