@@ -10,7 +10,7 @@ import type { RequestContext } from "../domain/context";
 import { DomainError, validationFailed } from "../domain/errors";
 import { inTransaction } from "../domain/transaction";
 import { ApiAccount, Organization } from "../entities";
-import { isEmailAddress } from "../shared/email";
+import { isEmailAddress } from "../common/email";
 
 export interface NewApiKey {
   apiId: number;

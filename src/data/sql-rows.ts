@@ -1,5 +1,5 @@
 import type { EntityManager } from "typeorm";
-import { toDate } from "../shared/dates";
+import { toDate } from "../common/dates";
 
 // Typed rows from hand-written SQL, read the same way on every driver: mysql2 returns COUNT/SUM
 // as numbers or decimal strings and booleans as 0/1; better-sqlite3 returns integers and text

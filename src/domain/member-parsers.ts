@@ -1,7 +1,7 @@
-import { parseUtcDateTime } from "../shared/dates";
+import { parseUtcDateTime } from "../common/dates";
 import { toFlag, toInteger } from "./commands/members";
 import type { Problem, ProblemPath } from "./errors";
-import { clientValue } from "../shared/client-value";
+import { clientValue } from "../common/client-value";
 
 /**
  * Reads the members of a command whose rules depend on each other (a product's type decides which

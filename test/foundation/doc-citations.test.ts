@@ -32,7 +32,7 @@ export function missingCitations(file: string, text: string, exists: (path: stri
       if (!candidates.some(exists)) found.push({ file, line: index + 1, text: cited });
     }
     for (const match of lineText.matchAll(OUTSIDE_PATH)) {
-      // An import of src/shared/ from a file under src/ points inside the repository, and is fine.
+      // A path that resolves inside the repository (e.g. an import of a src/shared/ folder) is fine.
       const cited = match[0];
       const resolved = normalize(join(dirname(file), cited));
       if (!exists(resolved) && !exists(`${resolved}.ts`)) found.push({ file, line: index + 1, text: cited });

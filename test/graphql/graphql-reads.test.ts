@@ -1,6 +1,6 @@
 import { loadUserSummaries } from "../../src/domain/users/user-summary";
 import { presentMetaInfo as presentLegacyMetaInfo } from "../../src/rest/presenters/user-envelope";
-import { formatUtcDateTime } from "../../src/shared/dates";
+import { formatUtcDateTime } from "../../src/common/dates";
 import { MAPLE } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { graphqlData } from "../support/graphql";

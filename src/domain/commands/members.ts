@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { clientValue } from "../../shared/client-value";
+import { clientValue } from "../../common/client-value";
 
 // The member parsers every command schema shares, whichever transport built the command. They
 // accept the leniency legacy clients need (ids as digit strings, flags as 1/0 and "true"/"false"),

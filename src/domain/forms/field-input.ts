@@ -1,6 +1,6 @@
-import { clientValue } from "../../shared/client-value";
-import { isEmailAddress } from "../../shared/email";
-import { parseUtcDateTime } from "../../shared/dates";
+import { clientValue } from "../../common/client-value";
+import { isEmailAddress } from "../../common/email";
+import { parseUtcDateTime } from "../../common/dates";
 import { matchChoiceAnswers } from "./choice-matching";
 import { encodeAnswer, isChoiceType } from "./field-value-codec";
 import type { FieldDefinition } from "../../data/forms.data";

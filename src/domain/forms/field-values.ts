@@ -6,11 +6,11 @@ import {
   type FieldDefinition,
   type RegistrationFormState,
 } from "../../data/forms.data";
-import { isEmailAddress } from "../../shared/email";
+import { isEmailAddress } from "../../common/email";
 import { PERSON_FIELD_MAX_LENGTH } from "../users/person-fields";
 import { answerIsEmpty, decodeAnswer } from "./field-value-codec";
 import { interpretFieldInput } from "./field-input";
-import { clientValue } from "../../shared/client-value";
+import { clientValue } from "../../common/client-value";
 
 // Writing `doc` values (contract §4): by field identifier or mapped name; system fields, unknown
 // fields, unknown answers and fields of forms the user does not have are not written, and each

@@ -12,7 +12,7 @@ import { decodeAnswer } from "./field-value-codec";
 import type { SavedValues } from "./field-values";
 import { missingMandatoryFields } from "./form-rules";
 import { toInteger } from "../commands/members";
-import { clientValue } from "../../shared/client-value";
+import { clientValue } from "../../common/client-value";
 
 // Submitting forms (contract §4, §5). A submission after saving values behaves like a
 // browser: it goes through only when every mandatory field of the form holds a value, then

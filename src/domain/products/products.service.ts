@@ -2,7 +2,7 @@ import { z } from "zod";
 import { findCategoryByNameKey, findProductReferences, insertCategory, insertProduct } from "../../data/products.data";
 import { isUniqueViolation } from "../../db/unique-violation";
 import { PRODUCT_BASE_TYPES, type ProductBaseType, type ProductLevel } from "../../entities";
-import { parseUtcPeriodEnd } from "../../shared/dates";
+import { parseUtcPeriodEnd } from "../../common/dates";
 import type { RequestContext } from "../context";
 import { conflict, validationFailed } from "../errors";
 import { integerId } from "../commands/members";
@@ -10,7 +10,7 @@ import { parseCommand } from "../commands/parse-command";
 import { resolveOwnedProject } from "../group-scope";
 import { MemberReader } from "../member-parsers";
 import { inTransaction } from "../transaction";
-import { clientValue } from "../../shared/client-value";
+import { clientValue } from "../../common/client-value";
 
 // The products endpoint (contract §15): create and create_category. Commands carry the members
 // exactly as a client sent them, under the command's own names; the rules below check them once

@@ -7,7 +7,7 @@ import { flag, integerId, trimmedText } from "../commands/members";
 import { conflict } from "../errors";
 import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
-import { clientValue } from "../../shared/client-value";
+import { clientValue } from "../../common/client-value";
 
 export const STATUS_NAME_MAX_CHARACTERS = 100;
 const COLOR = /^#[0-9A-Fa-f]{6}$/;

@@ -2,11 +2,11 @@ import type { EntityManager } from "typeorm";
 import { readAdminsForProject } from "../../data/admins.data";
 import type { NewEmailHistoryEntry } from "../../data/email-history.data";
 import type { AdminLevel } from "../../entities";
-import { invalidAddresses, isEmailAddress } from "../../shared/email";
+import { invalidAddresses, isEmailAddress } from "../../common/email";
 import { withProblems, type Problem } from "../errors";
 import { MAX_VALUE_BYTES } from "../forms/field-input";
 import type { EmailInput } from "./user-commands";
-import { clientValue } from "../../shared/client-value";
+import { clientValue } from "../../common/client-value";
 
 // add_email (contract §7.2): records emails sent elsewhere; nothing is sent.
 

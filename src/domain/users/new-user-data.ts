@@ -1,8 +1,8 @@
 import type { Problem } from "../errors";
-import { isEmailAddress } from "../../shared/email";
+import { isEmailAddress } from "../../common/email";
 import { PERSON_FIELD_MAX_LENGTH } from "./person-fields";
 import type { CreateUserCommand } from "./user-commands";
-import { clientValue } from "../../shared/client-value";
+import { clientValue } from "../../common/client-value";
 
 // The person data of `create` (contract §7): checked before anything is hashed or written.
 

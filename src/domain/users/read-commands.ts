@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { flag, integerId, toInteger } from "../commands/members";
-import { clientValue } from "../../shared/client-value";
+import { clientValue } from "../../common/client-value";
 
 // The commands of the read path and the registrant session (contract §10–§12, §18), one schema
 // each; adapters build them from the members as sent.

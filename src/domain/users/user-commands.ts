@@ -9,9 +9,9 @@ import {
   toInteger,
   valueMap,
 } from "../commands/members";
-import { parseUtcDateTime } from "../../shared/dates";
+import { parseUtcDateTime } from "../../common/dates";
 import type { UserSummary } from "./user-summary";
-import { clientValue } from "../../shared/client-value";
+import { clientValue } from "../../common/client-value";
 
 // The users operations, in domain terms. Both adapters (legacy REST and GraphQL) build these
 // commands and present these outcomes; neither holds a rule of its own.

@@ -18,7 +18,7 @@ import { initialForms, MAX_KEYS_PER_CALL } from "../forms/form-rules";
 import { markFormsComplete, submitFormsWithValues, type SubmissionSettings } from "../forms/form-submission";
 import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
-import { isEmailAddress } from "../../shared/email";
+import { isEmailAddress } from "../../common/email";
 import { assertSendingAdmins, emailListProblems, emailRecords } from "./email-history";
 import { readPersonData, type PersonData } from "./new-user-data";
 import { connectedToOf, requireRegisteredUser, type RegisteredUser } from "./registration-lookup";
@@ -31,7 +31,7 @@ import {
   type UserOutcome,
 } from "./user-commands";
 import { loadUserSummaries } from "./user-summary";
-import { clientValue } from "../../shared/client-value";
+import { clientValue } from "../../common/client-value";
 
 // The users operations shared by the legacy REST envelope and GraphQL. Each resolves the group
 // first (FORBIDDEN before anything else), runs in one transaction and returns the refreshed

@@ -1,5 +1,5 @@
 import type { ProjectListing } from "../../domain/projects/projects.service";
-import { formatCents } from "../../shared/money";
+import { formatCents } from "../../common/money";
 import type { FieldDefinition } from "../../data/forms.data";
 import type { RegistrationRef } from "../../data/registrations.data";
 import type { UserOutcome } from "../../domain/users/user-commands";

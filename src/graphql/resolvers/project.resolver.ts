@@ -5,7 +5,7 @@ import type { GraphqlContext } from "../context";
 import { selectsField } from "../selection";
 import { ProductCategoryType, ProductType } from "../types/product.type";
 import { ProjectType } from "../types/project.type";
-import { formatCents } from "../../shared/money";
+import { formatCents } from "../../common/money";
 import { presentProjectListing } from "./present";
 
 /** The wire `product_type` of a stored level. */

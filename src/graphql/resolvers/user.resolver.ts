@@ -9,7 +9,7 @@ import { UserArgs, UsersArgs } from "../inputs/user-query.input";
 import { FormType, UserFormType } from "../types/form.type";
 import { ProjectType } from "../types/project.type";
 import { UserConnectionType } from "../types/user-connection.type";
-import { formatCents } from "../../shared/money";
+import { formatCents } from "../../common/money";
 import {
   CartLineType,
   EmailRecordType,

@@ -1,7 +1,7 @@
 import { Field, Int, ObjectType } from "type-graphql";
 import { GraphQLDateTime } from "graphql-scalars";
 import type { UserSummary } from "../../domain/users/user-summary";
-import { formatCents } from "../../shared/money";
+import { formatCents } from "../../common/money";
 import { MoneyScalar } from "../scalars/money.scalar";
 import { EmailOriginEnum } from "./enums.type";
 import { FormFieldType } from "./form.type";

@@ -1,6 +1,6 @@
 import type { ProjectListing, ProjectListQuery } from "../../domain/projects/projects.service";
-import { formatUtcDateTime } from "../../shared/dates";
-import { formatCents } from "../../shared/money";
+import { formatUtcDateTime } from "../../common/dates";
+import { formatCents } from "../../common/money";
 
 /** A legacy project record (contract §7.4): every value a string; `_excluded` "1" for an archived project. */
 export function presentProject(project: ProjectListing) {

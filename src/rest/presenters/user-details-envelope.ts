@@ -1,8 +1,8 @@
 import type { UserDetails } from "../../domain/users/user-details";
 import { isChoiceType } from "../../domain/forms/field-value-codec";
 import { PRODUCT_LEVELS } from "../../entities";
-import { formatUtcDateTime } from "../../shared/dates";
-import { formatCents } from "../../shared/money";
+import { formatUtcDateTime } from "../../common/dates";
+import { formatCents } from "../../common/money";
 import { presentMetaInfo, presentUserInfo } from "./user-envelope";
 
 // The `doc` of a get_info answer (contract §11), also nested per record in get_user_list: one

@@ -1,6 +1,6 @@
 import type { UserSummary } from "../../domain/users/user-summary";
-import { formatHumanDateTime, formatUtcDateTime } from "../../shared/dates";
-import { formatCents } from "../../shared/money";
+import { formatHumanDateTime, formatUtcDateTime } from "../../common/dates";
+import { formatCents } from "../../common/money";
 
 /** Legacy `user_info`: ids as strings; `connected_to` is the parent for a child, else the user itself. */
 export function presentUserInfo(summary: UserSummary) {

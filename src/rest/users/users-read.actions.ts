@@ -5,7 +5,7 @@ import { getUserList, type ListedUser } from "../../domain/users/user-list";
 import type { DetailSelection } from "../../domain/users/user-details";
 import type { UserSummary } from "../../domain/users/user-summary";
 import type { PathNames } from "../../http/problem-paths";
-import { formatCents } from "../../shared/money";
+import { formatCents } from "../../common/money";
 import { defineAction, type ActionTable } from "../envelope/action-table";
 import { asSent, wireDoc } from "../envelope/members";
 import { refusedOutsideUpdate } from "../envelope/refused-members";

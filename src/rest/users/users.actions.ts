@@ -5,7 +5,7 @@ import { addProducts } from "../../domain/carts/add-product";
 import { loginUser } from "../../domain/sessions/registrant-sessions";
 import { setUserStatus } from "../../domain/users/set-status";
 import { addEmails, createChild, createUser, updateUser } from "../../domain/users/users.service";
-import { formatUtcDateTime } from "../../shared/dates";
+import { formatUtcDateTime } from "../../common/dates";
 import type { PathNames } from "../../http/problem-paths";
 import { defineAction, type ActionTable } from "../envelope/action-table";
 import { isJsonObject } from "../envelope/envelope";
