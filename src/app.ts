@@ -3,6 +3,7 @@ import type { DataSource } from "typeorm";
 import { DEFAULT_RESILIENCE, type Config } from "./config/config";
 import { mountGraphql } from "./graphql/mount-graphql";
 import { accessLog } from "./http/access-log";
+import { corsFor } from "./http/cors";
 import { healthRouter } from "./http/health";
 import { createMetrics } from "./http/metrics";
 import { configureRetryAfter } from "./http/overload";
@@ -18,10 +19,10 @@ export interface AppDependencies {
   logger: Logger;
   /**
    * Without `rateLimit` (in-process tests, the benchmark) no limits apply; loginTokenTtlSeconds defaults to 900;
-   * without `resilience` the defaults of config.ts apply.
+   * without `resilience` the defaults of config.ts apply; without `corsOrigins` no cross-origin access.
    */
   config: Pick<Config, "graphqlIntrospection"> &
-    Partial<Pick<Config, "rateLimit" | "loginTokenTtlSeconds" | "resilience">>;
+    Partial<Pick<Config, "rateLimit" | "loginTokenTtlSeconds" | "resilience" | "corsOrigins">>;
 }
 
 export interface RegapiApp {
@@ -47,6 +48,9 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
     if (shuttingDown) res.setHeader("Connection", "close");
     next();
   });
+  // Cross-origin browsers (CORS_ORIGINS only): preflights are answered before routes and limits.
+  const crossOrigin = corsFor(deps.config.corsOrigins ?? []);
+  if (crossOrigin) app.use(["/reg/api2", "/graphql"], crossOrigin);
   // Probes and the scrape come before the rate limiter: never limited.
   app.use(healthRouter(deps.dataSource, () => shuttingDown, resilience.readinessTimeoutMs));
   app.use(metrics.router());

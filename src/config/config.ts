@@ -28,6 +28,8 @@ export interface Config {
   /** Lifetime of a users `login` token in seconds (LOGIN_TOKEN_TTL_S, default 900). */
   readonly loginTokenTtlSeconds: number;
   readonly resilience: ResilienceConfig;
+  /** Browser origins allowed to call the API cross-origin (CORS_ORIGINS); empty: none. */
+  readonly corsOrigins: readonly string[];
 }
 
 /** Connection and overload settings of a MySQL/MariaDB pool (docs/operations.md, docs/resilience.md); SQLite ignores them. */
@@ -87,6 +89,9 @@ export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const DEFAULT_DATABASE_URL = "sqlite:data/regapi.sqlite";
+
+/** An origin as browsers send it: scheme, host, optional port; nothing else. */
+const CORS_ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(?::\d{1,5})?$/;
 
 /** Raised when a variable is invalid; the message names the variable and what it allows. */
 export class ConfigError extends Error {
@@ -211,6 +216,19 @@ const envSchema = z.object({
   DATABASE_ACQUIRE_TIMEOUT_MS: integerInRange("DATABASE_ACQUIRE_TIMEOUT_MS", 1, 600_000).default(3000),
   DATABASE_QUERY_TIMEOUT_MS: integerInRange("DATABASE_QUERY_TIMEOUT_MS", 0, 3_600_000).default(4000),
   LOGIN_TOKEN_TTL_S: integerInRange("LOGIN_TOKEN_TTL_S", 1, 7 * 24 * 3600).default(900),
+  CORS_ORIGINS: z
+    .string()
+    .transform((raw) =>
+      raw
+        .split(",")
+        .map((origin) => origin.trim())
+        .filter((origin) => origin !== ""),
+    )
+    .refine((origins) => origins.every((origin) => CORS_ORIGIN.test(origin)), {
+      message:
+        "CORS_ORIGINS: expected a comma-separated list of origins such as https://app.example.com or http://localhost:5173 (scheme, host and optional port; no path, no wildcard)",
+    })
+    .default([]),
   // Resilience: probes, Retry-After, shutdown, HTTP timeouts, JSON depth (docs/resilience.md).
   READINESS_TIMEOUT_MS: integerInRange("READINESS_TIMEOUT_MS", 1, 60_000).default(
     DEFAULT_RESILIENCE.readinessTimeoutMs,
@@ -317,6 +335,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiKeyRotationGraceSeconds: values.API_KEY_ROTATION_GRACE_S,
     logFormat: values.LOG_FORMAT as LogFormat,
     loginTokenTtlSeconds: values.LOGIN_TOKEN_TTL_S,
+    corsOrigins: Object.freeze([...values.CORS_ORIGINS]),
     resilience: Object.freeze({
       readinessTimeoutMs: values.READINESS_TIMEOUT_MS,
       retryAfterSeconds: values.RETRY_AFTER_SECONDS,

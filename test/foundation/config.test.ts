@@ -41,7 +41,20 @@ describe("configuration", () => {
       logFormat: "auto",
       loginTokenTtlSeconds: 900,
       resilience: DEFAULT_RESILIENCE,
+      corsOrigins: [],
     });
+  });
+
+  it("CORS_ORIGINS is a comma-separated list of origins; a path, a wildcard or a bare host is refused", () => {
+    expect(loadConfig({ CORS_ORIGINS: "https://app.example.com, http://localhost:5173" }).corsOrigins).toEqual([
+      "https://app.example.com",
+      "http://localhost:5173",
+    ]);
+    for (const bad of ["*", "https://app.example.com/path", "app.example.com", "https://a.example.com,ftp://b"]) {
+      expect(() => loadConfig({ CORS_ORIGINS: bad })).toThrow(
+        /^CORS_ORIGINS: expected a comma-separated list of origins/,
+      );
+    }
   });
 
   it("LOGIN_TOKEN_TTL_S sets the login token lifetime in seconds; anything but 1 to 604800 is refused", () => {
