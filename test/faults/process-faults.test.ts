@@ -109,7 +109,12 @@ describe("a flood of 1,000 concurrent requests", () => {
 
 describe("SIGTERM under load", () => {
   it("answers every request on fresh and keep-alive connections, closes them, then exits 0", async () => {
-    const service = await start("sigterm");
+    // The accept window and the quiet time before an idle connection is closed (SHUTDOWN_IDLE_MS,
+    // 500 ms by default) must outlast how late these clients can be: on a busy CI machine the test
+    // reads the "shutting down" line and sends its late requests well after 500 ms, and a
+    // keep-alive connection closed as quiet just before a request arrives resets it. 3 s keeps the
+    // test about the drain order, not about the machine's load.
+    const service = await start("sigterm", { SHUTDOWN_IDLE_MS: "3000" });
     const agent = new http.Agent({ keepAlive: true, maxSockets: 10 });
     // Ten warm keep-alive connections.
     await Promise.all(Array.from({ length: 10 }, (_, i) => hit(service.port, i, { agent })));
