@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { flag, integerId, toInteger } from "../commands/members";
+import { flag, INTEGER_ID_JSON_SCHEMA, integerId, toInteger } from "../commands/members";
 import { clientValue } from "../../common/client-value";
 
 // The commands of the read path and the registrant session (contract §10–§12, §18), one schema
@@ -40,7 +40,8 @@ const startingPosition = z
       return z.NEVER;
     }
     return parsed;
-  });
+  })
+  .meta({ anyOf: [...INTEGER_ID_JSON_SCHEMA.anyOf, { type: "null" }], default: 0 });
 
 export const UserListCommand = z
   .object({

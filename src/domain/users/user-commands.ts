@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   flag,
+  INTEGER_ID_JSON_SCHEMA,
   integerId,
   listOf,
   optionalIntegerId,
@@ -39,7 +40,8 @@ const existingPersonId = z
       return z.NEVER;
     }
     return id;
-  });
+  })
+  .meta({ anyOf: [...INTEGER_ID_JSON_SCHEMA.anyOf, { const: false }, { type: "null" }] });
 
 export const CreateUserCommand = z.object({
   groupId: integerId,
@@ -78,7 +80,8 @@ const optionalUtcDate = z
       return z.NEVER;
     }
     return date;
-  });
+  })
+  .meta({ type: ["string", "null"], pattern: "^\\d{4}-\\d{2}-\\d{2}( \\d{2}:\\d{2}:\\d{2})?$" });
 
 /**
  * users `create_child` (contract §9): create's members, with `connectedTo` (the parent) required,
@@ -112,7 +115,8 @@ const formSelection = z
     if (Array.isArray(value)) return { formIds: value };
     ctx.addIssue({ code: "custom", message: notASelection(value) });
     return z.NEVER;
-  });
+  })
+  .meta({ anyOf: [{ const: "all" }, { type: "array", items: INTEGER_ID_JSON_SCHEMA }, { type: "null" }] });
 
 export const UpdateUserCommand = z.object({
   groupId: integerId,
