@@ -50,7 +50,13 @@ async function secondInstance(): Promise<Express> {
   return regapi.app;
 }
 
-const post = (app: Express, endpoint: string, body: unknown, key?: string, headers = mapleHeaders) => {
+const post = (
+  app: Express,
+  endpoint: string,
+  body: unknown,
+  key?: string,
+  headers: Record<string, string> = mapleHeaders,
+) => {
   const req = request(app).post(`/reg/api2/${endpoint}/`).set(headers).set("Content-Type", "application/json");
   if (key !== undefined) req.set("Idempotency-Key", key);
   return req.send(typeof body === "string" ? body : JSON.stringify(body));
