@@ -10,6 +10,7 @@ import {
   type IdempotencyOwner,
   type StoredAnswer,
 } from "../data/idempotency.data";
+import { inSqliteTurn } from "../db/sqlite-turns";
 import type { Logger } from "./logger";
 import { authenticateRequest } from "./request-authentication";
 import { TransportError } from "./transport-errors";
@@ -82,7 +83,10 @@ export function idempotentWrites(options: IdempotencyOptions): RequestHandler {
     abandonedAfterMs: options.abandonedAfterMs ?? IDEMPOTENCY_DEFAULTS.abandonedAfterMs,
   };
   const now = options.now ?? (() => new Date());
-  const em = options.dataSource.manager;
+  const dataSource = options.dataSource;
+  const em = dataSource.manager;
+  // Writes outside the domain's transactions: on SQLite each waits for its turn (src/db/sqlite-turns.ts).
+  const write = <T>(work: () => Promise<T>) => inSqliteTurn(dataSource, work);
   let lastPurge = 0;
 
   const purgeNowAndThen = async () => {
@@ -90,7 +94,7 @@ export function idempotentWrites(options: IdempotencyOptions): RequestHandler {
     if (at.getTime() - lastPurge < PURGE_EVERY_MS) return;
     lastPurge = at.getTime();
     try {
-      await purgeExpiredIdempotencyKeys(em, at);
+      await write(() => purgeExpiredIdempotencyKeys(em, at));
     } catch (error) {
       options.logger.warn({ err: error }, "purging expired idempotency keys failed");
     }
@@ -114,17 +118,19 @@ export function idempotentWrites(options: IdempotencyOptions): RequestHandler {
       const status = res.statusCode;
       const contentType = res.getHeader("Content-Type");
       const keep = isKept(status) && Buffer.byteLength(text, "utf8") <= MAX_STORED_BODY_BYTES;
-      const settle = keep
-        ? storeIdempotentAnswer(em, id, {
-            status,
-            contentType: typeof contentType === "string" ? contentType : null,
-            body: text,
-          })
-        : deleteIdempotencyRecord(em, id);
+      const settle = write<unknown>(() =>
+        keep
+          ? storeIdempotentAnswer(em, id, {
+              status,
+              contentType: typeof contentType === "string" ? contentType : null,
+              body: text,
+            })
+          : deleteIdempotencyRecord(em, id),
+      );
       settle
         .catch((error: unknown) => {
           (req.log ?? options.logger).error({ err: error, requestId: req.requestId }, "idempotency record failed");
-          return deleteIdempotencyRecord(em, id).catch(() => undefined);
+          return write(() => deleteIdempotencyRecord(em, id)).catch(() => undefined);
         })
         .finally(() => send(body));
       return res;
@@ -160,12 +166,14 @@ export function idempotentWrites(options: IdempotencyOptions): RequestHandler {
       for (;;) {
         const at = now();
         if (claimFirst) {
-          const id = await claimIdempotencyKey(em, {
-            ...owner,
-            requestHash,
-            createdAt: at,
-            expiresAt: new Date(at.getTime() + IDEMPOTENCY_TTL_HOURS * 3_600_000),
-          });
+          const id = await write(() =>
+            claimIdempotencyKey(em, {
+              ...owner,
+              requestHash,
+              createdAt: at,
+              expiresAt: new Date(at.getTime() + IDEMPOTENCY_TTL_HOURS * 3_600_000),
+            }),
+          );
           if (id !== null) {
             recordAnswerOf(req, res, id);
             return next();
@@ -178,7 +186,7 @@ export function idempotentWrites(options: IdempotencyOptions): RequestHandler {
         const expired = record.expiresAt.getTime() <= at.getTime();
         const abandoned = !record.answer && at.getTime() - record.createdAt.getTime() > settings.abandonedAfterMs;
         if (expired || abandoned) {
-          await deleteIdempotencyRecord(em, record.id);
+          await write(() => deleteIdempotencyRecord(em, record.id));
           continue;
         }
         if (record.requestHash !== requestHash) {

@@ -207,6 +207,19 @@ describe("Idempotency-Key on REST writes", () => {
     expect(await idempotencyRows()).toBe(rows);
   });
 
+  it("costs two statements on a first write (claim, answer) and three on a replay (authenticate, claim, read)", async () => {
+    const update = { action: "update", group_id: MAPLE.groupId, clogin_id: MAPLE.miles, doc: { first_name: "Miles" } };
+    await post(t.app, "users", update, uniqueKey("warm-up")); // the first claim of the minute also purges
+    const plain = await t.countStatements(() => post(t.app, "users", update));
+    const key = uniqueKey("count");
+    const first = await t.countStatements(() => post(t.app, "users", update, key));
+    const replay = await t.countStatements(() => post(t.app, "users", update, key));
+    expect(first.result.headers["idempotent-replayed"]).toBeUndefined();
+    expect(replay.result.headers["idempotent-replayed"]).toBe("true");
+    expect(first.statements - plain.statements).toBe(2);
+    expect(replay.statements).toBe(3);
+  });
+
   it("concurrent repeats through two instances run the write once and all get the first answer", async () => {
     const second = await secondInstance();
     const key = uniqueKey("concurrent");
