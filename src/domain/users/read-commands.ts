@@ -20,7 +20,11 @@ export type RedeemLoginTokenCommand = z.output<typeof RedeemLoginTokenCommand>;
 const selectors = z
   .record(z.string(), z.unknown(), { error: "must be a JSON object" })
   .nullish()
-  .transform((value) => value ?? {});
+  .transform((value) => value ?? {})
+  .meta({
+    description:
+      "What to read: a field identifier or mapped name (or _allfields, _userforms, _usercart, _userpayments, _family, …) → true; _usercart may take an options object.",
+  });
 
 export const UserInfoCommand = z.object({ groupId: integerId, cloginId: integerId, selectors });
 export type UserInfoCommand = z.output<typeof UserInfoCommand>;

@@ -25,6 +25,10 @@ export type FieldInputValue = string | number | string[];
 // else, so every transport reports the same problems. Rules that must come after the project's
 // ownership check (person data, addresses, per-call limits) are in the service, with the same paths.
 
+/** What the other members of a users write mean (for generated API documents). */
+const FIELD_VALUES =
+  "Field values by field identifier (f_301_1) or mapped name (first_name): text, a number, or the chosen options of a choice field.";
+
 /** On create, `cloginId` is false or absent for a new person, or the id of an existing one. */
 const existingPersonId = z
   .unknown()
@@ -56,7 +60,10 @@ export const CreateUserCommand = z.object({
   lastName: optionalText,
   orgName: optionalText,
   /** Other values: field identifiers or mapped names, handled as in update. */
-  values: valueMap.nullish().transform((values) => values ?? {}),
+  values: valueMap
+    .nullish()
+    .transform((values) => values ?? {})
+    .meta({ description: FIELD_VALUES }),
   submitForms: flag(true),
   disableEmailSending: flag(false),
 });
@@ -89,13 +96,16 @@ const optionalUtcDate = z
  */
 export const CreateChildCommand = CreateUserCommand.extend({
   connectedTo: integerId,
-  values: valueMap.nullish().transform((values, ctx) => {
-    if (values === undefined || values === null) {
-      ctx.addIssue({ code: "custom", message: "is required (send {} when there is nothing to set)" });
-      return z.NEVER;
-    }
-    return values;
-  }),
+  values: valueMap
+    .nullish()
+    .transform((values, ctx) => {
+      if (values === undefined || values === null) {
+        ctx.addIssue({ code: "custom", message: "is required (send {} when there is nothing to set)" });
+        return z.NEVER;
+      }
+      return values;
+    })
+    .meta({ description: FIELD_VALUES }),
   applicationDate: optionalUtcDate,
 });
 export type CreateChildCommand = z.output<typeof CreateChildCommand>;
@@ -124,7 +134,10 @@ export const UpdateUserCommand = z.object({
   /** When given it must be the user's own connection (its parent's for a child). */
   connectedTo: optionalIntegerId,
   /** The values to save, or null when the client sent none. */
-  values: valueMap.nullish().transform((values) => values ?? null),
+  values: valueMap
+    .nullish()
+    .transform((values) => values ?? null)
+    .meta({ description: FIELD_VALUES }),
   markFormsComplete: formSelection,
   submitForms: flag(true),
   disableEmailSending: flag(false),

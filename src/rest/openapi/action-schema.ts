@@ -67,6 +67,7 @@ export function actionRequestSchema(actionName: string, action: LegacyAction): J
   }
 
   let doc: ReturnType<typeof objectSchema> | null = null;
+  let docRequired = false;
   const docSchema = () => {
     doc ??= objectSchema();
     return doc;
@@ -77,6 +78,7 @@ export function actionRequestSchema(actionName: string, action: LegacyAction): J
       const target = docSchema();
       target.additionalProperties = (schema.additionalProperties as JsonSchema | undefined) ?? {};
       if (schema.description) target.description = schema.description;
+      docRequired ||= required;
       return;
     }
     if (head === "doc" && rest.length === 1) {
@@ -107,7 +109,7 @@ export function actionRequestSchema(actionName: string, action: LegacyAction): J
     const built: ReturnType<typeof objectSchema> = doc;
     if (built.required.length === 0) delete (built as JsonSchema).required;
     root.properties.doc = built;
-    if (built.required && !root.required.includes("doc")) root.required.push("doc");
+    if ((built.required || docRequired) && !root.required.includes("doc")) root.required.push("doc");
   }
   return root;
 }

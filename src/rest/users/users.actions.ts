@@ -105,6 +105,10 @@ const emptyDoc = z
       : typeof value === "object" && Object.keys(value as object).length === 0;
     if (!empty)
       ctx.addIssue({ code: "custom", message: "must be absent, {} or [] (this action takes no doc members)" });
+  })
+  .meta({
+    description: "This action takes no doc members: absent, {} or [].",
+    anyOf: [{ type: "object", maxProperties: 0 }, { type: "array", maxItems: 0 }, { type: "null" }],
   });
 
 const setStatusSchema = z.object({
