@@ -323,6 +323,24 @@ describe("Idempotency-Key on GraphQL mutations", () => {
     expect(await statuses()).toBe(before + 1);
   });
 
+  it("concurrent repeats of a mutation through two instances create once and all get the first answer", async () => {
+    const second = await secondInstance();
+    const key = uniqueKey("graphql-concurrent");
+    const statuses = () => count("SELECT COUNT(*) AS n FROM status WHERE project_id = ?", [MAPLE.groupId]);
+    const before = await statuses();
+    const body = { query: createStatus, variables: { name: "Concurrent" } };
+    const answers = await Promise.all(
+      [t.app, second, t.app, second].map((app) =>
+        request(app).post("/graphql").set(mapleHeaders).set("Idempotency-Key", key).send(body),
+      ),
+    );
+    expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200]);
+    expect(answers[0].body.errors).toBeUndefined();
+    expect(new Set(answers.map((res) => res.text)).size).toBe(1);
+    expect(answers.filter((res) => res.headers["idempotent-replayed"] === "true")).toHaveLength(3);
+    expect(await statuses()).toBe(before + 1);
+  });
+
   it("queries ignore the header", async () => {
     const rows = await idempotencyRows();
     const key = uniqueKey("graphql-read");
