@@ -49,7 +49,7 @@ export async function listUsersPage(ctx: RequestContext, request: UserPageReques
     fromEnd: backward,
   });
   const more = refs.length > size;
-  const users = backward ? refs.slice(refs.length - size) : refs.slice(0, size);
+  const users = backward ? refs.slice(Math.max(0, refs.length - size)) : refs.slice(0, size);
   // The other side is known without a read: a cursor was given there, so at least that user was
   // beyond it when the cursor was issued (as Relay's connection spec allows).
   return {
