@@ -328,10 +328,12 @@ export async function readTags(em: EntityManager, uids: readonly number[]): Prom
 
 /** A tag of the project, or null when the project has no tag of that id. */
 export async function findTagOfProject(em: EntityManager, projectId: number, tagId: number): Promise<TagRecord | null> {
-  const [row] = await selectRows(em, { id: "int", name: "text" }, `SELECT id, name FROM tag WHERE project_id = ? AND id = ?`, [
-    projectId,
-    tagId,
-  ]);
+  const [row] = await selectRows(
+    em,
+    { id: "int", name: "text" },
+    `SELECT id, name FROM tag WHERE project_id = ? AND id = ?`,
+    [projectId, tagId],
+  );
   return row ?? null;
 }
 

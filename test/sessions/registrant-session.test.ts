@@ -265,7 +265,7 @@ describe("the cross-registrant matrix: a session of A never reaches B, another p
       `{ user(groupId: ${LAB.groupId}, cloginId: ${LAB.ann}) { forms { form { formId } } fieldValues { field { identifier } } } }`,
     );
     const adminView = asAdmin.data as {
-      user: { forms: { form: { id: number } }[]; fieldValues: { field: { identifier: string } }[] };
+      user: { forms: { form: { formId: number } }[]; fieldValues: { field: { identifier: string } }[] };
     };
     expect(adminView.user.forms.map((row) => row.form.formId)).toContain(503);
     expect(adminView.user.fieldValues.map((row) => row.field.identifier)).toContain("f_503_1");

@@ -4,7 +4,12 @@ import { findStatusOfProject, type StatusRecord } from "../../data/statuses.data
 import type { RequestContext } from "../context";
 import { DomainError } from "../errors";
 import { resolveOwnedProject } from "../group-scope";
-import { readProjectCategories, readProjectProducts, type CategoryRow, type ProductRow } from "../products/product-reads";
+import {
+  readProjectCategories,
+  readProjectProducts,
+  type CategoryRow,
+  type ProductRow,
+} from "../products/product-reads";
 
 // One definition of a project (a form, field, status, tag, product or category) by its key, for
 // refetching an object by its global id. Ownership is checked first: a project of another

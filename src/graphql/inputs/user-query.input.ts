@@ -58,7 +58,10 @@ export class UsersArgs {
   @Max(MAX_PAGE_SIZE)
   first?: number | null;
 
-  @Field(() => String, { nullable: true, description: "A cursor (e.g. the endCursor of the previous page): users after it." })
+  @Field(() => String, {
+    nullable: true,
+    description: "A cursor (e.g. the endCursor of the previous page): users after it.",
+  })
   after?: string | null;
 
   @Field(() => Int, {
@@ -71,7 +74,10 @@ export class UsersArgs {
   @Max(MAX_PAGE_SIZE)
   last?: number | null;
 
-  @Field(() => String, { nullable: true, description: "A cursor (e.g. the startCursor of the next page): users before it." })
+  @Field(() => String, {
+    nullable: true,
+    description: "A cursor (e.g. the startCursor of the next page): users before it.",
+  })
   before?: string | null;
 
   @Field(() => UserFilterInput, { nullable: true })

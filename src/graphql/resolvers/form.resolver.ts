@@ -23,6 +23,8 @@ export class UserFormResolver {
       ctx.loaders.fieldValues.load(entry.uid),
     ]);
     const answers = new Map(values.map((value) => [value.field.id, value.answer]));
-    return missingMandatoryFields(fields, (fieldId) => answers.get(fieldId)).map((field) => presentField(field, entry.groupId));
+    return missingMandatoryFields(fields, (fieldId) => answers.get(fieldId)).map((field) =>
+      presentField(field, entry.groupId),
+    );
   }
 }

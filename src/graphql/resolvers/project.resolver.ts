@@ -55,7 +55,9 @@ export class ProjectResolver {
 
   @FieldResolver(() => [ProductType], { description: "The project's products (not private ones), by pId." })
   async products(@Root() project: ProjectType, @Ctx() ctx: GraphqlContext): Promise<ProductType[]> {
-    return (await ctx.loaders.productsOfProject.load(project.groupId)).map((row) => presentProduct(row, project.groupId));
+    return (await ctx.loaders.productsOfProject.load(project.groupId)).map((row) =>
+      presentProduct(row, project.groupId),
+    );
   }
 
   @FieldResolver(() => Boolean, { description: "Family projects link children to a parent registration." })

@@ -49,7 +49,9 @@ export class AddProductPayloadType {
   @Field(() => UserType, { description: "The user after the change." })
   user: UserType;
 
-  @Field(() => [Int], { description: "The new cart lines' legacy cart ids (CartLine.cartLineId); empty when nothing new was added." })
+  @Field(() => [Int], {
+    description: "The new cart lines' legacy cart ids (CartLine.cartLineId); empty when nothing new was added.",
+  })
   cartIds: number[];
 
   @Field(() => [String])
