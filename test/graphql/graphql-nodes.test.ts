@@ -331,3 +331,36 @@ describe("users: backward pagination", () => {
     expect(tooMany.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
   });
 });
+
+describe("statements: node and backward pages cost what their plain forms cost", () => {
+  const SELECTION = `cloginId metaInfo { completedForms status { name } } forms { completed form { formId fields { identifier } } }
+    fieldValues { text field { identifier } } tags { name } children { cloginId metaInfo { totalForms } }`;
+
+  it("node(id) of a user reads through the same loaders as user(groupId, cloginId)", async () => {
+    const variables = { g: MAPLE.groupId, c: MAPLE.miles };
+    const direct = await t.countStatements(() =>
+      graphqlData(t.app, `query($g: Int!, $c: Int!) { user(groupId: $g, cloginId: $c) { ${SELECTION} } }`, variables),
+    );
+    const id = encodeNodeId("User", { groupId: MAPLE.groupId, cloginId: MAPLE.miles });
+    const viaNode = await t.countStatements(() =>
+      graphqlData<{ node: unknown }>(t.app, `query($id: ID!) { node(id: $id) { ... on User { ${SELECTION} } } }`, {
+        id,
+      }),
+    );
+    expect(viaNode.result.node).toEqual((direct.result as { user: unknown }).user);
+    expect(viaNode.statements).toBe(direct.statements);
+  });
+
+  it("a backward page costs the statements of a forward page", async () => {
+    const page = (args: string) =>
+      t.countStatements(() =>
+        graphqlData(
+          t.app,
+          `{ users(groupId: ${LAB.groupId}, ${args}) { edges { node { cloginId metaInfo { name } } } } }`,
+        ),
+      );
+    const forward = await page("first: 5");
+    const backward = await page("last: 5");
+    expect(backward.statements).toBe(forward.statements);
+  });
+});
