@@ -22,7 +22,7 @@ function forbidden(group, layer) {
 }
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", "coverage/", "data/", "src/migrations/*-*.ts"] },
+  { ignores: ["dist/", "node_modules/", "coverage/", "data/", "src/migrations/*-*.ts", "test/client/gql/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

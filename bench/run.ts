@@ -14,6 +14,7 @@ import { CountingSqlLogger } from "../src/db/sql-counter";
 import { createRequestContext } from "../src/domain/context";
 import { DEMO_CREDENTIALS, DEMO_FIXTURE } from "../src/fixtures/demo";
 import { loadFixture } from "../src/fixtures/load-fixture";
+import { encodeNodeId } from "../src/graphql/nodes/node-id";
 import { createLogger } from "../src/http/logger";
 
 // HTTP benchmark: REST and GraphQL operations against an in-process server on loopback, with
@@ -47,9 +48,11 @@ interface Scenario {
 
 const UNCHANGED_UPDATE = { action: "update", group_id: GROUP_ID, clogin_id: MILES, doc: { f_301_3: ["M"] } };
 
-const NESTED_USER_QUERY = `query($g:Int!,$c:Int!){ user(groupId:$g, cloginId:$c){ name metaInfo{ totalForms totalOrder totalBalance status{ name } }
+const NESTED_USER_SELECTION = `name metaInfo{ totalForms totalOrder totalBalance status{ name } }
   forms{ completed form{ name fields{ identifier label } } } fieldValues{ text choices field{ identifier } } emails{ subject } tags{ name }
-  children{ name metaInfo{ totalForms } forms{ completed } } } }`;
+  children{ name metaInfo{ totalForms } forms{ completed } }`;
+const NESTED_USER_QUERY = `query($g:Int!,$c:Int!){ user(groupId:$g, cloginId:$c){ ${NESTED_USER_SELECTION} } }`;
+const NESTED_NODE_QUERY = `query($id:ID!){ node(id:$id){ ... on User { ${NESTED_USER_SELECTION} } } }`;
 
 const SCENARIOS: Scenario[] = [
   { name: "GET /healthz (framework floor)", method: "GET", path: "/healthz" },
@@ -87,11 +90,28 @@ const SCENARIOS: Scenario[] = [
     body: { query: NESTED_USER_QUERY, variables: { g: GROUP_ID, c: MILES } },
   },
   {
+    name: "GraphQL node(id) nested user read",
+    method: "POST",
+    path: "/graphql",
+    body: {
+      query: NESTED_NODE_QUERY,
+      variables: { id: encodeNodeId("User", { groupId: GROUP_ID, cloginId: MILES }) },
+    },
+  },
+  {
     name: "GraphQL users(first: 50) metaInfo",
     method: "POST",
     path: "/graphql",
     body: {
       query: `{ users(groupId: ${GROUP_ID}, first: 50) { totalCount edges { node { cloginId metaInfo { totalForms totalOrder } } } } }`,
+    },
+  },
+  {
+    name: "GraphQL users(last: 50) metaInfo (backward, end of list)",
+    method: "POST",
+    path: "/graphql",
+    body: {
+      query: `{ users(groupId: ${GROUP_ID}, last: 50) { totalCount edges { node { cloginId metaInfo { totalForms totalOrder } } } } }`,
     },
   },
 ];

@@ -175,23 +175,41 @@ function filterSql(groupId: number, filter: UserListFilter): { where: string; pa
 
 const LIST_FROM = "FROM registration r JOIN person p ON p.id = r.person_id LEFT JOIN status s ON s.id = r.status_id";
 
-/** Up to `limit` users of a project matching the filter in uid order, after a uid (keyset). */
-export async function readUsersAfter(
+/** Where a keyset page lies: strictly between the two uids (either may be open), read from one end. */
+export interface UserRange {
+  afterUid: number | null;
+  beforeUid: number | null;
+  limit: number;
+  /** true: the `limit` users nearest `beforeUid` (backward paging); false: nearest `afterUid`. */
+  fromEnd: boolean;
+}
+
+/** Up to `limit` users of a project matching the filter within the range, returned in uid order (keyset). */
+export async function readUsersInRange(
   em: EntityManager,
   groupId: number,
   filter: UserListFilter,
-  afterUid: number | null,
-  limit: number,
+  range: UserRange,
 ): Promise<RegistrationRef[]> {
   const { where, parameters } = filterSql(groupId, filter);
-  const keyset = afterUid == null ? "" : " AND r.uid > ?";
+  let keyset = "";
+  const keysetParameters: number[] = [];
+  if (range.afterUid != null) {
+    keyset += " AND r.uid > ?";
+    keysetParameters.push(range.afterUid);
+  }
+  if (range.beforeUid != null) {
+    keyset += " AND r.uid < ?";
+    keysetParameters.push(range.beforeUid);
+  }
   const rows = await selectRows(
     em,
     REF_SHAPE,
-    `SELECT ${REF_COLUMNS} ${LIST_FROM} WHERE ${where}${keyset} ORDER BY r.uid LIMIT ${Math.max(0, Math.trunc(limit))}`,
-    afterUid == null ? parameters : [...parameters, afterUid],
+    `SELECT ${REF_COLUMNS} ${LIST_FROM} WHERE ${where}${keyset} ORDER BY r.uid ${range.fromEnd ? "DESC" : "ASC"} LIMIT ${Math.max(0, Math.trunc(range.limit))}`,
+    [...parameters, ...keysetParameters],
   );
-  return rows.map(toRef);
+  const refs = rows.map(toRef);
+  return range.fromEnd ? refs.reverse() : refs;
 }
 
 /** How many users of a project match the filter. */
@@ -306,6 +324,17 @@ export async function readTags(em: EntityManager, uids: readonly number[]): Prom
   });
   const grouped = groupBy(all, (row) => row.uid);
   return new Map([...grouped].map(([uid, tags]) => [uid, tags.map(({ id, name }) => ({ id, name }))]));
+}
+
+/** A tag of the project, or null when the project has no tag of that id. */
+export async function findTagOfProject(em: EntityManager, projectId: number, tagId: number): Promise<TagRecord | null> {
+  const [row] = await selectRows(
+    em,
+    { id: "int", name: "text" },
+    `SELECT id, name FROM tag WHERE project_id = ? AND id = ?`,
+    [projectId, tagId],
+  );
+  return row ?? null;
 }
 
 // Statuses and families, for the write commands (set_status, create_child).
