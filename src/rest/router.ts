@@ -62,7 +62,7 @@ export function legacyRestRouter(deps: AppDependencies): Router {
         dataSource: deps.dataSource,
         logger: deps.logger,
         waitTimeoutMs: deps.config.idempotencyWaitMs,
-        appliesTo: (req) => isWrite(actions, req.body),
+        appliesTo: (req) => takesIdempotencyKey(actions, req.body),
         sendError: (req, res, error) => sendLegacyError(res, error, req.requestId),
       }),
       dispatch(deps, endpoint, actions),
@@ -73,10 +73,14 @@ export function legacyRestRouter(deps: AppDependencies): Router {
   return router;
 }
 
-/** A known action that changes data: Idempotency-Key applies (a malformed body or a read ignores it). */
-function isWrite(actions: ActionTable, body: unknown): boolean {
+/**
+ * A known action that changes data and whose answer may be stored: Idempotency-Key applies. A
+ * malformed body, a read and an answer holding a credential ignore it.
+ */
+function takesIdempotencyKey(actions: ActionTable, body: unknown): boolean {
   if (!isJsonObject(body) || typeof body.action !== "string" || !Object.hasOwn(actions, body.action)) return false;
-  return actions[body.action].readOnly !== true;
+  const action = actions[body.action];
+  return action.readOnly !== true && action.answerHoldsCredential !== true;
 }
 
 const endpointPath = (endpoint: string) => `/reg/api2/${endpoint}/`;

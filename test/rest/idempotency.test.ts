@@ -191,6 +191,18 @@ describe("Idempotency-Key on REST writes", () => {
     expect(await idempotencyRows()).toBe(rows);
   });
 
+  it("users login ignores the header: its token is never stored, a retry gets a new one", async () => {
+    const rows = await idempotencyRows();
+    const login = { action: "login", group_id: MAPLE.groupId, clogin_id: MAPLE.miles };
+    const key = uniqueKey("login");
+    const first = await post(t.app, "users", login, key);
+    const second = await post(t.app, "users", login, key);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(second.headers["idempotent-replayed"]).toBeUndefined();
+    expect(second.body.user_token).not.toBe(first.body.user_token);
+    expect(await idempotencyRows()).toBe(rows);
+  });
+
   it("a key that is empty, too long or holds spaces is 400 IDEMPOTENCY_KEY_INVALID", async () => {
     for (const key of ["", "a b", "x".repeat(256), "é"]) {
       const res = await post(t.app, "users", newUser("never"), key);

@@ -20,6 +20,11 @@ export interface LegacyAction<Schema extends z.ZodType = z.ZodType> {
   command?: z.ZodObject;
   /** A read: it changes nothing, so it ignores Idempotency-Key. */
   readOnly?: boolean;
+  /**
+   * Its answer holds a credential (users `login`'s token). Such an answer is never stored, so the
+   * action ignores Idempotency-Key: a retry gets a new credential and the unused one expires.
+   */
+  answerHoldsCredential?: boolean;
   run(ctx: RequestContext, input: z.output<Schema>): Promise<Record<string, unknown>>;
 }
 

@@ -157,7 +157,7 @@ const IDEMPOTENCY_PARAMETER = {
   name: IDEMPOTENCY_KEY_HEADER,
   in: "header",
   required: false,
-  description: `Makes a write safe to retry: the first answer (status and body) is stored for your API account for ${IDEMPOTENCY_TTL_HOURS} hours and replayed for a repeat with the same key and the same body (compared as canonical JSON: member order and white space do not matter). The same key with another body is a 409 IDEMPOTENCY_KEY_REUSED; a repeat while the first is still running waits for its answer (409 IDEMPOTENCY_KEY_IN_PROGRESS after a timeout). Failures are replayed too, except 401, 429, 500 and 503, which are not stored. Read actions (get_user_list, get_info, get_project_list) ignore the header.`,
+  description: `Makes a write safe to retry: the first answer (status and body) is stored for your API account for ${IDEMPOTENCY_TTL_HOURS} hours and replayed for a repeat with the same key and the same body (compared as canonical JSON: member order and white space do not matter). The same key with another body is a 409 IDEMPOTENCY_KEY_REUSED; a repeat while the first is still running waits for its answer (409 IDEMPOTENCY_KEY_IN_PROGRESS after a timeout). Failures are replayed too, except 401, 429 and any 5xx, which are not stored. Read actions (get_user_list, get_info, get_project_list) and users login (its answer holds a token, never stored) ignore the header.`,
   schema: { type: "string", minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: "^[\\x21-\\x7E]+$" },
 };
 

@@ -335,6 +335,7 @@ export const usersActions: ActionTable = {
   }),
 
   login: defineAction({
+    answerHoldsCredential: true,
     schema: loginSchema,
     command: LoginCommand,
     problemPaths: USER_PATHS,
