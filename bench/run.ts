@@ -21,6 +21,7 @@ import { createLogger } from "../src/http/logger";
 // autocannon as the client. Prints throughput, latency, SQL statements per request and memory.
 //   npm run bench                                   # SQLite temp file, 10k seeded registrants
 //   BENCH_DATABASE_URL=mariadb://root@127.0.0.1:3306/regapi_bench BENCH_USERS=100000 npm run bench
+//   BENCH_ONLY=update npm run bench                 # only the scenarios whose name matches
 // On MySQL/MariaDB the named database must exist and be empty; it is migrated here.
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
@@ -41,7 +42,11 @@ interface Scenario {
   method: "GET" | "POST";
   path: string;
   body?: unknown;
+  /** "fresh": a new Idempotency-Key per request (each one runs); "repeated": one key (all but the first replay). */
+  idempotencyKey?: "fresh" | "repeated";
 }
+
+const UNCHANGED_UPDATE = { action: "update", group_id: GROUP_ID, clogin_id: MILES, doc: { f_301_3: ["M"] } };
 
 const NESTED_USER_SELECTION = `name metaInfo{ totalForms totalOrder totalBalance status{ name } }
   forms{ completed form{ name fields{ identifier label } } } fieldValues{ text choices field{ identifier } } emails{ subject } tags{ name }
@@ -51,11 +56,20 @@ const NESTED_NODE_QUERY = `query($id:ID!){ node(id:$id){ ... on User { ${NESTED_
 
 const SCENARIOS: Scenario[] = [
   { name: "GET /healthz (framework floor)", method: "GET", path: "/healthz" },
+  { name: "REST users update (unchanged value)", method: "POST", path: "/reg/api2/users/", body: UNCHANGED_UPDATE },
   {
-    name: "REST users update (unchanged value)",
+    name: "REST users update + Idempotency-Key (new key each)",
     method: "POST",
     path: "/reg/api2/users/",
-    body: { action: "update", group_id: GROUP_ID, clogin_id: MILES, doc: { f_301_3: ["M"] } },
+    body: UNCHANGED_UPDATE,
+    idempotencyKey: "fresh",
+  },
+  {
+    name: "REST users update + Idempotency-Key (replayed)",
+    method: "POST",
+    path: "/reg/api2/users/",
+    body: UNCHANGED_UPDATE,
+    idempotencyKey: "repeated",
   },
   {
     name: "REST users update mark_forms_complete all",
@@ -134,8 +148,11 @@ async function main(): Promise<void> {
   console.log(`autocannon: ${CONNECTIONS} connections, ${DURATION_S} s per scenario, node ${process.version}\n`);
   console.log(["scenario", "req/s", "p50 ms", "p99 ms", "non-2xx", "SQL/req", "RSS after"].join(" | "));
 
-  for (const scenario of SCENARIOS) {
+  const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, "i") : null;
+  let keys = 0;
+  for (const scenario of SCENARIOS.filter((each) => !only || only.test(each.name))) {
     const sqlBefore = sql.total;
+    const keyPrefix = `bench-${Date.now()}-`;
     const result = await autocannon({
       url: base + scenario.path,
       method: scenario.method,
@@ -143,6 +160,19 @@ async function main(): Promise<void> {
       body: scenario.body === undefined ? undefined : JSON.stringify(scenario.body),
       connections: CONNECTIONS,
       duration: DURATION_S,
+      requests: scenario.idempotencyKey
+        ? [
+            {
+              setupRequest: (request) => ({
+                ...request,
+                headers: {
+                  ...request.headers,
+                  "idempotency-key": scenario.idempotencyKey === "fresh" ? `${keyPrefix}${++keys}` : `${keyPrefix}one`,
+                },
+              }),
+            },
+          ]
+        : undefined,
     });
     const requests = result.requests.total || 1;
     console.log(

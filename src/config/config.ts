@@ -30,7 +30,14 @@ export interface Config {
   readonly resilience: ResilienceConfig;
   /** Browser origins allowed to call the API cross-origin (CORS_ORIGINS); empty: none. */
   readonly corsOrigins: readonly string[];
+  /** Express `trust proxy` (TRUST_PROXY): which proxies' X-Forwarded-For gives the client IP; false: none. */
+  readonly trustProxy: TrustProxy;
+  /** How long a repeated Idempotency-Key request waits for the first one's answer (IDEMPOTENCY_WAIT_MS). */
+  readonly idempotencyWaitMs: number;
 }
+
+/** false: the socket's address is the client; a number: that many proxies in front; a list: trusted proxy addresses/subnets. */
+export type TrustProxy = boolean | number | readonly string[];
 
 /** Connection and overload settings of a MySQL/MariaDB pool (docs/operations.md, docs/resilience.md); SQLite ignores them. */
 export interface DatabaseConnectionConfig {
@@ -91,6 +98,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const DEFAULT_DATABASE_URL = "sqlite:data/regapi.sqlite";
 
 /** An origin as browsers send it: scheme, host, optional port; nothing else. */
+/** An address or subnet (IPv4 or IPv6, optional /prefix) or one of express's named ranges. */
+const TRUSTED_PROXY_ENTRY = /^(loopback|linklocal|uniquelocal|[0-9a-f]*[.:][0-9a-f:.]*(\/\d{1,3})?)$/;
 const CORS_ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(?::\d{1,5})?$/;
 
 /** Raised when a variable is invalid; the message names the variable and what it allows. */
@@ -229,6 +238,22 @@ const envSchema = z.object({
         "CORS_ORIGINS: expected a comma-separated list of origins such as https://app.example.com or http://localhost:5173 (scheme, host and optional port; no path, no wildcard)",
     })
     .default([]),
+  TRUST_PROXY: z
+    .string()
+    .transform((raw, ctx): TrustProxy => {
+      const text = raw.trim().toLowerCase();
+      if (BOOLEAN_WORDS[text] !== undefined && !/^\d+$/.test(text)) return BOOLEAN_WORDS[text];
+      if (/^\d{1,2}$/.test(text)) return Number(text);
+      const entries = text.split(",").map((entry) => entry.trim());
+      if (entries.every((entry) => TRUSTED_PROXY_ENTRY.test(entry))) return Object.freeze(entries);
+      ctx.addIssue({
+        code: "custom",
+        message: `TRUST_PROXY: "${raw}" is not true, false, a number of proxies (0-99), or a comma-separated list of addresses, subnets (10.0.0.0/8) or loopback, linklocal, uniquelocal`,
+      });
+      return z.NEVER;
+    })
+    .default(false),
+  IDEMPOTENCY_WAIT_MS: integerInRange("IDEMPOTENCY_WAIT_MS", 100, 600_000).default(10_000),
   // Resilience: probes, Retry-After, shutdown, HTTP timeouts, JSON depth (docs/resilience.md).
   READINESS_TIMEOUT_MS: integerInRange("READINESS_TIMEOUT_MS", 1, 60_000).default(
     DEFAULT_RESILIENCE.readinessTimeoutMs,
@@ -336,6 +361,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: values.LOG_FORMAT as LogFormat,
     loginTokenTtlSeconds: values.LOGIN_TOKEN_TTL_S,
     corsOrigins: Object.freeze([...values.CORS_ORIGINS]),
+    trustProxy: values.TRUST_PROXY,
+    idempotencyWaitMs: values.IDEMPOTENCY_WAIT_MS,
     resilience: Object.freeze({
       readinessTimeoutMs: values.READINESS_TIMEOUT_MS,
       retryAfterSeconds: values.RETRY_AFTER_SECONDS,

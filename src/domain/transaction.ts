@@ -1,10 +1,9 @@
-import type { DataSource } from "typeorm";
+import { inSqliteTurn } from "../db/sqlite-turns";
 import type { RequestContext } from "./context";
 
 // better-sqlite3 has a single connection: a second BEGIN while a transaction is open fails with
 // "cannot start a transaction within a transaction" (concurrent requests, or parallel GraphQL
 // root fields). There, transactions take turns; MySQL/MariaDB use a pool and need no queue.
-const sqliteTurns = new WeakMap<DataSource, Promise<unknown>>();
 
 /**
  * The one place a transaction starts. Nested calls reuse the outer transaction, so a domain
@@ -14,11 +13,5 @@ export async function inTransaction<T>(ctx: RequestContext, work: (tx: RequestCo
   if (ctx.inTransaction) return work(ctx);
   // eslint-disable-next-line no-restricted-syntax -- the one place a transaction starts
   const run = () => ctx.dataSource.transaction((em) => work({ ...ctx, em, inTransaction: true }));
-  if (ctx.dataSource.options.type !== "better-sqlite3") return run();
-  const turn = (sqliteTurns.get(ctx.dataSource) ?? Promise.resolve()).then(run);
-  sqliteTurns.set(
-    ctx.dataSource,
-    turn.catch(() => undefined),
-  );
-  return turn;
+  return inSqliteTurn(ctx.dataSource, run);
 }

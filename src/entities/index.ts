@@ -7,6 +7,7 @@ import { FieldValue } from "./field-value.entity";
 import { Field } from "./field.entity";
 import { FormTrigger } from "./form-trigger.entity";
 import { Form } from "./form.entity";
+import { IdempotencyKey } from "./idempotency-key.entity";
 import { Organization } from "./organization.entity";
 import { OutboxEmail } from "./outbox-email.entity";
 import { Payment } from "./payment.entity";
@@ -31,6 +32,7 @@ export * from "./field-value.entity";
 export * from "./field.entity";
 export * from "./form-trigger.entity";
 export * from "./form.entity";
+export * from "./idempotency-key.entity";
 export * from "./organization.entity";
 export * from "./outbox-email.entity";
 export * from "./payment.entity";
@@ -73,4 +75,5 @@ export const ENTITIES = [
   OutboxEmail,
   LoginToken,
   RegistrantSession,
+  IdempotencyKey,
 ];

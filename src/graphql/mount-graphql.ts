@@ -1,12 +1,14 @@
 import { ApolloServer } from "@apollo/server";
 import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
-import type { ErrorRequestHandler, Express, RequestHandler } from "express";
+import type { ErrorRequestHandler, Express, RequestHandler, Response } from "express";
+import { getOperationAST, parse } from "graphql";
 import type { AppDependencies } from "../app";
 import { DEFAULT_RESILIENCE } from "../config/config";
 import { jsonBody } from "../http/body-hygiene";
 import { httpStatusOfTransport } from "../http/http-status";
-import { fromBodyParserError } from "../http/transport-errors";
+import { idempotentWrites } from "../http/idempotency";
+import { fromBodyParserError, type TransportError } from "../http/transport-errors";
 import { authGatePlugin } from "./auth-gate.plugin";
 import { createGraphqlContext, type GraphqlContext } from "./context";
 import { explorerRouter, wantsExplorer } from "./explorer/explorer-router";
@@ -17,16 +19,35 @@ import { observationOf } from "../http/request-observation";
 import { buildGraphqlSchema } from "./schema";
 import { unavailablePlugin } from "./unavailable.plugin";
 
-// Body-parser failures on /graphql answer in the GraphQL error shape, with the codes and HTTP
-// statuses REST uses for them (contract §1).
-const bodyErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
-  const failure = fromBodyParserError(error, GRAPHQL_LIMITS.bodyBytes.toUpperCase());
-  if (!failure) return next(error);
+/** A transport refusal in the GraphQL error shape, with the code and HTTP status REST uses for it. */
+function sendGraphqlTransportError(res: Response, failure: TransportError): void {
   observationOf(res).errorCode = failure.code;
   res
     .status(httpStatusOfTransport(failure.code))
     .json({ errors: [{ message: failure.message, extensions: { code: failure.code } }] });
+}
+
+// Body-parser failures on /graphql answer in the GraphQL error shape (contract §1).
+const bodyErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
+  const failure = fromBodyParserError(error, GRAPHQL_LIMITS.bodyBytes.toUpperCase());
+  if (!failure) return next(error);
+  sendGraphqlTransportError(res, failure);
 };
+
+/** Idempotency-Key applies to mutations only; a body Apollo will refuse is left for Apollo to answer. */
+function isMutation(body: unknown): boolean {
+  const { query, operationName } = (body ?? {}) as { query?: unknown; operationName?: unknown };
+  if (typeof query !== "string") return false;
+  try {
+    const operation = getOperationAST(
+      parse(query, { maxTokens: GRAPHQL_LIMITS.maxTokens }),
+      typeof operationName === "string" ? operationName : undefined,
+    );
+    return operation?.operation === "mutation";
+  } catch {
+    return false;
+  }
+}
 
 // express.json leaves req.body unset for other content types; Apollo then answers (CSRF
 // prevention, "POST body missing") instead of its "forgot the json middleware" 500.
@@ -73,6 +94,13 @@ export async function mountGraphql(app: Express, deps: AppDependencies): Promise
     }),
     bodyErrors,
     bodyPresent,
+    idempotentWrites({
+      dataSource: deps.dataSource,
+      logger: deps.logger,
+      waitTimeoutMs: deps.config.idempotencyWaitMs,
+      appliesTo: (req) => isMutation(req.body),
+      sendError: (_req, res, error) => sendGraphqlTransportError(res, error),
+    }),
     expressMiddleware(server, { context: ({ req }) => createGraphqlContext(deps, req) }),
   );
   return { stop: () => server.stop() };

@@ -1,3 +1,4 @@
+import { IdempotencyKeys1795397342283 } from "./1795397342283-IdempotencyKeys";
 import { InitialSchema1795255423821 } from "./1795255423821-InitialSchema";
 import { ApiKeyRotation1795387142761 } from "./1795387142761-ApiKeyRotation";
 import { ProductsCategoriesUtm1795386963241 } from "./1795386963241-ProductsCategoriesUtm";
@@ -14,4 +15,5 @@ export const MIGRATIONS: (new () => object)[] = [
   RegistrantSessions1795387373854,
   UserListPageIndex1795388242981,
   ChildUsernameOptional1795388587480,
+  IdempotencyKeys1795397342283,
 ];

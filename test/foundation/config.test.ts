@@ -42,7 +42,29 @@ describe("configuration", () => {
       loginTokenTtlSeconds: 900,
       resilience: DEFAULT_RESILIENCE,
       corsOrigins: [],
+      trustProxy: false,
+      idempotencyWaitMs: 10_000,
     });
+  });
+
+  it("TRUST_PROXY is true/false, a number of proxies, or a list of addresses, subnets and named ranges", () => {
+    expect(loadConfig({ TRUST_PROXY: "true" }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: "no" }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "1" }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: "2" }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: "loopback, 10.0.0.0/8, fd00::/8" }).trustProxy).toEqual([
+      "loopback",
+      "10.0.0.0/8",
+      "fd00::/8",
+    ]);
+    for (const bad of ["*", "proxy.example.com", "10.0.0.0/8;rm", "100"]) {
+      expect(() => loadConfig({ TRUST_PROXY: bad })).toThrow(/^TRUST_PROXY: /);
+    }
+  });
+
+  it("IDEMPOTENCY_WAIT_MS bounds how long a repeated key waits; 100 to 600000", () => {
+    expect(loadConfig({ IDEMPOTENCY_WAIT_MS: "2500" }).idempotencyWaitMs).toBe(2500);
+    expect(() => loadConfig({ IDEMPOTENCY_WAIT_MS: "50" })).toThrow(/^IDEMPOTENCY_WAIT_MS: /);
   });
 
   it("CORS_ORIGINS is a comma-separated list of origins; a path, a wildcard or a bare host is refused", () => {
