@@ -22,7 +22,7 @@ export interface AppDependencies {
    * without `resilience` the defaults of config.ts apply; without `corsOrigins` no cross-origin access.
    */
   config: Pick<Config, "graphqlIntrospection"> &
-    Partial<Pick<Config, "rateLimit" | "loginTokenTtlSeconds" | "resilience" | "corsOrigins">>;
+    Partial<Pick<Config, "rateLimit" | "loginTokenTtlSeconds" | "resilience" | "corsOrigins" | "delivery">>;
 }
 
 export interface RegapiApp {
