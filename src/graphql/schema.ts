@@ -8,6 +8,7 @@ import { ProjectResolver } from "./resolvers/project.resolver";
 import { StatusResolver } from "./resolvers/status.resolver";
 import { UserMutationResolver } from "./resolvers/user-mutation.resolver";
 import { UserConnectionResolver, UserFieldsResolver, UserQueryResolver } from "./resolvers/user.resolver";
+import { WebhooksResolver } from "./resolvers/webhooks.resolver";
 
 export const RESOLVERS = [
   ProjectResolver,
@@ -19,6 +20,7 @@ export const RESOLVERS = [
   UserMutationResolver,
   StatusResolver,
   WritesMutationResolver,
+  WebhooksResolver,
 ] as const;
 
 let built: Promise<GraphQLSchema> | null = null;
