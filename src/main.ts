@@ -46,7 +46,9 @@ async function main(): Promise<void> {
   await prepareDatabase(dataSource, config, logger);
   const regapi = await createApp({ dataSource, logger, config });
   // Events and trigger emails are delivered from this process unless a separate `regapi worker` does it.
-  const worker = config.delivery.workerInService ? startDeliveryWorker({ dataSource, logger, config: config.delivery }) : null;
+  const worker = config.delivery.workerInService
+    ? startDeliveryWorker({ dataSource, logger, config: config.delivery })
+    : null;
 
   // Not app.listen: Express 5 calls its callback on a listen error too, which would log "listening".
   // Node checks these timeouts every connectionsCheckingInterval (30 s by default): check each second.

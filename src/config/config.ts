@@ -264,9 +264,7 @@ const envSchema = z.object({
   DELIVERY_WORKER: booleanWord("DELIVERY_WORKER").default(DEFAULT_DELIVERY.workerInService),
   DELIVERY_POLL_MS: integerInRange("DELIVERY_POLL_MS", 10, 60_000).default(DEFAULT_DELIVERY.pollIntervalMs),
   DELIVERY_TIMEOUT_MS: integerInRange("DELIVERY_TIMEOUT_MS", 100, 60_000).default(DEFAULT_DELIVERY.timeoutMs),
-  DELIVERY_RETRY_BASE_MS: integerInRange("DELIVERY_RETRY_BASE_MS", 10, 3_600_000).default(
-    DEFAULT_DELIVERY.retryBaseMs,
-  ),
+  DELIVERY_RETRY_BASE_MS: integerInRange("DELIVERY_RETRY_BASE_MS", 10, 3_600_000).default(DEFAULT_DELIVERY.retryBaseMs),
   DELIVERY_RETRY_WINDOW_S: integerInRange("DELIVERY_RETRY_WINDOW_S", 1, 30 * 24 * 3600).default(
     DEFAULT_DELIVERY.retryWindowSeconds,
   ),

@@ -198,7 +198,11 @@ export async function recordDeliveryAttempts(
 }
 
 /** Switches endpoints off (a 410); their waiting deliveries fail with them (redeliver after re-enabling). */
-export async function disableEndpoints(em: EntityManager, endpointIds: readonly number[], reason: string): Promise<void> {
+export async function disableEndpoints(
+  em: EntityManager,
+  endpointIds: readonly number[],
+  reason: string,
+): Promise<void> {
   if (endpointIds.length === 0) return;
   const list = sqlPlaceholders(endpointIds.length);
   await em.query(`UPDATE webhook_endpoint SET active = 0, disabled_reason = ? WHERE id IN (${list})`, [

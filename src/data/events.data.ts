@@ -1,6 +1,5 @@
 import type { EntityManager } from "typeorm";
 
-
 /** An event to record; its organization is the project's. */
 export interface NewEventRow {
   publicId: string;
@@ -37,4 +36,3 @@ export async function insertEvents(em: EntityManager, events: readonly NewEventR
     parameters,
   );
 }
-

@@ -15,7 +15,11 @@ export interface EmailSender {
  * SMTP when SMTP_URL is set; otherwise each email is written as an .eml file into the mail
  * folder (the embedded default: the demo shows its trigger emails without a mail server).
  */
-export function createEmailSender(settings: { smtpUrl: string | null; mailDir: string; timeoutMs: number }): EmailSender {
+export function createEmailSender(settings: {
+  smtpUrl: string | null;
+  mailDir: string;
+  timeoutMs: number;
+}): EmailSender {
   const message = (email: ClaimedEmail) => ({
     from: TRIGGER_SENDER_ADDRESS,
     to: email.to,

@@ -111,12 +111,21 @@ describe("event recording (contract §16)", () => {
     const viaGraphql = await eventsOf(async () => {
       const res = await graphql(
         t.app,
-        `mutation($input: UpdateUserInput!) { updateUser(input: $input) { user { cloginId } } }`,
+        `
+          mutation ($input: UpdateUserInput!) {
+            updateUser(input: $input) {
+              user {
+                cloginId
+              }
+            }
+          }
+        `,
         { input: { groupId: LAB.groupId, cloginId: user(5), values: { first_name: "Both" } } },
       );
       expect(res.errors).toBeUndefined();
     });
-    const shape = (events: EventRow[]) => events.map((event) => [event.type, { ...event.data, clogin_id: 0, message_id: 0, to: 0 }]);
+    const shape = (events: EventRow[]) =>
+      events.map((event) => [event.type, { ...event.data, clogin_id: 0, message_id: 0, to: 0 }]);
     expect(shape(viaGraphql)).toEqual(shape(rest));
   });
 
@@ -127,7 +136,12 @@ describe("event recording (contract §16)", () => {
     );
     const statusId = Number(created.data!.createStatus.status.id);
     const setStatus = () =>
-      postRest(t.app, "users", { action: "set_status", group_id: LAB.groupId, clogin_id: user(6), status_id: statusId });
+      postRest(t.app, "users", {
+        action: "set_status",
+        group_id: LAB.groupId,
+        clogin_id: user(6),
+        status_id: statusId,
+      });
     const events = await eventsOf(setStatus);
     expect(events.map((event) => [event.type, event.data])).toEqual([
       ["user.status_changed", { clogin_id: user(6), status_id: statusId }],

@@ -99,7 +99,8 @@ describe("webhook delivery", () => {
       expect(row.disabled_reason).toMatch(/410/);
       await recordTestEvents(db, 1);
       await until(
-        async () => Number((await db.dataSource.query(`SELECT COUNT(*) AS n FROM event WHERE dispatched_at IS NULL`))[0].n) === 0,
+        async () =>
+          Number((await db.dataSource.query(`SELECT COUNT(*) AS n FROM event WHERE dispatched_at IS NULL`))[0].n) === 0,
         5000,
         "fan-out",
       );
@@ -134,7 +135,8 @@ describe("webhook delivery", () => {
       await recordTestEvents(db, 1);
       start();
       await until(
-        async () => Number((await db.dataSource.query(`SELECT COUNT(*) AS n FROM event WHERE dispatched_at IS NULL`))[0].n) === 0,
+        async () =>
+          Number((await db.dataSource.query(`SELECT COUNT(*) AS n FROM event WHERE dispatched_at IS NULL`))[0].n) === 0,
         5000,
         "fan-out",
       );

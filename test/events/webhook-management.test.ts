@@ -29,12 +29,28 @@ describe("webhook management (GraphQL)", () => {
     });
     expect(res.errors).toBeUndefined();
     expect(res.data!.createWebhookEndpoint).toMatchObject({
-      endpoint: { url: "http://127.0.0.1:9/hook", events: ["user.created", "form.submitted"], groupIds: [LAB.groupId], active: true },
+      endpoint: {
+        url: "http://127.0.0.1:9/hook",
+        events: ["user.created", "form.submitted"],
+        groupIds: [LAB.groupId],
+        active: true,
+      },
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{32}$/),
     });
     const list = await graphql<{ webhookEndpoints: Record<string, unknown>[] }>(
       t.app,
-      `{ webhookEndpoints { id url events groupIds active disabledReason } }`,
+      `
+        {
+          webhookEndpoints {
+            id
+            url
+            events
+            groupIds
+            active
+            disabledReason
+          }
+        }
+      `,
     );
     expect(list.data!.webhookEndpoints).toContainEqual(
       expect.objectContaining({ id: res.data!.createWebhookEndpoint.endpoint.id, active: true }),
@@ -62,7 +78,10 @@ describe("webhook management (GraphQL)", () => {
       `mutation { updateWebhookEndpoint(input: { id: ${id}, active: false, events: ["user.created"] }) { active events } }`,
     );
     expect(off.data!.updateWebhookEndpoint).toEqual({ active: false, events: ["user.created"] });
-    const deleted = await graphql<{ deleteWebhookEndpoint: number }>(t.app, `mutation { deleteWebhookEndpoint(id: ${id}) }`);
+    const deleted = await graphql<{ deleteWebhookEndpoint: number }>(
+      t.app,
+      `mutation { deleteWebhookEndpoint(id: ${id}) }`,
+    );
     expect(deleted.data!.deleteWebhookEndpoint).toBe(id);
     const again = await graphql(t.app, `mutation { deleteWebhookEndpoint(id: ${id}) }`);
     expect(again.errors?.[0].extensions?.code).toBe("NOT_FOUND");
@@ -73,7 +92,13 @@ describe("private addresses (WEBHOOK_ALLOW_PRIVATE off)", () => {
   it("URLs resolving to loopback, private or link-local addresses are refused", async () => {
     const strict = await startTestApp();
     try {
-      for (const url of ["http://127.0.0.1/x", "http://localhost:8080/x", "http://10.1.2.3/x", "http://169.254.169.254/latest", "http://[::1]/x"]) {
+      for (const url of [
+        "http://127.0.0.1/x",
+        "http://localhost:8080/x",
+        "http://10.1.2.3/x",
+        "http://169.254.169.254/latest",
+        "http://[::1]/x",
+      ]) {
         const res = await graphql(strict.app, CREATE, { input: { url, events: ["user.created"] } });
         expect(res.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
         expect(JSON.stringify(res.errors)).toMatch(/loopback, private or link-local/);
@@ -98,19 +123,46 @@ describe("the delivery log and redelivery", () => {
       });
       const endpointId = created.data!.createWebhookEndpoint.endpoint.id;
       for (const name of ["A", "B", "C"])
-        await postRest(t.app, "users", { action: "update", group_id: LAB.groupId, clogin_id: 740000, doc: { first_name: name } });
+        await postRest(t.app, "users", {
+          action: "update",
+          group_id: LAB.groupId,
+          clogin_id: 740000,
+          doc: { first_name: name },
+        });
       await receiver.waitFor(3);
       const page = async (after: string | null) =>
         graphql<{
           webhookDeliveries: {
-            nodes: { eventId: string; state: string; attemptCount: number; attempts: { statusCode: number | null }[] }[];
+            nodes: {
+              eventId: string;
+              state: string;
+              attemptCount: number;
+              attempts: { statusCode: number | null }[];
+            }[];
             hasNextPage: boolean;
             endCursor: string;
           };
         }>(
           t.app,
-          `query($id: Int!, $after: String) { webhookDeliveries(endpointId: $id, first: 2, after: $after) {
-             nodes { eventId eventType state attemptCount attempts { statusCode durationMs error } } hasNextPage endCursor } }`,
+          `
+            query ($id: Int!, $after: String) {
+              webhookDeliveries(endpointId: $id, first: 2, after: $after) {
+                nodes {
+                  eventId
+                  eventType
+                  state
+                  attemptCount
+                  attempts {
+                    statusCode
+                    durationMs
+                    error
+                  }
+                }
+                hasNextPage
+                endCursor
+              }
+            }
+          `,
           { id: endpointId, after },
         );
       // A one-second retry window with a two-second first retry: each delivery fails after one attempt.
@@ -131,13 +183,24 @@ describe("the delivery log and redelivery", () => {
       const eventId = second.nodes[0].eventId;
       const redelivered = await graphql<{ redeliverWebhookEvent: number }>(
         t.app,
-        `mutation($id: String!) { redeliverWebhookEvent(eventId: $id) }`,
+        `
+          mutation ($id: String!) {
+            redeliverWebhookEvent(eventId: $id)
+          }
+        `,
         { id: eventId },
       );
       expect(redelivered.data!.redeliverWebhookEvent).toBe(1);
       await receiver.waitFor(4);
       expect(receiver.received[3].headers["regapi-event-id"]).toBe(eventId);
-      const unknown = await graphql(t.app, `mutation { redeliverWebhookEvent(eventId: "nope") }`);
+      const unknown = await graphql(
+        t.app,
+        `
+          mutation {
+            redeliverWebhookEvent(eventId: "nope")
+          }
+        `,
+      );
       expect(unknown.errors?.[0].extensions?.code).toBe("NOT_FOUND");
     } finally {
       await worker.stop();

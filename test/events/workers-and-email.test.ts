@@ -11,7 +11,14 @@ import { postRest } from "../support/rest";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { LAB, labFixtureWithUsers } from "../fixtures/lab-fixture";
 import { startReceiver } from "./support/receiver";
-import { addEndpoint, deliveryRows, FAST_DELIVERY, recordTestEvents, silentLogger, until } from "./support/worker-setup";
+import {
+  addEndpoint,
+  deliveryRows,
+  FAST_DELIVERY,
+  recordTestEvents,
+  silentLogger,
+  until,
+} from "./support/worker-setup";
 
 describeOnMysqlFamily("two workers on one MariaDB database (SKIP LOCKED)", () => {
   let db: DomainDatabase;
@@ -64,10 +71,20 @@ describe("trigger emails through the worker", () => {
   afterAll(() => t.close());
 
   const submitProfile = (cloginId: number) =>
-    postRest(t.app, "users", { action: "update", group_id: LAB.groupId, clogin_id: cloginId, doc: { first_name: "Mia" } });
+    postRest(t.app, "users", {
+      action: "update",
+      group_id: LAB.groupId,
+      clogin_id: cloginId,
+      doc: { first_name: "Mia" },
+    });
   const history = async (cloginId: number) =>
-    (await getUser(createRequestContext(t.dataSource, "test", { apiAccountId: 0, apiUser: "t", organizationId: 1 }), LAB.groupId, cloginId))
-      .uid;
+    (
+      await getUser(
+        createRequestContext(t.dataSource, "test", { apiAccountId: 0, apiUser: "t", organizationId: 1 }),
+        LAB.groupId,
+        cloginId,
+      )
+    ).uid;
 
   it("with SMTP_URL: a real SMTP server receives the trigger email with its headers and body; the history shows it sent", async () => {
     const messages: { from: string; to: string[]; raw: string }[] = [];
@@ -105,8 +122,7 @@ describe("trigger emails through the worker", () => {
       expect(message.raw).toMatch(/^Message-ID: <[0-9a-f-]{36}@regapi\.invalid>$/m);
       expect(message.raw).toContain("<p>Thanks</p>");
       await until(
-        async () =>
-          (await t.dataSource.query(`SELECT state FROM outbox_email WHERE state = 'sent'`)).length === 1,
+        async () => (await t.dataSource.query(`SELECT state FROM outbox_email WHERE state = 'sent'`)).length === 1,
         5000,
         "sent state",
       );
@@ -133,11 +149,7 @@ describe("trigger emails through the worker", () => {
     });
     try {
       expect((await submitProfile(730001)).status).toBe(200);
-      await until(
-        async () => (await readdir(mailDir).catch(() => [])).length >= 1,
-        10_000,
-        "an .eml file",
-      );
+      await until(async () => (await readdir(mailDir).catch(() => [])).length >= 1, 10_000, "an .eml file");
       const files = await readdir(mailDir);
       const raw = await readFile(join(mailDir, files[0]), "utf8");
       expect(files[0]).toMatch(/\.eml$/);

@@ -89,13 +89,21 @@ export async function submitFormsWithValues(
     submitted.filter((formId) => forms.get(formId)?.completed),
     { submittedAt: now },
   );
-  await recordEvents(em, submissionEvents(settings, submitted, (formId) => !forms.get(formId)?.completed), now);
+  await recordEvents(
+    em,
+    submissionEvents(settings, submitted, (formId) => !forms.get(formId)?.completed),
+    now,
+  );
   const effects = await runFormTriggers(em, settings.target, submitted, new Set(forms.keys()), settings);
   return effects.notices;
 }
 
 /** form.submitted for each submitted form, form.completed for those it completed. */
-const submissionEvents = (settings: SubmissionSettings, submitted: number[], completesNow: (formId: number) => boolean) =>
+const submissionEvents = (
+  settings: SubmissionSettings,
+  submitted: number[],
+  completesNow: (formId: number) => boolean,
+) =>
   formEvents("form.submitted", settings.projectId, settings.target.cloginId, submitted).concat(
     formEvents("form.completed", settings.projectId, settings.target.cloginId, submitted.filter(completesNow)),
   );

@@ -37,7 +37,9 @@ export class WebhooksResolver {
     return listWebhookEndpoints(ctx.request);
   }
 
-  @Query(() => WebhookDeliveryPageType, { description: "An endpoint's delivery log, newest first, with every attempt." })
+  @Query(() => WebhookDeliveryPageType, {
+    description: "An endpoint's delivery log, newest first, with every attempt.",
+  })
   async webhookDeliveries(
     @Arg("endpointId", () => Int) endpointId: number,
     @Arg("first", () => Int, { defaultValue: 20 }) first: number,
@@ -86,7 +88,10 @@ export class WebhooksResolver {
   @Mutation(() => Int, {
     description: "Queues every delivery of the event again (a failed one too); returns how many were queued.",
   })
-  async redeliverWebhookEvent(@Arg("eventId", () => String) eventId: string, @Ctx() ctx: GraphqlContext): Promise<number> {
+  async redeliverWebhookEvent(
+    @Arg("eventId", () => String) eventId: string,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<number> {
     return redeliverWebhookEvent(ctx.request, eventId);
   }
 }

@@ -21,7 +21,12 @@ export async function startReceiver(behaviour: ReceiverBehaviour = () => 200) {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      const delivery = { path: req.url ?? "/", headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), receivedAt: Date.now() };
+      const delivery = {
+        path: req.url ?? "/",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+        receivedAt: Date.now(),
+      };
       received.push(delivery);
       const answer = respond(delivery, received.length - 1);
       if (answer === "hang") hanging.push(res);
