@@ -151,6 +151,24 @@ describe("webhook delivery", () => {
     }
   });
 
+  it("the address is checked again when connecting: a name resolving to loopback is refused at delivery time (DNS rebinding)", async () => {
+    const receiver = await startReceiver();
+    try {
+      // Registered while private addresses were allowed; the worker now runs without that allowance.
+      await addEndpoint(db, receiver.url().replace("127.0.0.1", "localhost"));
+      await recordTestEvents(db, 1);
+      start({ ...FAST_DELIVERY, webhookAllowPrivate: false, retryBaseMs: 60_000 });
+      await until(async () => (await attemptRows(db)).length === 1, 5000, "a refused attempt");
+      expect((await attemptRows(db))[0]).toMatchObject({
+        statusCode: null,
+        error: expect.stringMatching(/^refused: resolves to an internal address \((127\.0\.0\.1|::1)\)$/),
+      });
+      expect(receiver.received).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it("SIGTERM drain: stop() waits for the delivery in flight (here until its timeout) and records its attempt", async () => {
     const receiver = await startReceiver(() => "hang");
     try {
