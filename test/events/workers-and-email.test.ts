@@ -3,11 +3,10 @@ import { join } from "node:path";
 import { SMTPServer } from "smtp-server";
 import type { AddressInfo } from "node:net";
 import { startDeliveryWorker } from "../../src/delivery/delivery-worker";
-import { createRequestContext } from "../../src/domain/context";
-import { getUser } from "../../src/domain/users/users.service";
 import { describeOnMysqlFamily } from "../support/database";
 import { openDomainDatabase, type DomainDatabase } from "../support/domain-database";
 import { postRest } from "../support/rest";
+import { graphql } from "../support/graphql";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { LAB, labFixtureWithUsers } from "../fixtures/lab-fixture";
 import { startReceiver } from "./support/receiver";
@@ -77,14 +76,6 @@ describe("trigger emails through the worker", () => {
       clogin_id: cloginId,
       doc: { first_name: "Mia" },
     });
-  const history = async (cloginId: number) =>
-    (
-      await getUser(
-        createRequestContext(t.dataSource, "test", { apiAccountId: 0, apiUser: "t", organizationId: 1 }),
-        LAB.groupId,
-        cloginId,
-      )
-    ).uid;
 
   it("with SMTP_URL: a real SMTP server receives the trigger email with its headers and body; the history shows it sent", async () => {
     const messages: { from: string; to: string[]; raw: string }[] = [];
@@ -126,13 +117,32 @@ describe("trigger emails through the worker", () => {
         5000,
         "sent state",
       );
-      const uid = await history(730000);
-      const emails = await t.dataSource.query(
-        `SELECT e.subject, o.state, o.attempt_count FROM email_record e JOIN outbox_email o ON o.message_id = e.message_id WHERE e.registration_id = ?`,
-        [uid],
+      // The email history shows the delivery: REST get_info `_useremails` and GraphQL `emails`.
+      const info = await postRest(t.app, "users", {
+        action: "get_info",
+        group_id: LAB.groupId,
+        clogin_id: 730000,
+        doc: { _useremails: true },
+      });
+      expect(info.body.doc._useremails).toEqual([
+        expect.objectContaining({
+          subject: "Profile received",
+          to: "mail0@lab.test",
+          origin: "trigger",
+          delivery_status: "sent",
+          delivery_attempts: "1",
+        }),
+      ]);
+      const viaGraphql = await graphql<{
+        user: { emails: { subject: string; deliveryStatus: string; deliveryAttempts: number }[] };
+      }>(
+        t.app,
+        `{ user(groupId: ${LAB.groupId}, cloginId: 730000) { emails { subject deliveryStatus deliveryAttempts } } }`,
       );
-      expect(emails).toEqual([expect.objectContaining({ subject: "Profile received", state: "sent" })]);
-      expect(Number(emails[0].attempt_count)).toBe(1);
+      expect(viaGraphql.errors).toBeUndefined();
+      expect(viaGraphql.data!.user.emails).toEqual([
+        { subject: "Profile received", deliveryStatus: "sent", deliveryAttempts: 1 },
+      ]);
     } finally {
       await worker.stop();
       await new Promise<void>((resolve) => smtp.close(() => resolve()));
