@@ -157,10 +157,17 @@ export interface DeliveryAttemptResult {
 }
 
 /** Logs the attempts and moves each delivery on (delivered, failed, or due again later). */
-export async function recordDeliveryAttempts(
-  em: EntityManager,
-  results: readonly DeliveryAttemptResult[],
-): Promise<void> {
+export async function recordDeliveryAttempts(em: EntityManager, sent: readonly DeliveryAttemptResult[]): Promise<void> {
+  if (sent.length === 0) return;
+  // An endpoint deleted while its deliveries were in flight took them along (cascade): skip those.
+  const remaining = await selectRows(
+    em,
+    { id: "int" },
+    `SELECT id FROM webhook_delivery WHERE id IN (${sqlPlaceholders(sent.length)})`,
+    sent.map((result) => result.deliveryId),
+  );
+  const kept = new Set(remaining.map((row) => row.id));
+  const results = sent.filter((result) => kept.has(result.deliveryId));
   await insertRows(
     em,
     WebhookAttempt,

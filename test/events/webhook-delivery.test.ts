@@ -220,3 +220,39 @@ describe("retry schedule", () => {
     expect(attempts).toBeLessThan(40);
   });
 });
+
+describe("an endpoint deleted while a delivery is in flight", () => {
+  let local: DomainDatabase;
+  beforeAll(async () => {
+    local = await openDomainDatabase();
+  });
+  afterAll(() => local.dispose());
+
+  it("its deliveries go with it; the worker records the others and carries on", async () => {
+    const { deleteWebhookEndpoint } = await import("../../src/domain/webhooks/webhooks.service");
+    const { mapleContext } = await import("./support/worker-setup");
+    const doomed = await startReceiver(() => "hang");
+    const kept = await startReceiver(() => 200);
+    const running = startDeliveryWorker({
+      dataSource: local.dataSource,
+      logger: silentLogger,
+      config: { ...FAST_DELIVERY, timeoutMs: 800 },
+    });
+    try {
+      const { endpoint } = await addEndpoint(local, doomed.url());
+      await addEndpoint(local, kept.url());
+      await recordTestEvents(local, 1);
+      await doomed.waitFor(1);
+      await kept.waitFor(1);
+      await deleteWebhookEndpoint(mapleContext(local), endpoint.id);
+      await until(async () => (await attemptRows(local)).length === 1, 5000, "the kept endpoint's attempt");
+      expect((await deliveryRows(local)).map((row) => row.state)).toEqual(["delivered"]);
+      await recordTestEvents(local, 1);
+      await kept.waitFor(2);
+    } finally {
+      await running.stop();
+      await doomed.close();
+      await kept.close();
+    }
+  });
+});
