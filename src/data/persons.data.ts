@@ -89,7 +89,8 @@ export async function updatePerson(em: EntityManager, personId: number, attribut
   const query = em.createQueryBuilder().update(Person).set(attributes).where("id = :personId", { personId });
   const differs = entries.map(([attribute], index) => {
     const column = em.connection.getMetadata(Person).findColumnWithPropertyName(attribute)!.databaseName;
-    return sqlite ? `${column} IS NOT :changed${index}` : `NOT (${column} <=> :changed${index})`;
+    // BINARY: a change of case or of trailing spaces is a change, whatever the column's collation.
+    return sqlite ? `${column} IS NOT :changed${index}` : `NOT (BINARY ${column} <=> :changed${index})`;
   });
   query.andWhere(
     `(${differs.join(" OR ")})`,

@@ -97,6 +97,14 @@ describe("event recording (contract §16)", () => {
     expect(await eventsOf(() => update(user(2), { main_email: "moved@lab.test" }))).toEqual([]);
   });
 
+  it("a change of case alone is a change: stored, and recorded as user.updated", async () => {
+    await update(user(8), { org_name: "acme" });
+    const events = await eventsOf(() => update(user(8), { org_name: "ACME" }));
+    expect(events.map((event) => event.type)).toEqual(["user.updated"]);
+    const [person] = await t.dataSource.query(`SELECT org_name FROM person WHERE id = ?`, [user(8)]);
+    expect(person.org_name).toBe("ACME");
+  });
+
   it("a call that fails after writing rolls back its events too", async () => {
     // connected_to is checked after the person fields were written: the whole call rolls back.
     const events = await eventsOf(async () => {
