@@ -83,11 +83,13 @@ async function main(): Promise<void> {
       process.exit(1);
     }, limits.shutdownGraceMs);
     force.unref();
+    // The worker stops claiming at once; its sends in flight finish while connections drain.
+    const workerStopped = worker?.stop();
     regapi.drain();
     await connections.drain(limits.shutdownIdleMs);
     await regapi.stop();
     // Deliveries in flight are sent and recorded (each bounded by DELIVERY_TIMEOUT_MS) before the pool closes.
-    await worker?.stop();
+    await workerStopped;
     await dataSource.destroy();
     logger.info("stopped");
     process.exit(0);

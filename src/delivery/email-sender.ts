@@ -4,6 +4,8 @@ import nodemailer, { type Transporter } from "nodemailer";
 import type { ClaimedEmail } from "../data/delivery.data";
 import { TRIGGER_SENDER_ADDRESS } from "../domain/triggers/trigger-runner";
 
+const LOOKS_LIKE_HTML = /<\/?[a-z][a-z0-9]*[^>]*>/i;
+
 export interface EmailSender {
   /** Sends one email; rejects with the reason it could not. */
   send(email: ClaimedEmail): Promise<void>;
@@ -24,7 +26,8 @@ export function createEmailSender(settings: {
     from: TRIGGER_SENDER_ADDRESS,
     to: email.to,
     subject: email.subject,
-    text: email.body,
+    // Trigger bodies are usually HTML (the form builder writes them so); plain text stays plain.
+    ...(LOOKS_LIKE_HTML.test(email.body) ? { html: email.body } : { text: email.body }),
     messageId: email.messageId ?? undefined,
   });
   if (settings.smtpUrl) {

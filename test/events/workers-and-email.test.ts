@@ -112,6 +112,7 @@ describe("trigger emails through the worker", () => {
       expect(message.raw).toMatch(/^To: mail0@lab.test$/m);
       expect(message.raw).toMatch(/^Message-ID: <[0-9a-f-]{36}@regapi\.invalid>$/m);
       expect(message.raw).toContain("<p>Thanks</p>");
+      expect(message.raw).toMatch(/^Content-Type: text\/html/m);
       await until(
         async () => (await t.dataSource.query(`SELECT state FROM outbox_email WHERE state = 'sent'`)).length === 1,
         5000,
