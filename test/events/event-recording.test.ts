@@ -181,3 +181,21 @@ describe("event recording (contract §16)", () => {
     ]);
   });
 });
+
+describe("what recording costs", () => {
+  it("an update costs the same number of statements with no endpoint and with five: fan-out happens in the worker", async () => {
+    const { createWebhookEndpoint } = await import("../../src/domain/webhooks/webhooks.service");
+    const { DEFAULT_DOMAIN_SETTINGS, createRequestContext } = await import("../../src/domain/context");
+    const { MAPLE_PRINCIPAL } = await import("../support/domain-database");
+    const statementsOf = async (name: string) =>
+      (await t.countStatements(() => update(user(9), { first_name: name }))).statements;
+    await statementsOf("Cost warm-up"); // the first submission also runs the form's triggers
+    const without = await statementsOf("Cost one");
+    const ctx = createRequestContext(t.dataSource, "test", MAPLE_PRINCIPAL, {
+      settings: { ...DEFAULT_DOMAIN_SETTINGS, webhookAllowPrivate: true },
+    });
+    for (let i = 0; i < 5; i += 1)
+      await createWebhookEndpoint(ctx, { url: `http://127.0.0.1:9/${i}`, events: ["user.updated", "form.submitted"] });
+    expect(await statementsOf("Cost two")).toBe(without);
+  });
+});
