@@ -9,7 +9,7 @@ import { recordEvents } from "../../src/domain/events/record-event";
 import { inTransaction } from "../../src/domain/transaction";
 import { createWebhookEndpoint } from "../../src/domain/webhooks/webhooks.service";
 import { loadFixture } from "../../src/fixtures/load-fixture";
-import { createMysqlDatabase, onMysqlFamily } from "../support/database";
+import { createMysqlDatabase, itOnMysqlFamily, onMysqlFamily } from "../support/database";
 import { MAPLE_PRINCIPAL } from "../support/domain-database";
 import { buildService } from "../foundation/support/service-process";
 import { MAPLE, testFixture } from "../fixtures/test-fixture";
@@ -51,7 +51,7 @@ afterAll(async () => {
   build.remove();
 });
 
-function spawnWorker() {
+function spawnWorker(logLevel = "warn") {
   const cliMain = join(dirname(build.mainJs), "cli/main.js");
   const child = spawn(process.execPath, [cliMain, "worker"], {
     env: {
@@ -61,16 +61,18 @@ function spawnWorker() {
       DELIVERY_TIMEOUT_MS: "1000",
       WEBHOOK_ALLOW_PRIVATE: "true",
       LOG_FORMAT: "json",
-      LOG_LEVEL: "warn",
+      LOG_LEVEL: logLevel,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
+  let stdout = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on("exit", (code, signal) => resolve({ code, signal })),
   );
-  return { child, exited, stderr: () => stderr };
+  return { child, exited, stderr: () => stderr, stdout: () => stdout };
 }
 
 it("kill -9 between claim and recording, then a restart: the event is delivered again with the same id", async () => {
@@ -107,6 +109,49 @@ it("kill -9 between claim and recording, then a restart: the event is delivered 
       const { code } = await second.exited;
       expect({ code, stderr: second.stderr() }).toEqual({ code: 0, stderr: "" });
     }
+  } finally {
+    await receiver.close();
+  }
+});
+
+itOnMysqlFamily("two regapi worker processes deliver 1,000 events exactly once between them", async () => {
+  const receiver = await startReceiver(() => 200);
+  try {
+    const ctx = createRequestContext(dataSource, "test", MAPLE_PRINCIPAL, {
+      settings: { ...DEFAULT_DOMAIN_SETTINGS, webhookAllowPrivate: true },
+    });
+    await dataSource.query(`DELETE FROM webhook_endpoint`);
+    await createWebhookEndpoint(ctx, { url: receiver.url("/two"), events: ["user.created"] });
+    const events = Array.from({ length: 1000 }, (_, n) => ({
+      type: "user.created" as const,
+      groupId: MAPLE.groupId,
+      data: { clogin_id: MAPLE.miles, n },
+    }));
+    await inTransaction(ctx, ({ em }) => recordEvents(em, events));
+    const workers = [spawnWorker("info"), spawnWorker("info")];
+    try {
+      await receiver.waitFor(1000, 30_000);
+    } finally {
+      for (const worker of workers) worker.child.kill("SIGTERM");
+    }
+    const exits = await Promise.all(workers.map((worker) => worker.exited));
+    expect(exits.map((exit) => exit.code)).toEqual([0, 0]);
+    const ids = receiver.received.map((delivery) => String(delivery.headers["regapi-event-id"]));
+    expect(ids).toHaveLength(1000);
+    expect(new Set(ids).size).toBe(1000);
+    // Each process logs what it delivered when it stops.
+    const shares = workers.map((worker) => {
+      const stopped = worker
+        .stdout()
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as { msg?: string; delivered?: number })
+        .find((line) => line.msg === "delivery worker stopped");
+      return stopped?.delivered ?? -1;
+    });
+    expect(shares[0] + shares[1]).toBe(1000);
+    expect(Math.min(...shares)).toBeGreaterThan(0);
+    console.log(`two regapi worker processes: 1000 events, split ${shares.join(" / ")}`);
   } finally {
     await receiver.close();
   }
