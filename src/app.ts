@@ -27,7 +27,13 @@ export interface AppDependencies {
     Partial<
       Pick<
         Config,
-        "rateLimit" | "loginTokenTtlSeconds" | "resilience" | "corsOrigins" | "trustProxy" | "idempotencyWaitMs"
+        | "rateLimit"
+        | "loginTokenTtlSeconds"
+        | "resilience"
+        | "corsOrigins"
+        | "trustProxy"
+        | "idempotencyWaitMs"
+        | "delivery"
       >
     >;
 }

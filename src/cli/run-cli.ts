@@ -12,6 +12,8 @@ import { registerLoadCommand } from "./commands/load.command";
 import { registerMigrateCommand } from "./commands/migrate.command";
 import { registerOrgCommand } from "./commands/org.command";
 import { registerSeedCommand } from "./commands/seed.command";
+import { registerWebhookCommand } from "./commands/webhook.command";
+import { registerWorkerCommand } from "./commands/worker.command";
 
 export interface CliOptions {
   /**
@@ -77,6 +79,8 @@ function buildProgram(session: CliSession): Command {
   registerOrgCommand(program, session);
   registerApiKeyCommand(program, session);
   registerSeedCommand(program, session);
+  registerWebhookCommand(program, session);
+  registerWorkerCommand(program, session);
   return program;
 }
 

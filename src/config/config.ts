@@ -34,10 +34,41 @@ export interface Config {
   readonly trustProxy: TrustProxy;
   /** How long a repeated Idempotency-Key request waits for the first one's answer (IDEMPOTENCY_WAIT_MS). */
   readonly idempotencyWaitMs: number;
+  readonly delivery: DeliveryConfig;
 }
 
 /** false: the socket's address is the client; a number: that many proxies in front; a list: trusted proxy addresses/subnets. */
 export type TrustProxy = boolean | number | readonly string[];
+
+/** The delivery worker: webhooks and trigger emails (docs/events-and-webhooks.md). */
+export interface DeliveryConfig {
+  /** DELIVERY_WORKER: run the worker inside the service process (default); off for a separate `regapi worker`. */
+  readonly workerInService: boolean;
+  /** How often an idle worker looks for due work. */
+  readonly pollIntervalMs: number;
+  /** Longest wait for a webhook receiver or the SMTP server. */
+  readonly timeoutMs: number;
+  /** First retry delay; each next one doubles (with jitter), up to an hour. */
+  readonly retryBaseMs: number;
+  /** Retries stop this long after the first attempt; the delivery is then failed. */
+  readonly retryWindowSeconds: number;
+  /** Webhook URLs may resolve to loopback, private or link-local addresses (development, tests). */
+  readonly webhookAllowPrivate: boolean;
+  /** smtp:// or smtps:// URL; null: emails are written as .eml files to `mailDir`. */
+  readonly smtpUrl: string | null;
+  readonly mailDir: string;
+}
+
+export const DEFAULT_DELIVERY: DeliveryConfig = Object.freeze({
+  workerInService: true,
+  pollIntervalMs: 500,
+  timeoutMs: 10_000,
+  retryBaseMs: 30_000,
+  retryWindowSeconds: 24 * 3600,
+  webhookAllowPrivate: false,
+  smtpUrl: null,
+  mailDir: "data/mail",
+});
 
 /** Connection and overload settings of a MySQL/MariaDB pool (docs/operations.md, docs/resilience.md); SQLite ignores them. */
 export interface DatabaseConnectionConfig {
@@ -254,6 +285,20 @@ const envSchema = z.object({
     })
     .default(false),
   IDEMPOTENCY_WAIT_MS: integerInRange("IDEMPOTENCY_WAIT_MS", 100, 600_000).default(10_000),
+  // Delivery worker: webhooks and trigger emails (docs/events-and-webhooks.md).
+  DELIVERY_WORKER: booleanWord("DELIVERY_WORKER").default(DEFAULT_DELIVERY.workerInService),
+  DELIVERY_POLL_MS: integerInRange("DELIVERY_POLL_MS", 10, 60_000).default(DEFAULT_DELIVERY.pollIntervalMs),
+  DELIVERY_TIMEOUT_MS: integerInRange("DELIVERY_TIMEOUT_MS", 100, 60_000).default(DEFAULT_DELIVERY.timeoutMs),
+  DELIVERY_RETRY_BASE_MS: integerInRange("DELIVERY_RETRY_BASE_MS", 10, 3_600_000).default(DEFAULT_DELIVERY.retryBaseMs),
+  DELIVERY_RETRY_WINDOW_S: integerInRange("DELIVERY_RETRY_WINDOW_S", 1, 30 * 24 * 3600).default(
+    DEFAULT_DELIVERY.retryWindowSeconds,
+  ),
+  WEBHOOK_ALLOW_PRIVATE: booleanWord("WEBHOOK_ALLOW_PRIVATE").default(DEFAULT_DELIVERY.webhookAllowPrivate),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/\S+$/, "SMTP_URL: expected smtp://user:pass@host:port or smtps://host:port")
+    .optional(),
+  MAIL_DIR: z.string().default(DEFAULT_DELIVERY.mailDir),
   // Resilience: probes, Retry-After, shutdown, HTTP timeouts, JSON depth (docs/resilience.md).
   READINESS_TIMEOUT_MS: integerInRange("READINESS_TIMEOUT_MS", 1, 60_000).default(
     DEFAULT_RESILIENCE.readinessTimeoutMs,
@@ -363,6 +408,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: Object.freeze([...values.CORS_ORIGINS]),
     trustProxy: values.TRUST_PROXY,
     idempotencyWaitMs: values.IDEMPOTENCY_WAIT_MS,
+    delivery: Object.freeze({
+      workerInService: values.DELIVERY_WORKER,
+      pollIntervalMs: values.DELIVERY_POLL_MS,
+      timeoutMs: values.DELIVERY_TIMEOUT_MS,
+      retryBaseMs: values.DELIVERY_RETRY_BASE_MS,
+      retryWindowSeconds: values.DELIVERY_RETRY_WINDOW_S,
+      webhookAllowPrivate: values.WEBHOOK_ALLOW_PRIVATE,
+      smtpUrl: values.SMTP_URL ?? null,
+      mailDir: values.MAIL_DIR,
+    }),
     resilience: Object.freeze({
       readinessTimeoutMs: values.READINESS_TIMEOUT_MS,
       retryAfterSeconds: values.RETRY_AFTER_SECONDS,

@@ -347,8 +347,16 @@ export async function findProjectStatus(em: EntityManager, projectId: number, st
   return rows.length > 0;
 }
 
-export async function setRegistrationStatus(em: EntityManager, uid: number, statusId: number | null): Promise<void> {
-  await em.query(`UPDATE registration SET status_id = ? WHERE uid = ?`, [statusId, uid]);
+/** Sets (or, null, removes) the status; true when it changed. An equal status is not matched, so nothing is written. */
+export async function setRegistrationStatus(em: EntityManager, uid: number, statusId: number | null): Promise<boolean> {
+  const differs = em.connection.options.type === "better-sqlite3" ? "status_id IS NOT ?" : "NOT (status_id <=> ?)";
+  const result = await em
+    .createQueryBuilder()
+    .update(Registration)
+    .set({ statusId })
+    .where(`uid = :uid AND ${differs.replace("?", ":statusId")}`, { uid, statusId })
+    .execute();
+  return (result.affected ?? 0) > 0;
 }
 
 /** Whether the project keeps families (parents with children). */

@@ -3,6 +3,7 @@ import { Admin, AdminProjectAccess } from "./admin.entity";
 import { ApiAccount } from "./api-account.entity";
 import { CartLine } from "./cart-line.entity";
 import { EmailRecord } from "./email-record.entity";
+import { EventRecord } from "./event.entity";
 import { FieldValue } from "./field-value.entity";
 import { Field } from "./field.entity";
 import { FormTrigger } from "./form-trigger.entity";
@@ -22,12 +23,14 @@ import { Registration } from "./registration.entity";
 import { Status } from "./status.entity";
 import { Tag } from "./tag.entity";
 import { TriggerFiring } from "./trigger-firing.entity";
+import { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from "./webhook.entity";
 
 export * from "./admin-comment.entity";
 export * from "./admin.entity";
 export * from "./api-account.entity";
 export * from "./cart-line.entity";
 export * from "./email-record.entity";
+export * from "./event.entity";
 export * from "./field-value.entity";
 export * from "./field.entity";
 export * from "./form-trigger.entity";
@@ -47,6 +50,7 @@ export * from "./registration.entity";
 export * from "./status.entity";
 export * from "./tag.entity";
 export * from "./trigger-firing.entity";
+export * from "./webhook.entity";
 
 /** Every entity, passed to the DataSource by reference (globs are deprecated in TypeORM 1). */
 export const ENTITIES = [
@@ -76,4 +80,8 @@ export const ENTITIES = [
   LoginToken,
   RegistrantSession,
   IdempotencyKey,
+  EventRecord,
+  WebhookEndpoint,
+  WebhookDelivery,
+  WebhookAttempt,
 ];

@@ -9,6 +9,7 @@ import { StatusResolver } from "./resolvers/status.resolver";
 import { UserMutationResolver } from "./resolvers/user-mutation.resolver";
 import { UserConnectionResolver, UserFieldsResolver, UserQueryResolver } from "./resolvers/user.resolver";
 import { WritesMutationResolver } from "./resolvers/writes.resolver";
+import { WebhooksResolver } from "./resolvers/webhooks.resolver";
 
 export const RESOLVERS = [
   ProjectResolver,
@@ -21,6 +22,7 @@ export const RESOLVERS = [
   StatusResolver,
   WritesMutationResolver,
   NodeResolver,
+  WebhooksResolver,
 ] as const;
 
 let built: Promise<GraphQLSchema> | null = null;

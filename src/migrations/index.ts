@@ -1,5 +1,6 @@
 import { IdempotencyKeys1795397342283 } from "./1795397342283-IdempotencyKeys";
 import { InitialSchema1795255423821 } from "./1795255423821-InitialSchema";
+import { EventsAndWebhooks1795396921974 } from "./1795396921974-EventsAndWebhooks";
 import { ApiKeyRotation1795387142761 } from "./1795387142761-ApiKeyRotation";
 import { ProductsCategoriesUtm1795386963241 } from "./1795386963241-ProductsCategoriesUtm";
 import { ChildUsernameOptional1795388587480 } from "./1795388587480-ChildUsernameOptional";
@@ -16,4 +17,5 @@ export const MIGRATIONS: (new () => object)[] = [
   UserListPageIndex1795388242981,
   ChildUsernameOptional1795388587480,
   IdempotencyKeys1795397342283,
+  EventsAndWebhooks1795396921974,
 ];

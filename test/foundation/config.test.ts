@@ -1,6 +1,7 @@
 import {
   ConfigError,
   DEFAULT_DATABASE_URL,
+  DEFAULT_DELIVERY,
   DEFAULT_RESILIENCE,
   loadConfig,
   parseDatabaseUrl,
@@ -44,6 +45,7 @@ describe("configuration", () => {
       corsOrigins: [],
       trustProxy: false,
       idempotencyWaitMs: 10_000,
+      delivery: DEFAULT_DELIVERY,
     });
   });
 
@@ -65,6 +67,33 @@ describe("configuration", () => {
   it("IDEMPOTENCY_WAIT_MS bounds how long a repeated key waits; 100 to 600000", () => {
     expect(loadConfig({ IDEMPOTENCY_WAIT_MS: "2500" }).idempotencyWaitMs).toBe(2500);
     expect(() => loadConfig({ IDEMPOTENCY_WAIT_MS: "50" })).toThrow(/^IDEMPOTENCY_WAIT_MS: /);
+  });
+
+  it("the delivery worker's settings: DELIVERY_*, WEBHOOK_ALLOW_PRIVATE, SMTP_URL, MAIL_DIR; bad values are refused by name", () => {
+    expect(
+      loadConfig({
+        DELIVERY_WORKER: "off",
+        DELIVERY_POLL_MS: "50",
+        DELIVERY_TIMEOUT_MS: "2000",
+        DELIVERY_RETRY_BASE_MS: "1000",
+        DELIVERY_RETRY_WINDOW_S: "3600",
+        WEBHOOK_ALLOW_PRIVATE: "true",
+        SMTP_URL: "smtp://user:pass@mail.example.com:587",
+        MAIL_DIR: "/var/lib/regapi/mail",
+      }).delivery,
+    ).toEqual({
+      workerInService: false,
+      pollIntervalMs: 50,
+      timeoutMs: 2000,
+      retryBaseMs: 1000,
+      retryWindowSeconds: 3600,
+      webhookAllowPrivate: true,
+      smtpUrl: "smtp://user:pass@mail.example.com:587",
+      mailDir: "/var/lib/regapi/mail",
+    });
+    expect(refusal({ DELIVERY_TIMEOUT_MS: "5" }).variable).toBe("DELIVERY_TIMEOUT_MS");
+    expect(refusal({ DELIVERY_WORKER: "maybe" }).variable).toBe("DELIVERY_WORKER");
+    expect(refusal({ SMTP_URL: "http://mail.example.com" }).message).toMatch(/^SMTP_URL: expected smtp:/);
   });
 
   it("CORS_ORIGINS is a comma-separated list of origins; a path, a wildcard or a bare host is refused", () => {

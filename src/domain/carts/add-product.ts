@@ -9,6 +9,7 @@ import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { resolveOwnedProject } from "../group-scope";
 import { MemberReader } from "../member-parsers";
 import { inTransaction } from "../transaction";
+import { recordEvent } from "../events/record-event";
 import { requireRegisteredUser } from "../users/registration-lookup";
 import type { UserOutcome } from "../users/user-commands";
 import { loadUserSummaries } from "../users/user-summary";
@@ -295,7 +296,23 @@ export async function addProducts(
       }),
     );
     const cartIds = await insertCartLines(em, user.uid, lines);
+    if (cartIds.length > 0) await recordEvent(em, productAddedEvent(cmd.groupId, cmd.cloginId, cartIds, lines), now);
     const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid)!;
     return { uid: user.uid, groupId: cmd.groupId, cloginId: cmd.cloginId, summary, notices, cartIds };
   });
 }
+
+const productAddedEvent = (
+  groupId: number,
+  cloginId: number,
+  cartIds: number[],
+  lines: { productId: number; quantity: number }[],
+) => ({
+  type: "cart.product_added" as const,
+  groupId,
+  data: {
+    clogin_id: cloginId,
+    cart_ids: cartIds,
+    products: lines.map((line) => ({ p_id: line.productId, q: line.quantity })),
+  },
+});

@@ -132,6 +132,8 @@ export function presentEmailRecord(entry: EmailHistoryEntry, owner: UserOwner): 
     adminId: entry.adminId,
     recordedAt: entry.recordedAt,
     origin: entry.origin as EmailOriginEnum,
+    deliveryStatus: entry.deliveryStatus ?? null,
+    deliveryAttempts: entry.deliveryAttempts ?? null,
   };
 }
 

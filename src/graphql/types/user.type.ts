@@ -232,6 +232,15 @@ export class EmailRecordType implements Node {
 
   @Field(() => EmailOriginEnum)
   origin: EmailOriginEnum;
+
+  @Field(() => String, {
+    nullable: true,
+    description: "Trigger emails: queued, sent or failed (delivered by the worker). Null for recorded emails.",
+  })
+  deliveryStatus: string | null;
+
+  @Field(() => Int, { nullable: true, description: "Trigger emails: delivery attempts so far." })
+  deliveryAttempts: number | null;
 }
 
 @ObjectType("Tag", { implements: Node })
