@@ -1,4 +1,4 @@
-import { Arg, Ctx, Int, Mutation, Query, Resolver, UseMiddleware } from "type-graphql";
+import { Arg, Ctx, Extensions, Int, Mutation, Query, Resolver, UseMiddleware } from "type-graphql";
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -9,6 +9,7 @@ import {
 } from "../../domain/webhooks/webhooks.service";
 import { validationFailed } from "../../domain/errors";
 import type { GraphqlContext } from "../context";
+import { HOLDS_CREDENTIAL } from "../credential-answers";
 import { INPUT_PATHS, problemPathsOf } from "../graphql-errors";
 import { presentWebhookDelivery, presentWebhookEndpoint } from "./present";
 import {
@@ -57,8 +58,11 @@ export class WebhooksResolver {
   }
 
   @Mutation(() => CreateWebhookEndpointPayloadType, {
-    description: "Registers an endpoint; the payload's secret is shown only this once.",
+    description:
+      "Registers an endpoint; the payload's secret is shown only this once (so Idempotency-Key is refused here).",
   })
+  // The signing secret is kept only where it signs: this answer is never stored for a replay.
+  @Extensions(HOLDS_CREDENTIAL)
   @UseMiddleware(problemPathsOf(INPUT_PATHS))
   async createWebhookEndpoint(
     @Arg("input", () => CreateWebhookEndpointInput) input: CreateWebhookEndpointInput,
