@@ -140,6 +140,29 @@ export async function readWebhookDeliveries(
   limit: number,
   afterId: number | null,
 ): Promise<WebhookDeliveryRecord[]> {
+  return selectDeliveries(
+    em,
+    `d.endpoint_id = ?${afterId === null ? "" : " AND d.id < ?"} ORDER BY d.id DESC LIMIT ?`,
+    afterId === null ? [endpointId, limit] : [endpointId, afterId, limit],
+  );
+}
+
+/** One delivery of the endpoint (node refetch); null when the endpoint has no such delivery. */
+export async function readWebhookDelivery(
+  em: EntityManager,
+  endpointId: number,
+  deliveryId: number,
+): Promise<WebhookDeliveryRecord | null> {
+  const [delivery] = await selectDeliveries(em, `d.endpoint_id = ? AND d.id = ?`, [endpointId, deliveryId]);
+  return delivery ?? null;
+}
+
+/** Deliveries matching `condition` (over `d`, the delivery), then their attempts in one more statement. */
+async function selectDeliveries(
+  em: EntityManager,
+  condition: string,
+  parameters: unknown[],
+): Promise<WebhookDeliveryRecord[]> {
   const rows = await selectRows(
     em,
     {
@@ -155,9 +178,8 @@ export async function readWebhookDeliveries(
     },
     `SELECT d.id, d.endpoint_id, e.public_id, e.type, d.state, d.attempt_count, d.next_attempt_at, d.created_at, d.delivered_at
        FROM webhook_delivery d JOIN event e ON e.id = d.event_id
-      WHERE d.endpoint_id = ?${afterId === null ? "" : " AND d.id < ?"}
-      ORDER BY d.id DESC LIMIT ?`,
-    afterId === null ? [endpointId, limit] : [endpointId, afterId, limit],
+      WHERE ${condition}`,
+    parameters,
   );
   const attempts = rows.length
     ? await selectRows(

@@ -7,10 +7,11 @@ import type { AppDependencies } from "../app";
 import { DEFAULT_RESILIENCE } from "../config/config";
 import { jsonBody } from "../http/body-hygiene";
 import { httpStatusOfTransport } from "../http/http-status";
-import { idempotentWrites } from "../http/idempotency";
+import { IDEMPOTENCY_KEY_HEADER, idempotentWrites, type IdempotencyKeyPolicy } from "../http/idempotency";
 import { fromBodyParserError, type TransportError } from "../http/transport-errors";
 import { authGatePlugin } from "./auth-gate.plugin";
 import { createGraphqlContext, type GraphqlContext } from "./context";
+import { credentialMutationsOf, rootFieldNamesOf } from "./credential-answers";
 import { explorerRouter, wantsExplorer } from "./explorer/explorer-router";
 import { errorPresentationPlugin, formatErrorWith } from "./graphql-errors";
 import { armorProtection, GRAPHQL_LIMITS } from "./limits";
@@ -34,18 +35,26 @@ const bodyErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
   sendGraphqlTransportError(res, failure);
 };
 
-/** Idempotency-Key applies to mutations only; a body Apollo will refuse is left for Apollo to answer. */
-function isMutation(body: unknown): boolean {
+/**
+ * Idempotency-Key applies to mutations; queries and a body Apollo will refuse ignore it (Apollo
+ * answers). A mutation selecting a field whose answer holds a credential refuses it: that answer
+ * may not be stored for a replay, and a retry must not silently repeat the write. The document is
+ * parsed here once for the decision; Apollo parses it again for the request.
+ */
+function idempotencyKeyPolicyOf(body: unknown, credentialMutations: ReadonlySet<string>): IdempotencyKeyPolicy {
   const { query, operationName } = (body ?? {}) as { query?: unknown; operationName?: unknown };
-  if (typeof query !== "string") return false;
+  if (typeof query !== "string") return "ignored";
   try {
-    const operation = getOperationAST(
-      parse(query, { maxTokens: GRAPHQL_LIMITS.maxTokens }),
-      typeof operationName === "string" ? operationName : undefined,
-    );
-    return operation?.operation === "mutation";
+    const document = parse(query, { maxTokens: GRAPHQL_LIMITS.maxTokens });
+    const operation = getOperationAST(document, typeof operationName === "string" ? operationName : undefined);
+    if (operation?.operation !== "mutation") return "ignored";
+    const holding = [...rootFieldNamesOf(document, operation)].filter((name) => credentialMutations.has(name));
+    if (holding.length === 0) return "applies";
+    return {
+      refused: `${holding.join(", ")} cannot be sent with ${IDEMPOTENCY_KEY_HEADER}: its answer holds a secret shown only once, which is never stored for a replay. Send the mutation without the header; after a lost answer, check what the first attempt created (webhookEndpoints) before retrying.`,
+    };
   } catch {
-    return false;
+    return "ignored";
   }
 }
 
@@ -59,8 +68,10 @@ const bodyPresent: RequestHandler = (req, _res, next) => {
 /** Mounts POST /graphql (Apollo Server 5) and the offline explorer at /explorer. */
 export async function mountGraphql(app: Express, deps: AppDependencies): Promise<{ stop(): Promise<void> }> {
   const armor = armorProtection();
+  const schema = await buildGraphqlSchema();
+  const credentialMutations = credentialMutationsOf(schema);
   const server = new ApolloServer<GraphqlContext>({
-    schema: await buildGraphqlSchema(),
+    schema,
     introspection: deps.config.graphqlIntrospection,
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
@@ -98,7 +109,7 @@ export async function mountGraphql(app: Express, deps: AppDependencies): Promise
       dataSource: deps.dataSource,
       logger: deps.logger,
       waitTimeoutMs: deps.config.idempotencyWaitMs,
-      appliesTo: (req) => isMutation(req.body),
+      keyPolicy: (req) => idempotencyKeyPolicyOf(req.body, credentialMutations),
       sendError: (_req, res, error) => sendGraphqlTransportError(res, error),
     }),
     expressMiddleware(server, { context: ({ req }) => createGraphqlContext(deps, req) }),

@@ -30,11 +30,18 @@ const KEY_PATTERN = new RegExp(`^[\\x21-\\x7E]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$
 /** MySQL/MariaDB TEXT holds 65 535 bytes; a larger answer is sent but not kept. */
 const MAX_STORED_BODY_BYTES = 65_535;
 
+/**
+ * What a request does with a key it sent: a write takes it ("applies"), a read ignores it, and a
+ * write whose answer holds a credential it cannot take refuses it with this explanation (the answer
+ * may not be stored, and ignoring the key would let a retry silently repeat the write).
+ */
+export type IdempotencyKeyPolicy = "applies" | "ignored" | { refused: string };
+
 export interface IdempotencyOptions {
   dataSource: DataSource;
   logger: Logger;
-  /** Whether this request is subject to the key (a write); reads ignore it. Called only when a key was sent. */
-  appliesTo(req: Request): boolean;
+  /** How this request treats the key. Called once, only when a key was sent. */
+  keyPolicy(req: Request): IdempotencyKeyPolicy;
   /** Answers a refusal in the transport's own error shape. */
   sendError(req: Request, res: Response, error: TransportError): void;
   /** How long a repeat waits for the first request's answer before 409 IDEMPOTENCY_KEY_IN_PROGRESS. */
@@ -142,7 +149,9 @@ export function idempotentWrites(options: IdempotencyOptions): RequestHandler {
 
   return async (req, res, next) => {
     const key = req.get(IDEMPOTENCY_KEY_HEADER);
-    if (key === undefined || !options.appliesTo(req)) return next();
+    if (key === undefined) return next();
+    const policy = options.keyPolicy(req);
+    if (policy === "ignored") return next();
     try {
       // Unauthenticated requests go on to be refused by the handler; nothing is stored for them.
       const { principal } = await authenticateRequest(req, options.dataSource);
@@ -155,6 +164,7 @@ export function idempotentWrites(options: IdempotencyOptions): RequestHandler {
           `${IDEMPOTENCY_KEY_HEADER} must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters without spaces.`,
         );
       }
+      if (policy !== "applies") return refuse(req, res, "IDEMPOTENCY_KEY_INVALID", policy.refused);
       const owner: IdempotencyOwner = {
         apiAccountId: principal.apiAccountId,
         keyHash: createHash("sha256").update(key).digest("hex"),

@@ -62,7 +62,7 @@ export function legacyRestRouter(deps: AppDependencies): Router {
         dataSource: deps.dataSource,
         logger: deps.logger,
         waitTimeoutMs: deps.config.idempotencyWaitMs,
-        appliesTo: (req) => takesIdempotencyKey(actions, req.body),
+        keyPolicy: (req) => (takesIdempotencyKey(actions, req.body) ? "applies" : "ignored"),
         sendError: (req, res, error) => sendLegacyError(res, error, req.requestId),
       }),
       dispatch(deps, endpoint, actions),

@@ -138,11 +138,11 @@ describe("event recording (contract §16)", () => {
   });
 
   it("set_status records user.status_changed; setting the same status again records nothing", async () => {
-    const created = await graphql<{ createStatus: { status: { id: number } } }>(
+    const created = await graphql<{ createStatus: { status: { statusId: number } } }>(
       t.app,
-      `mutation { createStatus(input: { groupId: ${LAB.groupId}, name: "Events status", color: "#112233" }) { status { id } } }`,
+      `mutation { createStatus(input: { groupId: ${LAB.groupId}, name: "Events status", color: "#112233" }) { status { statusId } } }`,
     );
-    const statusId = Number(created.data!.createStatus.status.id);
+    const statusId = created.data!.createStatus.status.statusId;
     const setStatus = () =>
       postRest(t.app, "users", {
         action: "set_status",

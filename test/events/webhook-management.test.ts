@@ -19,12 +19,14 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const CREATE = `mutation($input: CreateWebhookEndpointInput!) {
-  createWebhookEndpoint(input: $input) { endpoint { id url events groupIds active } secret }
+  createWebhookEndpoint(input: $input) { endpoint { id endpointId url events groupIds active } secret }
 }`;
 
 describe("webhook management (GraphQL)", () => {
   it("createWebhookEndpoint returns the endpoint and its secret once; webhookEndpoints lists it without any secret", async () => {
-    const res = await graphql<{ createWebhookEndpoint: { endpoint: { id: number }; secret: string } }>(t.app, CREATE, {
+    const res = await graphql<{
+      createWebhookEndpoint: { endpoint: { id: string; endpointId: number }; secret: string };
+    }>(t.app, CREATE, {
       input: { url: "http://127.0.0.1:9/hook", events: ["user.created", "form.submitted"], groupIds: [LAB.groupId] },
     });
     expect(res.errors).toBeUndefined();
@@ -43,6 +45,7 @@ describe("webhook management (GraphQL)", () => {
         {
           webhookEndpoints {
             id
+            endpointId
             url
             events
             groupIds
@@ -53,7 +56,11 @@ describe("webhook management (GraphQL)", () => {
       `,
     );
     expect(list.data!.webhookEndpoints).toContainEqual(
-      expect.objectContaining({ id: res.data!.createWebhookEndpoint.endpoint.id, active: true }),
+      expect.objectContaining({
+        id: res.data!.createWebhookEndpoint.endpoint.id,
+        endpointId: res.data!.createWebhookEndpoint.endpoint.endpointId,
+        active: true,
+      }),
     );
     expect(JSON.stringify(list.body ?? list)).not.toContain(res.data!.createWebhookEndpoint.secret);
   });
@@ -69,21 +76,21 @@ describe("webhook management (GraphQL)", () => {
   });
 
   it("update switches an endpoint off and on, delete removes it; a deleted (or another organization's) id is NOT_FOUND", async () => {
-    const created = await graphql<{ createWebhookEndpoint: { endpoint: { id: number } } }>(t.app, CREATE, {
+    const created = await graphql<{ createWebhookEndpoint: { endpoint: { endpointId: number } } }>(t.app, CREATE, {
       input: { url: "http://127.0.0.1:9/other", events: ["user.updated"] },
     });
-    const id = created.data!.createWebhookEndpoint.endpoint.id;
+    const endpointId = created.data!.createWebhookEndpoint.endpoint.endpointId;
     const off = await graphql<{ updateWebhookEndpoint: { active: boolean; events: string[] } }>(
       t.app,
-      `mutation { updateWebhookEndpoint(input: { id: ${id}, active: false, events: ["user.created"] }) { active events } }`,
+      `mutation { updateWebhookEndpoint(input: { endpointId: ${endpointId}, active: false, events: ["user.created"] }) { active events } }`,
     );
     expect(off.data!.updateWebhookEndpoint).toEqual({ active: false, events: ["user.created"] });
     const deleted = await graphql<{ deleteWebhookEndpoint: number }>(
       t.app,
-      `mutation { deleteWebhookEndpoint(id: ${id}) }`,
+      `mutation { deleteWebhookEndpoint(endpointId: ${endpointId}) }`,
     );
-    expect(deleted.data!.deleteWebhookEndpoint).toBe(id);
-    const again = await graphql(t.app, `mutation { deleteWebhookEndpoint(id: ${id}) }`);
+    expect(deleted.data!.deleteWebhookEndpoint).toBe(endpointId);
+    const again = await graphql(t.app, `mutation { deleteWebhookEndpoint(endpointId: ${endpointId}) }`);
     expect(again.errors?.[0].extensions?.code).toBe("NOT_FOUND");
   });
 });
@@ -118,10 +125,10 @@ describe("the delivery log and redelivery", () => {
       config: { ...FAST_DELIVERY, retryWindowSeconds: 1, retryBaseMs: 2000 },
     });
     try {
-      const created = await graphql<{ createWebhookEndpoint: { endpoint: { id: number } } }>(t.app, CREATE, {
+      const created = await graphql<{ createWebhookEndpoint: { endpoint: { endpointId: number } } }>(t.app, CREATE, {
         input: { url: receiver.url(), events: ["user.updated"], groupIds: [LAB.groupId] },
       });
-      const endpointId = created.data!.createWebhookEndpoint.endpoint.id;
+      const endpointId = created.data!.createWebhookEndpoint.endpoint.endpointId;
       for (const name of ["A", "B", "C"])
         await postRest(t.app, "users", {
           action: "update",
@@ -134,6 +141,9 @@ describe("the delivery log and redelivery", () => {
         graphql<{
           webhookDeliveries: {
             nodes: {
+              id: string;
+              deliveryId: number;
+              endpointId: number;
               eventId: string;
               state: string;
               attemptCount: number;
@@ -148,6 +158,9 @@ describe("the delivery log and redelivery", () => {
             query ($id: Int!, $after: String) {
               webhookDeliveries(endpointId: $id, first: 2, after: $after) {
                 nodes {
+                  id
+                  deliveryId
+                  endpointId
                   eventId
                   eventType
                   state
@@ -173,6 +186,9 @@ describe("the delivery log and redelivery", () => {
       );
       const first = (await page(null)).data!.webhookDeliveries;
       expect(first.nodes).toHaveLength(2);
+      expect(first.nodes.map((node) => node.endpointId)).toEqual([endpointId, endpointId]);
+      expect(first.nodes[0].deliveryId).toBeGreaterThan(first.nodes[1].deliveryId);
+      expect(new Set(first.nodes.map((node) => node.id)).size).toBe(2);
       expect(first.hasNextPage).toBe(true);
       expect(first.nodes[0].attempts).toEqual([expect.objectContaining({ statusCode: 503 })]);
       const second = (await page(first.endCursor)).data!.webhookDeliveries;

@@ -6,6 +6,7 @@ import {
   deleteWebhookEndpointRow,
   insertWebhookEndpoint,
   readWebhookDeliveries,
+  readWebhookDelivery,
   readWebhookEndpoints,
   requeueEventDeliveries,
   updateWebhookEndpointRow,
@@ -51,7 +52,7 @@ const groupIdList = z
 
 export const CreateWebhookEndpointCommand = z.object({ url: webhookUrl, events: eventList, groupIds: groupIdList });
 export const UpdateWebhookEndpointCommand = z.object({
-  id: integerId,
+  endpointId: integerId,
   url: webhookUrl.optional(),
   events: eventList.optional(),
   groupIds: groupIdList,
@@ -125,25 +126,45 @@ export async function updateWebhookEndpoint(
   const cmd = parseCommand(UpdateWebhookEndpointCommand, draft);
   if (cmd.url !== undefined) await assertPublicUrl(ctx, cmd.url);
   return inTransaction(ctx, async (tx) => {
-    await requireEndpoint(tx, cmd.id);
+    await requireEndpoint(tx, cmd.endpointId);
     await assertOwnProjects(tx, cmd.groupIds);
-    await updateWebhookEndpointRow(tx.em, cmd.id, {
+    await updateWebhookEndpointRow(tx.em, cmd.endpointId, {
       url: cmd.url,
       events: cmd.events,
       groupIds: "groupIds" in draft ? cmd.groupIds : undefined,
       active: cmd.active,
     });
-    return requireEndpoint(tx, cmd.id);
+    return requireEndpoint(tx, cmd.endpointId);
   });
 }
 
-export async function deleteWebhookEndpoint(ctx: RequestContext, id: unknown): Promise<number> {
-  const cmd = parseCommand(z.object({ id: integerId }), { id });
+export async function deleteWebhookEndpoint(ctx: RequestContext, endpointId: unknown): Promise<number> {
+  const cmd = parseCommand(z.object({ endpointId: integerId }), { endpointId });
   return inTransaction(ctx, async (tx) => {
-    await requireEndpoint(tx, cmd.id);
-    await deleteWebhookEndpointRow(tx.em, cmd.id);
-    return cmd.id;
+    await requireEndpoint(tx, cmd.endpointId);
+    await deleteWebhookEndpointRow(tx.em, cmd.endpointId);
+    return cmd.endpointId;
   });
+}
+
+/** One endpoint of the caller's organization; another organization's (or none) is NOT_FOUND. */
+export async function getWebhookEndpoint(ctx: RequestContext, endpointId: number): Promise<WebhookEndpointRecord> {
+  return requireEndpoint(ctx, endpointId);
+}
+
+/** One delivery of an endpoint of the caller's organization, with its attempts; anything else is NOT_FOUND. */
+export async function getWebhookDelivery(
+  ctx: RequestContext,
+  key: { endpointId: number; deliveryId: number },
+): Promise<WebhookDeliveryRecord> {
+  await requireEndpoint(ctx, key.endpointId);
+  const delivery = await readWebhookDelivery(ctx.em, key.endpointId, key.deliveryId);
+  if (!delivery)
+    throw new DomainError(
+      "NOT_FOUND",
+      `Delivery ${key.deliveryId} is not a delivery of webhook endpoint ${key.endpointId}.`,
+    );
+  return delivery;
 }
 
 export async function listWebhookEndpoints(ctx: RequestContext): Promise<WebhookEndpointRecord[]> {

@@ -22,6 +22,9 @@ export const NODE_KEYS = {
   Tag: ["groupId", "tagId"],
   Product: ["groupId", "pId"],
   ProductCategory: ["groupId", "catId"],
+  // An endpoint belongs to an organization, not a project; its number is unique on its own.
+  WebhookEndpoint: ["endpointId"],
+  WebhookDelivery: ["endpointId", "deliveryId"],
 } as const;
 
 export type NodeTypeName = keyof typeof NODE_KEYS;

@@ -6,6 +6,7 @@ import { getProject } from "../../domain/projects/projects.service";
 import { readOwnRegistration } from "../../domain/sessions/registrant-sessions";
 import type { UserOutcome } from "../../domain/users/user-commands";
 import { getUser } from "../../domain/users/users.service";
+import { getWebhookDelivery, getWebhookEndpoint } from "../../domain/webhooks/webhooks.service";
 import type { GraphqlContext } from "../context";
 import { MAX_PAGE_SIZE } from "../inputs/user-query.input";
 import {
@@ -21,6 +22,8 @@ import {
   presentTag,
   presentUserForm,
   presentUtm,
+  presentWebhookDelivery,
+  presentWebhookEndpoint,
   userFromOutcome,
   type UserOwner,
 } from "../resolvers/present";
@@ -166,5 +169,12 @@ async function sourceOf(node: DecodedNodeId, ctx: GraphqlContext, info: GraphQLR
       const found = await definitionOf(ctx, node.key.groupId, { kind: "category", catId: node.key.catId });
       return found.kind === "category" ? presentCategory(found.category, node.key.groupId) : null;
     }
+    // Webhooks are the organization's, read by its API accounts only (as webhookEndpoints is).
+    case "WebhookEndpoint":
+      if (ctx.request.registrant) return null;
+      return presentWebhookEndpoint(await getWebhookEndpoint(ctx.request, node.key.endpointId));
+    case "WebhookDelivery":
+      if (ctx.request.registrant) return null;
+      return presentWebhookDelivery(await getWebhookDelivery(ctx.request, node.key));
   }
 }

@@ -6,6 +6,7 @@ import type { RegistrationRef, TagRecord } from "../../data/registrations.data";
 import { isChoiceType } from "../../domain/forms/field-value-codec";
 import type { CategoryRow, ProductRow } from "../../domain/products/product-reads";
 import type { UserOutcome } from "../../domain/users/user-commands";
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from "../../data/webhooks.data";
 import type { CartLineDetail, PaymentDetail, UtmDetail } from "../../domain/users/user-details";
 import { encodeNodeId } from "../nodes/node-id";
 import type { EmailOriginEnum, FieldTypeEnum, FormAudienceEnum, FormLevelEnum } from "../types/enums.type";
@@ -21,6 +22,7 @@ import type {
   UserType,
   UtmType,
 } from "../types/user.type";
+import type { WebhookDeliveryType, WebhookEndpointType } from "../types/webhook.type";
 
 // The few mappings from domain shapes to GraphQL sources, in one place. Each source gets its
 // Node id here, from the owner keys (the user's group_id and clogin_id, or the project's).
@@ -215,5 +217,34 @@ export function presentCategory(row: CategoryRow, groupId: number): ProductCateg
     quotaOrdered: row.quota_ordered,
     interchange: row.interchange,
     mandatory: row.mandatory,
+  };
+}
+
+/** An endpoint without its organization (the caller's own) and, as always, without its secret. */
+export function presentWebhookEndpoint(endpoint: WebhookEndpointRecord): WebhookEndpointType {
+  return {
+    id: encodeNodeId("WebhookEndpoint", { endpointId: endpoint.id }),
+    endpointId: endpoint.id,
+    url: endpoint.url,
+    events: endpoint.events,
+    groupIds: endpoint.groupIds,
+    active: endpoint.active,
+    disabledReason: endpoint.disabledReason,
+    createdAt: endpoint.createdAt,
+  };
+}
+
+export function presentWebhookDelivery(delivery: WebhookDeliveryRecord): WebhookDeliveryType {
+  return {
+    id: encodeNodeId("WebhookDelivery", { endpointId: delivery.endpointId, deliveryId: delivery.id }),
+    deliveryId: delivery.id,
+    endpointId: delivery.endpointId,
+    eventId: delivery.eventId,
+    eventType: delivery.eventType,
+    state: delivery.state,
+    attemptCount: delivery.attemptCount,
+    nextAttemptAt: delivery.nextAttemptAt,
+    deliveredAt: delivery.deliveredAt,
+    attempts: delivery.attempts,
   };
 }

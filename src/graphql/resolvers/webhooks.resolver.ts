@@ -1,4 +1,4 @@
-import { Arg, Ctx, Int, Mutation, Query, Resolver, UseMiddleware } from "type-graphql";
+import { Arg, Ctx, Extensions, Int, Mutation, Query, Resolver, UseMiddleware } from "type-graphql";
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -9,7 +9,9 @@ import {
 } from "../../domain/webhooks/webhooks.service";
 import { validationFailed } from "../../domain/errors";
 import type { GraphqlContext } from "../context";
+import { HOLDS_CREDENTIAL } from "../credential-answers";
 import { INPUT_PATHS, problemPathsOf } from "../graphql-errors";
+import { presentWebhookDelivery, presentWebhookEndpoint } from "./present";
 import {
   CreateWebhookEndpointInput,
   CreateWebhookEndpointPayloadType,
@@ -34,7 +36,7 @@ function afterDelivery(cursor: string | null | undefined): number | null {
 export class WebhooksResolver {
   @Query(() => [WebhookEndpointType], { description: "The organization's webhook endpoints (never their secrets)." })
   async webhookEndpoints(@Ctx() ctx: GraphqlContext): Promise<WebhookEndpointType[]> {
-    return listWebhookEndpoints(ctx.request);
+    return (await listWebhookEndpoints(ctx.request)).map(presentWebhookEndpoint);
   }
 
   @Query(() => WebhookDeliveryPageType, {
@@ -49,21 +51,29 @@ export class WebhooksResolver {
     const page = await listWebhookDeliveries(ctx.request, { endpointId, first, afterId: afterDelivery(after) });
     const last = page.deliveries.at(-1);
     return {
-      nodes: page.deliveries,
+      nodes: page.deliveries.map(presentWebhookDelivery),
       hasNextPage: page.hasNextPage,
       endCursor: last ? deliveryCursor(last.id) : null,
     };
   }
 
   @Mutation(() => CreateWebhookEndpointPayloadType, {
-    description: "Registers an endpoint; the payload's secret is shown only this once.",
+    description:
+      "Registers an endpoint; the payload's secret is shown only this once (so Idempotency-Key is refused here).",
   })
+  // The signing secret is kept only where it signs: this answer is never stored for a replay.
+  @Extensions(HOLDS_CREDENTIAL)
   @UseMiddleware(problemPathsOf(INPUT_PATHS))
   async createWebhookEndpoint(
     @Arg("input", () => CreateWebhookEndpointInput) input: CreateWebhookEndpointInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<CreateWebhookEndpointPayloadType> {
-    return createWebhookEndpoint(ctx.request, { url: input.url, events: input.events, groupIds: input.groupIds });
+    const created = await createWebhookEndpoint(ctx.request, {
+      url: input.url,
+      events: input.events,
+      groupIds: input.groupIds,
+    });
+    return { endpoint: presentWebhookEndpoint(created.endpoint), secret: created.secret };
   }
 
   @Mutation(() => WebhookEndpointType, { description: "Changes an endpoint's URL, events, projects or active flag." })
@@ -72,17 +82,20 @@ export class WebhooksResolver {
     @Arg("input", () => UpdateWebhookEndpointInput) input: UpdateWebhookEndpointInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<WebhookEndpointType> {
-    const draft: Parameters<typeof updateWebhookEndpoint>[1] = { id: input.id };
+    const draft: Parameters<typeof updateWebhookEndpoint>[1] = { endpointId: input.endpointId };
     if (input.url != null) draft.url = input.url;
     if (input.events != null) draft.events = input.events;
     if (input.groupIds !== undefined) draft.groupIds = input.groupIds;
     if (input.active != null) draft.active = input.active;
-    return updateWebhookEndpoint(ctx.request, draft);
+    return presentWebhookEndpoint(await updateWebhookEndpoint(ctx.request, draft));
   }
 
-  @Mutation(() => Int, { description: "Deletes an endpoint and its delivery log; returns its id." })
-  async deleteWebhookEndpoint(@Arg("id", () => Int) id: number, @Ctx() ctx: GraphqlContext): Promise<number> {
-    return deleteWebhookEndpoint(ctx.request, id);
+  @Mutation(() => Int, { description: "Deletes an endpoint and its delivery log; returns its endpointId." })
+  async deleteWebhookEndpoint(
+    @Arg("endpointId", () => Int) endpointId: number,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<number> {
+    return deleteWebhookEndpoint(ctx.request, endpointId);
   }
 
   @Mutation(() => Int, {

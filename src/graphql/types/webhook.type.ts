@@ -1,10 +1,16 @@
 import { GraphQLDateTime } from "graphql-scalars";
 import { Field, InputType, Int, ObjectType } from "type-graphql";
+import { Node } from "../nodes/node.interface";
 
-@ObjectType("WebhookEndpoint", { description: "A receiver of the organization's events (contract §16)." })
-export class WebhookEndpointType {
-  @Field(() => Int)
-  id: number;
+@ObjectType("WebhookEndpoint", { description: "A receiver of the organization's events.", implements: Node })
+export class WebhookEndpointType implements Node {
+  /** The Node id (see node-id.ts). */
+  id: string;
+
+  @Field(() => Int, {
+    description: "The endpoint's number: updateWebhookEndpoint, deleteWebhookEndpoint and webhookDeliveries take it.",
+  })
+  endpointId: number;
 
   @Field(() => String)
   url: string;
@@ -49,10 +55,16 @@ export class WebhookAttemptType {
   error: string | null;
 }
 
-@ObjectType("WebhookDelivery", { description: "One event to one endpoint, with every attempt." })
-export class WebhookDeliveryType {
-  @Field(() => Int)
-  id: number;
+@ObjectType("WebhookDelivery", { description: "One event to one endpoint, with every attempt.", implements: Node })
+export class WebhookDeliveryType implements Node {
+  /** The Node id (see node-id.ts). */
+  id: string;
+
+  @Field(() => Int, { description: "The delivery's number within the delivery log." })
+  deliveryId: number;
+
+  @Field(() => Int, { description: "The endpoint it goes to." })
+  endpointId: number;
 
   @Field(() => String, { description: "The event id (Regapi-Event-Id); redeliverWebhookEvent takes it." })
   eventId: string;
@@ -102,8 +114,8 @@ export class CreateWebhookEndpointInput {
 
 @InputType("UpdateWebhookEndpointInput")
 export class UpdateWebhookEndpointInput {
-  @Field(() => Int)
-  id: number;
+  @Field(() => Int, { description: "The endpoint to change (WebhookEndpoint.endpointId)." })
+  endpointId: number;
 
   @Field(() => String, { nullable: true })
   url?: string;

@@ -67,6 +67,8 @@ export type NodeByIdQuery = { node:
     | { __typename: 'User', cloginId: number, id: string, metaInfo: { id: string, completedForms: number } }
     | { __typename: 'UserForm', id: string }
     | { __typename: 'Utm', id: string }
+    | { __typename: 'WebhookDelivery', id: string }
+    | { __typename: 'WebhookEndpoint', id: string }
    | null };
 
 
