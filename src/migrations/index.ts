@@ -4,6 +4,7 @@ import { ProductsCategoriesUtm1795386963241 } from "./1795386963241-ProductsCate
 import { ChildUsernameOptional1795388587480 } from "./1795388587480-ChildUsernameOptional";
 import { RegistrantSessions1795387373854 } from "./1795387373854-RegistrantSessions";
 import { UserListPageIndex1795388242981 } from "./1795388242981-UserListPageIndex";
+import { ProjectCounters1795397156494 } from "./1795397156494-ProjectCounters";
 
 // Migrations for MySQL/MariaDB, listed by reference (TypeORM 1 deprecates globs), in timestamp
 // order. Add each new one here; never edit one that has landed.
@@ -14,4 +15,5 @@ export const MIGRATIONS: (new () => object)[] = [
   RegistrantSessions1795387373854,
   UserListPageIndex1795388242981,
   ChildUsernameOptional1795388587480,
+  ProjectCounters1795397156494,
 ];

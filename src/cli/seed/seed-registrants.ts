@@ -8,6 +8,7 @@ import { findProject } from "../../data/projects.data";
 import { lineAmountCents } from "../../domain/account-totals";
 import { encodeAnswer, isChoiceType } from "../../domain/forms/field-value-codec";
 import { initialForms, type RegistrationLevel } from "../../domain/forms/form-rules";
+import { countersAddRegistrations } from "../../domain/projects/project-counters";
 import { inTransaction } from "../../domain/transaction";
 import { insertRows } from "../../db/insert-rows";
 import {
@@ -331,6 +332,9 @@ async function seedChunk(
   await insertMany(em, RegistrationTag, tagRows, shared.bindLimit);
   await insertMany(em, CartLine, cartRows, shared.bindLimit);
   await insertMany(em, Payment, paymentRows, shared.bindLimit);
+  const seededUids = [...uids.values()];
+  for (let i = 0; i < seededUids.length; i += shared.bindLimit - 10)
+    await countersAddRegistrations(em, seededUids.slice(i, i + shared.bindLimit - 10));
 
   return {
     persons: persons.length,

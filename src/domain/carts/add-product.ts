@@ -13,6 +13,8 @@ import { requireRegisteredUser } from "../users/registration-lookup";
 import type { UserOutcome } from "../users/user-commands";
 import { loadUserSummaries } from "../users/user-summary";
 import { clientValue } from "../../common/client-value";
+import { lineAmountCents } from "../account-totals";
+import { countersAddOrder } from "../projects/project-counters";
 
 // users `add_product` (contract §13, §18): products of the project, or private ones made for this
 // cart by name, added to a user's cart, all or nothing.
@@ -263,7 +265,11 @@ export async function addProducts(
       }),
     );
     const cartIds = await insertCartLines(em, user.uid, lines);
+    await countersAddOrder(em, user.uid, orderCentsOf(lines));
     const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid)!;
     return { uid: user.uid, groupId: cmd.groupId, cloginId: cmd.cloginId, summary, notices, cartIds };
   });
 }
+
+const orderCentsOf = (lines: readonly { quantity: number; unitPriceCents: number }[]): number =>
+  lines.reduce((sum, line) => sum + lineAmountCents(line.quantity, line.unitPriceCents), 0);

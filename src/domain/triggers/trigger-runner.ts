@@ -1,5 +1,7 @@
 import type { EntityManager } from "typeorm";
 import { readUnfiredTriggers, writeTriggerEffects, type TriggerWrites } from "../../data/triggers.data";
+import { lineAmountCents } from "../account-totals";
+import { countersAddOrder } from "../projects/project-counters";
 
 // What a form submission sets off (contract §4): each trigger of the submitted forms acts at most
 // once per registration, which the trigger_firing rows record. All effects of one submission are
@@ -103,5 +105,10 @@ export async function runFormTriggers(
   }
 
   await writeTriggerEffects(em, writes);
+  await countersAddOrder(
+    em,
+    target.registrationId,
+    writes.cartLines.reduce((sum, line) => sum + lineAmountCents(line.quantity, line.unitPriceCents), 0),
+  );
   return effects;
 }

@@ -4,6 +4,7 @@ import { validationFailed } from "../errors";
 import { resolveOwnedProject } from "../group-scope";
 import { integerId } from "../commands/members";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
+import { countersBeforeStatusChange } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { findProjectStatus, setRegistrationStatus } from "../../data/registrations.data";
 import { requireRegisteredUser } from "./registration-lookup";
@@ -32,6 +33,7 @@ export async function setUserStatus(
       throw validationFailed([
         { path: ["statusId"], message: `${statusId} is not a status of this project (0 removes the status)` },
       ]);
+    await countersBeforeStatusChange(em, user.uid, statusId === 0 ? null : statusId);
     await setRegistrationStatus(em, user.uid, statusId === 0 ? null : statusId);
     const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid)!;
     return { uid: user.uid, groupId: cmd.groupId, cloginId: cmd.cloginId, summary, notices: [] };
