@@ -11,6 +11,7 @@ import { registerDemoCommand } from "./commands/demo.command";
 import { registerLoadCommand } from "./commands/load.command";
 import { registerMigrateCommand } from "./commands/migrate.command";
 import { registerOrgCommand } from "./commands/org.command";
+import { registerRecountCommand } from "./commands/recount.command";
 import { registerSeedCommand } from "./commands/seed.command";
 
 export interface CliOptions {
@@ -77,6 +78,7 @@ function buildProgram(session: CliSession): Command {
   registerOrgCommand(program, session);
   registerApiKeyCommand(program, session);
   registerSeedCommand(program, session);
+  registerRecountCommand(program, session);
   return program;
 }
 
