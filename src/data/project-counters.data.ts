@@ -50,7 +50,7 @@ const REGISTRATION_FROM = `registration r
 const ORDER_CENTS_OF_R = `(SELECT COALESCE(SUM(${cartLineAmountSql("c")}), 0) FROM cart_line c WHERE c.registration_id = r.uid)`;
 const PAID_CENTS_OF_R = `(SELECT COALESCE(SUM(${paymentAmountSql("pm")}), 0) FROM payment pm WHERE pm.registration_id = r.uid)`;
 
-type Dialect = "sqlite" | "mysql";
+export type Dialect = "sqlite" | "mysql";
 const dialectOf = (em: EntityManager): Dialect =>
   em.dataSource.options.type === "better-sqlite3" ? "sqlite" : "mysql";
 
@@ -137,20 +137,43 @@ export async function moveFamilyForStatus(em: EntityManager, uid: number, status
 /** The projects a recount covers: one, or every project. */
 export type RecountScope = { projectId: number } | "all";
 
-/** Rebuilds the counters from the registrations, cart lines and payments: delete, then one upsert. */
+/** Registrations counted per recount statement: each stays far below the statement time limit. */
+const RECOUNT_SLICE = 25_000;
+
+/** Runs one statement and returns its rows (an EntityManager's or a migration QueryRunner's `query`). */
+export type RunStatement = (sql: string, parameters?: unknown[]) => Promise<unknown>;
+
+/**
+ * Rebuilds the counters from the registrations, cart lines and payments: delete the rows, then
+ * add the registrations slice by slice of uids (one upsert each), so no statement grows with the
+ * project and a million registrations fit under the per-statement time limit. In one
+ * transaction, the upserts' locking reads make concurrent writes to the project wait.
+ */
 export async function recountCounters(em: EntityManager, scope: RecountScope): Promise<void> {
-  if (scope === "all") {
-    await em.query(`DELETE FROM project_counter`);
-    await em.query(upsertSql(dialectOf(em), wholeRegistrationsSql("1 = 1")));
-    return;
-  }
-  await em.query(`DELETE FROM project_counter WHERE project_id = ?`, [scope.projectId]);
-  await em.query(upsertSql(dialectOf(em), wholeRegistrationsSql("r.project_id = ?")), [scope.projectId]);
+  await recountWith((sql, parameters) => em.query(sql, parameters), dialectOf(em), scope);
 }
 
-/** The recount statements as SQL text for MySQL/MariaDB (the migration backfills with them). */
-export function mysqlRecountAllSql(): string[] {
-  return [`DELETE FROM project_counter`, upsertSql("mysql", wholeRegistrationsSql("1 = 1"))];
+/** The recount through any statement runner (the migration backfills with it on MySQL/MariaDB). */
+export async function recountWith(run: RunStatement, dialect: Dialect, scope: RecountScope): Promise<void> {
+  const inScope = scope === "all" ? "1 = 1" : "r.project_id = ?";
+  const scopeParameters = scope === "all" ? [] : [scope.projectId];
+  await run(
+    scope === "all" ? `DELETE FROM project_counter` : `DELETE FROM project_counter WHERE project_id = ?`,
+    scopeParameters,
+  );
+  const [bounds] = (await run(
+    `SELECT MIN(r.uid) AS first_uid, MAX(r.uid) AS last_uid FROM registration r WHERE ${inScope}`,
+    scopeParameters,
+  )) as { first_uid: number | string | null; last_uid: number | string | null }[];
+  if (bounds?.first_uid == null || bounds.last_uid == null) return;
+  const last = Number(bounds.last_uid);
+  for (let from = Number(bounds.first_uid); from <= last; from += RECOUNT_SLICE) {
+    await run(upsertSql(dialect, wholeRegistrationsSql(`r.uid BETWEEN ? AND ? AND ${inScope}`)), [
+      from,
+      from + RECOUNT_SLICE - 1,
+      ...scopeParameters,
+    ]);
+  }
 }
 
 const COUNTER_ROW = Object.fromEntries([["project_id", "int"], ...COLUMNS.map((column) => [column, "int"])]) as Record<

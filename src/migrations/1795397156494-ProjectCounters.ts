@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner } from "typeorm";
-import { mysqlRecountAllSql } from "../data/project-counters.data";
+import { recountWith } from "../data/project-counters.data";
 
 export class ProjectCounters1795397156494 implements MigrationInterface {
     name = 'ProjectCounters1795397156494'
@@ -11,7 +11,7 @@ export class ProjectCounters1795397156494 implements MigrationInterface {
         await queryRunner.query(`DROP INDEX \`IDX_9307f43b9dc7bb14b94f8914ba\` ON \`registration\``);
         // Backfill with the recount's own statements, so existing registrations, cart lines and
         // payments are counted exactly as the running code would have counted them.
-        for (const statement of mysqlRecountAllSql()) await queryRunner.query(statement);
+        await recountWith((sql, parameters) => queryRunner.query(sql, parameters), "mysql", "all");
     }
 
     public async down(queryRunner: QueryRunner): Promise<void> {
