@@ -119,6 +119,14 @@ async function main(): Promise<void> {
   console.log(`  get_project_list with group totals: p50 ${ms(projectTotals)} over ${SAMPLES}`);
   console.log(`  GraphQL users page (50) with totalCount: p50 ${ms(usersPage)} over ${SAMPLES}\n`);
 
+  // BENCH_ONLY_TOTALS=1 stops here (comparing two databases' totals back to back).
+  if (process.env.BENCH_ONLY_TOTALS === "1") {
+    server.close();
+    await regapi.stop();
+    await dataSource.destroy();
+    return;
+  }
+
   const first = await page(0);
   const parents = first.page.total_users;
   const middle = Math.floor(parents / 2 / 50) * 50;
