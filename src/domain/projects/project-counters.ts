@@ -2,6 +2,7 @@ import type { EntityManager } from "typeorm";
 import {
   addCentsToCounters,
   addRegistrationsToCounters,
+  COUNTER_BUCKETS,
   emptyCounters,
   moveFamilyForStatus,
   readProjectCounters,
@@ -11,6 +12,7 @@ import {
   type CounterBucket,
   type ProjectCounters,
 } from "../../data/project-counters.data";
+import type { ExclusionFilter } from "../../data/user-list.data";
 import type { RequestContext } from "../context";
 import { inTransaction } from "../transaction";
 
@@ -72,14 +74,7 @@ const sumOf = (counters: ProjectCounters, buckets: readonly CounterBucket[]): Bu
     { registrations: 0, orderCents: 0, paidCents: 0 },
   );
 
-const ALL: readonly CounterBucket[] = [
-  "parent_active",
-  "parent_excluded",
-  "child_active",
-  "child_excluded",
-  "orphan_active",
-  "orphan_excluded",
-];
+const ALL: readonly CounterBucket[] = COUNTER_BUCKETS;
 const ACTIVE: readonly CounterBucket[] = ["parent_active", "child_active", "orphan_active"];
 const EXCLUDED: readonly CounterBucket[] = ["parent_excluded", "child_excluded", "orphan_excluded"];
 const PARENTS: readonly CounterBucket[] = ["parent_active", "parent_excluded"];
@@ -102,8 +97,6 @@ export function projectTotalsOf(counters: ProjectCounters): {
   };
 }
 
-export type ExclusionFilterOf = "without_excluded" | "with_excluded" | "only_excluded";
-
 /**
  * get_user_list totals (contract §12, §18) from the counters. The records of a list are the
  * matching parents plus the matching children of matching parents (or, with only_children, the
@@ -111,7 +104,7 @@ export type ExclusionFilterOf = "without_excluded" | "with_excluded" | "only_exc
  */
 export function listTotalsOf(
   counters: ProjectCounters,
-  query: { exclusion: ExclusionFilterOf; onlyParents: boolean; onlyChildren: boolean },
+  query: { exclusion: ExclusionFilter; onlyParents: boolean; onlyChildren: boolean },
 ): { topLevel: number; totalUsers: number; totalActiveUsers: number; orderCents: number; paidCents: number } {
   const parents =
     query.exclusion === "with_excluded"
