@@ -88,6 +88,25 @@ export async function addRegistrationsToCounters(em: EntityManager, uids: readon
   ]);
 }
 
+/**
+ * Adds counts and cents computed by the caller to a project's row (`regapi seed`, which knows
+ * every row it wrote): one statement of literal values, no read.
+ */
+export async function addDeltaToCounters(em: EntityManager, projectId: number, delta: ProjectCounters): Promise<void> {
+  const values = COUNTER_BUCKETS.flatMap((bucket) => [
+    delta[bucket].registrations,
+    delta[bucket].orderCents,
+    delta[bucket].paidCents,
+  ]);
+  const insert = `INSERT INTO project_counter (project_id, ${COLUMNS.join(", ")}) VALUES (${sqlPlaceholders(COLUMNS.length + 1)})`;
+  await em.query(
+    dialectOf(em) === "sqlite"
+      ? `${insert} ON CONFLICT (project_id) DO UPDATE SET ${COLUMNS.map((c) => `${c} = project_counter.${c} + excluded.${c}`).join(", ")}`
+      : `${insert} ON DUPLICATE KEY UPDATE ${COLUMNS.map((c) => `${c} = ${c} + VALUES(${c})`).join(", ")}`,
+    [projectId, ...values],
+  );
+}
+
 /** Adds order and paid cents to the bucket registration `uid` is in now. */
 export async function addCentsToCounters(
   em: EntityManager,

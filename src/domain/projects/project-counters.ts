@@ -1,6 +1,7 @@
 import type { EntityManager } from "typeorm";
 import {
   addCentsToCounters,
+  addDeltaToCounters,
   addRegistrationsToCounters,
   COUNTER_BUCKETS,
   emptyCounters,
@@ -26,6 +27,26 @@ export { emptyCounters, readProjectCounters, type ProjectCounters };
 /** New registrations (create, create_child, seed, fixture load): their count and any money they already have. */
 export async function countersAddRegistrations(em: EntityManager, uids: readonly number[]): Promise<void> {
   await addRegistrationsToCounters(em, uids);
+}
+
+/**
+ * The bucket of a registration, as the counters' SQL (`bucketSql` in
+ * src/data/project-counters.data.ts) computes it; for writers that know their rows (`regapi
+ * seed`). test/cli/recount.test.ts checks that a seed's counters equal a recount.
+ */
+export function bucketOf(registration: {
+  isChild: boolean;
+  excluded: boolean;
+  parentExcluded: boolean;
+}): CounterBucket {
+  if (!registration.isChild) return registration.excluded ? "parent_excluded" : "parent_active";
+  if (registration.parentExcluded) return registration.excluded ? "orphan_excluded" : "orphan_active";
+  return registration.excluded ? "child_excluded" : "child_active";
+}
+
+/** New registrations whose buckets and money the caller computed (`regapi seed`): one statement. */
+export async function countersAddDelta(em: EntityManager, projectId: number, delta: ProjectCounters): Promise<void> {
+  await addDeltaToCounters(em, projectId, delta);
 }
 
 /** Cart lines added to a registration (add_product, triggers): their summed amount. */
