@@ -11,6 +11,7 @@ import { registerDemoCommand } from "./commands/demo.command";
 import { registerLoadCommand } from "./commands/load.command";
 import { registerMigrateCommand } from "./commands/migrate.command";
 import { registerOrgCommand } from "./commands/org.command";
+import { registerRecountCommand } from "./commands/recount.command";
 import { registerSeedCommand } from "./commands/seed.command";
 import { registerWebhookCommand } from "./commands/webhook.command";
 import { registerWorkerCommand } from "./commands/worker.command";
@@ -81,6 +82,7 @@ function buildProgram(session: CliSession): Command {
   registerSeedCommand(program, session);
   registerWebhookCommand(program, session);
   registerWorkerCommand(program, session);
+  registerRecountCommand(program, session);
   return program;
 }
 

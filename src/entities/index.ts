@@ -15,6 +15,7 @@ import { Payment } from "./payment.entity";
 import { Person } from "./person.entity";
 import { ProductCategory } from "./product-category.entity";
 import { Product } from "./product.entity";
+import { ProjectCounter } from "./project-counter.entity";
 import { Project } from "./project.entity";
 import { LoginToken, RegistrantSession } from "./registrant-token.entity";
 import { RegistrationForm } from "./registration-form.entity";
@@ -42,6 +43,7 @@ export * from "./payment.entity";
 export * from "./person.entity";
 export * from "./product-category.entity";
 export * from "./product.entity";
+export * from "./project-counter.entity";
 export * from "./project.entity";
 export * from "./registrant-token.entity";
 export * from "./registration-form.entity";
@@ -74,6 +76,7 @@ export const ENTITIES = [
   AdminComment,
   CartLine,
   Payment,
+  ProjectCounter,
   EmailRecord,
   TriggerFiring,
   OutboxEmail,

@@ -6,6 +6,7 @@ import { ProductsCategoriesUtm1795386963241 } from "./1795386963241-ProductsCate
 import { ChildUsernameOptional1795388587480 } from "./1795388587480-ChildUsernameOptional";
 import { RegistrantSessions1795387373854 } from "./1795387373854-RegistrantSessions";
 import { UserListPageIndex1795388242981 } from "./1795388242981-UserListPageIndex";
+import { ProjectCounters1795397156494 } from "./1795397156494-ProjectCounters";
 
 // Migrations for MySQL/MariaDB, listed by reference (TypeORM 1 deprecates globs), in timestamp
 // order. Add each new one here; never edit one that has landed.
@@ -18,4 +19,5 @@ export const MIGRATIONS: (new () => object)[] = [
   ChildUsernameOptional1795388587480,
   IdempotencyKeys1795397342283,
   EventsAndWebhooks1795396921974,
+  ProjectCounters1795397156494,
 ];

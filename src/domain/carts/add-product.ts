@@ -14,6 +14,8 @@ import { requireRegisteredUser } from "../users/registration-lookup";
 import type { UserOutcome } from "../users/user-commands";
 import { loadUserSummaries } from "../users/user-summary";
 import { clientValue } from "../../common/client-value";
+import { lineAmountCents } from "../account-totals";
+import { countersAddOrder } from "../projects/project-counters";
 
 // users `add_product` (contract §13, §18): products of the project, or private ones made for this
 // cart by name, added to a user's cart, all or nothing.
@@ -297,6 +299,7 @@ export async function addProducts(
     );
     const cartIds = await insertCartLines(em, user.uid, lines);
     if (cartIds.length > 0) await recordEvent(em, productAddedEvent(cmd.groupId, cmd.cloginId, cartIds, lines), now);
+    await countersAddOrder(em, user.uid, orderCentsOf(lines));
     const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid)!;
     return { uid: user.uid, groupId: cmd.groupId, cloginId: cmd.cloginId, summary, notices, cartIds };
   });
@@ -316,3 +319,5 @@ const productAddedEvent = (
     products: lines.map((line) => ({ p_id: line.productId, q: line.quantity })),
   },
 });
+const orderCentsOf = (lines: readonly { quantity: number; unitPriceCents: number }[]): number =>
+  lines.reduce((sum, line) => sum + lineAmountCents(line.quantity, line.unitPriceCents), 0);

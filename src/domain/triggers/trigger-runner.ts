@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { EntityManager } from "typeorm";
 import { recordEvents } from "../events/record-event";
 import { readUnfiredTriggers, writeTriggerEffects, type TriggerWrites } from "../../data/triggers.data";
+import { lineAmountCents } from "../account-totals";
+import { countersAddOrder } from "../projects/project-counters";
 
 // What a form submission sets off (contract §4): each trigger of the submitted forms acts at most
 // once per registration, which the trigger_firing rows record. All effects of one submission are
@@ -110,6 +112,11 @@ export async function runFormTriggers(
 
   await writeTriggerEffects(em, writes);
   await recordEvents(em, emailQueuedEvents(options.projectId, target.cloginId, writes.outbox), options.now);
+  await countersAddOrder(
+    em,
+    target.registrationId,
+    writes.cartLines.reduce((sum, line) => sum + lineAmountCents(line.quantity, line.unitPriceCents), 0),
+  );
   return effects;
 }
 

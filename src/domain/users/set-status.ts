@@ -4,6 +4,7 @@ import { validationFailed } from "../errors";
 import { resolveOwnedProject } from "../group-scope";
 import { integerId } from "../commands/members";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
+import { countersBeforeStatusChange } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { findProjectStatus, setRegistrationStatus } from "../../data/registrations.data";
 import { requireRegisteredUser } from "./registration-lookup";
@@ -39,6 +40,7 @@ export async function setUserStatus(
       throw validationFailed([
         { path: ["statusId"], message: `${statusId} is not a status of this project (0 removes the status)` },
       ]);
+    await countersBeforeStatusChange(em, user.uid, statusId === 0 ? null : statusId);
     const changed = await setRegistrationStatus(em, user.uid, statusId === 0 ? null : statusId);
     if (changed) await recordEvent(em, statusChangedEvent(cmd.groupId, cmd.cloginId, statusId));
     const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid)!;

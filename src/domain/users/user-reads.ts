@@ -6,6 +6,7 @@ import {
 } from "../../data/registrations.data";
 import type { RequestContext } from "../context";
 import { resolveOwnedProject } from "../group-scope";
+import { matchingUsersOf, readProjectCounters, emptyCounters } from "../projects/project-counters";
 
 // Listing a project's users. Nested user data (forms, values, emails, tags, children) is read in
 // batches by the GraphQL loaders straight from src/data/, one statement per batch.
@@ -59,7 +60,11 @@ export async function listUsersPage(ctx: RequestContext, request: UserPageReques
   };
 }
 
-/** How many users of a project match the filter (the page that asks has checked ownership). */
+/**
+ * How many users of a project match the filter (the page that asks has checked ownership): from
+ * the project's counters (one row) unless the filter names a status or searches, which count.
+ */
 export async function countUsers(ctx: RequestContext, groupId: number, filter: UserListFilter): Promise<number> {
-  return countMatchingUsers(ctx.em, groupId, filter);
+  const counters = (await readProjectCounters(ctx.em, { projectId: groupId })).get(groupId) ?? emptyCounters();
+  return matchingUsersOf(counters, filter) ?? (await countMatchingUsers(ctx.em, groupId, filter));
 }

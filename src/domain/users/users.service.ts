@@ -17,6 +17,7 @@ import { saveFieldValues, type PersonAttributes } from "../forms/field-values";
 import { initialForms, MAX_KEYS_PER_CALL } from "../forms/form-rules";
 import { markFormsComplete, submitFormsWithValues, type SubmissionSettings } from "../forms/form-submission";
 import { resolveOwnedProject } from "../group-scope";
+import { countersAddRegistrations } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { isEmailAddress } from "../../common/email";
 import { assertSendingAdmins, emailListProblems, emailRecords } from "./email-history";
@@ -266,6 +267,7 @@ async function registerPerson(
     if (isUniqueViolation(error)) throw alreadyRegistered(cloginId, cmd.groupId);
     throw error;
   }
+  await countersAddRegistrations(em, [uid]);
   // create makes a parent (family project) or an individual: parent-level forms; a child gets child-level ones.
   const level = options.parentCloginId === null ? "parent" : "child";
   const startForms = initialForms(await readProjectForms(em, cmd.groupId), level);
