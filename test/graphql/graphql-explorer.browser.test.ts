@@ -1,61 +1,22 @@
-import { existsSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { chromium, type Browser } from "playwright-core";
 import { MAPLE } from "../fixtures/test-fixture";
-import { startTestApp, type TestApp } from "../support/test-app";
+import { describeWithBrowser, openIsolatedPage, startBrowserHarness, type BrowserHarness } from "../support/browser";
 
-// Issue 4 §7: the explorer works in a real (headless Debian) Chromium with no network beyond
-// this server. Locally the test is skipped when the browser is not installed; in CI (CI=true)
-// it runs anyway and fails, because .ci/ensure-chromium.sh must have installed it.
+// The explorer works in a real headless Chromium with no network beyond this server.
 
 // The callbacks passed to page.evaluate/waitForFunction run in the page, where `document` exists;
 // the tests' TypeScript setup has no DOM library, so declare the little that is used.
 declare const document: { querySelector(selector: string): { textContent: string | null } | null };
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const runs = existsSync(CHROMIUM) || process.env.CI === "true";
-const describeWithBrowser = runs ? describe : describe.skip;
-
 describeWithBrowser("GraphQL explorer in headless Chromium", () => {
-  let t: TestApp;
-  let server: Server;
-  let origin: string;
-  let browser: Browser;
-
+  let harness: BrowserHarness;
   beforeAll(async () => {
-    t = await startTestApp();
-    server = createServer(t.app);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
+    harness = await startBrowserHarness();
   }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    await t?.close();
-  });
+  afterAll(() => harness?.close());
 
   it("runs a projects query with the demo credentials, and no request leaves the server", async () => {
-    const page = await browser.newPage();
-    const requested: string[] = [];
-    const pageErrors: string[] = [];
-    page.on("request", (request) => requested.push(request.url()));
-    page.on("pageerror", (error) => pageErrors.push(error.message));
-    // Anything bound elsewhere is recorded above and never reaches the network.
-    await page.route("**/*", (route) => (route.request().url().startsWith(origin) ? route.continue() : route.abort()));
+    const { page, requested, pageErrors } = await openIsolatedPage(harness);
+    const { origin } = harness;
 
     // A browser asking /graphql for HTML lands on the explorer.
     await page.goto(`${origin}/graphql`);

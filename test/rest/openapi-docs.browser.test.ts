@@ -1,9 +1,5 @@
-import { existsSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { chromium, type Browser } from "playwright-core";
 import { LEGACY_ENDPOINTS } from "../../src/rest/router";
-import { startTestApp, type TestApp } from "../support/test-app";
+import { describeWithBrowser, openIsolatedPage, startBrowserHarness, type BrowserHarness } from "../support/browser";
 
 // The REST reference at /docs works in a real (headless Debian) Chromium, from this server alone:
 // every endpoint's operation lists each of its actions as a request example. Skipped locally
@@ -18,52 +14,16 @@ interface PageElement {
 }
 declare const document: { querySelectorAll(selector: string): ArrayLike<PageElement> };
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const runs = existsSync(CHROMIUM) || process.env.CI === "true";
-const describeWithBrowser = runs ? describe : describe.skip;
-
 describeWithBrowser("REST reference (/docs) in headless Chromium", () => {
-  let t: TestApp;
-  let server: Server;
-  let origin: string;
-  let browser: Browser;
-
+  let harness: BrowserHarness;
   beforeAll(async () => {
-    t = await startTestApp();
-    server = createServer(t.app);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
+    harness = await startBrowserHarness();
   }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-    await t?.close();
-  });
+  afterAll(() => harness?.close());
 
   it("shows every action of every endpoint as a request example, and no request leaves the server", async () => {
-    const page = await browser.newPage();
-    const requested: string[] = [];
-    const failed: string[] = [];
-    const pageErrors: string[] = [];
-    page.on("request", (request) => requested.push(request.url()));
-    page.on("response", (response) => {
-      if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
-    });
-    page.on("pageerror", (error) => pageErrors.push(error.message));
-    await page.route("**/*", (route) => (route.request().url().startsWith(origin) ? route.continue() : route.abort()));
+    const { page, requested, failed, pageErrors } = await openIsolatedPage(harness);
+    const { origin } = harness;
 
     // GET / in a browser is a page that links to the reference.
     await page.goto(`${origin}/`);
