@@ -1,33 +1,14 @@
-import { dirname, join } from "node:path";
-import { Router, type RequestHandler } from "express";
+import { join } from "node:path";
+import { Router } from "express";
 import { packageRoot, packageVersion } from "../../common/package-root";
+import { installedPackageDir, pageSecurityHeaders } from "../../http/page-security";
 import type { ActionTable } from "../envelope/action-table";
 import { buildOpenApiDocument } from "./openapi-document";
 
 // GET /openapi.json (the document, built from the router's action tables), GET /docs (Swagger UI
 // from node_modules, nothing fetched elsewhere) and GET / (where to go next).
 
-const swaggerUiDir = () => dirname(require.resolve("swagger-ui-dist/package.json"));
 const VENDOR_FILES = ["swagger-ui.css", "swagger-ui-bundle.js"];
-
-// Only same-origin scripts, styles and fetches; Swagger UI inlines styles and data: images.
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
-
-const securityHeaders: RequestHandler = (_req, res, next) => {
-  res.setHeader("Content-Security-Policy", CONTENT_SECURITY_POLICY);
-  res.setHeader("X-Content-Type-Options", "nosniff");
-  next();
-};
 
 export const API_LINKS = {
   docs: "/docs",
@@ -56,7 +37,7 @@ export function apiDocsRouter(endpoints: Readonly<Record<string, ActionTable>>):
   const version = packageVersion();
   const router = Router();
 
-  router.get("/", securityHeaders, (req, res) => {
+  router.get("/", pageSecurityHeaders, (req, res) => {
     if (req.accepts(["application/json", "text/html"]) === "text/html") {
       res.type("html").send(HOME_PAGE);
       return;
@@ -72,11 +53,11 @@ export function apiDocsRouter(endpoints: Readonly<Record<string, ActionTable>>):
     res.type("json").send(document);
   });
   const publicDir = join(packageRoot(), "public", "docs");
-  router.get(["/docs", "/docs/"], securityHeaders, (_req, res) => res.sendFile(join(publicDir, "index.html")));
-  router.get("/docs/init.js", securityHeaders, (_req, res) => res.sendFile(join(publicDir, "init.js")));
+  router.get(["/docs", "/docs/"], pageSecurityHeaders, (_req, res) => res.sendFile(join(publicDir, "index.html")));
+  router.get("/docs/init.js", pageSecurityHeaders, (_req, res) => res.sendFile(join(publicDir, "init.js")));
   for (const name of VENDOR_FILES) {
-    const file = join(swaggerUiDir(), name);
-    router.get(`/docs/vendor/${name}`, securityHeaders, (_req, res) => res.sendFile(file, { maxAge: "1d" }));
+    const file = join(installedPackageDir("swagger-ui-dist"), name);
+    router.get(`/docs/vendor/${name}`, pageSecurityHeaders, (_req, res) => res.sendFile(file, { maxAge: "1d" }));
   }
   return router;
 }
