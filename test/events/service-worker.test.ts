@@ -1,14 +1,10 @@
 import { createHmac } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DataSource } from "typeorm";
-import { buildDataSourceOptions } from "../../src/db/data-source-options";
-import { createRequestContext } from "../../src/domain/context";
-import { loadFixture } from "../../src/fixtures/load-fixture";
-import { createMysqlDatabase, onMysqlFamily } from "../support/database";
+import type { DataSource } from "typeorm";
+import { openProcessDatabase, type ProcessDatabase } from "../support/process-database";
 import { buildService, startService, type ServiceProcess } from "../foundation/support/service-process";
-import { MAPLE, mapleHeaders, testFixture } from "../fixtures/test-fixture";
+import { MAPLE, mapleHeaders } from "../fixtures/test-fixture";
 import { startReceiver } from "./support/receiver";
 import { until } from "./support/worker-setup";
 
@@ -19,33 +15,19 @@ import { until } from "./support/worker-setup";
 jest.setTimeout(90_000);
 
 let build: ReturnType<typeof buildService>;
+let database: ProcessDatabase;
 let dataSource: DataSource;
 let databaseUrl: string;
-let sqliteFolder: string | null = null;
 let service: ServiceProcess | null = null;
 
 beforeAll(async () => {
   build = buildService();
-  if (onMysqlFamily) {
-    const config = await createMysqlDatabase(`svc_${process.pid}`);
-    databaseUrl = `mariadb://${config.user}${config.password ? `:${config.password}` : ""}@${config.host}:${config.port}/${config.database}`;
-    dataSource = new DataSource(buildDataSourceOptions(config));
-    await dataSource.initialize();
-    await dataSource.runMigrations({ transaction: "each" });
-  } else {
-    sqliteFolder = mkdtempSync(join(tmpdir(), "regapi-svc-"));
-    const file = join(sqliteFolder, "svc.sqlite");
-    databaseUrl = `sqlite:${file}`;
-    dataSource = new DataSource(buildDataSourceOptions({ kind: "sqlite", file }));
-    await dataSource.initialize();
-  }
-  await loadFixture(createRequestContext(dataSource, "fixture"), testFixture());
+  database = await openProcessDatabase("svc");
+  ({ dataSource, databaseUrl } = database);
 });
 afterAll(async () => {
   if (service && service.child.exitCode === null) service.child.kill("SIGKILL");
-  if (onMysqlFamily) await dataSource.query(`DROP DATABASE IF EXISTS \`${dataSource.options.database}\``);
-  await dataSource.destroy();
-  if (sqliteFolder) rmSync(sqliteFolder, { recursive: true, force: true });
+  await database?.remove();
   build.remove();
 });
 

@@ -1,18 +1,15 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { DataSource } from "typeorm";
-import { buildDataSourceOptions } from "../../src/db/data-source-options";
+import type { DataSource } from "typeorm";
 import { createRequestContext, DEFAULT_DOMAIN_SETTINGS } from "../../src/domain/context";
 import { recordEvents } from "../../src/domain/events/record-event";
 import { inTransaction } from "../../src/domain/transaction";
 import { createWebhookEndpoint } from "../../src/domain/webhooks/webhooks.service";
-import { loadFixture } from "../../src/fixtures/load-fixture";
-import { createMysqlDatabase, itOnMysqlFamily, onMysqlFamily } from "../support/database";
+import { itOnMysqlFamily } from "../support/database";
 import { MAPLE_PRINCIPAL } from "../support/domain-database";
+import { openProcessDatabase, type ProcessDatabase } from "../support/process-database";
 import { buildService } from "../foundation/support/service-process";
-import { MAPLE, testFixture } from "../fixtures/test-fixture";
+import { MAPLE } from "../fixtures/test-fixture";
 import { startReceiver } from "./support/receiver";
 import { until } from "./support/worker-setup";
 
@@ -23,31 +20,17 @@ import { until } from "./support/worker-setup";
 jest.setTimeout(90_000);
 
 let build: ReturnType<typeof buildService>;
+let database: ProcessDatabase;
 let dataSource: DataSource;
 let databaseUrl: string;
-let sqliteFolder: string | null = null;
 
 beforeAll(async () => {
   build = buildService();
-  if (onMysqlFamily) {
-    const config = await createMysqlDatabase(`crash_${process.pid}`);
-    databaseUrl = `mariadb://${config.user}${config.password ? `:${config.password}` : ""}@${config.host}:${config.port}/${config.database}`;
-    dataSource = new DataSource(buildDataSourceOptions(config));
-    await dataSource.initialize();
-    await dataSource.runMigrations({ transaction: "each" });
-  } else {
-    sqliteFolder = mkdtempSync(join(tmpdir(), "regapi-crash-"));
-    const file = join(sqliteFolder, "crash.sqlite");
-    databaseUrl = `sqlite:${file}`;
-    dataSource = new DataSource(buildDataSourceOptions({ kind: "sqlite", file }));
-    await dataSource.initialize();
-  }
-  await loadFixture(createRequestContext(dataSource, "fixture"), testFixture());
+  database = await openProcessDatabase("crash");
+  ({ dataSource, databaseUrl } = database);
 });
 afterAll(async () => {
-  if (onMysqlFamily) await dataSource.query(`DROP DATABASE IF EXISTS \`${dataSource.options.database}\``);
-  await dataSource.destroy();
-  if (sqliteFolder) rmSync(sqliteFolder, { recursive: true, force: true });
+  await database?.remove();
   build.remove();
 });
 
