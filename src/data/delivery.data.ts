@@ -302,3 +302,24 @@ export async function recordEmailAttempts(em: EntityManager, results: readonly E
       ]);
   }
 }
+
+/** Work the delivery worker has not finished: what a backlog alert watches. */
+export interface DeliveryBacklog {
+  /** Events committed but not yet fanned out to endpoints. */
+  undispatchedEvents: number;
+  /** Webhook deliveries waiting for their first attempt or a retry. */
+  pendingDeliveries: number;
+  /** Trigger emails waiting to be sent or retried. */
+  queuedEmails: number;
+}
+
+export async function readDeliveryBacklog(em: EntityManager): Promise<DeliveryBacklog> {
+  const [row] = await selectRows(
+    em,
+    { events: "int", deliveries: "int", emails: "int" },
+    `SELECT (SELECT COUNT(*) FROM event WHERE dispatched_at IS NULL) AS events,
+            (SELECT COUNT(*) FROM webhook_delivery WHERE state = 'pending') AS deliveries,
+            (SELECT COUNT(*) FROM outbox_email WHERE state = 'queued') AS emails`,
+  );
+  return { undispatchedEvents: row.events, pendingDeliveries: row.deliveries, queuedEmails: row.emails };
+}

@@ -1,6 +1,7 @@
 import { Router } from "express";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { DataSource } from "typeorm";
+import { readDeliveryBacklog } from "../data/delivery.data";
 import type { RequestLabels } from "./request-labels";
 
 /** Prometheus metrics of one app instance, in a registry of its own (tests build several apps). */
@@ -73,6 +74,21 @@ export function createMetrics(dataSource: DataSource): AppMetrics {
       },
     });
   }
+
+  // Read at scrape time from the tables the worker drains, so every instance reports the shared
+  // backlog of the database, whichever instance runs the worker.
+  new Gauge({
+    name: "regapi_delivery_backlog",
+    help: "Delivery work not yet done: kind=events (not yet fanned out), webhooks (deliveries pending), emails (queued).",
+    labelNames: ["kind"],
+    registers: [registry],
+    async collect() {
+      const backlog = await readDeliveryBacklog(dataSource.manager);
+      this.set({ kind: "events" }, backlog.undispatchedEvents);
+      this.set({ kind: "webhooks" }, backlog.pendingDeliveries);
+      this.set({ kind: "emails" }, backlog.queuedEmails);
+    },
+  });
 
   return {
     registry,

@@ -115,6 +115,27 @@ describe("GET /metrics", () => {
     expect(scraped).not.toContain("regapi_db_pool_connections");
   });
 
+  it("reports the delivery backlog: a recorded event waits until a worker fans it out", async () => {
+    const backlog = async () => {
+      const text = (await request(regapi.app).get("/metrics")).text;
+      return { events: sample(text, "regapi_delivery_backlog", { kind: "events" }), text };
+    };
+    const before = await backlog();
+    expect(sample(before.text, "regapi_delivery_backlog", { kind: "webhooks" })).toBe(0);
+    expect(sample(before.text, "regapi_delivery_backlog", { kind: "emails" })).toBe(0);
+    // No worker runs in this app: the user.created event of a create stays in the backlog.
+    const created = await request(regapi.app)
+      .post("/reg/api2/users/")
+      .set(maple)
+      .send({
+        action: "create",
+        group_id: MAPLE.groupId,
+        doc: { main_email: "backlog@maple.test", username: "backlog@maple.test", password: "secret-123" },
+      });
+    expect(created.status).toBe(200);
+    expect((await backlog()).events).toBe(before.events! + 1);
+  });
+
   it("keeps each app instance's counts in its own registry", async () => {
     const second = await createApp({
       dataSource: t.dataSource,
