@@ -113,7 +113,8 @@ export interface ResilienceConfig {
 export const DEFAULT_RESILIENCE: ResilienceConfig = Object.freeze({
   readinessTimeoutMs: 1500,
   retryAfterSeconds: 2,
-  shutdownGraceMs: 10_000,
+  // Above the delivery worker's 10 s send timeout, so a send in flight at SIGTERM is recorded.
+  shutdownGraceMs: 15_000,
   shutdownIdleMs: 500,
   httpHeadersTimeoutMs: 10_000,
   httpRequestTimeoutMs: 30_000,

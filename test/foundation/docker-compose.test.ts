@@ -21,6 +21,7 @@ interface ComposeService {
   depends_on?: Record<string, { condition: string }>;
   ports?: string[];
   restart?: string;
+  stop_grace_period?: string;
 }
 
 const compose = parse(read("docker-compose.yml")) as { services: Record<string, ComposeService> };
@@ -49,6 +50,11 @@ describe("docker-compose.yml", () => {
     expect(app.depends_on).toEqual({ mysql: { condition: "service_healthy" } });
     expect(app.ports).toEqual(["127.0.0.1:3000:3000"]);
     expect(app.environment).toMatchObject({ HOST: "0.0.0.0", DEMO: "false" });
+  });
+
+  it("gives the app longer than its own shutdown grace before Docker kills it", () => {
+    const seconds = Number(/^(\d+)s$/.exec(app.stop_grace_period ?? "")?.[1]);
+    expect(seconds * 1000).toBeGreaterThan(loadConfig({}).resilience.shutdownGraceMs);
   });
 
   it("publishes the app on the loopback only, like MySQL", () => {
