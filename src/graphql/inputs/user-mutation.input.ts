@@ -1,5 +1,6 @@
 import { GraphQLJSONObject } from "graphql-scalars";
 import { Field, InputType, Int } from "type-graphql";
+import { RegistrantTargetInput } from "./registrant-target.input";
 
 // Inputs of the users mutations. They carry members as sent: the domain (users.service) checks
 // every rule, so GraphQL and REST report the same problems.
@@ -50,13 +51,7 @@ export class CreateUserInput {
 }
 
 @InputType("UpdateUserInput")
-export class UpdateUserInput {
-  @Field(() => Int)
-  groupId: number;
-
-  @Field(() => Int)
-  cloginId: number;
-
+export class UpdateUserInput extends RegistrantTargetInput {
   @Field(() => GraphQLJSONObject, { description: VALUES_DESCRIPTION })
   values: Record<string, unknown>;
 
@@ -83,13 +78,7 @@ export class UpdateMeInput {
 }
 
 @InputType("MarkFormsCompleteInput", { description: "Give exactly one of formIds and all." })
-export class MarkFormsCompleteInput {
-  @Field(() => Int)
-  groupId: number;
-
-  @Field(() => Int)
-  cloginId: number;
-
+export class MarkFormsCompleteInput extends RegistrantTargetInput {
   @Field(() => [Int], {
     nullable: true,
     description: "Legacy form ids (Form.formId); ids that are not forms of this user are reported in `skipped`.",
@@ -143,13 +132,7 @@ export class EmailInput {
 }
 
 @InputType("AddEmailInput")
-export class AddEmailInput {
-  @Field(() => Int)
-  groupId: number;
-
-  @Field(() => Int)
-  cloginId: number;
-
+export class AddEmailInput extends RegistrantTargetInput {
   @Field(() => [EmailInput], {
     description: "1 to 100 emails; a single object is accepted too (GraphQL list input coercion).",
   })

@@ -1,5 +1,6 @@
 import { GraphQLJSONObject } from "graphql-scalars";
 import { Field, InputType, Int } from "type-graphql";
+import { RegistrantTargetInput } from "./registrant-target.input";
 
 // Inputs of create_child, set_status, add_product and the products endpoint. Members carry the
 // domain commands' names and are passed as sent: the domain checks every rule, so GraphQL and REST
@@ -48,13 +49,7 @@ export class CreateChildInput {
 }
 
 @InputType("SetStatusInput")
-export class SetStatusInput {
-  @Field(() => Int)
-  groupId: number;
-
-  @Field(() => Int)
-  cloginId: number;
-
+export class SetStatusInput extends RegistrantTargetInput {
   @Field(() => Int, { description: "A status of the project; 0 removes the status." })
   statusId: number;
 }
@@ -87,13 +82,7 @@ export class CartEntryInput {
 }
 
 @InputType("AddProductInput")
-export class AddProductInput {
-  @Field(() => Int)
-  groupId: number;
-
-  @Field(() => Int)
-  cloginId: number;
-
+export class AddProductInput extends RegistrantTargetInput {
   @Field(() => [CartEntryInput], { description: "1–50 entries, all added or none." })
   productList: CartEntryInput[];
 }
