@@ -1,3 +1,4 @@
+import { configureAccountCache, DEFAULT_ACCOUNT_CACHE_TTL_MS } from "./auth/account-cache";
 import express, { type ErrorRequestHandler, type Express } from "express";
 import type { DataSource } from "typeorm";
 import { DEFAULT_RESILIENCE, type Config } from "./config/config";
@@ -22,7 +23,7 @@ export interface AppDependencies {
    * without `resilience` the defaults of config.ts apply; without `corsOrigins` no cross-origin access.
    */
   config: Pick<Config, "graphqlIntrospection"> &
-    Partial<Pick<Config, "rateLimit" | "loginTokenTtlSeconds" | "resilience" | "corsOrigins">>;
+    Partial<Pick<Config, "rateLimit" | "loginTokenTtlSeconds" | "resilience" | "corsOrigins" | "accountCacheTtlMs">>;
 }
 
 export interface RegapiApp {
@@ -39,6 +40,7 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   const app = express();
   app.disable("x-powered-by");
   const metrics = createMetrics(deps.dataSource);
+  configureAccountCache(deps.dataSource, deps.config.accountCacheTtlMs ?? DEFAULT_ACCOUNT_CACHE_TTL_MS);
   app.use(requestId);
   app.use(accessLog(deps.logger, metrics));
   const resilience = deps.config.resilience ?? DEFAULT_RESILIENCE;

@@ -1,8 +1,8 @@
 import type { EntityManager } from "typeorm";
 import { Registration } from "../entities";
 import { cartLineAmountSql, paymentAmountSql } from "./account-sums";
-import { chunked, groupBy } from "./batch";
-import { selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
+import { chunked } from "./batch";
+import { decodeRows, selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
 import { statusExcludedSql } from "./statuses.data";
 
 // Registrations (users of a project): who they are, their lists and summaries, their tags.
@@ -44,26 +44,27 @@ const toRef = (row: RowOf<typeof REF_SHAPE>): RegistrationRef => ({
   parentCloginId: row.connected_to,
 });
 
-/**
- * Locks the registration row (a no-op UPDATE: portable, unlike FOR UPDATE), so concurrent writes
- * to one user run one after the other and read each other's results.
- */
-export async function lockRegistration(em: EntityManager, projectId: number, personId: number): Promise<void> {
-  await em.query(`UPDATE registration SET star = star WHERE project_id = ? AND person_id = ?`, [projectId, personId]);
-}
+const onSqlite = (em: EntityManager) => em.connection.options.type === "better-sqlite3";
 
-/** The registration of a person in a project with the person's main email, or null. */
+/**
+ * The registration of a person in a project with the person's main email, or null. With `lock`,
+ * the row is read with FOR UPDATE on MySQL/MariaDB, so concurrent writes to one user run one after
+ * the other and read each other's results; SQLite needs no row lock, as its transactions already
+ * take turns (src/domain/transaction.ts).
+ */
 export async function findRegisteredUser(
   em: EntityManager,
   projectId: number,
   personId: number,
+  options: { lock?: boolean } = {},
 ): Promise<RegisteredUser | null> {
+  const forUpdate = options.lock && !onSqlite(em) ? " FOR UPDATE" : "";
   const [row] = await selectRows(
     em,
     { ...REF_SHAPE, main_email: "textOrNull" },
     `SELECT ${REF_COLUMNS}, p.main_email
        FROM registration r JOIN person p ON p.id = r.person_id
-      WHERE r.project_id = ? AND r.person_id = ?`,
+      WHERE r.project_id = ? AND r.person_id = ?${forUpdate}`,
     [projectId, personId],
   );
   return row ? { ...toRef(row), mainEmail: row.main_email } : null;
@@ -102,38 +103,37 @@ export async function readRegistrationsByPerson(
   return new Map(refs.map((ref) => [projectPersonKey(ref), ref]));
 }
 
-/** Children of the given parents (registrations of the same project whose connected_to is the parent). */
-export async function readChildren(
-  em: EntityManager,
-  parents: readonly ProjectPersonKey[],
-): Promise<Map<string, RegistrationRef[]>> {
-  const refs = await readByProjectAndColumn(em, "connected_to", parents);
-  return groupBy(refs, (ref) => projectPersonKey({ groupId: ref.groupId, cloginId: ref.parentCloginId ?? 0 }));
-}
-
 // `(project_id = ? AND column IN (…)) OR …`, one group per project: row-value IN lists are not portable.
-async function readByProjectAndColumn(
-  em: EntityManager,
+function projectAndColumnClause(
   column: "person_id" | "connected_to",
   keys: readonly ProjectPersonKey[],
-): Promise<RegistrationRef[]> {
+): { clause: string; parameters: number[] } {
   const byProject = new Map<number, Set<number>>();
   for (const key of keys) {
     const set = byProject.get(key.groupId) ?? new Set<number>();
     set.add(key.cloginId);
     byProject.set(key.groupId, set);
   }
-  if (byProject.size === 0) return [];
   const clauses: string[] = [];
   const parameters: number[] = [];
   for (const [groupId, ids] of byProject) {
     clauses.push(`(r.project_id = ? AND r.${column} IN (${sqlPlaceholders(ids.size)}))`);
     parameters.push(groupId, ...ids);
   }
+  return { clause: clauses.join(" OR "), parameters };
+}
+
+async function readByProjectAndColumn(
+  em: EntityManager,
+  column: "person_id" | "connected_to",
+  keys: readonly ProjectPersonKey[],
+): Promise<RegistrationRef[]> {
+  const { clause, parameters } = projectAndColumnClause(column, keys);
+  if (!clause) return [];
   const rows = await selectRows(
     em,
     REF_SHAPE,
-    `SELECT ${REF_COLUMNS} FROM registration r WHERE ${clauses.join(" OR ")} ORDER BY r.uid`,
+    `SELECT ${REF_COLUMNS} FROM registration r WHERE ${clause} ORDER BY r.uid`,
     parameters,
   );
   return rows.map(toRef);
@@ -175,25 +175,6 @@ function filterSql(groupId: number, filter: UserListFilter): { where: string; pa
 
 const LIST_FROM = "FROM registration r JOIN person p ON p.id = r.person_id LEFT JOIN status s ON s.id = r.status_id";
 
-/** Up to `limit` users of a project matching the filter in uid order, after a uid (keyset). */
-export async function readUsersAfter(
-  em: EntityManager,
-  groupId: number,
-  filter: UserListFilter,
-  afterUid: number | null,
-  limit: number,
-): Promise<RegistrationRef[]> {
-  const { where, parameters } = filterSql(groupId, filter);
-  const keyset = afterUid == null ? "" : " AND r.uid > ?";
-  const rows = await selectRows(
-    em,
-    REF_SHAPE,
-    `SELECT ${REF_COLUMNS} ${LIST_FROM} WHERE ${where}${keyset} ORDER BY r.uid LIMIT ${Math.max(0, Math.trunc(limit))}`,
-    afterUid == null ? parameters : [...parameters, afterUid],
-  );
-  return rows.map(toRef);
-}
-
 /** How many users of a project match the filter. */
 export async function countUsers(em: EntityManager, groupId: number, filter: UserListFilter): Promise<number> {
   const { where, parameters } = filterSql(groupId, filter);
@@ -231,13 +212,19 @@ const SUMMARY_SHAPE = {
   paid_cents: "int",
   comment_count: "int",
   non_excluded_children: "int",
+  tags: "jsonOrNull",
 } as const;
 
 /** The columns a user summary is built from; counts and sums are per registration. */
 export type SummaryRow = RowOf<typeof SUMMARY_SHAPE>;
 
-const SUMMARY_SQL = (placeholders: string) => `
-SELECT ${REF_COLUMNS}, r.star, r.application_date,
+// A registration's tags as one JSON array column, so a summary costs one statement.
+const tagsJsonSql = (em: EntityManager) =>
+  onSqlite(em)
+    ? "json_group_array(json_object('id', t.id, 'name', t.name))"
+    : "JSON_ARRAYAGG(JSON_OBJECT('id', t.id, 'name', t.name))";
+
+const SUMMARY_COLUMNS = (em: EntityManager) => `${REF_COLUMNS}, r.star, r.application_date,
        p.username, p.first_name, p.last_name, p.org_name,
        s.id AS status_id, s.name AS status_name, s.color AS status_color, s.is_excluded AS status_excluded,
        a.id AS admin_id, a.initials AS admin_initials, a.color AS admin_color,
@@ -256,57 +243,106 @@ SELECT ${REF_COLUMNS}, r.star, r.application_date,
        (SELECT COUNT(*) FROM admin_comment ac WHERE ac.registration_id = r.uid) AS comment_count,
        (SELECT COUNT(*) FROM registration ch LEFT JOIN status cs ON cs.id = ch.status_id
           WHERE ch.project_id = r.project_id AND ch.connected_to = r.person_id
-            AND ${statusExcludedSql("cs", false)}) AS non_excluded_children
-  FROM registration r
-  JOIN person p ON p.id = r.person_id
+            AND ${statusExcludedSql("cs", false)}) AS non_excluded_children,
+       (SELECT ${tagsJsonSql(em)} FROM registration_tag rt JOIN tag t ON t.id = rt.tag_id
+          WHERE rt.registration_id = r.uid) AS tags`;
+
+const SUMMARY_JOINS = `JOIN person p ON p.id = r.person_id
   LEFT JOIN status s ON s.id = r.status_id
-  LEFT JOIN admin a ON a.id = r.assigned_admin_id
- WHERE r.uid IN (${placeholders})`;
+  LEFT JOIN admin a ON a.id = r.assigned_admin_id`;
+
+/** The tags of a summary row, by tag id. */
+export function tagsOfSummaryRow(row: SummaryRow): TagRecord[] {
+  const tags = Array.isArray(row.tags) ? (row.tags as { id: unknown; name: unknown }[]) : [];
+  return tags
+    .filter((tag) => tag && tag.id != null)
+    .map((tag) => ({ id: Number(tag.id), name: String(tag.name ?? "") }))
+    .sort((a, b) => a.id - b.id);
+}
 
 /**
- * Summary rows and tag ids of many registrations: two statements per READ_CHUNK registrations,
- * however many forms, cart lines, tags or children they have. Missing uids are absent.
+ * Summary rows (with their tags) of many registrations: one statement per READ_CHUNK
+ * registrations, however many forms, cart lines, tags or children they have. Missing uids are absent.
  */
-export async function readSummaryRows(
-  em: EntityManager,
-  uids: readonly number[],
-): Promise<{ rows: SummaryRow[]; tagIds: Map<number, number[]> }> {
+export async function readSummaryRows(em: EntityManager, uids: readonly number[]): Promise<SummaryRow[]> {
   const rows: SummaryRow[] = [];
-  const tagIds = new Map<number, number[]>();
   await chunked(uids, async (chunk) => {
-    const placeholders = sqlPlaceholders(chunk.length);
-    rows.push(...(await selectRows(em, SUMMARY_SHAPE, SUMMARY_SQL(placeholders), chunk)));
-    const tagRows = await selectRows(
-      em,
-      { registration_id: "int", tag_id: "int" },
-      `SELECT registration_id, tag_id FROM registration_tag WHERE registration_id IN (${placeholders}) ORDER BY tag_id`,
-      chunk,
+    rows.push(
+      ...(await selectRows(
+        em,
+        SUMMARY_SHAPE,
+        `SELECT ${SUMMARY_COLUMNS(em)} FROM registration r ${SUMMARY_JOINS} WHERE r.uid IN (${sqlPlaceholders(chunk.length)})`,
+        chunk,
+      )),
     );
-    for (const row of tagRows) {
-      const list = tagIds.get(row.registration_id) ?? [];
-      list.push(row.tag_id);
-      tagIds.set(row.registration_id, list);
-    }
   });
-  return { rows, tagIds };
+  return rows;
 }
 
-/** Each registration's tags, by tag id. */
-export async function readTags(em: EntityManager, uids: readonly number[]): Promise<Map<number, TagRecord[]>> {
-  const all: (TagRecord & { uid: number })[] = [];
-  await chunked(uids, async (chunk) => {
-    const rows = await selectRows(
-      em,
-      { registration_id: "int", id: "int", name: "text" },
-      `SELECT rt.registration_id, t.id, t.name FROM registration_tag rt JOIN tag t ON t.id = rt.tag_id
-        WHERE rt.registration_id IN (${sqlPlaceholders(chunk.length)}) ORDER BY t.id`,
-      chunk,
-    );
-    for (const row of rows) all.push({ uid: row.registration_id, id: row.id, name: row.name });
-  });
-  const grouped = groupBy(all, (row) => row.uid);
-  return new Map([...grouped].map(([uid, tags]) => [uid, tags.map(({ id, name }) => ({ id, name }))]));
+/**
+ * The summary row of a person's registration in a project, read together with the project's
+ * ownership in one statement: `owned` false when the project is not the organization's (or does
+ * not exist), `row` null when the person is not registered there.
+ */
+export async function readOwnedSummaryRow(
+  em: EntityManager,
+  organizationId: number,
+  projectId: number,
+  personId: number,
+): Promise<{ owned: boolean; row: SummaryRow | null }> {
+  const sql = `SELECT ${SUMMARY_COLUMNS(em)}
+      FROM project pr
+      LEFT JOIN registration r ON r.project_id = pr.id AND r.person_id = ?
+      LEFT ${SUMMARY_JOINS}
+     WHERE pr.id = ? AND pr.organization_id = ?`;
+  const raw: Record<string, unknown>[] = await em.query(sql, [personId, projectId, organizationId]);
+  if (raw.length === 0) return { owned: false, row: null };
+  if (raw[0].uid == null) return { owned: true, row: null };
+  return { owned: true, row: decodeRows(SUMMARY_SHAPE, raw, sql)[0] };
 }
+
+/**
+ * Up to `limit` summary rows of a project's users matching the filter, in uid order after a uid
+ * (keyset), read in one statement that also checks the project is the organization's: an empty
+ * result leaves ownership open (the caller checks it then).
+ */
+export async function readSummaryPageAfter(
+  em: EntityManager,
+  organizationId: number,
+  groupId: number,
+  filter: UserListFilter,
+  afterUid: number | null,
+  limit: number,
+): Promise<SummaryRow[]> {
+  const { where, parameters } = filterSql(groupId, filter);
+  const keyset = afterUid == null ? "" : " AND r.uid > ?";
+  return selectRows(
+    em,
+    SUMMARY_SHAPE,
+    `SELECT ${SUMMARY_COLUMNS(em)}
+       FROM registration r JOIN project pr ON pr.id = r.project_id AND pr.organization_id = ?
+       ${SUMMARY_JOINS}
+      WHERE ${where}${keyset} ORDER BY r.uid LIMIT ${Math.max(0, Math.trunc(limit))}`,
+    afterUid == null ? [organizationId, ...parameters] : [organizationId, ...parameters, afterUid],
+  );
+}
+
+/** Summary rows of the children of the given parents (same project, connected_to the parent), by uid. */
+export async function readChildSummaryRows(
+  em: EntityManager,
+  parents: readonly ProjectPersonKey[],
+): Promise<SummaryRow[]> {
+  const { clause, parameters } = projectAndColumnClause("connected_to", parents);
+  if (!clause) return [];
+  return selectRows(
+    em,
+    SUMMARY_SHAPE,
+    `SELECT ${SUMMARY_COLUMNS(em)} FROM registration r ${SUMMARY_JOINS} WHERE ${clause} ORDER BY r.uid`,
+    parameters,
+  );
+}
+
+export const refOfSummaryRow = (row: SummaryRow): RegistrationRef => toRef(row);
 
 // Statuses and families, for the write commands (set_status, create_child).
 

@@ -14,6 +14,7 @@ import { errorPresentationPlugin, formatErrorWith } from "./graphql-errors";
 import { armorProtection, GRAPHQL_LIMITS } from "./limits";
 import { observationPlugin } from "./observation.plugin";
 import { observationOf } from "../http/request-observation";
+import { readSnapshotPlugin } from "./read-snapshot.plugin";
 import { buildGraphqlSchema } from "./schema";
 import { unavailablePlugin } from "./unavailable.plugin";
 
@@ -53,6 +54,7 @@ export async function mountGraphql(app: Express, deps: AppDependencies): Promise
       observationPlugin,
       ...armor.plugins,
       authGatePlugin,
+      readSnapshotPlugin,
       errorPresentationPlugin,
       unavailablePlugin,
       ApolloServerPluginLandingPageDisabled(),

@@ -1,11 +1,13 @@
 import {
   countUsers as countMatchingUsers,
-  readUsersAfter,
+  readSummaryPageAfter,
+  refOfSummaryRow,
   type RegistrationRef,
   type UserListFilter,
 } from "../../data/registrations.data";
-import type { RequestContext } from "../context";
+import { requirePrincipal, type RequestContext } from "../context";
 import { resolveOwnedProject } from "../group-scope";
+import { summaryOf, type UserSummary } from "./user-summary";
 
 // Listing a project's users. Nested user data (forms, values, emails, tags, children) is read in
 // batches by the GraphQL loaders straight from src/data/, one statement per batch.
@@ -14,22 +16,35 @@ export type { RegistrationRef, UserListFilter };
 
 export interface UserPage {
   users: RegistrationRef[];
+  /** The summaries of `users`, read in the same statement. */
+  summaries: UserSummary[];
   hasNextPage: boolean;
 }
 
 /**
  * A page of a project's users in uid order, after a uid (keyset: the cost does not depend on how
- * deep the page is). Checks that the caller's organization owns the project.
+ * deep the page is), with their summaries. Checks that the caller's organization owns the project:
+ * the page statement only returns rows of an owned project, so only an empty page needs a second
+ * statement to tell FORBIDDEN from "no users".
  */
 export async function listUsersPage(
   ctx: RequestContext,
   request: { groupId: number; first: number; afterUid: number | null; filter: UserListFilter },
 ): Promise<UserPage> {
-  await resolveOwnedProject(ctx, request.groupId);
+  const { organizationId } = requirePrincipal(ctx);
   // One row more than the page says whether another page follows.
   const limit = Math.max(0, Math.trunc(request.first)) + 1;
-  const refs = await readUsersAfter(ctx.em, request.groupId, request.filter, request.afterUid, limit);
-  return { users: refs.slice(0, limit - 1), hasNextPage: refs.length === limit };
+  const rows = await readSummaryPageAfter(
+    ctx.em,
+    organizationId,
+    request.groupId,
+    request.filter,
+    request.afterUid,
+    limit,
+  );
+  if (rows.length === 0) await resolveOwnedProject(ctx, request.groupId);
+  const page = rows.slice(0, limit - 1);
+  return { users: page.map(refOfSummaryRow), summaries: page.map(summaryOf), hasNextPage: rows.length === limit };
 }
 
 /** How many users of a project match the filter (the page that asks has checked ownership). */

@@ -3,20 +3,27 @@ import { hashPassword } from "../../auth/secrets";
 import { insertEmailHistory } from "../../data/email-history.data";
 import {
   addFormsToRegistration,
-  readFormSet,
   readProjectForms,
+  readValueTargets,
   type RegistrationFormState,
+  type ValueTargets,
 } from "../../data/forms.data";
 import { findPersonOfOrganization, findUsernameHolder, insertPerson, updatePerson } from "../../data/persons.data";
-import { findRegistration, insertRegistration, isFamilyProject, isRegistered } from "../../data/registrations.data";
+import {
+  findRegistration,
+  insertRegistration,
+  isFamilyProject,
+  isRegistered,
+  readOwnedSummaryRow,
+} from "../../data/registrations.data";
 import { isUniqueViolation } from "../../db/unique-violation";
 import { requirePrincipal, type RequestContext } from "../context";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
-import { conflict, DomainError, failOnProblems, validationFailed, type Problem } from "../errors";
+import { conflict, DomainError, failOnProblems, userNotFound, validationFailed, type Problem } from "../errors";
 import { saveFieldValues, type PersonAttributes } from "../forms/field-values";
 import { initialForms, MAX_KEYS_PER_CALL } from "../forms/form-rules";
 import { markFormsComplete, submitFormsWithValues, type SubmissionSettings } from "../forms/form-submission";
-import { resolveOwnedProject } from "../group-scope";
+import { notOwnedProject, resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { isEmailAddress } from "../../common/email";
 import { assertSendingAdmins, emailListProblems, emailRecords } from "./email-history";
@@ -30,7 +37,7 @@ import {
   type UpdateUserOutcome,
   type UserOutcome,
 } from "./user-commands";
-import { loadUserSummaries } from "./user-summary";
+import { loadUserSummaries, summaryOf } from "./user-summary";
 import { clientValue } from "../../common/client-value";
 
 // The users operations shared by the legacy REST envelope and GraphQL. Each resolves the group
@@ -71,6 +78,7 @@ export async function saveValuesAndSubmit(
     now: Date;
     consumedKeys?: ReadonlySet<string>;
     explicitPerson?: PersonAttributes;
+    preread?: Pick<ValueTargets, "fields" | "stored">;
   },
 ): Promise<{ notices: string[]; mainEmail: string | null }> {
   const saved = await saveFieldValues(em, values, {
@@ -80,6 +88,7 @@ export async function saveValuesAndSubmit(
     forms,
     consumedKeys: options.consumedKeys,
     now: options.now,
+    preread: options.preread,
   });
   const person: PersonAttributes = { ...saved.person };
   for (const key of Object.keys(options.explicitPerson ?? {}) as (keyof PersonAttributes)[]) delete person[key];
@@ -381,8 +390,11 @@ export async function updateUser(
     const valuesSent = values !== null && Object.keys(values).length > 0;
     let mainEmail = user.mainEmail;
     if (valuesSent) {
-      const forms = new Map((await readFormSet(em, user.uid)).map((entry) => [entry.form.id, entry]));
+      const keys = Object.keys(values!).filter((key) => !key.startsWith("_"));
+      const targets = await readValueTargets(em, user.uid, user.groupId, keys);
+      const forms = new Map(targets.formSet.map((entry) => [entry.form.id, entry]));
       const saved = await saveValuesAndSubmit(em, user, forms, values!, {
+        preread: targets,
         submitForms: cmd.submitForms,
         disableEmailSending: cmd.disableEmailSending,
         now,
@@ -434,8 +446,14 @@ export async function addEmails(
   });
 }
 
-/** Reads one user of the project. Throws FORBIDDEN or USER_NOT_FOUND. */
+/**
+ * Reads one user of the project. Throws FORBIDDEN or USER_NOT_FOUND. Ownership, registration and
+ * summary come from one statement, so one consistent read answers all three.
+ */
 export async function getUser(ctx: RequestContext, groupId: number, cloginId: number): Promise<UserOutcome> {
-  await resolveOwnedProject(ctx, groupId);
-  return inTransaction(ctx, async ({ em }) => outcomeOf(em, await requireRegisteredUser(em, groupId, cloginId), []));
+  const { organizationId } = requirePrincipal(ctx);
+  const found = await readOwnedSummaryRow(ctx.em, organizationId, groupId, cloginId);
+  if (!found.owned) throw notOwnedProject(groupId);
+  if (!found.row) throw userNotFound(cloginId, groupId);
+  return { uid: found.row.uid, groupId, cloginId, summary: summaryOf(found.row), notices: [] };
 }

@@ -14,12 +14,11 @@ import { readPersons, type PersonRecord } from "../../data/persons.data";
 import { readProjects, type ProjectRecord } from "../../data/projects.data";
 import {
   projectPersonKey,
-  readChildren,
+  readChildSummaryRows,
   readRegistrationsByPerson,
-  readTags,
+  refOfSummaryRow,
   type ProjectPersonKey,
   type RegistrationRef,
-  type TagRecord,
 } from "../../data/registrations.data";
 import {
   readProjectCategories,
@@ -27,7 +26,7 @@ import {
   type CategoryRow,
   type ProductRow,
 } from "../../domain/products/product-reads";
-import { loadUserSummaries, type UserSummary } from "../../domain/users/user-summary";
+import { loadUserSummaries, summaryOf, type UserSummary } from "../../domain/users/user-summary";
 import {
   readCartOf,
   readPaymentsOf,
@@ -57,11 +56,12 @@ function loaderOf<K, V, C = K>(
  * caller's organization may see, and it must not outlive the request (or a mutation in it).
  */
 export function createUserLoaders(em: EntityManager) {
+  const summaries = loaderOf<number, UserSummary | null>(
+    (uids) => loadUserSummaries(em, uids),
+    () => null,
+  );
   const loaders = {
-    summaries: loaderOf<number, UserSummary | null>(
-      (uids) => loadUserSummaries(em, uids),
-      () => null,
-    ),
+    summaries,
     formSets: loaderOf<number, RegistrationFormState[]>(
       (uids) => readFormSets(em, uids),
       () => [],
@@ -76,10 +76,6 @@ export function createUserLoaders(em: EntityManager) {
     ),
     emails: loaderOf<number, EmailHistoryEntry[]>(
       (uids) => readEmailHistory(em, uids),
-      () => [],
-    ),
-    tags: loaderOf<number, TagRecord[]>(
-      (uids) => readTags(em, uids),
       () => [],
     ),
     cartLines: loaderOf<number, CartLineDetail[]>(
@@ -102,8 +98,19 @@ export function createUserLoaders(em: EntityManager) {
       (ids) => readProjects(em, ids),
       () => null,
     ),
+    // Children come with their summaries (one statement), which prime the summaries loader:
+    // a child's metaInfo then costs nothing more.
     children: loaderOf<ProjectPersonKey, RegistrationRef[], string>(
-      (keys) => readChildren(em, keys),
+      async (keys) => {
+        const grouped = new Map<string, RegistrationRef[]>();
+        for (const row of await readChildSummaryRows(em, keys)) {
+          summaries.prime(row.uid, summaryOf(row));
+          const ref = refOfSummaryRow(row);
+          const key = projectPersonKey({ groupId: ref.groupId, cloginId: ref.parentCloginId ?? 0 });
+          grouped.set(key, [...(grouped.get(key) ?? []), ref]);
+        }
+        return grouped;
+      },
       () => [],
       projectPersonKey,
     ),

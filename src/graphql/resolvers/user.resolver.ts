@@ -58,6 +58,7 @@ export class UserConnectionResolver {
       search: args.filter?.search,
     };
     const page = await listUsersPage(ctx.request, { groupId: args.groupId, first: args.first, afterUid, filter });
+    for (const summary of page.summaries) ctx.loaders.summaries.prime(summary.uid, summary);
     const edges = page.users.map((ref) => ({ cursor: encodeUserCursor(ref.uid), node: userFromRef(ref) }));
     return {
       groupId: args.groupId,
@@ -200,7 +201,8 @@ export class UserFieldsResolver {
 
   @FieldResolver(() => [TagType])
   async tags(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<TagType[]> {
-    return ctx.loaders.tags.load(user.uid);
+    // Tags are read with the summary, in the same statement.
+    return (await ctx.loaders.summaries.load(user.uid))?.tags ?? [];
   }
 
   @FieldResolver(() => UserType, { nullable: true, description: "The parent registration of a child; null otherwise." })
