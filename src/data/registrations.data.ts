@@ -187,7 +187,7 @@ export async function countUsers(em: EntityManager, groupId: number, filter: Use
   return row?.total ?? 0;
 }
 
-const SUMMARY_SHAPE = {
+const SUMMARY_SQL_SHAPE = {
   ...REF_SHAPE,
   star: "flag",
   application_date: "date",
@@ -202,12 +202,7 @@ const SUMMARY_SHAPE = {
   admin_id: "intOrNull",
   admin_initials: "textOrNull",
   admin_color: "textOrNull",
-  total_forms: "int",
-  completed_forms: "int",
-  total_user_forms: "int",
-  completed_user_forms: "int",
-  mandatory_user_forms: "int",
-  completed_mandatory_user_forms: "int",
+  form_counts: "text",
   order_cents: "int",
   paid_cents: "int",
   comment_count: "int",
@@ -215,8 +210,31 @@ const SUMMARY_SHAPE = {
   tags: "jsonOrNull",
 } as const;
 
+const FORM_COUNTS = [
+  "total_forms",
+  "completed_forms",
+  "total_user_forms",
+  "completed_user_forms",
+  "mandatory_user_forms",
+  "completed_mandatory_user_forms",
+] as const;
+
 /** The columns a user summary is built from; counts and sums are per registration. */
-export type SummaryRow = RowOf<typeof SUMMARY_SHAPE>;
+export type SummaryRow = Omit<RowOf<typeof SUMMARY_SQL_SHAPE>, "form_counts"> &
+  Record<(typeof FORM_COUNTS)[number], number>;
+
+// The six form counts come as one "n,n,n,n,n,n" column: one correlated subquery instead of six.
+function summaryRowsOf(raw: readonly Record<string, unknown>[], sql: string): SummaryRow[] {
+  return decodeRows(SUMMARY_SQL_SHAPE, raw, sql).map(({ form_counts, ...row }) => {
+    const counts = form_counts.split(",").map(Number);
+    return { ...row, ...Object.fromEntries(FORM_COUNTS.map((name, i) => [name, counts[i] ?? 0])) } as SummaryRow;
+  });
+}
+
+async function selectSummaryRows(em: EntityManager, sql: string, parameters: readonly unknown[]) {
+  const raw: Record<string, unknown>[] = await em.query(sql, [...parameters]);
+  return summaryRowsOf(raw, sql);
+}
 
 // A registration's tags as one JSON array column, so a summary costs one statement.
 const tagsJsonSql = (em: EntityManager) =>
@@ -228,16 +246,14 @@ const SUMMARY_COLUMNS = (em: EntityManager) => `${REF_COLUMNS}, r.star, r.applic
        p.username, p.first_name, p.last_name, p.org_name,
        s.id AS status_id, s.name AS status_name, s.color AS status_color, s.is_excluded AS status_excluded,
        a.id AS admin_id, a.initials AS admin_initials, a.color AS admin_color,
-       (SELECT COUNT(*) FROM registration_form rf WHERE rf.registration_id = r.uid) AS total_forms,
-       (SELECT COUNT(*) FROM registration_form rf WHERE rf.registration_id = r.uid AND rf.completed = 1) AS completed_forms,
-       (SELECT COUNT(*) FROM registration_form rf JOIN form f ON f.id = rf.form_id
-          WHERE rf.registration_id = r.uid AND f.audience = 'user') AS total_user_forms,
-       (SELECT COUNT(*) FROM registration_form rf JOIN form f ON f.id = rf.form_id
-          WHERE rf.registration_id = r.uid AND f.audience = 'user' AND rf.completed = 1) AS completed_user_forms,
-       (SELECT COUNT(*) FROM registration_form rf JOIN form f ON f.id = rf.form_id
-          WHERE rf.registration_id = r.uid AND f.audience = 'user' AND f.mandatory = 1) AS mandatory_user_forms,
-       (SELECT COUNT(*) FROM registration_form rf JOIN form f ON f.id = rf.form_id
-          WHERE rf.registration_id = r.uid AND f.audience = 'user' AND f.mandatory = 1 AND rf.completed = 1) AS completed_mandatory_user_forms,
+       (SELECT CONCAT(COUNT(*),
+                 ',', COALESCE(SUM(CASE WHEN rf.completed = 1 THEN 1 ELSE 0 END), 0),
+                 ',', COALESCE(SUM(CASE WHEN f.audience = 'user' THEN 1 ELSE 0 END), 0),
+                 ',', COALESCE(SUM(CASE WHEN f.audience = 'user' AND rf.completed = 1 THEN 1 ELSE 0 END), 0),
+                 ',', COALESCE(SUM(CASE WHEN f.audience = 'user' AND f.mandatory = 1 THEN 1 ELSE 0 END), 0),
+                 ',', COALESCE(SUM(CASE WHEN f.audience = 'user' AND f.mandatory = 1 AND rf.completed = 1 THEN 1 ELSE 0 END), 0))
+          FROM registration_form rf JOIN form f ON f.id = rf.form_id
+         WHERE rf.registration_id = r.uid) AS form_counts,
        (SELECT COALESCE(SUM(${cartLineAmountSql("c")}), 0) FROM cart_line c WHERE c.registration_id = r.uid) AS order_cents,
        (SELECT COALESCE(SUM(${paymentAmountSql("pm")}), 0) FROM payment pm WHERE pm.registration_id = r.uid) AS paid_cents,
        (SELECT COUNT(*) FROM admin_comment ac WHERE ac.registration_id = r.uid) AS comment_count,
@@ -268,9 +284,8 @@ export async function readSummaryRows(em: EntityManager, uids: readonly number[]
   const rows: SummaryRow[] = [];
   await chunked(uids, async (chunk) => {
     rows.push(
-      ...(await selectRows(
+      ...(await selectSummaryRows(
         em,
-        SUMMARY_SHAPE,
         `SELECT ${SUMMARY_COLUMNS(em)} FROM registration r ${SUMMARY_JOINS} WHERE r.uid IN (${sqlPlaceholders(chunk.length)})`,
         chunk,
       )),
@@ -298,7 +313,7 @@ export async function readOwnedSummaryRow(
   const raw: Record<string, unknown>[] = await em.query(sql, [personId, projectId, organizationId]);
   if (raw.length === 0) return { owned: false, row: null };
   if (raw[0].uid == null) return { owned: true, row: null };
-  return { owned: true, row: decodeRows(SUMMARY_SHAPE, raw, sql)[0] };
+  return { owned: true, row: summaryRowsOf(raw, sql)[0] };
 }
 
 /**
@@ -316,9 +331,8 @@ export async function readSummaryPageAfter(
 ): Promise<SummaryRow[]> {
   const { where, parameters } = filterSql(groupId, filter);
   const keyset = afterUid == null ? "" : " AND r.uid > ?";
-  return selectRows(
+  return selectSummaryRows(
     em,
-    SUMMARY_SHAPE,
     `SELECT ${SUMMARY_COLUMNS(em)}
        FROM registration r JOIN project pr ON pr.id = r.project_id AND pr.organization_id = ?
        ${SUMMARY_JOINS}
@@ -334,9 +348,8 @@ export async function readChildSummaryRows(
 ): Promise<SummaryRow[]> {
   const { clause, parameters } = projectAndColumnClause("connected_to", parents);
   if (!clause) return [];
-  return selectRows(
+  return selectSummaryRows(
     em,
-    SUMMARY_SHAPE,
     `SELECT ${SUMMARY_COLUMNS(em)} FROM registration r ${SUMMARY_JOINS} WHERE ${clause} ORDER BY r.uid`,
     parameters,
   );
