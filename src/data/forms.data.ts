@@ -208,6 +208,70 @@ export async function readFormSets(
   return groupBy(all, (row) => row.uid);
 }
 
+/**
+ * Each registration's form set in form order, by uid, and the fields of those forms in field
+ * order, by form id: one statement where readFormSets and readFieldsOfForms take two.
+ */
+export async function readFormSetsWithFields(
+  em: EntityManager,
+  uids: readonly number[],
+): Promise<{ formSets: Map<number, RegistrationFormState[]>; fields: Map<number, FieldDefinition[]> }> {
+  const formSets = new Map<number, RegistrationFormState[]>();
+  const fields = new Map<number, FieldDefinition[]>();
+  await chunked(uids, async (chunk) => {
+    const rows = await selectRows(
+      em,
+      {
+        ...FORM_STATE_SHAPE,
+        field_id: "textOrNull",
+        field_form_id: "intOrNull",
+        field_name: "textOrNull",
+        field_label: "textOrNull",
+        field_type: "textOrNull",
+        field_mandatory: "flag",
+        field_options: "textOrNull",
+      },
+      `SELECT rf.registration_id, rf.completed, rf.completed_at, rf.submitted_at, ${FORM_COLUMNS}, ${FIELD_COLUMNS}
+         FROM registration_form rf JOIN form fo ON fo.id = rf.form_id
+         LEFT JOIN field f ON f.form_id = fo.id
+        WHERE rf.registration_id IN (${sqlPlaceholders(chunk.length)})
+        ORDER BY rf.registration_id, fo.sort_order, fo.id, f.sort_order, f.id`,
+      chunk,
+    );
+    let currentForm = "";
+    let collectFields = false;
+    for (const row of rows) {
+      const formKey = `${row.registration_id}:${row.form_id}`;
+      if (formKey !== currentForm) {
+        currentForm = formKey;
+        const set = formSets.get(row.registration_id) ?? [];
+        set.push({
+          uid: row.registration_id,
+          form: toForm(row),
+          completed: row.completed,
+          completedAt: row.completed_at,
+          submittedAt: row.submitted_at,
+        });
+        formSets.set(row.registration_id, set);
+        // A form's fields are the same for every registration holding it: kept once.
+        collectFields = !fields.has(row.form_id);
+        if (collectFields) fields.set(row.form_id, []);
+      }
+      if (row.field_id === null || !collectFields) continue;
+      fields.get(row.form_id)!.push(
+        toField({
+          ...row,
+          field_id: row.field_id,
+          field_form_id: row.field_form_id ?? row.form_id,
+          field_label: row.field_label ?? "",
+          field_type: row.field_type ?? "",
+        }),
+      );
+    }
+  });
+  return { formSets, fields };
+}
+
 /** One registration's form set in form order. */
 export async function readFormSet(em: EntityManager, uid: number): Promise<RegistrationFormState[]> {
   return (await readFormSets(em, [uid])).get(uid) ?? [];

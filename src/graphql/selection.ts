@@ -11,3 +11,18 @@ export function selectsField(info: GraphQLResolveInfo, name: string): boolean {
     });
   return info.fieldNodes.some((node) => visit(node.selectionSet));
 }
+
+/** Whether the current field's selection reaches `path` (e.g. ["form", "fields"]), through fragments too. */
+export function selectsPath(info: GraphQLResolveInfo, path: readonly string[]): boolean {
+  const visit = (set: SelectionSetNode | undefined, depth: number): boolean =>
+    !!set &&
+    set.selections.some((selection) => {
+      if (selection.kind === Kind.FIELD) {
+        if (selection.name.value !== path[depth]) return false;
+        return depth === path.length - 1 || visit(selection.selectionSet, depth + 1);
+      }
+      if (selection.kind === Kind.INLINE_FRAGMENT) return visit(selection.selectionSet, depth);
+      return visit(info.fragments[selection.name.value]?.selectionSet, depth);
+    });
+  return info.fieldNodes.some((node) => visit(node.selectionSet, 0));
+}

@@ -5,6 +5,7 @@ import { readEmailHistory, type EmailHistoryEntry } from "../../data/email-histo
 import {
   readFieldsOfForms,
   readFormSets,
+  readFormSetsWithFields,
   readStoredAnswers,
   type FieldDefinition,
   type RegistrationFormState,
@@ -60,14 +61,26 @@ export function createUserLoaders(em: EntityManager) {
     (uids) => loadUserSummaries(em, uids),
     () => null,
   );
+  const formSets = loaderOf<number, RegistrationFormState[]>(
+    (uids) => readFormSets(em, uids),
+    () => [],
+  );
+  const fieldsOfForm = loaderOf<number, FieldDefinition[]>(
+    (formIds) => readFieldsOfForms(em, formIds),
+    () => [],
+  );
   const loaders = {
     summaries,
-    formSets: loaderOf<number, RegistrationFormState[]>(
-      (uids) => readFormSets(em, uids),
-      () => [],
-    ),
-    fieldsOfForm: loaderOf<number, FieldDefinition[]>(
-      (formIds) => readFieldsOfForms(em, formIds),
+    formSets,
+    fieldsOfForm,
+    // Form sets when their forms' fields are wanted too: one statement, which primes both.
+    formSetsWithFields: loaderOf<number, RegistrationFormState[]>(
+      async (uids) => {
+        const read = await readFormSetsWithFields(em, uids);
+        for (const [formId, fields] of read.fields) fieldsOfForm.prime(formId, fields);
+        for (const uid of uids) formSets.prime(uid, read.formSets.get(uid) ?? []);
+        return read.formSets;
+      },
       () => [],
     ),
     fieldValues: loaderOf<number, StoredAnswer[]>(

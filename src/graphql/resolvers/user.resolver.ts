@@ -1,9 +1,11 @@
-import { Args, Ctx, FieldResolver, Int, Query, Resolver, Root } from "type-graphql";
+import type { GraphQLResolveInfo } from "graphql";
+import { Args, Ctx, FieldResolver, Info, Int, Query, Resolver, Root } from "type-graphql";
 import { isChoiceType } from "../../domain/forms/field-value-codec";
 import { countUsers, listUsersPage, type UserListFilter } from "../../domain/users/user-reads";
 import { getUser } from "../../domain/users/users.service";
 import { readOwnRegistration } from "../../domain/sessions/registrant-sessions";
 import type { GraphqlContext } from "../context";
+import { selectsPath } from "../selection";
 import { decodeUserCursor, encodeUserCursor } from "../cursor";
 import { UserArgs, UsersArgs } from "../inputs/user-query.input";
 import { FormType, UserFormType } from "../types/form.type";
@@ -128,17 +130,26 @@ export class UserFieldsResolver {
     return (await this.person(user, ctx)).lastName;
   }
 
-  /** The form set; a registrant session sees only registrant forms (admin-only forms are internal). */
-  private async visibleFormSet(user: UserType, ctx: GraphqlContext) {
-    const rows = await ctx.loaders.formSets.load(user.uid);
+  /**
+   * The form set; a registrant session sees only registrant forms (admin-only forms are internal).
+   * `withFields` reads the forms' fields in the same statement, when the query will ask for them.
+   */
+  private async visibleFormSet(user: UserType, ctx: GraphqlContext, withFields = false) {
+    const loader = withFields ? ctx.loaders.formSetsWithFields : ctx.loaders.formSets;
+    const rows = await loader.load(user.uid);
     return ctx.request.registrant ? rows.filter((row) => row.form.audience !== "admin") : rows;
   }
 
   @FieldResolver(() => [UserFormType], {
     description: "The user's form set in form order (without admin-only forms for a registrant session).",
   })
-  async forms(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<UserFormType[]> {
-    const rows = await this.visibleFormSet(user, ctx);
+  async forms(
+    @Root() user: UserType,
+    @Ctx() ctx: GraphqlContext,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<UserFormType[]> {
+    const wantsFields = selectsPath(info, ["form", "fields"]) || selectsPath(info, ["missingMandatoryFields"]);
+    const rows = await this.visibleFormSet(user, ctx, wantsFields);
     return rows.map((row) => ({ ...row, form: row.form as unknown as FormType }));
   }
 
