@@ -304,16 +304,23 @@ export async function readOwnedSummaryRow(
   organizationId: number,
   projectId: number,
   personId: number,
-): Promise<{ owned: boolean; row: SummaryRow | null }> {
+  options: { withChildren?: boolean } = {},
+): Promise<{ owned: boolean; row: SummaryRow | null; children: SummaryRow[] }> {
+  // With children: the person's own row and their children's, in uid order, in the same statement.
+  const who = options.withChildren ? "(r.person_id = ? OR r.connected_to = ?)" : "r.person_id = ?";
   const sql = `SELECT ${SUMMARY_COLUMNS(em)}
       FROM project pr
-      LEFT JOIN registration r ON r.project_id = pr.id AND r.person_id = ?
+      LEFT JOIN registration r ON r.project_id = pr.id AND ${who}
       LEFT ${SUMMARY_JOINS}
-     WHERE pr.id = ? AND pr.organization_id = ?`;
-  const raw: Record<string, unknown>[] = await em.query(sql, [personId, projectId, organizationId]);
-  if (raw.length === 0) return { owned: false, row: null };
-  if (raw[0].uid == null) return { owned: true, row: null };
-  return { owned: true, row: summaryRowsOf(raw, sql)[0] };
+     WHERE pr.id = ? AND pr.organization_id = ?
+     ORDER BY r.uid`;
+  const whoParameters = options.withChildren ? [personId, personId] : [personId];
+  const raw: Record<string, unknown>[] = await em.query(sql, [...whoParameters, projectId, organizationId]);
+  if (raw.length === 0) return { owned: false, row: null, children: [] };
+  const rows = raw[0].uid == null ? [] : summaryRowsOf(raw, sql);
+  const row = rows.find((candidate) => candidate.person_id === personId) ?? null;
+  // Children of an unregistered person are not reported: the caller answers USER_NOT_FOUND.
+  return { owned: true, row, children: row ? rows.filter((candidate) => candidate !== row) : [] };
 }
 
 /**

@@ -37,7 +37,7 @@ import {
   type UpdateUserOutcome,
   type UserOutcome,
 } from "./user-commands";
-import { loadUserSummaries, summaryOf } from "./user-summary";
+import { loadUserSummaries, summaryOf, type UserSummary } from "./user-summary";
 import { clientValue } from "../../common/client-value";
 
 // The users operations shared by the legacy REST envelope and GraphQL. Each resolves the group
@@ -448,12 +448,25 @@ export async function addEmails(
 
 /**
  * Reads one user of the project. Throws FORBIDDEN or USER_NOT_FOUND. Ownership, registration and
- * summary come from one statement, so one consistent read answers all three.
+ * summary come from one statement, so one consistent read answers all three; `withChildren` adds
+ * the summaries of the user's children to that same statement.
  */
-export async function getUser(ctx: RequestContext, groupId: number, cloginId: number): Promise<UserOutcome> {
+export async function getUser(
+  ctx: RequestContext,
+  groupId: number,
+  cloginId: number,
+  options: { withChildren?: boolean } = {},
+): Promise<UserOutcome & { children: UserSummary[] }> {
   const { organizationId } = requirePrincipal(ctx);
-  const found = await readOwnedSummaryRow(ctx.em, organizationId, groupId, cloginId);
+  const found = await readOwnedSummaryRow(ctx.em, organizationId, groupId, cloginId, options);
   if (!found.owned) throw notOwnedProject(groupId);
   if (!found.row) throw userNotFound(cloginId, groupId);
-  return { uid: found.row.uid, groupId, cloginId, summary: summaryOf(found.row), notices: [] };
+  return {
+    uid: found.row.uid,
+    groupId,
+    cloginId,
+    summary: summaryOf(found.row),
+    notices: [],
+    children: found.children.map(summaryOf),
+  };
 }

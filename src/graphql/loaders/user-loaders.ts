@@ -61,28 +61,26 @@ export function createUserLoaders(em: EntityManager) {
     (uids) => loadUserSummaries(em, uids),
     () => null,
   );
-  const formSets = loaderOf<number, RegistrationFormState[]>(
-    (uids) => readFormSets(em, uids),
-    () => [],
-  );
   const fieldsOfForm = loaderOf<number, FieldDefinition[]>(
     (formIds) => readFieldsOfForms(em, formIds),
+    () => [],
+  );
+  // Once a resolver says the request will want the forms' fields, form sets are read with them
+  // (one statement, which primes fieldsOfForm) instead of in a second batch.
+  let formFieldsWanted = false;
+  const formSets = loaderOf<number, RegistrationFormState[]>(
+    async (uids) => {
+      if (!formFieldsWanted) return readFormSets(em, uids);
+      const read = await readFormSetsWithFields(em, uids);
+      for (const [formId, fields] of read.fields) fieldsOfForm.prime(formId, fields);
+      return read.formSets;
+    },
     () => [],
   );
   const loaders = {
     summaries,
     formSets,
     fieldsOfForm,
-    // Form sets when their forms' fields are wanted too: one statement, which primes both.
-    formSetsWithFields: loaderOf<number, RegistrationFormState[]>(
-      async (uids) => {
-        const read = await readFormSetsWithFields(em, uids);
-        for (const [formId, fields] of read.fields) fieldsOfForm.prime(formId, fields);
-        for (const uid of uids) formSets.prime(uid, read.formSets.get(uid) ?? []);
-        return read.formSets;
-      },
-      () => [],
-    ),
     fieldValues: loaderOf<number, StoredAnswer[]>(
       (uids) => readStoredAnswers(em, uids),
       () => [],
@@ -143,6 +141,10 @@ export function createUserLoaders(em: EntityManager) {
   };
   return {
     ...loaders,
+    /** Form sets read from now on come with their forms' fields. */
+    wantFormFields() {
+      formFieldsWanted = true;
+    },
     /** After a mutation: later reads in the same request must see what it wrote. */
     clearAll() {
       for (const loader of Object.values(loaders)) loader.clearAll();

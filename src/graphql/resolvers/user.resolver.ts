@@ -5,7 +5,7 @@ import { countUsers, listUsersPage, type UserListFilter } from "../../domain/use
 import { getUser } from "../../domain/users/users.service";
 import { readOwnRegistration } from "../../domain/sessions/registrant-sessions";
 import type { GraphqlContext } from "../context";
-import { selectsPath } from "../selection";
+import { selectsField, selectsPath } from "../selection";
 import { decodeUserCursor, encodeUserCursor } from "../cursor";
 import { UserArgs, UsersArgs } from "../inputs/user-query.input";
 import { FormType, UserFormType } from "../types/form.type";
@@ -31,9 +31,34 @@ export class UserQueryResolver {
   @Query(() => UserType, {
     description: "One user of a project (FORBIDDEN for a foreign project, USER_NOT_FOUND when not registered there).",
   })
-  async user(@Args() args: UserArgs, @Ctx() ctx: GraphqlContext): Promise<UserType> {
-    const outcome = await getUser(ctx.request, args.groupId, args.cloginId);
+  async user(@Args() args: UserArgs, @Ctx() ctx: GraphqlContext, @Info() info: GraphQLResolveInfo): Promise<UserType> {
+    const withChildren = selectsField(info, "children");
+    const outcome = await getUser(ctx.request, args.groupId, args.cloginId, { withChildren });
     ctx.loaders.summaries.prime(outcome.uid, outcome.summary);
+    if (withChildren) {
+      for (const child of outcome.children) ctx.loaders.summaries.prime(child.uid, child);
+      ctx.loaders.children.prime(
+        { groupId: args.groupId, cloginId: args.cloginId },
+        outcome.children.map((child) => ({
+          uid: child.uid,
+          groupId: child.groupId,
+          cloginId: child.cloginId,
+          parentCloginId: child.parentCloginId,
+        })),
+      );
+    }
+    // The form sets the query will read (the user's, its children's) go in one batch, now.
+    const wantsForms = selectsField(info, "forms");
+    const wantsChildForms = withChildren && selectsPath(info, ["children", "forms"]);
+    if (
+      wantsForms &&
+      (selectsPath(info, ["forms", "form", "fields"]) || selectsPath(info, ["forms", "missingMandatoryFields"]))
+    ) {
+      ctx.loaders.wantFormFields();
+    }
+    const uids = [...(wantsForms ? [outcome.uid] : []), ...(wantsChildForms ? outcome.children.map((c) => c.uid) : [])];
+    // loadMany never rejects (failures are per key); the resolvers that need them report them.
+    if (uids.length > 0) void ctx.loaders.formSets.loadMany(uids);
     return userFromOutcome(outcome);
   }
 
@@ -132,11 +157,9 @@ export class UserFieldsResolver {
 
   /**
    * The form set; a registrant session sees only registrant forms (admin-only forms are internal).
-   * `withFields` reads the forms' fields in the same statement, when the query will ask for them.
    */
-  private async visibleFormSet(user: UserType, ctx: GraphqlContext, withFields = false) {
-    const loader = withFields ? ctx.loaders.formSetsWithFields : ctx.loaders.formSets;
-    const rows = await loader.load(user.uid);
+  private async visibleFormSet(user: UserType, ctx: GraphqlContext) {
+    const rows = await ctx.loaders.formSets.load(user.uid);
     return ctx.request.registrant ? rows.filter((row) => row.form.audience !== "admin") : rows;
   }
 
@@ -148,8 +171,10 @@ export class UserFieldsResolver {
     @Ctx() ctx: GraphqlContext,
     @Info() info: GraphQLResolveInfo,
   ): Promise<UserFormType[]> {
-    const wantsFields = selectsPath(info, ["form", "fields"]) || selectsPath(info, ["missingMandatoryFields"]);
-    const rows = await this.visibleFormSet(user, ctx, wantsFields);
+    if (selectsPath(info, ["form", "fields"]) || selectsPath(info, ["missingMandatoryFields"])) {
+      ctx.loaders.wantFormFields();
+    }
+    const rows = await this.visibleFormSet(user, ctx);
     return rows.map((row) => ({ ...row, form: row.form as unknown as FormType }));
   }
 
