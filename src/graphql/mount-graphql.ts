@@ -1,5 +1,8 @@
 import { ApolloServer } from "@apollo/server";
-import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
 import type { ErrorRequestHandler, Express, RequestHandler } from "express";
 import type { AppDependencies } from "../app";
@@ -58,6 +61,9 @@ export async function mountGraphql(app: Express, deps: AppDependencies): Promise
       errorPresentationPlugin,
       unavailablePlugin,
       ApolloServerPluginLandingPageDisabled(),
+      // No cache hints are used (answers are per caller, POST only); the default cache-control
+      // plugin would otherwise make Apollo wrap every field's resolver to watch for them.
+      ApolloServerPluginCacheControlDisabled(),
     ],
     formatError: formatErrorWith(deps.logger),
     logger: deps.logger,
