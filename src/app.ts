@@ -1,4 +1,4 @@
-import { configureAccountCache, DEFAULT_ACCOUNT_CACHE_TTL_MS } from "./auth/account-cache";
+import { configureAccountCache } from "./auth/account-cache";
 import express, { type ErrorRequestHandler, type Express } from "express";
 import type { DataSource } from "typeorm";
 import { DEFAULT_RESILIENCE, type Config } from "./config/config";
@@ -40,7 +40,9 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   const app = express();
   app.disable("x-powered-by");
   const metrics = createMetrics(deps.dataSource);
-  configureAccountCache(deps.dataSource, deps.config.accountCacheTtlMs ?? DEFAULT_ACCOUNT_CACHE_TTL_MS);
+  // Only when told: a second app on the same DataSource (tests) keeps the first one's setting.
+  if (deps.config.accountCacheTtlMs !== undefined)
+    configureAccountCache(deps.dataSource, deps.config.accountCacheTtlMs);
   app.use(requestId);
   app.use(accessLog(deps.logger, metrics));
   const resilience = deps.config.resilience ?? DEFAULT_RESILIENCE;

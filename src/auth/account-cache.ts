@@ -30,7 +30,10 @@ function cacheOf(dataSource: DataSource): AccountCache {
   return cache;
 }
 
-/** Sets how long accounts read through `dataSource` are kept (the app does, from config). */
+/**
+ * Sets how long accounts read through `dataSource` are kept (the app does, from config) and
+ * forgets what was kept. The cache belongs to the DataSource: apps sharing one share it.
+ */
 export function configureAccountCache(dataSource: DataSource, ttlMs: number): void {
   const cache = cacheOf(dataSource);
   cache.ttlMs = ttlMs;

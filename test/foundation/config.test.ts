@@ -42,7 +42,15 @@ describe("configuration", () => {
       loginTokenTtlSeconds: 900,
       resilience: DEFAULT_RESILIENCE,
       corsOrigins: [],
+      accountCacheTtlMs: 5000,
     });
+  });
+
+  it("ACCOUNT_CACHE_TTL_MS is 0 (off) to 60000 ms", () => {
+    expect(loadConfig({ ACCOUNT_CACHE_TTL_MS: "0" }).accountCacheTtlMs).toBe(0);
+    expect(loadConfig({ ACCOUNT_CACHE_TTL_MS: "60000" }).accountCacheTtlMs).toBe(60_000);
+    expect(() => loadConfig({ ACCOUNT_CACHE_TTL_MS: "60001" })).toThrow(/ACCOUNT_CACHE_TTL_MS/);
+    expect(() => loadConfig({ ACCOUNT_CACHE_TTL_MS: "soon" })).toThrow(/ACCOUNT_CACHE_TTL_MS/);
   });
 
   it("CORS_ORIGINS is a comma-separated list of origins; a path, a wildcard or a bare host is refused", () => {
