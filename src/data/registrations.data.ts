@@ -242,26 +242,45 @@ const tagsJsonSql = (em: EntityManager) =>
     ? "json_group_array(json_object('id', t.id, 'name', t.name))"
     : "JSON_ARRAYAGG(JSON_OBJECT('id', t.id, 'name', t.name))";
 
-const SUMMARY_COLUMNS = (em: EntityManager) => `${REF_COLUMNS}, r.star, r.application_date,
-       p.username, p.first_name, p.last_name, p.org_name,
-       s.id AS status_id, s.name AS status_name, s.color AS status_color, s.is_excluded AS status_excluded,
-       a.id AS admin_id, a.initials AS admin_initials, a.color AS admin_color,
-       (SELECT CONCAT(COUNT(*),
+/** The costly parts of a summary; the identity, person, status and admin columns are always read. */
+export type SummaryPart = "forms" | "money" | "comments" | "children" | "tags";
+
+/** The summary columns; without `parts`, all of them. A part left out reads as zero (tags: none). */
+const SUMMARY_COLUMNS = (em: EntityManager, parts: ReadonlySet<SummaryPart> | null = null) => {
+  const wanted = (part: SummaryPart) => parts === null || parts.has(part);
+  const formCounts = wanted("forms")
+    ? `(SELECT CONCAT(COUNT(*),
                  ',', COALESCE(SUM(CASE WHEN rf.completed = 1 THEN 1 ELSE 0 END), 0),
                  ',', COALESCE(SUM(CASE WHEN f.audience = 'user' THEN 1 ELSE 0 END), 0),
                  ',', COALESCE(SUM(CASE WHEN f.audience = 'user' AND rf.completed = 1 THEN 1 ELSE 0 END), 0),
                  ',', COALESCE(SUM(CASE WHEN f.audience = 'user' AND f.mandatory = 1 THEN 1 ELSE 0 END), 0),
                  ',', COALESCE(SUM(CASE WHEN f.audience = 'user' AND f.mandatory = 1 AND rf.completed = 1 THEN 1 ELSE 0 END), 0))
           FROM registration_form rf JOIN form f ON f.id = rf.form_id
-         WHERE rf.registration_id = r.uid) AS form_counts,
-       (SELECT COALESCE(SUM(${cartLineAmountSql("c")}), 0) FROM cart_line c WHERE c.registration_id = r.uid) AS order_cents,
-       (SELECT COALESCE(SUM(${paymentAmountSql("pm")}), 0) FROM payment pm WHERE pm.registration_id = r.uid) AS paid_cents,
-       (SELECT COUNT(*) FROM admin_comment ac WHERE ac.registration_id = r.uid) AS comment_count,
-       (SELECT COUNT(*) FROM registration ch LEFT JOIN status cs ON cs.id = ch.status_id
+         WHERE rf.registration_id = r.uid)`
+    : "'0,0,0,0,0,0'";
+  const money = wanted("money");
+  return `${REF_COLUMNS}, r.star, r.application_date,
+       p.username, p.first_name, p.last_name, p.org_name,
+       s.id AS status_id, s.name AS status_name, s.color AS status_color, s.is_excluded AS status_excluded,
+       a.id AS admin_id, a.initials AS admin_initials, a.color AS admin_color,
+       ${formCounts} AS form_counts,
+       ${money ? `(SELECT COALESCE(SUM(${cartLineAmountSql("c")}), 0) FROM cart_line c WHERE c.registration_id = r.uid)` : "0"} AS order_cents,
+       ${money ? `(SELECT COALESCE(SUM(${paymentAmountSql("pm")}), 0) FROM payment pm WHERE pm.registration_id = r.uid)` : "0"} AS paid_cents,
+       ${wanted("comments") ? "(SELECT COUNT(*) FROM admin_comment ac WHERE ac.registration_id = r.uid)" : "0"} AS comment_count,
+       ${
+         wanted("children")
+           ? `(SELECT COUNT(*) FROM registration ch LEFT JOIN status cs ON cs.id = ch.status_id
           WHERE ch.project_id = r.project_id AND ch.connected_to = r.person_id
-            AND ${statusExcludedSql("cs", false)}) AS non_excluded_children,
-       (SELECT ${tagsJsonSql(em)} FROM registration_tag rt JOIN tag t ON t.id = rt.tag_id
-          WHERE rt.registration_id = r.uid) AS tags`;
+            AND ${statusExcludedSql("cs", false)})`
+           : "0"
+       } AS non_excluded_children,
+       ${
+         wanted("tags")
+           ? `(SELECT ${tagsJsonSql(em)} FROM registration_tag rt JOIN tag t ON t.id = rt.tag_id
+          WHERE rt.registration_id = r.uid)`
+           : "NULL"
+       } AS tags`;
+};
 
 const SUMMARY_JOINS = `JOIN person p ON p.id = r.person_id
   LEFT JOIN status s ON s.id = r.status_id
@@ -326,7 +345,8 @@ export async function readOwnedSummaryRow(
 /**
  * Up to `limit` summary rows of a project's users matching the filter, in uid order after a uid
  * (keyset), read in one statement that also checks the project is the organization's: an empty
- * result leaves ownership open (the caller checks it then).
+ * result leaves ownership open (the caller checks it then). With `parts`, only those costly parts
+ * are read (the others read as zero): the rows are then for the caller's eyes only.
  */
 export async function readSummaryPageAfter(
   em: EntityManager,
@@ -335,12 +355,13 @@ export async function readSummaryPageAfter(
   filter: UserListFilter,
   afterUid: number | null,
   limit: number,
+  parts: ReadonlySet<SummaryPart> | null = null,
 ): Promise<SummaryRow[]> {
   const { where, parameters } = filterSql(groupId, filter);
   const keyset = afterUid == null ? "" : " AND r.uid > ?";
   return selectSummaryRows(
     em,
-    `SELECT ${SUMMARY_COLUMNS(em)}
+    `SELECT ${SUMMARY_COLUMNS(em, parts)}
        FROM registration r JOIN project pr ON pr.id = r.project_id AND pr.organization_id = ?
        ${SUMMARY_JOINS}
       WHERE ${where}${keyset} ORDER BY r.uid LIMIT ${Math.max(0, Math.trunc(limit))}`,

@@ -26,3 +26,23 @@ export function selectsPath(info: GraphQLResolveInfo, path: readonly string[]): 
     });
   return info.fieldNodes.some((node) => visit(node.selectionSet, 0));
 }
+
+/** The names of the fields selected at the end of `path` (through fragments), or null when the path is not selected. */
+export function selectedNamesAt(info: GraphQLResolveInfo, path: readonly string[]): Set<string> | null {
+  let found: Set<string> | null = null;
+  const collect = (set: SelectionSetNode | undefined, depth: number): void => {
+    if (!set) return;
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.INLINE_FRAGMENT) collect(selection.selectionSet, depth);
+      else if (selection.kind === Kind.FRAGMENT_SPREAD)
+        collect(info.fragments[selection.name.value]?.selectionSet, depth);
+      else if (depth === path.length) (found ??= new Set()).add(selection.name.value);
+      else if (selection.name.value === path[depth]) {
+        if (depth === path.length - 1) found ??= new Set();
+        collect(selection.selectionSet, depth + 1);
+      }
+    }
+  };
+  for (const node of info.fieldNodes) collect(node.selectionSet, 0);
+  return found;
+}

@@ -119,4 +119,37 @@ describe("SQL statements per request do not grow with the data (DataLoaders per 
       expect(statements).toBeLessThanOrEqual(6);
     }
   });
+
+  it("a page reads only the summary parts its query asks for, and they equal the whole summary's", async () => {
+    const members =
+      "name totalForms completedForms totalOrder totalPaid totalBalance commentCount totalNonExcludedChildren tagIds status { name }";
+    const whole = await scaleRequest(
+      `query($g: Int!, $c: Int!) { user(groupId: $g, cloginId: $c) { metaInfo { ${members} } tags { name } } }`,
+      { g: SCALE.groupId, c: SCALE.parentOf(10) },
+    );
+    expect(whole.errors).toBeUndefined();
+    const expected = (whole.data as { user: unknown }).user;
+    // Each member alone, so each part is read (or left out) on its own.
+    for (const member of members.split(" ").filter((m) => m && m !== "{" && m !== "}" && m !== "name}")) {
+      if (member === "status") continue;
+      const page = await scaleRequest(
+        `query($g: Int!) { users(groupId: $g, first: 100) { edges { node { cloginId metaInfo { ${member} } } } } }`,
+        { g: SCALE.groupId },
+      );
+      expect(page.errors).toBeUndefined();
+      const edges = (
+        page.data as { users: { edges: { node: { cloginId: number; metaInfo: Record<string, unknown> } }[] } }
+      ).users.edges;
+      const node = edges.find((edge) => edge.node.cloginId === SCALE.parentOf(10))!.node;
+      expect(node.metaInfo[member]).toEqual((expected as { metaInfo: Record<string, unknown> }).metaInfo[member]);
+    }
+    const tagged = await scaleRequest(
+      `query($g: Int!) { users(groupId: $g, first: 100) { edges { node { cloginId tags { name } metaInfo { status { name } } } } } }`,
+      { g: SCALE.groupId },
+    );
+    const node = (
+      tagged.data as { users: { edges: { node: { cloginId: number; tags: unknown } }[] } }
+    ).users.edges.find((edge) => edge.node.cloginId === SCALE.parentOf(10))!.node;
+    expect(node.tags).toEqual((expected as { tags: unknown }).tags);
+  });
 });

@@ -3,6 +3,7 @@ import {
   readSummaryPageAfter,
   refOfSummaryRow,
   type RegistrationRef,
+  type SummaryPart,
   type UserListFilter,
 } from "../../data/registrations.data";
 import { requirePrincipal, type RequestContext } from "../context";
@@ -12,11 +13,14 @@ import { summaryOf, type UserSummary } from "./user-summary";
 // Listing a project's users. Nested user data (forms, values, emails, tags, children) is read in
 // batches by the GraphQL loaders straight from src/data/, one statement per batch.
 
-export type { RegistrationRef, UserListFilter };
+export type { RegistrationRef, SummaryPart, UserListFilter };
 
 export interface UserPage {
   users: RegistrationRef[];
-  /** The summaries of `users`, read in the same statement. */
+  /**
+   * The summaries of `users`, read in the same statement. With `summaryParts`, only those parts
+   * hold figures (the others read as zero): use them only for what the parts cover.
+   */
   summaries: UserSummary[];
   hasNextPage: boolean;
 }
@@ -29,7 +33,13 @@ export interface UserPage {
  */
 export async function listUsersPage(
   ctx: RequestContext,
-  request: { groupId: number; first: number; afterUid: number | null; filter: UserListFilter },
+  request: {
+    groupId: number;
+    first: number;
+    afterUid: number | null;
+    filter: UserListFilter;
+    summaryParts?: ReadonlySet<SummaryPart> | null;
+  },
 ): Promise<UserPage> {
   const { organizationId } = requirePrincipal(ctx);
   // One row more than the page says whether another page follows.
@@ -41,6 +51,7 @@ export async function listUsersPage(
     request.filter,
     request.afterUid,
     limit,
+    request.summaryParts ?? null,
   );
   if (rows.length === 0) await resolveOwnedProject(ctx, request.groupId);
   const page = rows.slice(0, limit - 1);

@@ -6,7 +6,7 @@ import type { UserOutcome } from "../../domain/users/user-commands";
 import type { FieldTypeEnum } from "../types/enums.type";
 import type { FormFieldType } from "../types/form.type";
 import type { ProjectType } from "../types/project.type";
-import type { UserType } from "../types/user.type";
+import { UserType } from "../types/user.type";
 
 // The few mappings from domain shapes to GraphQL sources, in one place.
 
@@ -33,18 +33,25 @@ export function presentProjectListing(
   };
 }
 
+// Users are handed to GraphQL as UserType instances: type-graphql copies a plain root object into
+// a new instance for every field resolver it calls, which costs CPU in every list of users.
 export function userFromRef(ref: RegistrationRef): UserType {
-  return { uid: ref.uid, groupId: ref.groupId, cloginId: ref.cloginId, parentCloginId: ref.parentCloginId };
+  return Object.assign(new UserType(), {
+    uid: ref.uid,
+    groupId: ref.groupId,
+    cloginId: ref.cloginId,
+    parentCloginId: ref.parentCloginId,
+  });
 }
 
 /** The user of a users outcome; its fresh summary primes the request's loader (no second read). */
 export function userFromOutcome(outcome: UserOutcome): UserType {
-  return {
+  return Object.assign(new UserType(), {
     uid: outcome.uid,
     groupId: outcome.groupId,
     cloginId: outcome.cloginId,
     parentCloginId: outcome.summary.parentCloginId,
-  };
+  });
 }
 
 /** A field under its GraphQL member names. */

@@ -1,11 +1,11 @@
 import type { GraphQLResolveInfo } from "graphql";
 import { Args, Ctx, FieldResolver, Info, Int, Query, Resolver, Root } from "type-graphql";
 import { isChoiceType } from "../../domain/forms/field-value-codec";
-import { countUsers, listUsersPage, type UserListFilter } from "../../domain/users/user-reads";
+import { countUsers, listUsersPage, type SummaryPart, type UserListFilter } from "../../domain/users/user-reads";
 import { getUser } from "../../domain/users/users.service";
 import { readOwnRegistration } from "../../domain/sessions/registrant-sessions";
 import type { GraphqlContext } from "../context";
-import { selectsField, selectsPath } from "../selection";
+import { selectedNamesAt, selectsField, selectsPath } from "../selection";
 import { decodeUserCursor, encodeUserCursor } from "../cursor";
 import { UserArgs, UsersArgs } from "../inputs/user-query.input";
 import { FormType, UserFormType } from "../types/form.type";
@@ -73,10 +73,59 @@ export class UserQueryResolver {
   }
 }
 
+// Which costly summary parts each MetaInfo member needs; members not listed need none.
+const META_INFO_PARTS: Readonly<Record<string, SummaryPart>> = {
+  totalForms: "forms",
+  completedForms: "forms",
+  totalUserForms: "forms",
+  totalCompletedUserForms: "forms",
+  totalUserMandatoryForms: "forms",
+  totalCompletedUserMandatoryForms: "forms",
+  totalOrder: "money",
+  totalPaid: "money",
+  totalBalance: "money",
+  commentCount: "comments",
+  totalNonExcludedChildren: "children",
+  totalUserTags: "tags",
+  tagIds: "tags",
+};
+const PART_FREE_META_INFO = new Set([
+  "__typename",
+  "name",
+  "status",
+  "applicationDate",
+  "groupId",
+  "uid",
+  "cloginId",
+  "connectedTo",
+  "excluded",
+  "star",
+  "assignedAdmin",
+]);
+
+/**
+ * The summary parts a users page's nodes ask for (metaInfo members, tags), so the page statement
+ * reads only those; null (every part) when a member is not known here.
+ */
+function summaryPartsOfPage(info: GraphQLResolveInfo): Set<SummaryPart> | null {
+  const parts = new Set<SummaryPart>();
+  if (selectsPath(info, ["edges", "node", "tags"])) parts.add("tags");
+  for (const name of selectedNamesAt(info, ["edges", "node", "metaInfo"]) ?? []) {
+    const part = META_INFO_PARTS[name];
+    if (part) parts.add(part);
+    else if (!PART_FREE_META_INFO.has(name)) return null;
+  }
+  return parts;
+}
+
 @Resolver(() => UserConnectionType)
 export class UserConnectionResolver {
   @Query(() => UserConnectionType, { description: "A page of a project's users in uid order; `first` is 1 to 100." })
-  async users(@Args() args: UsersArgs, @Ctx() ctx: GraphqlContext): Promise<UserConnectionType> {
+  async users(
+    @Args() args: UsersArgs,
+    @Ctx() ctx: GraphqlContext,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<UserConnectionType> {
     const afterUid = args.after == null ? null : decodeUserCursor(args.after);
     const filter: UserListFilter = {
       statusId: args.filter?.statusId,
@@ -84,9 +133,20 @@ export class UserConnectionResolver {
       level: args.filter?.level,
       search: args.filter?.search,
     };
-    const page = await listUsersPage(ctx.request, { groupId: args.groupId, first: args.first, afterUid, filter });
-    for (const summary of page.summaries) ctx.loaders.summaries.prime(summary.uid, summary);
-    const edges = page.users.map((ref) => ({ cursor: encodeUserCursor(ref.uid), node: userFromRef(ref) }));
+    const summaryParts = summaryPartsOfPage(info);
+    const page = await listUsersPage(ctx.request, {
+      groupId: args.groupId,
+      first: args.first,
+      afterUid,
+      filter,
+      summaryParts,
+    });
+    const edges = page.users.map((ref, i) => {
+      const node = userFromRef(ref);
+      if (summaryParts === null) ctx.loaders.summaries.prime(ref.uid, page.summaries[i]);
+      else ctx.loaders.pageSummaries.set(node, page.summaries[i]);
+      return { cursor: encodeUserCursor(ref.uid), node };
+    });
     return {
       groupId: args.groupId,
       filter,
@@ -109,7 +169,7 @@ export class UserConnectionResolver {
 @Resolver(() => UserType)
 export class UserFieldsResolver {
   private async summary(user: UserType, ctx: GraphqlContext) {
-    const summary = await ctx.loaders.summaries.load(user.uid);
+    const summary = ctx.loaders.pageSummaries.get(user) ?? (await ctx.loaders.summaries.load(user.uid));
     if (!summary) throw new Error(`registration ${user.uid} vanished while its fields were read`);
     return summary;
   }
@@ -238,7 +298,7 @@ export class UserFieldsResolver {
   @FieldResolver(() => [TagType])
   async tags(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<TagType[]> {
     // Tags are read with the summary, in the same statement.
-    return (await ctx.loaders.summaries.load(user.uid))?.tags ?? [];
+    return (ctx.loaders.pageSummaries.get(user) ?? (await ctx.loaders.summaries.load(user.uid)))?.tags ?? [];
   }
 
   @FieldResolver(() => UserType, { nullable: true, description: "The parent registration of a child; null otherwise." })
