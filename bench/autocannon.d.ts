@@ -7,6 +7,12 @@ declare module "autocannon" {
     body?: string;
     connections?: number;
     duration?: number;
+    /** Per-request changes, e.g. a header that differs on every request. */
+    requests?: { setupRequest?(request: RequestParams): RequestParams }[];
+  }
+  interface RequestParams {
+    headers?: Record<string, string>;
+    [member: string]: unknown;
   }
   interface Histogram {
     average: number;

@@ -14,12 +14,14 @@ import { CountingSqlLogger } from "../src/db/sql-counter";
 import { createRequestContext } from "../src/domain/context";
 import { DEMO_CREDENTIALS, DEMO_FIXTURE } from "../src/fixtures/demo";
 import { loadFixture } from "../src/fixtures/load-fixture";
+import { encodeNodeId } from "../src/graphql/nodes/node-id";
 import { createLogger } from "../src/http/logger";
 
 // HTTP benchmark: REST and GraphQL operations against an in-process server on loopback, with
 // autocannon as the client. Prints throughput, latency, SQL statements per request and memory.
-//   npm run bench:regapi                            # SQLite temp file, 10k seeded registrants
+//   npm run bench:regapi                                 # SQLite temp file, 10k seeded registrants
 //   BENCH_DATABASE_URL=mariadb://root@127.0.0.1:3306/regapi_bench BENCH_USERS=100000 npm run bench:regapi
+//   BENCH_ONLY=update npm run bench:regapi               # only the scenarios whose name matches
 // On MySQL/MariaDB the named database must exist and be empty; it is migrated here.
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
@@ -40,19 +42,34 @@ interface Scenario {
   method: "GET" | "POST";
   path: string;
   body?: unknown;
+  /** "fresh": a new Idempotency-Key per request (each one runs); "repeated": one key (all but the first replay). */
+  idempotencyKey?: "fresh" | "repeated";
 }
 
-const NESTED_USER_QUERY = `query($g:Int!,$c:Int!){ user(groupId:$g, cloginId:$c){ name metaInfo{ totalForms totalOrder totalBalance status{ name } }
+const UNCHANGED_UPDATE = { action: "update", group_id: GROUP_ID, clogin_id: MILES, doc: { f_301_3: ["M"] } };
+
+const NESTED_USER_SELECTION = `name metaInfo{ totalForms totalOrder totalBalance status{ name } }
   forms{ completed form{ name fields{ identifier label } } } fieldValues{ text choices field{ identifier } } emails{ subject } tags{ name }
-  children{ name metaInfo{ totalForms } forms{ completed } } } }`;
+  children{ name metaInfo{ totalForms } forms{ completed } }`;
+const NESTED_USER_QUERY = `query($g:Int!,$c:Int!){ user(groupId:$g, cloginId:$c){ ${NESTED_USER_SELECTION} } }`;
+const NESTED_NODE_QUERY = `query($id:ID!){ node(id:$id){ ... on User { ${NESTED_USER_SELECTION} } } }`;
 
 const SCENARIOS: Scenario[] = [
   { name: "GET /healthz (framework floor)", method: "GET", path: "/healthz" },
+  { name: "REST users update (unchanged value)", method: "POST", path: "/reg/api2/users/", body: UNCHANGED_UPDATE },
   {
-    name: "REST users update (unchanged value)",
+    name: "REST users update + Idempotency-Key (new key each)",
     method: "POST",
     path: "/reg/api2/users/",
-    body: { action: "update", group_id: GROUP_ID, clogin_id: MILES, doc: { f_301_3: ["M"] } },
+    body: UNCHANGED_UPDATE,
+    idempotencyKey: "fresh",
+  },
+  {
+    name: "REST users update + Idempotency-Key (replayed)",
+    method: "POST",
+    path: "/reg/api2/users/",
+    body: UNCHANGED_UPDATE,
+    idempotencyKey: "repeated",
   },
   {
     name: "REST users update mark_forms_complete all",
@@ -73,11 +90,28 @@ const SCENARIOS: Scenario[] = [
     body: { query: NESTED_USER_QUERY, variables: { g: GROUP_ID, c: MILES } },
   },
   {
+    name: "GraphQL node(id) nested user read",
+    method: "POST",
+    path: "/graphql",
+    body: {
+      query: NESTED_NODE_QUERY,
+      variables: { id: encodeNodeId("User", { groupId: GROUP_ID, cloginId: MILES }) },
+    },
+  },
+  {
     name: "GraphQL users(first: 50) metaInfo",
     method: "POST",
     path: "/graphql",
     body: {
       query: `{ users(groupId: ${GROUP_ID}, first: 50) { totalCount edges { node { cloginId metaInfo { totalForms totalOrder } } } } }`,
+    },
+  },
+  {
+    name: "GraphQL users(last: 50) metaInfo (backward, end of list)",
+    method: "POST",
+    path: "/graphql",
+    body: {
+      query: `{ users(groupId: ${GROUP_ID}, last: 50) { totalCount edges { node { cloginId metaInfo { totalForms totalOrder } } } } }`,
     },
   },
 ];
@@ -114,8 +148,11 @@ async function main(): Promise<void> {
   console.log(`autocannon: ${CONNECTIONS} connections, ${DURATION_S} s per scenario, node ${process.version}\n`);
   console.log(["scenario", "req/s", "p50 ms", "p99 ms", "non-2xx", "SQL/req", "RSS after"].join(" | "));
 
-  for (const scenario of SCENARIOS) {
+  const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, "i") : null;
+  let keys = 0;
+  for (const scenario of SCENARIOS.filter((each) => !only || only.test(each.name))) {
     const sqlBefore = sql.total;
+    const keyPrefix = `bench-${Date.now()}-`;
     const result = await autocannon({
       url: base + scenario.path,
       method: scenario.method,
@@ -123,6 +160,19 @@ async function main(): Promise<void> {
       body: scenario.body === undefined ? undefined : JSON.stringify(scenario.body),
       connections: CONNECTIONS,
       duration: DURATION_S,
+      requests: scenario.idempotencyKey
+        ? [
+            {
+              setupRequest: (request) => ({
+                ...request,
+                headers: {
+                  ...request.headers,
+                  "idempotency-key": scenario.idempotencyKey === "fresh" ? `${keyPrefix}${++keys}` : `${keyPrefix}one`,
+                },
+              }),
+            },
+          ]
+        : undefined,
     });
     const requests = result.requests.total || 1;
     console.log(

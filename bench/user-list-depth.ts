@@ -8,6 +8,7 @@ import { DataSource } from "typeorm";
 import { createApp } from "../src/app";
 import { seedRegistrants } from "../src/cli/seed/seed-registrants";
 import { parseDatabaseUrl, redactUrl } from "../src/config/config";
+import { analyzeBulkTables } from "../src/data/table-statistics.data";
 import { buildDataSourceOptions } from "../src/db/data-source-options";
 import { CountingSqlLogger } from "../src/db/sql-counter";
 import { createRequestContext } from "../src/domain/context";
@@ -56,6 +57,8 @@ async function main(): Promise<void> {
   if (!reuse) await loadFixture(createRequestContext(dataSource, "bench"), DEMO_FIXTURE);
   const seedStarted = Date.now();
   if (!reuse) await seedRegistrants(dataSource, { groupId: GROUP_ID, users: USERS });
+  // As regapi seed does: plans from fresh statistics.
+  if (!reuse) await analyzeBulkTables(dataSource.manager);
   const seeded = reuse ? "reused as seeded by an earlier run" : `demo + ${USERS} seeded registrants`;
   console.log(`database ${redactUrl(url)}: ${seeded} in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
 
@@ -80,6 +83,48 @@ async function main(): Promise<void> {
     if (response.status !== 200)
       throw new Error(`position ${position}: HTTP ${response.status} ${JSON.stringify(body)}`);
     return { page: body, elapsed: performance.now() - started, statements: sql.total - before };
+  }
+
+  // Constant-time totals (per-project counters): get_project_list with group totals, and a GraphQL
+  // users page with its totalCount, as the issue measures them at 10k and at 1M.
+  const projectsEndpoint = endpoint.replace("/users/", "/projects/");
+  const graphqlEndpoint = endpoint.replace("/reg/api2/users/", "/graphql");
+  async function timed(url: string, body: unknown): Promise<number> {
+    const started = performance.now();
+    const response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
+    const text = await response.text();
+    if (response.status !== 200 || text.includes('"errors"'))
+      throw new Error(`${url}: HTTP ${response.status} ${text}`);
+    return performance.now() - started;
+  }
+  const sampled = async (body: () => Promise<number>) => {
+    const times: number[] = [];
+    for (let i = 0; i < SAMPLES; i++) times.push(await body());
+    return p50(times);
+  };
+  const projectTotals = await sampled(() =>
+    timed(projectsEndpoint, {
+      action: "get_project_list",
+      group_id: GROUP_ID,
+      doc: { with_group_totals: true, with_archived: true },
+    }),
+  );
+  const usersPage = await sampled(() =>
+    timed(graphqlEndpoint, {
+      query: "query($g: Int!) { users(groupId: $g, first: 50) { totalCount edges { node { uid } } } }",
+      variables: { g: GROUP_ID },
+    }),
+  );
+  console.log("totals");
+  console.log(`  get_project_list with group totals: p50 ${ms(projectTotals)} over ${SAMPLES}`);
+  console.log(`  GraphQL users page (50) with totalCount: p50 ${ms(usersPage)} over ${SAMPLES}\n`);
+
+  // BENCH_ONLY_TOTALS=1 stops here (comparing two databases' totals back to back).
+  if (process.env.BENCH_ONLY_TOTALS === "1") {
+    server.close();
+    await regapi.stop();
+    await dataSource.destroy();
+    return;
   }
 
   const first = await page(0);

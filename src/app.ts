@@ -13,17 +13,31 @@ import type { Logger } from "./http/logger";
 import { requestId } from "./http/request-id";
 import { TransportError } from "./http/transport-errors";
 import { sendLegacyError, toLegacyFailure } from "./rest/legacy-errors";
-import { legacyRestRouter } from "./rest/router";
+import { apiDocsRouter } from "./rest/openapi/api-docs-router";
+import { LEGACY_ENDPOINTS, legacyRestRouter } from "./rest/router";
 
 export interface AppDependencies {
   dataSource: DataSource;
   logger: Logger;
   /**
    * Without `rateLimit` (in-process tests, the benchmark) no limits apply; loginTokenTtlSeconds defaults to 900;
-   * without `resilience` the defaults of config.ts apply; without `corsOrigins` no cross-origin access.
+   * without `resilience` the defaults of config.ts apply; without `corsOrigins` no cross-origin access;
+   * without `trustProxy` no proxy is trusted (req.ip is the socket's address).
    */
   config: Pick<Config, "graphqlIntrospection"> &
-    Partial<Pick<Config, "rateLimit" | "loginTokenTtlSeconds" | "resilience" | "corsOrigins" | "accountCacheTtlMs">>;
+    Partial<
+      Pick<
+        Config,
+        | "rateLimit"
+        | "loginTokenTtlSeconds"
+        | "resilience"
+        | "corsOrigins"
+        | "trustProxy"
+        | "idempotencyWaitMs"
+        | "delivery"
+        | "accountCacheTtlMs"
+      >
+    >;
 }
 
 export interface RegapiApp {
@@ -39,6 +53,8 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   let shuttingDown = false;
   const app = express();
   app.disable("x-powered-by");
+  // Behind a load balancer, per-IP limits and logs need the client's address from X-Forwarded-For.
+  app.set("trust proxy", deps.config.trustProxy ?? false);
   const metrics = createMetrics(deps.dataSource);
   // Only when told: a second app on the same DataSource (tests) keeps the first one's setting.
   if (deps.config.accountCacheTtlMs !== undefined)
@@ -56,6 +72,7 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   const crossOrigin = corsFor(deps.config.corsOrigins ?? []);
   if (crossOrigin) app.use(["/reg/api2", "/graphql"], crossOrigin);
   // Probes and the scrape come before the rate limiter: never limited.
+  app.use(apiDocsRouter(LEGACY_ENDPOINTS));
   app.use(healthRouter(deps.dataSource, () => shuttingDown, resilience.readinessTimeoutMs));
   app.use(metrics.router());
   const limiter = deps.config.rateLimit ? createRateLimiter(deps.config.rateLimit, deps.dataSource, deps.logger) : null;

@@ -24,6 +24,7 @@ async function main(): Promise<void> {
   const { connectionFailureCause } = await import("./db/database-failure");
   const { trackConnections } = await import("./http/drain");
   const { createApp } = await import("./app");
+  const { startDeliveryWorker } = await import("./delivery/delivery-worker");
   const limits = config.resilience;
 
   const logger = createLogger(
@@ -44,6 +45,10 @@ async function main(): Promise<void> {
   }
   await prepareDatabase(dataSource, config, logger);
   const regapi = await createApp({ dataSource, logger, config });
+  // Events and trigger emails are delivered from this process unless a separate `regapi worker` does it.
+  const worker = config.delivery.workerInService
+    ? startDeliveryWorker({ dataSource, logger, config: config.delivery })
+    : null;
 
   // Not app.listen: Express 5 calls its callback on a listen error too, which would log "listening".
   // Node checks these timeouts every connectionsCheckingInterval (30 s by default): check each second.
@@ -78,9 +83,13 @@ async function main(): Promise<void> {
       process.exit(1);
     }, limits.shutdownGraceMs);
     force.unref();
+    // The worker stops claiming at once; its sends in flight finish while connections drain.
+    const workerStopped = worker?.stop();
     regapi.drain();
     await connections.drain(limits.shutdownIdleMs);
     await regapi.stop();
+    // Deliveries in flight are sent and recorded (each bounded by DELIVERY_TIMEOUT_MS) before the pool closes.
+    await workerStopped;
     await dataSource.destroy();
     logger.info("stopped");
     process.exit(0);

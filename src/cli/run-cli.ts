@@ -11,7 +11,10 @@ import { registerDemoCommand } from "./commands/demo.command";
 import { registerLoadCommand } from "./commands/load.command";
 import { registerMigrateCommand } from "./commands/migrate.command";
 import { registerOrgCommand } from "./commands/org.command";
+import { registerRecountCommand } from "./commands/recount.command";
 import { registerSeedCommand } from "./commands/seed.command";
+import { registerWebhookCommand } from "./commands/webhook.command";
+import { registerWorkerCommand } from "./commands/worker.command";
 
 export interface CliOptions {
   /**
@@ -77,6 +80,9 @@ function buildProgram(session: CliSession): Command {
   registerOrgCommand(program, session);
   registerApiKeyCommand(program, session);
   registerSeedCommand(program, session);
+  registerWebhookCommand(program, session);
+  registerWorkerCommand(program, session);
+  registerRecountCommand(program, session);
   return program;
 }
 

@@ -32,7 +32,45 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   /** How long an API account row is kept for authentication (ACCOUNT_CACHE_TTL_MS, default 5000; 0: off). */
   readonly accountCacheTtlMs: number;
+  /** Express `trust proxy` (TRUST_PROXY): which proxies' X-Forwarded-For gives the client IP; false: none. */
+  readonly trustProxy: TrustProxy;
+  /** How long a repeated Idempotency-Key request waits for the first one's answer (IDEMPOTENCY_WAIT_MS). */
+  readonly idempotencyWaitMs: number;
+  readonly delivery: DeliveryConfig;
 }
+
+/** false: the socket's address is the client; a number: that many proxies in front; a list: trusted proxy addresses/subnets. */
+export type TrustProxy = boolean | number | readonly string[];
+
+/** The delivery worker: webhooks and trigger emails (docs/events-and-webhooks.md). */
+export interface DeliveryConfig {
+  /** DELIVERY_WORKER: run the worker inside the service process (default); off for a separate `regapi worker`. */
+  readonly workerInService: boolean;
+  /** How often an idle worker looks for due work. */
+  readonly pollIntervalMs: number;
+  /** Longest wait for a webhook receiver or the SMTP server. */
+  readonly timeoutMs: number;
+  /** First retry delay; each next one doubles (with jitter), up to an hour. */
+  readonly retryBaseMs: number;
+  /** Retries stop this long after the first attempt; the delivery is then failed. */
+  readonly retryWindowSeconds: number;
+  /** Webhook URLs may resolve to loopback, private or link-local addresses (development, tests). */
+  readonly webhookAllowPrivate: boolean;
+  /** smtp:// or smtps:// URL; null: emails are written as .eml files to `mailDir`. */
+  readonly smtpUrl: string | null;
+  readonly mailDir: string;
+}
+
+export const DEFAULT_DELIVERY: DeliveryConfig = Object.freeze({
+  workerInService: true,
+  pollIntervalMs: 500,
+  timeoutMs: 10_000,
+  retryBaseMs: 30_000,
+  retryWindowSeconds: 24 * 3600,
+  webhookAllowPrivate: false,
+  smtpUrl: null,
+  mailDir: "data/mail",
+});
 
 /** Connection and overload settings of a MySQL/MariaDB pool (docs/operations.md, docs/resilience.md); SQLite ignores them. */
 export interface DatabaseConnectionConfig {
@@ -93,6 +131,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const DEFAULT_DATABASE_URL = "sqlite:data/regapi.sqlite";
 
 /** An origin as browsers send it: scheme, host, optional port; nothing else. */
+/** An address or subnet (IPv4 or IPv6, optional /prefix) or one of express's named ranges. */
+const TRUSTED_PROXY_ENTRY = /^(loopback|linklocal|uniquelocal|[0-9a-f]*[.:][0-9a-f:.]*(\/\d{1,3})?)$/;
 const CORS_ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(?::\d{1,5})?$/;
 
 /** Raised when a variable is invalid; the message names the variable and what it allows. */
@@ -232,6 +272,36 @@ const envSchema = z.object({
         "CORS_ORIGINS: expected a comma-separated list of origins such as https://app.example.com or http://localhost:5173 (scheme, host and optional port; no path, no wildcard)",
     })
     .default([]),
+  TRUST_PROXY: z
+    .string()
+    .transform((raw, ctx): TrustProxy => {
+      const text = raw.trim().toLowerCase();
+      if (BOOLEAN_WORDS[text] !== undefined && !/^\d+$/.test(text)) return BOOLEAN_WORDS[text];
+      if (/^\d{1,2}$/.test(text)) return Number(text);
+      const entries = text.split(",").map((entry) => entry.trim());
+      if (entries.every((entry) => TRUSTED_PROXY_ENTRY.test(entry))) return Object.freeze(entries);
+      ctx.addIssue({
+        code: "custom",
+        message: `TRUST_PROXY: "${raw}" is not true, false, a number of proxies (0-99), or a comma-separated list of addresses, subnets (10.0.0.0/8) or loopback, linklocal, uniquelocal`,
+      });
+      return z.NEVER;
+    })
+    .default(false),
+  IDEMPOTENCY_WAIT_MS: integerInRange("IDEMPOTENCY_WAIT_MS", 100, 600_000).default(10_000),
+  // Delivery worker: webhooks and trigger emails (docs/events-and-webhooks.md).
+  DELIVERY_WORKER: booleanWord("DELIVERY_WORKER").default(DEFAULT_DELIVERY.workerInService),
+  DELIVERY_POLL_MS: integerInRange("DELIVERY_POLL_MS", 10, 60_000).default(DEFAULT_DELIVERY.pollIntervalMs),
+  DELIVERY_TIMEOUT_MS: integerInRange("DELIVERY_TIMEOUT_MS", 100, 60_000).default(DEFAULT_DELIVERY.timeoutMs),
+  DELIVERY_RETRY_BASE_MS: integerInRange("DELIVERY_RETRY_BASE_MS", 10, 3_600_000).default(DEFAULT_DELIVERY.retryBaseMs),
+  DELIVERY_RETRY_WINDOW_S: integerInRange("DELIVERY_RETRY_WINDOW_S", 1, 30 * 24 * 3600).default(
+    DEFAULT_DELIVERY.retryWindowSeconds,
+  ),
+  WEBHOOK_ALLOW_PRIVATE: booleanWord("WEBHOOK_ALLOW_PRIVATE").default(DEFAULT_DELIVERY.webhookAllowPrivate),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/\S+$/, "SMTP_URL: expected smtp://user:pass@host:port or smtps://host:port")
+    .optional(),
+  MAIL_DIR: z.string().default(DEFAULT_DELIVERY.mailDir),
   // Resilience: probes, Retry-After, shutdown, HTTP timeouts, JSON depth (docs/resilience.md).
   READINESS_TIMEOUT_MS: integerInRange("READINESS_TIMEOUT_MS", 1, 60_000).default(
     DEFAULT_RESILIENCE.readinessTimeoutMs,
@@ -340,6 +410,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginTokenTtlSeconds: values.LOGIN_TOKEN_TTL_S,
     corsOrigins: Object.freeze([...values.CORS_ORIGINS]),
     accountCacheTtlMs: values.ACCOUNT_CACHE_TTL_MS,
+    trustProxy: values.TRUST_PROXY,
+    idempotencyWaitMs: values.IDEMPOTENCY_WAIT_MS,
+    delivery: Object.freeze({
+      workerInService: values.DELIVERY_WORKER,
+      pollIntervalMs: values.DELIVERY_POLL_MS,
+      timeoutMs: values.DELIVERY_TIMEOUT_MS,
+      retryBaseMs: values.DELIVERY_RETRY_BASE_MS,
+      retryWindowSeconds: values.DELIVERY_RETRY_WINDOW_S,
+      webhookAllowPrivate: values.WEBHOOK_ALLOW_PRIVATE,
+      smtpUrl: values.SMTP_URL ?? null,
+      mailDir: values.MAIL_DIR,
+    }),
     resilience: Object.freeze({
       readinessTimeoutMs: values.READINESS_TIMEOUT_MS,
       retryAfterSeconds: values.RETRY_AFTER_SECONDS,

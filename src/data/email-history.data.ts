@@ -17,6 +17,11 @@ export interface EmailHistoryEntry {
   adminId: number | null;
   recordedAt: Date;
   origin: "api" | "trigger";
+  /** Trigger emails: the Message-ID of their outbox row. */
+  messageId?: string | null;
+  /** Trigger emails: where their delivery stands (null for recorded ones, which the API never sends). */
+  deliveryStatus?: "queued" | "sent" | "failed" | null;
+  deliveryAttempts?: number | null;
 }
 
 /** A history entry to record (its id is generated). */
@@ -34,6 +39,9 @@ const EMAIL_SHAPE = {
   admin_id: "intOrNull",
   recorded_at: "date",
   origin: "text",
+  message_id: "textOrNull",
+  delivery_status: "textOrNull",
+  delivery_attempts: "intOrNull",
 } as const;
 
 /** Each registration's email history, oldest first, by uid. */
@@ -47,8 +55,11 @@ export async function readEmailHistory(
       em,
       EMAIL_SHAPE,
       `SELECT e.id, e.registration_id, e.from_address, e.to_addresses, e.cc_addresses, e.bcc_addresses,
-              e.subject, e.body, e.admin_id, e.recorded_at, e.origin
-         FROM email_record e WHERE e.registration_id IN (${sqlPlaceholders(chunk.length)})
+              e.subject, e.body, e.admin_id, e.recorded_at, e.origin, e.message_id,
+              o.state AS delivery_status, o.attempt_count AS delivery_attempts
+         FROM email_record e
+         LEFT JOIN outbox_email o ON o.message_id = e.message_id AND e.message_id IS NOT NULL
+        WHERE e.registration_id IN (${sqlPlaceholders(chunk.length)})
         ORDER BY e.recorded_at, e.id`,
       chunk,
     );
@@ -65,6 +76,9 @@ export async function readEmailHistory(
         adminId: row.admin_id,
         recordedAt: row.recorded_at,
         origin: row.origin === "trigger" ? "trigger" : "api",
+        messageId: row.message_id,
+        deliveryStatus: row.delivery_status as EmailHistoryEntry["deliveryStatus"],
+        deliveryAttempts: row.delivery_attempts,
       });
     }
   });
@@ -87,6 +101,7 @@ export async function insertEmailHistory(em: EntityManager, entries: readonly Ne
       adminId: entry.adminId,
       recordedAt: entry.recordedAt,
       origin: entry.origin,
+      messageId: entry.messageId ?? null,
     })),
   );
 }

@@ -78,6 +78,24 @@ export async function insertPerson(
   return Number(inserted.identifiers[0].id);
 }
 
-export async function updatePerson(em: EntityManager, personId: number, attributes: PersonUpdate): Promise<void> {
-  if (Object.keys(attributes).length > 0) await em.update(Person, { id: personId }, attributes);
+/**
+ * Updates the person's attributes; true when a stored value changed. Rows whose values are already
+ * equal are not matched (null-safe comparison), so the affected count says whether anything changed.
+ */
+export async function updatePerson(em: EntityManager, personId: number, attributes: PersonUpdate): Promise<boolean> {
+  const entries = Object.entries(attributes);
+  if (entries.length === 0) return false;
+  const sqlite = em.connection.options.type === "better-sqlite3";
+  const query = em.createQueryBuilder().update(Person).set(attributes).where("id = :personId", { personId });
+  const differs = entries.map(([attribute], index) => {
+    const column = em.connection.getMetadata(Person).findColumnWithPropertyName(attribute)!.databaseName;
+    // BINARY: a change of case or of trailing spaces is a change, whatever the column's collation.
+    return sqlite ? `${column} IS NOT :changed${index}` : `NOT (BINARY ${column} <=> :changed${index})`;
+  });
+  query.andWhere(
+    `(${differs.join(" OR ")})`,
+    Object.fromEntries(entries.map(([, value], index) => [`changed${index}`, value])),
+  );
+  const result = await query.execute();
+  return (result.affected ?? 0) > 0;
 }

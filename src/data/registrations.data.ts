@@ -175,6 +175,29 @@ function filterSql(groupId: number, filter: UserListFilter): { where: string; pa
 
 const LIST_FROM = "FROM registration r JOIN person p ON p.id = r.person_id LEFT JOIN status s ON s.id = r.status_id";
 
+/** Where a keyset page lies: strictly between the two uids (either may be open), read from one end. */
+export interface UserRange {
+  afterUid: number | null;
+  beforeUid: number | null;
+  limit: number;
+  /** true: the `limit` users nearest `beforeUid` (backward paging); false: nearest `afterUid`. */
+  fromEnd: boolean;
+}
+
+function keysetSql(range: UserRange): { keyset: string; keysetParameters: number[] } {
+  let keyset = "";
+  const keysetParameters: number[] = [];
+  if (range.afterUid != null) {
+    keyset += " AND r.uid > ?";
+    keysetParameters.push(range.afterUid);
+  }
+  if (range.beforeUid != null) {
+    keyset += " AND r.uid < ?";
+    keysetParameters.push(range.beforeUid);
+  }
+  return { keyset, keysetParameters };
+}
+
 /** How many users of a project match the filter. */
 export async function countUsers(em: EntityManager, groupId: number, filter: UserListFilter): Promise<number> {
   const { where, parameters } = filterSql(groupId, filter);
@@ -343,30 +366,30 @@ export async function readOwnedSummaryRow(
 }
 
 /**
- * Up to `limit` summary rows of a project's users matching the filter, in uid order after a uid
- * (keyset), read in one statement that also checks the project is the organization's: an empty
- * result leaves ownership open (the caller checks it then). With `parts`, only those costly parts
- * are read (the others read as zero): the rows are then for the caller's eyes only.
+ * Up to `limit` summary rows of a project's users matching the filter within the range (keyset),
+ * returned in uid order, read in one statement that also checks the project is the organization's:
+ * an empty result leaves ownership open (the caller checks it then). With `parts`, only those
+ * costly parts are read (the others read as zero): the rows are then for the caller's eyes only.
  */
-export async function readSummaryPageAfter(
+export async function readSummaryPageInRange(
   em: EntityManager,
   organizationId: number,
   groupId: number,
   filter: UserListFilter,
-  afterUid: number | null,
-  limit: number,
+  range: UserRange,
   parts: ReadonlySet<SummaryPart> | null = null,
 ): Promise<SummaryRow[]> {
   const { where, parameters } = filterSql(groupId, filter);
-  const keyset = afterUid == null ? "" : " AND r.uid > ?";
-  return selectSummaryRows(
+  const { keyset, keysetParameters } = keysetSql(range);
+  const rows = await selectSummaryRows(
     em,
     `SELECT ${SUMMARY_COLUMNS(em, parts)}
        FROM registration r JOIN project pr ON pr.id = r.project_id AND pr.organization_id = ?
        ${SUMMARY_JOINS}
-      WHERE ${where}${keyset} ORDER BY r.uid LIMIT ${Math.max(0, Math.trunc(limit))}`,
-    afterUid == null ? [organizationId, ...parameters] : [organizationId, ...parameters, afterUid],
+      WHERE ${where}${keyset} ORDER BY r.uid ${range.fromEnd ? "DESC" : "ASC"} LIMIT ${Math.max(0, Math.trunc(range.limit))}`,
+    [organizationId, ...parameters, ...keysetParameters],
   );
+  return range.fromEnd ? rows.reverse() : rows;
 }
 
 /** Summary rows of the children of the given parents (same project, connected_to the parent), by uid. */
@@ -385,6 +408,17 @@ export async function readChildSummaryRows(
 
 export const refOfSummaryRow = (row: SummaryRow): RegistrationRef => toRef(row);
 
+/** A tag of the project, or null when the project has no tag of that id. */
+export async function findTagOfProject(em: EntityManager, projectId: number, tagId: number): Promise<TagRecord | null> {
+  const [row] = await selectRows(
+    em,
+    { id: "int", name: "text" },
+    `SELECT id, name FROM tag WHERE project_id = ? AND id = ?`,
+    [projectId, tagId],
+  );
+  return row ?? null;
+}
+
 // Statuses and families, for the write commands (set_status, create_child).
 
 export async function findProjectStatus(em: EntityManager, projectId: number, statusId: number): Promise<boolean> {
@@ -395,8 +429,16 @@ export async function findProjectStatus(em: EntityManager, projectId: number, st
   return rows.length > 0;
 }
 
-export async function setRegistrationStatus(em: EntityManager, uid: number, statusId: number | null): Promise<void> {
-  await em.query(`UPDATE registration SET status_id = ? WHERE uid = ?`, [statusId, uid]);
+/** Sets (or, null, removes) the status; true when it changed. An equal status is not matched, so nothing is written. */
+export async function setRegistrationStatus(em: EntityManager, uid: number, statusId: number | null): Promise<boolean> {
+  const differs = em.connection.options.type === "better-sqlite3" ? "status_id IS NOT ?" : "NOT (status_id <=> ?)";
+  const result = await em
+    .createQueryBuilder()
+    .update(Registration)
+    .set({ statusId })
+    .where(`uid = :uid AND ${differs.replace("?", ":statusId")}`, { uid, statusId })
+    .execute();
+  return (result.affected ?? 0) > 0;
 }
 
 /** Whether the project keeps families (parents with children). */

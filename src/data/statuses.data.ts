@@ -1,6 +1,6 @@
 import type { EntityManager } from "typeorm";
 import { Status } from "../entities";
-import { decodeRows } from "./sql-rows";
+import { decodeRows, selectRows } from "./sql-rows";
 
 /**
  * The one SQL test of "this registration's status excludes it", for a LEFT JOINed status alias:
@@ -39,4 +39,26 @@ export async function insertStatus(
 ): Promise<number> {
   const inserted = await em.insert(Status, status);
   return Number(inserted.identifiers[0].id);
+}
+
+export interface StatusRecord {
+  id: number;
+  name: string;
+  color: string;
+  isExcluded: boolean;
+}
+
+/** A status of the project, or null when the project has no status of that id. */
+export async function findStatusOfProject(
+  em: EntityManager,
+  projectId: number,
+  statusId: number,
+): Promise<StatusRecord | null> {
+  const [row] = await selectRows(
+    em,
+    { id: "int", name: "text", color: "text", is_excluded: "flag" },
+    `SELECT id, name, color, is_excluded FROM status WHERE project_id = ? AND id = ?`,
+    [projectId, statusId],
+  );
+  return row ? { id: row.id, name: row.name, color: row.color, isExcluded: row.is_excluded } : null;
 }

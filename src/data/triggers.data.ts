@@ -68,7 +68,7 @@ export async function readUnfiredTriggers(
 export interface TriggerWrites {
   registrationId: number;
   now: Date;
-  outbox: { to: string; subject: string; body: string }[];
+  outbox: { to: string; subject: string; body: string; messageId: string }[];
   history: NewEmailHistoryEntry[];
   cartLines: { productId: number; quantity: number; unitPriceCents: number }[];
   addedFormIds: number[];
@@ -86,7 +86,8 @@ export async function writeTriggerEffects(em: EntityManager, writes: TriggerWrit
       toAddresses: email.to,
       subject: email.subject,
       body: email.body,
-      state: "pending" as const,
+      messageId: email.messageId,
+      state: "queued" as const,
       createdAt: now,
       sentAt: null,
     })),

@@ -22,13 +22,19 @@ export interface RegistrantPrincipal {
 export interface DomainSettings {
   /** Lifetime of a login token from users `login`, in seconds (LOGIN_TOKEN_TTL_S). */
   loginTokenTtlSeconds: number;
+  /** WEBHOOK_ALLOW_PRIVATE: webhook URLs may resolve to loopback, private or link-local addresses. */
+  webhookAllowPrivate: boolean;
 }
 
-export const DEFAULT_DOMAIN_SETTINGS: DomainSettings = { loginTokenTtlSeconds: 900 };
+export const DEFAULT_DOMAIN_SETTINGS: DomainSettings = { loginTokenTtlSeconds: 900, webhookAllowPrivate: false };
 
 /** The settings from a (possibly partial) configuration, defaults filled in. */
-export const domainSettingsOf = (config: Partial<DomainSettings>): DomainSettings => ({
+export const domainSettingsOf = (config: {
+  loginTokenTtlSeconds?: number;
+  delivery?: { webhookAllowPrivate: boolean };
+}): DomainSettings => ({
   loginTokenTtlSeconds: config.loginTokenTtlSeconds ?? DEFAULT_DOMAIN_SETTINGS.loginTokenTtlSeconds,
+  webhookAllowPrivate: config.delivery?.webhookAllowPrivate ?? DEFAULT_DOMAIN_SETTINGS.webhookAllowPrivate,
 });
 
 /**

@@ -1,11 +1,10 @@
-import type { DataSource } from "typeorm";
+import { holdSqliteTurn, inSqliteTurn } from "../db/sqlite-turns";
 import { startReadSnapshot } from "../data/read-snapshot.data";
 import type { RequestContext } from "./context";
 
 // better-sqlite3 has a single connection: a second BEGIN while a transaction is open fails with
 // "cannot start a transaction within a transaction" (concurrent requests, or parallel GraphQL
 // root fields). There, transactions take turns; MySQL/MariaDB use a pool and need no queue.
-const sqliteTurns = new WeakMap<DataSource, Promise<unknown>>();
 
 /**
  * The one place a transaction starts. Nested calls reuse the outer transaction, so a domain
@@ -15,13 +14,7 @@ export async function inTransaction<T>(ctx: RequestContext, work: (tx: RequestCo
   if (ctx.inTransaction) return work(ctx);
   // eslint-disable-next-line no-restricted-syntax -- the one place a transaction starts
   const run = () => ctx.dataSource.transaction((em) => work({ ...ctx, em, inTransaction: true }));
-  if (ctx.dataSource.options.type !== "better-sqlite3") return run();
-  const turn = (sqliteTurns.get(ctx.dataSource) ?? Promise.resolve()).then(run);
-  sqliteTurns.set(
-    ctx.dataSource,
-    turn.catch(() => undefined),
-  );
-  return turn;
+  return inSqliteTurn(ctx.dataSource, run);
 }
 
 /** A context whose reads all see one snapshot, until `close`. */
@@ -40,14 +33,7 @@ export interface ReadSnapshotContext {
 export async function openReadSnapshot(ctx: RequestContext): Promise<ReadSnapshotContext> {
   if (ctx.inTransaction) return { ctx, close: async () => undefined };
   if (ctx.dataSource.options.type === "better-sqlite3") {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const previous = sqliteTurns.get(ctx.dataSource) ?? Promise.resolve();
-    sqliteTurns.set(
-      ctx.dataSource,
-      previous.then(() => held),
-    );
-    await previous;
+    const release = await holdSqliteTurn(ctx.dataSource);
     return { ctx: { ...ctx, inTransaction: true }, close: async () => release() };
   }
   const snapshot = await startReadSnapshot(ctx.dataSource);

@@ -50,4 +50,9 @@ export class EmailRecord {
 
   @StringColumn(10)
   origin: EmailOrigin;
+
+  /** Set on trigger emails: the Message-ID of their outbox row, whose delivery status the history shows. */
+  @Index()
+  @StringColumn(100, { nullable: true })
+  messageId: string | null;
 }

@@ -8,7 +8,9 @@ import { Status } from "./status.entity";
 /** A person registered in a project (the wire "user"); `uid` is its own id. */
 @Entity("registration")
 @Index(["projectId", "personId"], { unique: true })
-@Index(["projectId", "connectedTo"])
+// Children of a parent by status: the summary's non_excluded_children and the counters' family
+// moves seek it by (project, parent) and never walk the project's other registrations.
+@Index("IDX_registration_children", ["projectId", "connectedTo", "statusId"])
 @Index(["projectId", "statusId"])
 // Covering index of get_user_list pages: parents (connected_to NULL) in uid order with their
 // status, so a page and a skip to a position read the index only.

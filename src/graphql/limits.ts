@@ -6,7 +6,7 @@ import { GraphQLError } from "graphql";
  * Abuse limits of the GraphQL endpoint. The depth allows the deepest useful read
  * (users → edges → node → children → forms → form → fields → options) with room to spare; the
  * cost budget (graphql-armor's static estimate: objects 2, scalars 1, ×1.5 per level, × a literal
- * `first`) admits a full 50-user page with meta info and forms, not 100 users with everything.
+ * `first` or `last`) admits a full 50-user page with meta info and forms, not 100 users with everything.
  */
 export const GRAPHQL_LIMITS = {
   maxDepth: 10,

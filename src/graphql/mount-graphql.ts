@@ -4,14 +4,17 @@ import {
   ApolloServerPluginLandingPageDisabled,
 } from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
-import type { ErrorRequestHandler, Express, RequestHandler } from "express";
+import type { ErrorRequestHandler, Express, RequestHandler, Response } from "express";
+import { getOperationAST, parse } from "graphql";
 import type { AppDependencies } from "../app";
 import { DEFAULT_RESILIENCE } from "../config/config";
 import { jsonBody } from "../http/body-hygiene";
 import { httpStatusOfTransport } from "../http/http-status";
-import { fromBodyParserError } from "../http/transport-errors";
+import { IDEMPOTENCY_KEY_HEADER, idempotentWrites, type IdempotencyKeyPolicy } from "../http/idempotency";
+import { fromBodyParserError, type TransportError } from "../http/transport-errors";
 import { authGatePlugin } from "./auth-gate.plugin";
 import { createGraphqlContext, type GraphqlContext } from "./context";
+import { credentialMutationsOf, rootFieldNamesOf } from "./credential-answers";
 import { explorerRouter, wantsExplorer } from "./explorer/explorer-router";
 import { errorPresentationPlugin, formatErrorWith } from "./graphql-errors";
 import { armorProtection, GRAPHQL_LIMITS } from "./limits";
@@ -21,16 +24,43 @@ import { readSnapshotPlugin } from "./read-snapshot.plugin";
 import { buildGraphqlSchema } from "./schema";
 import { unavailablePlugin } from "./unavailable.plugin";
 
-// Body-parser failures on /graphql answer in the GraphQL error shape, with the codes and HTTP
-// statuses REST uses for them (contract §1).
-const bodyErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
-  const failure = fromBodyParserError(error, GRAPHQL_LIMITS.bodyBytes.toUpperCase());
-  if (!failure) return next(error);
+/** A transport refusal in the GraphQL error shape, with the code and HTTP status REST uses for it. */
+function sendGraphqlTransportError(res: Response, failure: TransportError): void {
   observationOf(res).errorCode = failure.code;
   res
     .status(httpStatusOfTransport(failure.code))
     .json({ errors: [{ message: failure.message, extensions: { code: failure.code } }] });
+}
+
+// Body-parser failures on /graphql answer in the GraphQL error shape (contract §1).
+const bodyErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
+  const failure = fromBodyParserError(error, GRAPHQL_LIMITS.bodyBytes.toUpperCase());
+  if (!failure) return next(error);
+  sendGraphqlTransportError(res, failure);
 };
+
+/**
+ * Idempotency-Key applies to mutations; queries and a body Apollo will refuse ignore it (Apollo
+ * answers). A mutation selecting a field whose answer holds a credential refuses it: that answer
+ * may not be stored for a replay, and a retry must not silently repeat the write. The document is
+ * parsed here once for the decision; Apollo parses it again for the request.
+ */
+function idempotencyKeyPolicyOf(body: unknown, credentialMutations: ReadonlySet<string>): IdempotencyKeyPolicy {
+  const { query, operationName } = (body ?? {}) as { query?: unknown; operationName?: unknown };
+  if (typeof query !== "string") return "ignored";
+  try {
+    const document = parse(query, { maxTokens: GRAPHQL_LIMITS.maxTokens });
+    const operation = getOperationAST(document, typeof operationName === "string" ? operationName : undefined);
+    if (operation?.operation !== "mutation") return "ignored";
+    const holding = [...rootFieldNamesOf(document, operation)].filter((name) => credentialMutations.has(name));
+    if (holding.length === 0) return "applies";
+    return {
+      refused: `${holding.join(", ")} cannot be sent with ${IDEMPOTENCY_KEY_HEADER}: its answer holds a secret shown only once, which is never stored for a replay. Send the mutation without the header; after a lost answer, check what the first attempt created (webhookEndpoints) before retrying.`,
+    };
+  } catch {
+    return "ignored";
+  }
+}
 
 // express.json leaves req.body unset for other content types; Apollo then answers (CSRF
 // prevention, "POST body missing") instead of its "forgot the json middleware" 500.
@@ -42,8 +72,10 @@ const bodyPresent: RequestHandler = (req, _res, next) => {
 /** Mounts POST /graphql (Apollo Server 5) and the offline explorer at /explorer. */
 export async function mountGraphql(app: Express, deps: AppDependencies): Promise<{ stop(): Promise<void> }> {
   const armor = armorProtection();
+  const schema = await buildGraphqlSchema();
+  const credentialMutations = credentialMutationsOf(schema);
   const server = new ApolloServer<GraphqlContext>({
-    schema: await buildGraphqlSchema(),
+    schema,
     introspection: deps.config.graphqlIntrospection,
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
@@ -81,6 +113,13 @@ export async function mountGraphql(app: Express, deps: AppDependencies): Promise
     }),
     bodyErrors,
     bodyPresent,
+    idempotentWrites({
+      dataSource: deps.dataSource,
+      logger: deps.logger,
+      waitTimeoutMs: deps.config.idempotencyWaitMs,
+      keyPolicy: (req) => idempotencyKeyPolicyOf(req.body, credentialMutations),
+      sendError: (_req, res, error) => sendGraphqlTransportError(res, error),
+    }),
     expressMiddleware(server, { context: ({ req }) => createGraphqlContext(deps, req) }),
   );
   return { stop: () => server.stop() };

@@ -21,12 +21,18 @@ export const REGISTRANT_HIDDEN_USER_FIELDS: ReadonlySet<string> = new Set([
   "emails",
 ]);
 
+/**
+ * Root fields open to both kinds of caller: refetching by Node id applies the caller's own
+ * authorization to each id (a registrant reaches only its own registration's objects).
+ */
+export const SHARED_ROOT_FIELDS: ReadonlySet<string> = new Set(["node", "nodes"]);
+
 const ROOT_TYPES = new Set(["Query", "Mutation"]);
 
 /** Throws FORBIDDEN when the caller may not resolve this field (see the sets above). */
 export function checkRegistrantScope(context: GraphqlContext, info: GraphQLResolveInfo): void {
   const registrant = context.request.registrant;
-  if (ROOT_TYPES.has(info.parentType.name)) {
+  if (ROOT_TYPES.has(info.parentType.name) && !SHARED_ROOT_FIELDS.has(info.fieldName)) {
     const selfField = REGISTRANT_ROOT_FIELDS.has(info.fieldName);
     if (registrant && !selfField) {
       throw forbidden(`${info.fieldName} is not available to a registrant session; use me or updateMe.`);

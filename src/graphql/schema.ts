@@ -1,13 +1,15 @@
-import { WritesMutationResolver } from "./resolvers/writes.resolver";
 import "reflect-metadata";
 import type { GraphQLSchema } from "graphql";
 import { buildSchema } from "type-graphql";
 import { FormResolver, UserFormResolver } from "./resolvers/form.resolver";
+import { NodeResolver } from "./nodes/node.resolver";
 import { applyRegistrantScope } from "./registrant-scope";
 import { ProjectResolver } from "./resolvers/project.resolver";
 import { StatusResolver } from "./resolvers/status.resolver";
 import { UserMutationResolver } from "./resolvers/user-mutation.resolver";
 import { UserConnectionResolver, UserFieldsResolver, UserQueryResolver } from "./resolvers/user.resolver";
+import { WritesMutationResolver } from "./resolvers/writes.resolver";
+import { WebhooksResolver } from "./resolvers/webhooks.resolver";
 
 export const RESOLVERS = [
   ProjectResolver,
@@ -19,6 +21,8 @@ export const RESOLVERS = [
   UserMutationResolver,
   StatusResolver,
   WritesMutationResolver,
+  NodeResolver,
+  WebhooksResolver,
 ] as const;
 
 let built: Promise<GraphQLSchema> | null = null;

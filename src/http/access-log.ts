@@ -38,6 +38,7 @@ export function accessLog(logger: Logger, metrics?: AppMetrics): RequestHandler 
             status: res.statusCode,
             ms: Math.round(seconds * 1e4) / 10,
             sqlStatements: tally.statements,
+            clientIp: req.ip ?? null,
             ...(failed
               ? {
                   error_code: observationOf(res).errorCode ?? null,

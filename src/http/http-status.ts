@@ -26,11 +26,15 @@ export function httpStatusOfTransport(code: TransportErrorCode): number {
   switch (code) {
     case "INVALID_JSON":
     case "UNKNOWN_ACTION":
+    case "IDEMPOTENCY_KEY_INVALID":
       return 400;
     case "NOT_FOUND":
       return 404;
     case "METHOD_NOT_ALLOWED":
       return 405;
+    case "IDEMPOTENCY_KEY_REUSED":
+    case "IDEMPOTENCY_KEY_IN_PROGRESS":
+      return 409;
     case "PAYLOAD_TOO_LARGE":
       return 413;
     case "UNSUPPORTED_MEDIA_TYPE":

@@ -17,6 +17,9 @@ export const TRANSPORT_ERROR_CODES = [
   "RATE_LIMITED",
   "INTERNAL",
   "SERVICE_UNAVAILABLE",
+  "IDEMPOTENCY_KEY_INVALID",
+  "IDEMPOTENCY_KEY_REUSED",
+  "IDEMPOTENCY_KEY_IN_PROGRESS",
 ] as const;
 export type TransportErrorCode = (typeof TRANSPORT_ERROR_CODES)[number];
 

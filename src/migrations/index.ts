@@ -1,9 +1,12 @@
+import { IdempotencyKeys1795397342283 } from "./1795397342283-IdempotencyKeys";
 import { InitialSchema1795255423821 } from "./1795255423821-InitialSchema";
+import { EventsAndWebhooks1795396921974 } from "./1795396921974-EventsAndWebhooks";
 import { ApiKeyRotation1795387142761 } from "./1795387142761-ApiKeyRotation";
 import { ProductsCategoriesUtm1795386963241 } from "./1795386963241-ProductsCategoriesUtm";
 import { ChildUsernameOptional1795388587480 } from "./1795388587480-ChildUsernameOptional";
 import { RegistrantSessions1795387373854 } from "./1795387373854-RegistrantSessions";
 import { UserListPageIndex1795388242981 } from "./1795388242981-UserListPageIndex";
+import { ProjectCounters1795397156494 } from "./1795397156494-ProjectCounters";
 
 // Migrations for MySQL/MariaDB, listed by reference (TypeORM 1 deprecates globs), in timestamp
 // order. Add each new one here; never edit one that has landed.
@@ -14,4 +17,7 @@ export const MIGRATIONS: (new () => object)[] = [
   RegistrantSessions1795387373854,
   UserListPageIndex1795388242981,
   ChildUsernameOptional1795388587480,
+  IdempotencyKeys1795397342283,
+  EventsAndWebhooks1795396921974,
+  ProjectCounters1795397156494,
 ];

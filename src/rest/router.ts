@@ -9,6 +9,7 @@ import { DomainError } from "../domain/errors";
 import { requirePrincipalOf } from "../http/request-authentication";
 import { DEFAULT_RESILIENCE } from "../config/config";
 import { jsonBody } from "../http/body-hygiene";
+import { idempotentWrites } from "../http/idempotency";
 import { fromBodyParserError, TransportError } from "../http/transport-errors";
 import { clientValue } from "../common/client-value";
 import type { ActionTable, LegacyAction } from "./envelope/action-table";
@@ -52,11 +53,34 @@ export function legacyRestRouter(deps: AppDependencies): Router {
   });
   const router = Router();
   for (const [endpoint, actions] of Object.entries(endpoints)) {
-    router.all(`/${endpoint}`, onlyPost(endpoint), onlyJson, ...body, dispatch(deps, endpoint, actions));
+    router.all(
+      `/${endpoint}`,
+      onlyPost(endpoint),
+      onlyJson,
+      ...body,
+      idempotentWrites({
+        dataSource: deps.dataSource,
+        logger: deps.logger,
+        waitTimeoutMs: deps.config.idempotencyWaitMs,
+        keyPolicy: (req) => (takesIdempotencyKey(actions, req.body) ? "applies" : "ignored"),
+        sendError: (req, res, error) => sendLegacyError(res, error, req.requestId),
+      }),
+      dispatch(deps, endpoint, actions),
+    );
   }
   router.all("/session", onlyPost("session"), onlyJson, ...body, redeemSession(deps));
   router.use(transportErrors(deps));
   return router;
+}
+
+/**
+ * A known action that changes data and whose answer may be stored: Idempotency-Key applies. A
+ * malformed body, a read and an answer holding a credential ignore it.
+ */
+function takesIdempotencyKey(actions: ActionTable, body: unknown): boolean {
+  if (!isJsonObject(body) || typeof body.action !== "string" || !Object.hasOwn(actions, body.action)) return false;
+  const action = actions[body.action];
+  return action.readOnly !== true && action.answerHoldsCredential !== true;
 }
 
 const endpointPath = (endpoint: string) => `/reg/api2/${endpoint}/`;

@@ -1,4 +1,5 @@
-import { InsertQueryBuilder, type DataSource } from "typeorm";
+import type { DataSource } from "typeorm";
+import * as insertRowsModule from "../../src/db/insert-rows";
 import { verifyPassword } from "../../src/auth/secrets";
 import { SEED_PASSWORD, seedRegistrants, type SeedCounts } from "../../src/cli/seed/seed-registrants";
 import { createRequestContext } from "../../src/domain/context";
@@ -268,14 +269,12 @@ describe("regapi seed", () => {
   });
 
   it("leaves whole chunks only when a chunk fails half-way", async () => {
-    const execute = InsertQueryBuilder.prototype.execute;
+    const insert = insertRowsModule.insertPlainRows;
     let valueInserts = 0;
-    jest.spyOn(InsertQueryBuilder.prototype, "execute").mockImplementation(function (this: InsertQueryBuilder<object>) {
+    jest.spyOn(insertRowsModule, "insertPlainRows").mockImplementation((em, target, rows) => {
       // Fail the second chunk after its persons, registrations and forms were inserted.
-      if (this.expressionMap.mainAlias?.target === FieldValue && ++valueInserts === 2) {
-        return Promise.reject(new Error("simulated failure"));
-      }
-      return execute.call(this);
+      if (target === FieldValue && ++valueInserts === 2) return Promise.reject(new Error("simulated failure"));
+      return insert(em, target, rows);
     });
     const run = await regapi(
       ["seed", "--group", String(MAPLE.groupId), "--users", "120", "--batch", "40"],

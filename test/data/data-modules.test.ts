@@ -1,5 +1,6 @@
 import type { EntityManager } from "typeorm";
-import { readProjectSums } from "../../src/data/projects.data";
+import { readProjectCounters } from "../../src/data/project-counters.data";
+import { projectTotalsOf } from "../../src/domain/projects/project-counters";
 import { readSummaryRows } from "../../src/data/registrations.data";
 import { RowShapeError } from "../../src/data/sql-rows";
 import { Registration } from "../../src/entities";
@@ -50,10 +51,17 @@ describe("data modules read typed rows", () => {
     await expect(readSummaryRows(em, [await milesUid()])).rejects.toThrow(/column "order_cents" is missing/);
   });
 
-  it("a project totals statement that misses a column fails too", async () => {
-    const em = renamingColumn(t.dataSource.manager, "active_users", "activ_users");
-    await expect(readProjectSums(em, { projectId: MAPLE.groupId })).rejects.toThrow(/column "active_users" is missing/);
-    const sums = await readProjectSums(t.dataSource.manager, { projectId: MAPLE.groupId });
-    expect(sums.get(MAPLE.groupId)).toEqual({ users: 3, activeUsers: 2, orderCents: 35000, paidCents: 10000 });
+  it("a project counters statement that misses a column fails too", async () => {
+    const em = renamingColumn(t.dataSource.manager, "parent_active_registrations", "parent_activ_registrations");
+    await expect(readProjectCounters(em, { projectId: MAPLE.groupId })).rejects.toThrow(
+      /column "parent_active_registrations" is missing/,
+    );
+    const counters = await readProjectCounters(t.dataSource.manager, { projectId: MAPLE.groupId });
+    expect(projectTotalsOf(counters.get(MAPLE.groupId)!)).toEqual({
+      users: 3,
+      activeUsers: 2,
+      orderCents: 35000,
+      paidCents: 10000,
+    });
   });
 });

@@ -141,7 +141,7 @@ describe("triggers (domain)", () => {
     await update(cloginId, { f_501_1: "Ann" });
     const { outbox, history } = await effects(cloginId);
     expect(outbox.map((row) => [row.to_addresses, row.subject, row.state])).toEqual([
-      ["mail-me@lab.test", "Profile received", "pending"],
+      ["mail-me@lab.test", "Profile received", "queued"],
     ]);
     expect(history.map((row) => [row.to_addresses, row.subject, row.origin])).toEqual([
       ["mail-me@lab.test", "Profile received", "trigger"],

@@ -1,6 +1,7 @@
 import {
   ConfigError,
   DEFAULT_DATABASE_URL,
+  DEFAULT_DELIVERY,
   DEFAULT_RESILIENCE,
   loadConfig,
   parseDatabaseUrl,
@@ -42,8 +43,58 @@ describe("configuration", () => {
       loginTokenTtlSeconds: 900,
       resilience: DEFAULT_RESILIENCE,
       corsOrigins: [],
+      trustProxy: false,
+      idempotencyWaitMs: 10_000,
+      delivery: DEFAULT_DELIVERY,
       accountCacheTtlMs: 5000,
     });
+  });
+
+  it("TRUST_PROXY is true/false, a number of proxies, or a list of addresses, subnets and named ranges", () => {
+    expect(loadConfig({ TRUST_PROXY: "true" }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: "no" }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "1" }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: "2" }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: "loopback, 10.0.0.0/8, fd00::/8" }).trustProxy).toEqual([
+      "loopback",
+      "10.0.0.0/8",
+      "fd00::/8",
+    ]);
+    for (const bad of ["*", "proxy.example.com", "10.0.0.0/8;rm", "100"]) {
+      expect(() => loadConfig({ TRUST_PROXY: bad })).toThrow(/^TRUST_PROXY: /);
+    }
+  });
+
+  it("IDEMPOTENCY_WAIT_MS bounds how long a repeated key waits; 100 to 600000", () => {
+    expect(loadConfig({ IDEMPOTENCY_WAIT_MS: "2500" }).idempotencyWaitMs).toBe(2500);
+    expect(() => loadConfig({ IDEMPOTENCY_WAIT_MS: "50" })).toThrow(/^IDEMPOTENCY_WAIT_MS: /);
+  });
+
+  it("the delivery worker's settings: DELIVERY_*, WEBHOOK_ALLOW_PRIVATE, SMTP_URL, MAIL_DIR; bad values are refused by name", () => {
+    expect(
+      loadConfig({
+        DELIVERY_WORKER: "off",
+        DELIVERY_POLL_MS: "50",
+        DELIVERY_TIMEOUT_MS: "2000",
+        DELIVERY_RETRY_BASE_MS: "1000",
+        DELIVERY_RETRY_WINDOW_S: "3600",
+        WEBHOOK_ALLOW_PRIVATE: "true",
+        SMTP_URL: "smtp://user:pass@mail.example.com:587",
+        MAIL_DIR: "/var/lib/regapi/mail",
+      }).delivery,
+    ).toEqual({
+      workerInService: false,
+      pollIntervalMs: 50,
+      timeoutMs: 2000,
+      retryBaseMs: 1000,
+      retryWindowSeconds: 3600,
+      webhookAllowPrivate: true,
+      smtpUrl: "smtp://user:pass@mail.example.com:587",
+      mailDir: "/var/lib/regapi/mail",
+    });
+    expect(refusal({ DELIVERY_TIMEOUT_MS: "5" }).variable).toBe("DELIVERY_TIMEOUT_MS");
+    expect(refusal({ DELIVERY_WORKER: "maybe" }).variable).toBe("DELIVERY_WORKER");
+    expect(refusal({ SMTP_URL: "http://mail.example.com" }).message).toMatch(/^SMTP_URL: expected smtp:/);
   });
 
   it("ACCOUNT_CACHE_TTL_MS is 0 (off) to 60000 ms", () => {

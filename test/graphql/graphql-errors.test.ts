@@ -193,7 +193,7 @@ describe("domain errors keep their codes", () => {
   });
 
   it("BAD_USER_INPUT when markFormsComplete gets both or neither of formIds and all", async () => {
-    for (const selection of ["", 'formIds: ["301"], all: true']) {
+    for (const selection of ["", "formIds: [301], all: true"]) {
       const response = await graphql(
         t.app,
         `mutation($g: Int!) { markFormsComplete(input: {groupId: $g, cloginId: ${MAPLE.miles} ${selection}}) { markedComplete } }`,

@@ -16,12 +16,12 @@ const g = MAPLE.groupId;
 describe("createUser", () => {
   it("registers a new person with the project's initial forms and values, and reports unwritten values", async () => {
     const { createUser } = await graphqlData<{
-      createUser: { notices: string[]; user: Record<string, unknown> & { forms: { form: { id: number } }[] } };
+      createUser: { notices: string[]; user: Record<string, unknown> & { forms: { form: { formId: number } }[] } };
     }>(
       t.app,
       `mutation($input: CreateUserInput!) { createUser(input: $input) { notices user {
          groupId name username mainEmail metaInfo { totalForms completedForms totalOrder }
-         forms { completed form { id } } fieldValues { field { identifier } text choices } } } }`,
+         forms { completed form { formId } } fieldValues { field { identifier } text choices } } } }`,
       {
         input: {
           groupId: g,
@@ -47,22 +47,22 @@ describe("createUser", () => {
     expect(createUser.notices).toHaveLength(1);
     expect(createUser.notices[0]).toContain("not_a_field");
     // Initial parent-level forms, plus the form added by 301's add_form trigger on submission.
-    expect(createUser.user.forms.map((entry) => entry.form.id)).toEqual([301, 302, 303, 304]);
+    expect(createUser.user.forms.map((entry) => entry.form.formId)).toEqual([301, 302, 303, 304]);
     expect(createUser.user.metaInfo).toEqual({ totalForms: 4, completedForms: 1, totalOrder: "350.00" });
   });
 });
 
 describe("markFormsComplete", () => {
   const MARK = `mutation($input: MarkFormsCompleteInput!) { markFormsComplete(input: $input) {
-      markedComplete skipped { formId reason } notices user { metaInfo { completedForms } forms { form { id } completed completedAt } } } }`;
+      markedComplete skipped { formId reason } notices user { metaInfo { completedForms } forms { form { formId } completed completedAt } } } }`;
   type Marked = {
     markFormsComplete: {
       markedComplete: number[];
-      skipped: { formId: string; reason: string }[];
+      skipped: { formId: number; reason: string }[];
       notices: string[];
       user: {
         metaInfo: { completedForms: number };
-        forms: { form: { id: number }; completed: boolean; completedAt: string | null }[];
+        forms: { form: { formId: number }; completed: boolean; completedAt: string | null }[];
       };
     };
   };
@@ -71,23 +71,23 @@ describe("markFormsComplete", () => {
     const input = {
       groupId: g,
       cloginId: MAPLE.bill,
-      formIds: ["304", "401", "nope", "304"],
+      formIds: [304, 401, 999999, 304],
       disableEmailSending: true,
     };
     const first = (await graphqlData<Marked>(t.app, MARK, { input })).markFormsComplete;
     expect(first.markedComplete).toEqual([304]);
-    expect(first.skipped.map((entry) => entry.formId).sort()).toEqual(["401", "nope"]);
+    expect(first.skipped.map((entry) => entry.formId).sort()).toEqual([401, 999999]);
     expect(first.skipped.every((entry) => entry.reason.length > 0)).toBe(true);
     expect(first.notices).toHaveLength(1);
     expect(first.notices[0]).toMatch(/304.*Emergency contact.*f_304_1.*Contact name/);
-    const completedAt = first.user.forms.find((entry) => entry.form.id === 304)?.completedAt;
+    const completedAt = first.user.forms.find((entry) => entry.form.formId === 304)?.completedAt;
     expect(completedAt).not.toBeNull();
     expect(first.user.metaInfo.completedForms).toBe(1);
 
     const again = (await graphqlData<Marked>(t.app, MARK, { input })).markFormsComplete;
     expect(again.markedComplete).toEqual(first.markedComplete);
     expect(again.skipped).toEqual(first.skipped);
-    expect(again.user.forms.find((entry) => entry.form.id === 304)?.completedAt).toBe(completedAt);
+    expect(again.user.forms.find((entry) => entry.form.formId === 304)?.completedAt).toBe(completedAt);
   });
 
   it("saves values first and then marks every form of the set", async () => {
@@ -102,7 +102,7 @@ describe("markFormsComplete", () => {
     });
     // Miles's set is 301, 303, 304; completing 301 runs its add_form trigger, which adds 302 afterwards.
     expect([...markFormsComplete.markedComplete].sort()).toEqual([301, 303, 304]);
-    const completed = markFormsComplete.user.forms.filter((entry) => entry.completed).map((entry) => entry.form.id);
+    const completed = markFormsComplete.user.forms.filter((entry) => entry.completed).map((entry) => entry.form.formId);
     expect(completed).toEqual([301, 303, 304]);
     // The values were saved before marking, so 304 is not reported with empty mandatory fields.
     expect(markFormsComplete.notices.some((notice) => notice.includes("Emergency contact"))).toBe(false);
@@ -174,13 +174,13 @@ describe("several mutations in one request", () => {
 describe("createStatus", () => {
   it("creates a status and returns it; the same name again is a CONFLICT naming it", async () => {
     const create = (name: string) =>
-      graphql<{ createStatus: { status: { id: number; name: string; color: string; isExcluded: boolean } } }>(
+      graphql<{ createStatus: { status: { statusId: number; name: string; color: string; isExcluded: boolean } } }>(
         t.app,
         `
           mutation ($input: CreateStatusInput!) {
             createStatus(input: $input) {
               status {
-                id
+                statusId
                 name
                 color
                 isExcluded
@@ -196,7 +196,7 @@ describe("createStatus", () => {
     expect(status).toMatchObject({ name: "Waitlist", isExcluded: true });
     expect(status.color.toUpperCase()).toBe("#AABBCC");
     const row = (
-      await t.dataSource.query("SELECT project_id, name, is_excluded FROM status WHERE id = ?", [status.id])
+      await t.dataSource.query("SELECT project_id, name, is_excluded FROM status WHERE id = ?", [status.statusId])
     )[0];
     expect({ projectId: Number(row.project_id), name: row.name, excluded: Number(row.is_excluded) }).toEqual({
       projectId: g,
@@ -205,6 +205,6 @@ describe("createStatus", () => {
     });
 
     const again = await create("waitlist");
-    expect(again.errors?.[0].extensions).toEqual({ code: "CONFLICT", statusId: status.id });
+    expect(again.errors?.[0].extensions).toEqual({ code: "CONFLICT", statusId: status.statusId });
   });
 });

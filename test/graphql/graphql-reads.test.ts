@@ -88,11 +88,11 @@ describe("projects and project", () => {
 describe("user", () => {
   const NESTED = `query($g: Int!, $c: Int!) { user(groupId: $g, cloginId: $c) {
       uid groupId cloginId parentCloginId name username mainEmail firstName lastName
-      status { id name color isExcluded }
-      forms { completed completedAt form { id name mandatory audience level fields { identifier mappedName label type mandatory options } }
+      status { statusId name color isExcluded }
+      forms { completed completedAt form { formId name mandatory audience level fields { identifier mappedName label type mandatory options } }
               missingMandatoryFields { identifier label } }
       fieldValues { field { identifier mappedName } text choices }
-      tags { id name }
+      tags { tagId name }
       parent { cloginId }
       children { cloginId parentCloginId parent { cloginId } }
       project { groupId name }
@@ -114,19 +114,19 @@ describe("user", () => {
       mainEmail: "miles@maple.test",
       firstName: "Miles",
       lastName: "Davis",
-      status: { id: 9, name: "Accepted", color: "#00AA00", isExcluded: false },
+      status: { statusId: 9, name: "Accepted", color: "#00AA00", isExcluded: false },
       fieldValues: [{ field: { identifier: "f_301_1", mappedName: "first_name" }, text: "Miles", choices: null }],
-      tags: [{ id: 3, name: "VIP" }],
+      tags: [{ tagId: 3, name: "VIP" }],
       parent: null,
       children: [{ cloginId: MAPLE.childKind, parentCloginId: MAPLE.miles, parent: { cloginId: MAPLE.miles } }],
       project: { groupId: MAPLE.groupId, name: "Summer Camp 2027" },
     });
-    expect(user.forms.map((entry) => (entry.form as { id: number }).id)).toEqual([301, 303, 304]);
+    expect(user.forms.map((entry) => (entry.form as { formId: number }).formId)).toEqual([301, 303, 304]);
     expect(user.forms[0]).toEqual({
       completed: false,
       completedAt: null,
       form: {
-        id: 301,
+        formId: 301,
         name: "Camper details",
         mandatory: true,
         audience: "USER",
@@ -160,9 +160,9 @@ describe("user", () => {
       },
       missingMandatoryFields: [],
     });
-    expect(user.forms[1]).toMatchObject({ form: { id: 303, audience: "ADMIN" }, missingMandatoryFields: [] });
+    expect(user.forms[1]).toMatchObject({ form: { formId: 303, audience: "ADMIN" }, missingMandatoryFields: [] });
     expect(user.forms[2]).toMatchObject({
-      form: { id: 304, level: "PARENT" },
+      form: { formId: 304, level: "PARENT" },
       missingMandatoryFields: [
         { identifier: "f_304_1", label: "Contact name" },
         { identifier: "f_304_2", label: "Contact phone" },
@@ -176,15 +176,15 @@ describe("user", () => {
         t.app,
         `query($g: Int!, $c: Int!) { user(groupId: $g, cloginId: $c) { metaInfo {
            name totalForms completedForms totalUserForms totalCompletedUserForms totalUserMandatoryForms totalCompletedUserMandatoryForms
-           totalOrder totalPaid totalBalance status { id name color } applicationDate commentCount groupId uid cloginId connectedTo
-           excluded totalUserTags tagIds totalNonExcludedChildren star assignedAdmin { id initials color } } } }`,
+           totalOrder totalPaid totalBalance status { statusId name color } applicationDate commentCount groupId uid cloginId connectedTo
+           excluded totalUserTags tagIds totalNonExcludedChildren star assignedAdmin { adminId initials color } } } }`,
         { g: MAPLE.groupId, c: cloginId },
       );
       const uid = await uidOf(t.dataSource, MAPLE.groupId, cloginId);
       const legacy = presentLegacyMetaInfo((await loadUserSummaries(t.dataSource.manager, [uid])).get(uid)!);
       const m = user.metaInfo as Record<string, never>;
-      const status = m.status as { id: number; name: string; color: string } | null;
-      const admin = m.assignedAdmin as { id: number; initials: string; color: string } | null;
+      const status = m.status as { statusId: number; name: string; color: string } | null;
+      const admin = m.assignedAdmin as { adminId: number; initials: string; color: string } | null;
       expect({
         u_name: m.name,
         total_forms: String(m.totalForms),
@@ -196,7 +196,7 @@ describe("user", () => {
         total_order: m.totalOrder,
         total_paid: m.totalPaid,
         total_balance: m.totalBalance,
-        status_id: String(status?.id ?? 0),
+        status_id: String(status?.statusId ?? 0),
         status_name: status?.name ?? null,
         status_color: status?.color ?? null,
         application_date: legacy.application_date,
@@ -213,7 +213,7 @@ describe("user", () => {
         star: m.star ? "1" : "0",
         admin_initials: admin?.initials ?? null,
         admin_color: admin?.color ?? null,
-        assigned_admin_id: admin ? String(admin.id) : null,
+        assigned_admin_id: admin ? String(admin.adminId) : null,
       }).toEqual(legacy);
     }
   });

@@ -49,13 +49,13 @@ const NESTED_USER = `
     user(groupId: $groupId, cloginId: $cloginId) {
       cloginId
       metaInfo { totalForms completedForms totalOrder status { name } }
-      forms { completed form { id name fields { identifier label type options } } missingMandatoryFields { identifier } }
+      forms { completed form { formId name fields { identifier label type options } } missingMandatoryFields { identifier } }
       fieldValues { field { identifier mappedName label type } text choices }
       emails { subject to }
-      tags { id name }
+      tags { tagId name }
       parent { cloginId }
       project { name isFamilySystem }
-      children { cloginId parent { cloginId } metaInfo { totalForms totalOrder } forms { completed form { id fields { identifier } } } }
+      children { cloginId parent { cloginId } metaInfo { totalForms totalOrder } forms { completed form { formId fields { identifier } } } }
     }
   }`;
 

@@ -118,7 +118,7 @@ describe("query limits (graphql-armor and the parser)", () => {
   it("admits a full 50-user page with meta info and forms", async () => {
     const page = `{ users(groupId: ${MAPLE.groupId}, first: 50) { totalCount edges { cursor node {
         uid name metaInfo { totalForms completedForms totalOrder totalPaid totalBalance status { name color } }
-        forms { completed form { id name } } } } } }`;
+        forms { completed form { formId name } } } } } }`;
     const response = await graphql(t.app, page);
     expect(response.errors).toBeUndefined();
   });

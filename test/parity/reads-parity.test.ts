@@ -87,25 +87,25 @@ describe("get_info and user read the same details", () => {
       const data = await graphqlData<{
         user: {
           cartLines: {
-            id: number;
+            cartLineId: number;
             productId: number;
             quantity: number;
             unitPrice: string;
             amount: string;
             remark: string | null;
           }[];
-          payments: { id: number; amount: string; method: string | null; note: string | null }[];
+          payments: { paymentId: number; amount: string; method: string | null; note: string | null }[];
           utm: Record<string, string | null>;
-          forms: { completed: boolean; form: { id: number; name: string } }[];
+          forms: { completed: boolean; form: { formId: number; name: string } }[];
           metaInfo: { totalOrder: string; totalPaid: string };
         };
       }>(
         t.app,
         `{ user(groupId: ${MAPLE.groupId}, cloginId: ${cloginId}) {
-            cartLines { id productId quantity unitPrice amount remark }
-            payments { id amount method note }
-            utm { campaign content id medium source term }
-            forms { completed form { id name } }
+            cartLines { cartLineId productId quantity unitPrice amount remark }
+            payments { paymentId amount method note }
+            utm { campaign content utmId medium source term }
+            forms { completed form { formId name } }
             metaInfo { totalOrder totalPaid } } }`,
       );
       const doc = rest.body.doc;
@@ -121,14 +121,18 @@ describe("get_info and user read the same details", () => {
           line.amount,
           line.product_remark,
         ]),
-      ).toEqual(data.user.cartLines.map((l) => [l.id, l.productId, l.quantity, l.unitPrice, l.amount, l.remark]));
+      ).toEqual(
+        data.user.cartLines.map((l) => [l.cartLineId, l.productId, l.quantity, l.unitPrice, l.amount, l.remark]),
+      );
       expect(
         doc._userpayments.map((p: Record<string, string | null>) => [Number(p.payment_id), p.amount, p.method, p.note]),
-      ).toEqual(data.user.payments.map((p) => [p.id, p.amount, p.method, p.note]));
-      expect(doc._utm).toEqual(data.user.utm);
+      ).toEqual(data.user.payments.map((p) => [p.paymentId, p.amount, p.method, p.note]));
+      // The legacy _utm calls the attribution's own id `id`; in GraphQL that is utmId (id is the Node id).
+      const { utmId, ...utm } = data.user.utm;
+      expect(doc._utm).toEqual({ ...utm, id: utmId });
       expect(
         doc._userforms.map((f: Record<string, string>) => [Number(f.form_id), f.form_name, f.completed === "1"]),
-      ).toEqual(data.user.forms.map((f) => [f.form.id, f.form.name, f.completed]));
+      ).toEqual(data.user.forms.map((f) => [f.form.formId, f.form.name, f.completed]));
       expect([rest.body.meta_info.total_order, rest.body.meta_info.total_paid]).toEqual([
         data.user.metaInfo.totalOrder,
         data.user.metaInfo.totalPaid,

@@ -115,12 +115,13 @@ describe("same rows through REST and GraphQL", () => {
       action: "update",
       group_id: g,
       clogin_id: TWINS.mark.rest,
-      mark_forms_complete: [304, "301", 999, "x", 304],
+      // GraphQL formIds are Int, so "x" cannot be sent there; REST's string ids mean the same forms.
+      mark_forms_complete: [304, "301", 999, 304],
       doc: { emergency_phone: "555-0100" },
     });
     expect(viaRest.status).toBe(200);
     const viaGraphql = await graphqlData<{
-      markFormsComplete: { markedComplete: number[]; skipped: { formId: string; reason: string }[]; notices: string[] };
+      markFormsComplete: { markedComplete: number[]; skipped: { formId: number; reason: string }[]; notices: string[] };
     }>(
       t.app,
       `mutation($input: MarkFormsCompleteInput!) { markFormsComplete(input: $input) { markedComplete skipped { formId reason } notices } }`,
@@ -128,7 +129,7 @@ describe("same rows through REST and GraphQL", () => {
         input: {
           groupId: g,
           cloginId: TWINS.mark.graphql,
-          formIds: [304, "301", 999, "x", 304],
+          formIds: [304, 301, 999, 304],
           values: { emergency_phone: "555-0100" },
         },
       },
@@ -138,7 +139,7 @@ describe("same rows through REST and GraphQL", () => {
     expect(await rows(TWINS.mark.graphql)).toEqual(restRows);
     const marked = viaGraphql.markFormsComplete;
     expect(marked.markedComplete.map(String)).toEqual(viaRest.body.marked_complete);
-    expect(marked.skipped.map((entry) => ({ form_id: entry.formId, reason: entry.reason }))).toEqual(
+    expect(marked.skipped.map((entry) => ({ form_id: String(entry.formId), reason: entry.reason }))).toEqual(
       viaRest.body.skipped,
     );
     expect(marked.notices).toEqual(viaRest.body.notices);
@@ -202,9 +203,9 @@ describe("same rows through REST and GraphQL", () => {
       doc: { status_name: " On hold ", color: "#abcdef", is_excluded: 1 },
     });
     expect(viaRest.status).toBe(200);
-    const viaGraphql = await graphqlData<{ createStatus: { status: { id: number } } }>(
+    const viaGraphql = await graphqlData<{ createStatus: { status: { statusId: number } } }>(
       t.app,
-      `mutation($input: CreateStatusInput!) { createStatus(input: $input) { status { id } } }`,
+      `mutation($input: CreateStatusInput!) { createStatus(input: $input) { status { statusId } } }`,
       { input: { groupId: MAPLE.jazzGroupId, name: " On hold ", color: "#abcdef", isExcluded: true } },
     );
     const statusRow = async (id: unknown) => {
@@ -215,7 +216,7 @@ describe("same rows through REST and GraphQL", () => {
     };
     const restRow = await statusRow(viaRest.body.status_id);
     expect(restRow).toEqual({ name: "On hold", nameKey: "on hold", color: "#ABCDEF", isExcluded: 1 });
-    expect(await statusRow(viaGraphql.createStatus.status.id)).toEqual(restRow);
+    expect(await statusRow(viaGraphql.createStatus.status.statusId)).toEqual(restRow);
   });
 });
 
@@ -351,7 +352,7 @@ const errorCases: ErrorCase[] = [
     },
     graphql: {
       query: MARK,
-      variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, formIds: manyIds.map(String) } },
+      variables: { input: { groupId: MAPLE.groupId, cloginId: MAPLE.bill, formIds: manyIds } },
     },
     problems: [{ rest: "mark_forms_complete", graphql: "input.formIds" }],
   },

@@ -1,4 +1,5 @@
 import type { Response } from "supertest";
+import { recountProjectCounters } from "../../src/domain/projects/project-counters";
 import { listProjects } from "../../src/domain/projects/projects.service";
 import { Payment, Registration } from "../../src/entities";
 import { loadFixture } from "../../src/fixtures/load-fixture";
@@ -172,18 +173,38 @@ describe("projects get_project_list: group_totals (contract §7, §8)", () => {
     for (const project of res.body.projects) expect(project).not.toHaveProperty("group_totals");
   });
 
-  it("totals follow the data: a registration leaving the excluding status becomes active, a payment lowers the balance", async () => {
+  it("totals follow the writes: set_status moves a registration out of the excluding status; rows written around the API count after a recount", async () => {
+    const setStatus = (statusId: number) =>
+      postRest(
+        t.app,
+        "users",
+        {
+          action: "set_status",
+          group_id: MAPLE.groupId,
+          clogin_id: String(MAPLE.bill),
+          status_id: String(statusId),
+          doc: [],
+        },
+        mapleHeaders,
+      );
     const bill = await t.dataSource.manager.findOneByOrFail(Registration, {
       projectId: MAPLE.groupId,
       personId: MAPLE.bill,
     });
-    await t.dataSource.manager.update(Registration, { uid: bill.uid }, { statusId: 9 });
+    expect((await setStatus(9)).status).toBe(200);
+    // No API call records a payment: one written straight into the table is counted by `regapi recount`.
     const payment = await t.dataSource.manager.insert(Payment, {
       registrationId: bill.uid,
       amountCents: 1234,
       paidAt: new Date(),
     });
+    const recount = () => recountProjectCounters(t.context(), MAPLE.groupId);
     try {
+      expect((await list({ with_group_totals: true })).body.projects[0].group_totals).toMatchObject({
+        total_active_users: "3",
+        total_paid: "100.00",
+      });
+      await recount();
       const res = await list({ with_group_totals: true });
       expect(res.body.projects[0].group_totals).toEqual({
         total_users: "3",
@@ -194,8 +215,13 @@ describe("projects get_project_list: group_totals (contract §7, §8)", () => {
       });
     } finally {
       await t.dataSource.manager.delete(Payment, { id: payment.identifiers[0].id });
-      await t.dataSource.manager.update(Registration, { uid: bill.uid }, { statusId: 10 });
+      await setStatus(10);
+      await recount();
     }
+    expect((await list({ with_group_totals: true })).body.projects[0].group_totals).toMatchObject({
+      total_active_users: "2",
+      total_paid: "100.00",
+    });
   });
 });
 

@@ -33,7 +33,7 @@ describe("form submission (contract §4)", () => {
       to_addresses: "u0@lab.test",
       subject: "Profile received",
       body: "<p>Thanks</p>",
-      state: "pending",
+      state: "queued",
     });
     expect(history).toHaveLength(1);
     expect(history[0]).toMatchObject({ to_addresses: "u0@lab.test", subject: "Profile received", origin: "trigger" });

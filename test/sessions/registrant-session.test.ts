@@ -140,7 +140,7 @@ describe("POST /reg/api2/session/", () => {
   });
 });
 
-const ME = `{ me { cloginId groupId forms { form { id } } fieldValues { field { identifier } text } } }`;
+const ME = `{ me { cloginId groupId forms { form { formId } } fieldValues { field { identifier } text } } }`;
 
 describe("the registrant session on /graphql", () => {
   it("me is the session's own User", async () => {
@@ -242,7 +242,7 @@ describe("the cross-registrant matrix: a session of A never reaches B, another p
     expect(res.data == null || Object.values(res.data).every((value) => value === null)).toBe(true);
   });
 
-  it.each(["parent", "children { cloginId }", "project { groupId }", "tags { id }", "emails { id }"])(
+  it.each(["parent", "children { cloginId }", "project { groupId }", "tags { tagId }", "emails { emailId }"])(
     "me.%s (other registrations, project-wide or internal data): FORBIDDEN",
     async (selection) => {
       const res = await asRegistrant(
@@ -262,16 +262,16 @@ describe("the cross-registrant matrix: a session of A never reaches B, another p
     });
     const asAdmin = await graphql(
       t.app,
-      `{ user(groupId: ${LAB.groupId}, cloginId: ${LAB.ann}) { forms { form { id } } fieldValues { field { identifier } } } }`,
+      `{ user(groupId: ${LAB.groupId}, cloginId: ${LAB.ann}) { forms { form { formId } } fieldValues { field { identifier } } } }`,
     );
     const adminView = asAdmin.data as {
-      user: { forms: { form: { id: number } }[]; fieldValues: { field: { identifier: string } }[] };
+      user: { forms: { form: { formId: number } }[]; fieldValues: { field: { identifier: string } }[] };
     };
-    expect(adminView.user.forms.map((row) => row.form.id)).toContain(503);
+    expect(adminView.user.forms.map((row) => row.form.formId)).toContain(503);
     expect(adminView.user.fieldValues.map((row) => row.field.identifier)).toContain("f_503_1");
     const res = await asRegistrant(annToken, ME);
     const me = (res.data as { me: typeof adminView.user }).me;
-    expect(me.forms.map((row) => row.form.id)).not.toContain(503);
+    expect(me.forms.map((row) => row.form.formId)).not.toContain(503);
     expect(me.fieldValues.map((row) => row.field.identifier)).not.toContain("f_503_1");
   });
 

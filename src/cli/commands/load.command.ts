@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
+import { analyzeBulkTables } from "../../data/table-statistics.data";
 import { createRequestContext } from "../../domain/context";
 import { loadFixture, type FixtureSummary } from "../../fixtures/load-fixture";
 import { CliError } from "../cli-error";
@@ -18,6 +19,8 @@ export function registerLoadCommand(program: Command, session: CliSession): void
       const fixture = await readFixtureFile(file);
       const dataSource = await session.database();
       const summary = await loadFixture(createRequestContext(dataSource, "cli-load"), fixture);
+      // Fresh statistics, so the first requests after a load plan with the loaded rows in view.
+      await analyzeBulkTables(dataSource.manager);
       writeLine(session.io.stdout, `loaded ${file}: ${describeSummary(summary)}`);
     });
 }

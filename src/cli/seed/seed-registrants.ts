@@ -8,8 +8,9 @@ import { findProject } from "../../data/projects.data";
 import { lineAmountCents } from "../../domain/account-totals";
 import { encodeAnswer, isChoiceType } from "../../domain/forms/field-value-codec";
 import { initialForms, type RegistrationLevel } from "../../domain/forms/form-rules";
+import { bucketOf, countersAddDelta, emptyCounters } from "../../domain/projects/project-counters";
 import { inTransaction } from "../../domain/transaction";
-import { insertRows } from "../../db/insert-rows";
+import { insertPlainRows } from "../../db/insert-rows";
 import {
   CartLine,
   FieldValue,
@@ -79,6 +80,8 @@ interface SeedPlan {
   /** Initial forms of a parent (or individual) and of a child registration. */
   initialForms: Record<RegistrationLevel, PlannedForm[]>;
   statusIds: number[];
+  /** The statuses among them that exclude a registration. */
+  excludingStatusIds: Set<number>;
   tagIds: number[];
   /** What a registrant of each level may buy, as add_product would allow it. */
   products: Record<RegistrationLevel, SeedProduct[]>;
@@ -184,6 +187,7 @@ async function readSeedPlan(em: EntityManager, groupId: number): Promise<SeedPla
       child: initialForms(forms, "child").map(planned),
     },
     statusIds: statuses.map((status) => status.id),
+    excludingStatusIds: new Set(statuses.filter((status) => status.isExcluded).map((status) => status.id)),
     tagIds: tags.map((tag) => tag.id),
     products: { parent: buyable("parent"), child: buyable("child") },
     categories: new Map(
@@ -214,7 +218,9 @@ async function seedChunk(
   const isChild = (j: number) => plan.project.familySystem && j % 3 === 2;
 
   const persons = Array.from({ length: size }, (_, j) => {
-    const username = `${shared.usernamePrefix}${start + j}@seed.test`;
+    // Zero-padded, so usernames sort in insertion order: the unique (organization, username)
+    // index grows at its end instead of splitting pages all over (it outgrows the buffer pool at 1M).
+    const username = `${shared.usernamePrefix}${String(start + j).padStart(8, "0")}@seed.test`;
     const child = isChild(j);
     return {
       organizationId,
@@ -272,6 +278,12 @@ async function seedChunk(
   const tagRows: Partial<RegistrationTag>[] = [];
   const cartRows: Partial<CartLine>[] = [];
   const paymentRows: Partial<Payment>[] = [];
+  // The chunk's counters, from the rows it writes (a parent is always in its child's chunk).
+  const counters = emptyCounters();
+  const isExcluded = (j: number) => {
+    const statusId = registrations[j].statusId;
+    return statusId !== null && plan.excludingStatusIds.has(statusId);
+  };
   registrations.forEach((registration, j) => {
     const registrationId = uids.get(registration.personId)!;
     const applied = registration.applicationDate;
@@ -317,10 +329,18 @@ async function seedChunk(
         recurringStartDate: product.baseType === PRODUCT_BASE_TYPES.subscription ? startOfUtcDay(applied) : null,
       });
     }
+    const bucket =
+      counters[
+        bucketOf({ isChild: isChild(j), excluded: isExcluded(j), parentExcluded: isChild(j) && isExcluded(j - 1) })
+      ];
+    bucket.registrations += 1;
+    bucket.orderCents += orderCents;
     if (orderCents > 0 && random.chance(0.5)) {
+      const amountCents = random.chance(0.5) ? orderCents : Math.floor(orderCents / 2);
+      bucket.paidCents += amountCents;
       paymentRows.push({
         registrationId,
-        amountCents: random.chance(0.5) ? orderCents : Math.floor(orderCents / 2),
+        amountCents,
         paidAt: laterThanApplied(),
         method: random.pick(PAYMENT_METHODS),
       });
@@ -331,6 +351,7 @@ async function seedChunk(
   await insertMany(em, RegistrationTag, tagRows, shared.bindLimit);
   await insertMany(em, CartLine, cartRows, shared.bindLimit);
   await insertMany(em, Payment, paymentRows, shared.bindLimit);
+  await countersAddDelta(em, plan.project.id, counters);
 
   return {
     persons: persons.length,
@@ -355,9 +376,9 @@ async function insertMany<T extends ObjectLiteral>(
   bindLimit: number,
 ): Promise<void> {
   const rowsPerStatement = Math.max(1, Math.floor(bindLimit / em.dataSource.getMetadata(target).columns.length));
-  // insertRows skips TypeORM's read-back; generated ids are read back in one query per chunk instead.
+  // No read-back of generated ids per row: they are read back in one query per chunk instead.
   for (let i = 0; i < rows.length; i += rowsPerStatement)
-    await insertRows(em, target, rows.slice(i, i + rowsPerStatement));
+    await insertPlainRows(em, target, rows.slice(i, i + rowsPerStatement));
 }
 
 /** Generated ids of the rows just inserted, by their unique key (username, person id). */

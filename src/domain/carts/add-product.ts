@@ -9,27 +9,62 @@ import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { resolveOwnedProject } from "../group-scope";
 import { MemberReader } from "../member-parsers";
 import { inTransaction } from "../transaction";
+import { recordEvent } from "../events/record-event";
 import { requireRegisteredUser } from "../users/registration-lookup";
 import type { UserOutcome } from "../users/user-commands";
 import { loadUserSummaries } from "../users/user-summary";
 import { clientValue } from "../../common/client-value";
+import { lineAmountCents } from "../account-totals";
+import { countersAddOrder } from "../projects/project-counters";
 
 // users `add_product` (contract §13, §18): products of the project, or private ones made for this
 // cart by name, added to a user's cart, all or nothing.
+
+export const MAX_PRODUCTS_PER_CALL = 50;
+
+// What an entry accepts on the wire, for generated API documents; readEntries below is the check.
+const ID_OR_DIGITS = {
+  anyOf: [
+    { type: "integer", minimum: 0 },
+    { type: "string", pattern: "^\\d{1,15}$" },
+  ],
+};
+const PRODUCT_ENTRY_JSON_SCHEMA = {
+  type: "object",
+  description: "A product of the project (pId), or a private product made for this cart (name and price, no pId).",
+  properties: {
+    pId: ID_OR_DIGITS,
+    q: { ...ID_OR_DIGITS, description: "Quantity, 1 to 999." },
+    productRemark: { type: "string", maxLength: 2000 },
+    recurringStartDate: { type: "string", description: "Subscriptions (type 6) only." },
+    dateStructure: { type: "string", default: "mm-dd-yyyy" },
+    name: { type: "string", maxLength: 200 },
+    price: { type: ["string", "number"], description: "Private products: the unit price." },
+  },
+  required: ["q"],
+};
 
 /** users `add_product`, with `productList` exactly as sent (one object or an array of them, in the command's names: pId, q, productRemark, recurringStartDate, dateStructure, or name and price). */
 export const AddProductCommand = z.object({
   groupId: integerId,
   cloginId: integerId,
   /** Checked entry by entry below: which members an entry takes depends on its product. */
-  productList: z.unknown().optional(),
+  productList: z
+    .unknown()
+    .optional()
+    .meta({
+      description: `One product entry or an array of 1 to ${MAX_PRODUCTS_PER_CALL}.`,
+      anyOf: [
+        PRODUCT_ENTRY_JSON_SCHEMA,
+        { type: "array", items: PRODUCT_ENTRY_JSON_SCHEMA, minItems: 1, maxItems: MAX_PRODUCTS_PER_CALL },
+      ],
+    }),
 });
 
 export interface AddProductOutcome extends UserOutcome {
   cartIds: number[];
 }
 
-export const MAX_PRODUCTS_PER_CALL = 50;
 const MAX_QUANTITY = 999;
 const DEFAULT_DATE_STRUCTURE = "mm-dd-yyyy";
 
@@ -263,7 +298,26 @@ export async function addProducts(
       }),
     );
     const cartIds = await insertCartLines(em, user.uid, lines);
+    if (cartIds.length > 0) await recordEvent(em, productAddedEvent(cmd.groupId, cmd.cloginId, cartIds, lines), now);
+    await countersAddOrder(em, user.uid, orderCentsOf(lines));
     const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid)!;
     return { uid: user.uid, groupId: cmd.groupId, cloginId: cmd.cloginId, summary, notices, cartIds };
   });
 }
+
+const productAddedEvent = (
+  groupId: number,
+  cloginId: number,
+  cartIds: number[],
+  lines: { productId: number; quantity: number }[],
+) => ({
+  type: "cart.product_added" as const,
+  groupId,
+  data: {
+    clogin_id: cloginId,
+    cart_ids: cartIds,
+    products: lines.map((line) => ({ p_id: line.productId, q: line.quantity })),
+  },
+});
+const orderCentsOf = (lines: readonly { quantity: number; unitPriceCents: number }[]): number =>
+  lines.reduce((sum, line) => sum + lineAmountCents(line.quantity, line.unitPriceCents), 0);

@@ -15,6 +15,14 @@ export function toInteger(value: unknown): number | null {
   return null;
 }
 
+/** What an id accepts on the wire, for generated API documents (the transform above them is the check). */
+export const INTEGER_ID_JSON_SCHEMA = {
+  anyOf: [
+    { type: "integer", minimum: 0 },
+    { type: "string", pattern: "^\\d{1,15}$" },
+  ],
+};
+
 const notAnInteger = (value: unknown) => `must be an integer or a string of digits, got ${clientValue(value)}`;
 
 /** A required id (`groupId`, `cloginId`, …). */
@@ -32,7 +40,8 @@ export const integerId = z
       return z.NEVER;
     }
     return parsed;
-  });
+  })
+  .meta(INTEGER_ID_JSON_SCHEMA);
 
 /** An optional id; absent or null gives null. */
 export const optionalIntegerId = z
@@ -46,7 +55,8 @@ export const optionalIntegerId = z
       return z.NEVER;
     }
     return parsed;
-  });
+  })
+  .meta({ anyOf: [...INTEGER_ID_JSON_SCHEMA.anyOf, { type: "null" }] });
 
 const TRUE_VALUES: readonly unknown[] = [true, 1, "1", "true"];
 const FALSE_VALUES: readonly unknown[] = [false, 0, "0", "false"];
@@ -71,7 +81,8 @@ export const flag = (fallback: boolean) =>
         return z.NEVER;
       }
       return parsed;
-    });
+    })
+    .meta({ anyOf: [{ type: "boolean" }, { enum: [0, 1, "0", "1", "true", "false"] }], default: fallback });
 
 /** A required string member. */
 export const requiredText = z.string({

@@ -48,6 +48,8 @@ export interface SavedValues {
   formsWithValues: number[];
   /** Forms in which an accepted value differs from the stored one. */
   changedForms: Set<number>;
+  /** Fields whose stored value changed (user.updated names them). */
+  changedFieldIds: string[];
   /** Person data carried by mapped fields whose value changed. */
   person: PersonAttributes;
 }
@@ -59,7 +61,13 @@ export async function saveFieldValues(
   values: Record<string, unknown>,
   options: SaveValuesOptions,
 ): Promise<SavedValues> {
-  const result: SavedValues = { notices: [], formsWithValues: [], changedForms: new Set(), person: {} };
+  const result: SavedValues = {
+    notices: [],
+    formsWithValues: [],
+    changedForms: new Set(),
+    changedFieldIds: [],
+    person: {},
+  };
   const keys = Object.keys(values);
   const fieldKeys = keys.filter((key) => !key.startsWith("_"));
   const fields = options.preread?.fields ?? (await readFieldsByKeys(em, options.projectId, fieldKeys));
@@ -132,6 +140,7 @@ export async function saveFieldValues(
       previous === encoded || (previous === undefined && answerIsEmpty(decodeAnswer(field.fieldType, encoded)));
     if (unchanged) continue;
     result.changedForms.add(field.formId);
+    result.changedFieldIds.push(field.id);
     rows.push({ registrationId: options.registrationId, fieldId: field.id, value: encoded, updatedAt: options.now });
     if (field.name !== null && field.name in PERSON_FIELD_NAMES) {
       const text = encoded.trim();

@@ -13,6 +13,7 @@ import type { SavedValues } from "./field-values";
 import { missingMandatoryFields } from "./form-rules";
 import { toInteger } from "../commands/members";
 import { clientValue } from "../../common/client-value";
+import { formEvents, recordEvents } from "../events/record-event";
 
 // Submitting forms (contract §4, §5). A submission after saving values behaves like a
 // browser: it goes through only when every mandatory field of the form holds a value, then
@@ -88,9 +89,24 @@ export async function submitFormsWithValues(
     submitted.filter((formId) => forms.get(formId)?.completed),
     { submittedAt: now },
   );
+  await recordEvents(
+    em,
+    submissionEvents(settings, submitted, (formId) => !forms.get(formId)?.completed),
+    now,
+  );
   const effects = await runFormTriggers(em, settings.target, submitted, new Set(forms.keys()), settings);
   return effects.notices;
 }
+
+/** form.submitted for each submitted form, form.completed for those it completed. */
+const submissionEvents = (
+  settings: SubmissionSettings,
+  submitted: number[],
+  completesNow: (formId: number) => boolean,
+) =>
+  formEvents("form.submitted", settings.projectId, settings.target.cloginId, submitted).concat(
+    formEvents("form.completed", settings.projectId, settings.target.cloginId, submitted.filter(completesNow)),
+  );
 
 const asSent = (value: unknown) => (typeof value === "string" ? value : (JSON.stringify(value) ?? String(value)));
 
@@ -152,6 +168,13 @@ export async function markFormsComplete(
       : { completed: true, completedAt: now },
   );
 
+  await recordEvents(
+    em,
+    formEvents("form.completed", settings.projectId, cloginId, newlyCompleted).concat(
+      settings.submitForms ? formEvents("form.submitted", settings.projectId, cloginId, newlyCompleted) : [],
+    ),
+    now,
+  );
   const firstEmpty = await firstEmptyMandatoryByForm(em, registrationId, result.markedComplete);
   for (const { form } of forms) {
     const empty = firstEmpty.get(form.id);

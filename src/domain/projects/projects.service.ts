@@ -1,10 +1,8 @@
 import { z } from "zod";
 import {
-  readProjectSums,
   readProjectsOfOrganization,
   type ArchivedScope,
   type ProjectRecord,
-  type ProjectSums,
   type TotalsSelection,
 } from "../../data/projects.data";
 import { accountTotals, type AccountTotals } from "../account-totals";
@@ -13,6 +11,7 @@ import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { requirePrincipal, type RequestContext } from "../context";
 import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
+import { emptyCounters, projectTotalsOf, readProjectCounters, type ProjectCounters } from "./project-counters";
 
 /** The legacy list: addressed through one project of the organization (the envelope always names one). */
 export const ProjectListQuery = z.object({
@@ -50,8 +49,8 @@ const scopeOf = (q: ProjectScopeQuery): ArchivedScope =>
 
 /**
  * The projects of the caller's organization, sorted by id, with totals when asked. One
- * transaction, so the list and its totals come from one snapshot. The totals cost three
- * aggregate statements however many projects, registrations, cart lines and payments there are.
+ * transaction, so the list and its totals come from one snapshot. The totals are one read of the
+ * projects' counters: its cost does not grow with registrations, cart lines or payments.
  */
 export async function listOrganizationProjects(ctx: RequestContext, q: ProjectScopeQuery): Promise<ProjectListing[]> {
   return inTransaction(ctx, async (tx) => {
@@ -59,7 +58,7 @@ export async function listOrganizationProjects(ctx: RequestContext, q: ProjectSc
     const scope = scopeOf(q);
     const projects = await readProjectsOfOrganization(tx.em, organizationId, scope);
     const sums =
-      q.withGroupTotals && projects.length > 0 ? await readProjectSums(tx.em, { organizationId, scope }) : null;
+      q.withGroupTotals && projects.length > 0 ? await readProjectCounters(tx.em, { organizationId, scope }) : null;
     return projects.map((project) => listingOf(project, sums));
   });
 }
@@ -88,12 +87,12 @@ export async function getProject(
   return inTransaction(ctx, async (tx) => {
     const project = await resolveOwnedProject(tx, groupId);
     const selection: TotalsSelection = { projectId: project.id };
-    const sums = options.withGroupTotals ? await readProjectSums(tx.em, selection) : null;
+    const sums = options.withGroupTotals ? await readProjectCounters(tx.em, selection) : null;
     return listingOf(project, sums);
   });
 }
 
-function listingOf(project: ProjectRecord, sums: Map<number, ProjectSums> | null): ProjectListing {
+function listingOf(project: ProjectRecord, sums: Map<number, ProjectCounters> | null): ProjectListing {
   const listing: ProjectListing = {
     id: project.id,
     name: project.name,
@@ -105,10 +104,11 @@ function listingOf(project: ProjectRecord, sums: Map<number, ProjectSums> | null
   return listing;
 }
 
-function totalsOf(sums: ProjectSums | undefined): ProjectTotals {
+function totalsOf(counters: ProjectCounters | undefined): ProjectTotals {
+  const totals = projectTotalsOf(counters ?? emptyCounters());
   return {
-    totalUsers: sums?.users ?? 0,
-    totalActiveUsers: sums?.activeUsers ?? 0,
-    ...accountTotals(sums?.orderCents ?? 0, sums?.paidCents ?? 0),
+    totalUsers: totals.users,
+    totalActiveUsers: totals.activeUsers,
+    ...accountTotals(totals.orderCents, totals.paidCents),
   };
 }

@@ -136,6 +136,7 @@ export async function updateOwnRegistration(
         submitForms: cmd.submitForms,
         disableEmailSending: false,
         now: new Date(),
+        updated: { personChanged: false },
       });
       notices.push(...saved.notices);
     }

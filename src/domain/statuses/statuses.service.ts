@@ -29,7 +29,8 @@ export const CreateStatusCommand = z.object({
         ctx.addIssue({ code: "custom", message: `must be a colour of the form #RRGGBB, got ${clientValue(value)}` });
       else return value.toUpperCase();
       return z.NEVER;
-    }),
+    })
+    .meta({ type: "string", pattern: COLOR.source }),
   isExcluded: flag(false),
 });
 

@@ -1,5 +1,9 @@
+import { randomUUID } from "node:crypto";
 import type { EntityManager } from "typeorm";
+import { recordEvents } from "../events/record-event";
 import { readUnfiredTriggers, writeTriggerEffects, type TriggerWrites } from "../../data/triggers.data";
+import { lineAmountCents } from "../account-totals";
+import { countersAddOrder } from "../projects/project-counters";
 
 // What a form submission sets off (contract §4): each trigger of the submitted forms acts at most
 // once per registration, which the trigger_firing rows record. All effects of one submission are
@@ -18,6 +22,8 @@ export interface TriggerOptions {
   /** `disable_email_sending`: send_email triggers do not act (and stay unfired, so they can act later). */
   disableEmailSending: boolean;
   now: Date;
+  /** The project, for the email.queued events. */
+  projectId: number;
 }
 
 export interface TriggerEffects {
@@ -63,7 +69,8 @@ export async function runFormTriggers(
         }
         const subject = trigger.emailSubject ?? "";
         const body = trigger.emailBody ?? "";
-        writes.outbox.push({ to, subject, body });
+        const messageId = `<${randomUUID()}@regapi.invalid>`;
+        writes.outbox.push({ to, subject, body, messageId });
         writes.history.push({
           uid: target.registrationId,
           from: TRIGGER_SENDER_ADDRESS,
@@ -75,6 +82,7 @@ export async function runFormTriggers(
           adminId: null,
           recordedAt: options.now,
           origin: "trigger",
+          messageId,
         });
         break;
       }
@@ -103,5 +111,18 @@ export async function runFormTriggers(
   }
 
   await writeTriggerEffects(em, writes);
+  await recordEvents(em, emailQueuedEvents(options.projectId, target.cloginId, writes.outbox), options.now);
+  await countersAddOrder(
+    em,
+    target.registrationId,
+    writes.cartLines.reduce((sum, line) => sum + lineAmountCents(line.quantity, line.unitPriceCents), 0),
+  );
   return effects;
 }
+
+const emailQueuedEvents = (groupId: number, cloginId: number, outbox: TriggerWrites["outbox"]) =>
+  outbox.map((email) => ({
+    type: "email.queued" as const,
+    groupId,
+    data: { clogin_id: cloginId, message_id: email.messageId, to: email.to, subject: email.subject },
+  }));

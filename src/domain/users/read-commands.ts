@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { flag, integerId, toInteger } from "../commands/members";
+import { flag, INTEGER_ID_JSON_SCHEMA, integerId, toInteger } from "../commands/members";
 import { clientValue } from "../../common/client-value";
 
 // The commands of the read path and the registrant session (contract §10–§12, §18), one schema
@@ -20,7 +20,11 @@ export type RedeemLoginTokenCommand = z.output<typeof RedeemLoginTokenCommand>;
 const selectors = z
   .record(z.string(), z.unknown(), { error: "must be a JSON object" })
   .nullish()
-  .transform((value) => value ?? {});
+  .transform((value) => value ?? {})
+  .meta({
+    description:
+      "What to read: a field identifier or mapped name (or _allfields, _userforms, _usercart, _userpayments, _family, …) → true; _usercart may take an options object.",
+  });
 
 export const UserInfoCommand = z.object({ groupId: integerId, cloginId: integerId, selectors });
 export type UserInfoCommand = z.output<typeof UserInfoCommand>;
@@ -40,7 +44,8 @@ const startingPosition = z
       return z.NEVER;
     }
     return parsed;
-  });
+  })
+  .meta({ anyOf: [...INTEGER_ID_JSON_SCHEMA.anyOf, { type: "null" }], default: 0 });
 
 export const UserListCommand = z
   .object({

@@ -4,11 +4,19 @@ import { validationFailed } from "../errors";
 import { resolveOwnedProject } from "../group-scope";
 import { integerId } from "../commands/members";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
+import { countersBeforeStatusChange } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { findProjectStatus, setRegistrationStatus } from "../../data/registrations.data";
 import { requireRegisteredUser } from "./registration-lookup";
 import type { UserOutcome } from "./user-commands";
 import { loadUserSummaries } from "./user-summary";
+import { recordEvent } from "../events/record-event";
+
+const statusChangedEvent = (groupId: number, cloginId: number, statusId: number) => ({
+  type: "user.status_changed" as const,
+  groupId,
+  data: { clogin_id: cloginId, status_id: statusId === 0 ? null : statusId },
+});
 
 /** users `set_status` (contract §14): `statusId` 0 removes the status. */
 export const SetStatusCommand = z.object({ groupId: integerId, cloginId: integerId, statusId: integerId });
@@ -32,7 +40,9 @@ export async function setUserStatus(
       throw validationFailed([
         { path: ["statusId"], message: `${statusId} is not a status of this project (0 removes the status)` },
       ]);
-    await setRegistrationStatus(em, user.uid, statusId === 0 ? null : statusId);
+    await countersBeforeStatusChange(em, user.uid, statusId === 0 ? null : statusId);
+    const changed = await setRegistrationStatus(em, user.uid, statusId === 0 ? null : statusId);
+    if (changed) await recordEvent(em, statusChangedEvent(cmd.groupId, cmd.cloginId, statusId));
     const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid)!;
     return { uid: user.uid, groupId: cmd.groupId, cloginId: cmd.cloginId, summary, notices: [] };
   });

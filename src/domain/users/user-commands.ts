@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   flag,
+  INTEGER_ID_JSON_SCHEMA,
   integerId,
   listOf,
   optionalIntegerId,
@@ -24,6 +25,10 @@ export type FieldInputValue = string | number | string[];
 // else, so every transport reports the same problems. Rules that must come after the project's
 // ownership check (person data, addresses, per-call limits) are in the service, with the same paths.
 
+/** What the other members of a users write mean (for generated API documents). */
+const FIELD_VALUES =
+  "Field values by field identifier (f_301_1) or mapped name (first_name): text, a number, or the chosen options of a choice field.";
+
 /** On create, `cloginId` is false or absent for a new person, or the id of an existing one. */
 const existingPersonId = z
   .unknown()
@@ -39,7 +44,8 @@ const existingPersonId = z
       return z.NEVER;
     }
     return id;
-  });
+  })
+  .meta({ anyOf: [...INTEGER_ID_JSON_SCHEMA.anyOf, { const: false }, { type: "null" }] });
 
 export const CreateUserCommand = z.object({
   groupId: integerId,
@@ -54,7 +60,10 @@ export const CreateUserCommand = z.object({
   lastName: optionalText,
   orgName: optionalText,
   /** Other values: field identifiers or mapped names, handled as in update. */
-  values: valueMap.nullish().transform((values) => values ?? {}),
+  values: valueMap
+    .nullish()
+    .transform((values) => values ?? {})
+    .meta({ description: FIELD_VALUES }),
   submitForms: flag(true),
   disableEmailSending: flag(false),
 });
@@ -78,7 +87,8 @@ const optionalUtcDate = z
       return z.NEVER;
     }
     return date;
-  });
+  })
+  .meta({ type: ["string", "null"], pattern: "^\\d{4}-\\d{2}-\\d{2}( \\d{2}:\\d{2}:\\d{2})?$" });
 
 /**
  * users `create_child` (contract §9): create's members, with `connectedTo` (the parent) required,
@@ -86,13 +96,16 @@ const optionalUtcDate = z
  */
 export const CreateChildCommand = CreateUserCommand.extend({
   connectedTo: integerId,
-  values: valueMap.nullish().transform((values, ctx) => {
-    if (values === undefined || values === null) {
-      ctx.addIssue({ code: "custom", message: "is required (send {} when there is nothing to set)" });
-      return z.NEVER;
-    }
-    return values;
-  }),
+  values: valueMap
+    .nullish()
+    .transform((values, ctx) => {
+      if (values === undefined || values === null) {
+        ctx.addIssue({ code: "custom", message: "is required (send {} when there is nothing to set)" });
+        return z.NEVER;
+      }
+      return values;
+    })
+    .meta({ description: FIELD_VALUES }),
   applicationDate: optionalUtcDate,
 });
 export type CreateChildCommand = z.output<typeof CreateChildCommand>;
@@ -112,7 +125,8 @@ const formSelection = z
     if (Array.isArray(value)) return { formIds: value };
     ctx.addIssue({ code: "custom", message: notASelection(value) });
     return z.NEVER;
-  });
+  })
+  .meta({ anyOf: [{ const: "all" }, { type: "array", items: INTEGER_ID_JSON_SCHEMA }, { type: "null" }] });
 
 export const UpdateUserCommand = z.object({
   groupId: integerId,
@@ -120,7 +134,10 @@ export const UpdateUserCommand = z.object({
   /** When given it must be the user's own connection (its parent's for a child). */
   connectedTo: optionalIntegerId,
   /** The values to save, or null when the client sent none. */
-  values: valueMap.nullish().transform((values) => values ?? null),
+  values: valueMap
+    .nullish()
+    .transform((values) => values ?? null)
+    .meta({ description: FIELD_VALUES }),
   markFormsComplete: formSelection,
   submitForms: flag(true),
   disableEmailSending: flag(false),

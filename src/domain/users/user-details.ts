@@ -11,6 +11,7 @@ import {
   readUtm,
 } from "../../data/user-details.data";
 import { readOwnedSummaryRow } from "../../data/registrations.data";
+import { readEmailHistory, type EmailHistoryEntry } from "../../data/email-history.data";
 import type { FieldType } from "../../entities";
 import { answerIsEmpty, decodeAnswer, parseChoiceOptions, type FieldAnswer } from "../forms/field-value-codec";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
@@ -34,6 +35,7 @@ export const SYSTEM_SELECTORS = [
   "_usercart",
   "_userpayments",
   "_utm",
+  "_useremails",
 ] as const;
 export type SystemSelector = (typeof SYSTEM_SELECTORS)[number];
 
@@ -159,6 +161,8 @@ export interface UserDetails {
   cart?: CartLineDetail[];
   payments?: PaymentDetail[];
   utm?: UtmDetail;
+  /** The email history, oldest first; trigger emails with their delivery status. */
+  emails?: EmailHistoryEntry[];
   /** Per-user problems (a field the user's forms do not hold). */
   notices: string[];
 }
@@ -366,6 +370,10 @@ export async function readUserDetails(
         term: row?.utm_term ?? null,
       };
     }
+  }
+  if (selection.system.has("_useremails")) {
+    const history = await readEmailHistory(em, uids);
+    for (const user of users) details.get(user.uid)!.emails = history.get(user.uid) ?? [];
   }
   return details;
 }

@@ -1,13 +1,13 @@
 import {
   readExcludingStatusIds,
   readListPage,
-  readListTotals,
   readMatchingChildren,
   type ExclusionFilter,
   type ListSelection,
 } from "../../data/user-list.data";
 import type { RequestContext } from "../context";
 import { resolveOwnedProject } from "../group-scope";
+import { emptyCounters, listTotalsOf, readProjectCounters } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { UserListCommand } from "./read-commands";
@@ -20,9 +20,9 @@ import { loadUserSummaries, type UserSummary } from "./user-summary";
 // Pages at any depth: a position the server has handed out as next_starting_position is
 // remembered with the uid that ended the page before it, so the next page starts there (keyset:
 // the same cost at position 0 and at 1,000,000). A position never handed out (a jump, or a walk
-// moved to another instance) is found by skipping that many entries of a covering index. The
-// walk's total_users and totals are computed when the walk starts and carried along with the
-// remembered positions, so a continuation page does not recount a million rows.
+// moved to another instance) is found by skipping that many entries of a covering index.
+// total_users and totals come from the project's counters (one row); a walk carries the totals it
+// started with along with its remembered positions, so its pages agree with each other.
 
 export const RECORDS_PER_PAGE = 50;
 
@@ -118,13 +118,15 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
     if (remembered) {
       ({ totalUsers, totals } = remembered);
     } else {
-      const row = await readListTotals(em, selection, query);
-      totalUsers = row.top_level;
+      // The project's counters answer every filter combination of the list (one row read).
+      const counters = (await readProjectCounters(em, { projectId: query.groupId })).get(query.groupId);
+      const row = listTotalsOf(counters ?? emptyCounters(), query);
+      totalUsers = row.topLevel;
       totals = {
-        totalUsers: row.total_users,
-        totalActiveUsers: row.total_active_users,
-        totalOrderCents: row.order_cents,
-        totalPaidCents: row.paid_cents,
+        totalUsers: row.totalUsers,
+        totalActiveUsers: row.totalActiveUsers,
+        totalOrderCents: row.orderCents,
+        totalPaidCents: row.paidCents,
       };
     }
     // One row more than a page tells whether another page follows, without trusting a count

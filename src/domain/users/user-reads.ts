@@ -1,6 +1,6 @@
 import {
   countUsers as countMatchingUsers,
-  readSummaryPageAfter,
+  readSummaryPageInRange,
   refOfSummaryRow,
   type RegistrationRef,
   type SummaryPart,
@@ -8,6 +8,7 @@ import {
 } from "../../data/registrations.data";
 import { requirePrincipal, type RequestContext } from "../context";
 import { resolveOwnedProject } from "../group-scope";
+import { matchingUsersOf, readProjectCounters, emptyCounters } from "../projects/project-counters";
 import { summaryOf, type UserSummary } from "./user-summary";
 
 // Listing a project's users. Nested user data (forms, values, emails, tags, children) is read in
@@ -22,43 +23,64 @@ export interface UserPage {
    * hold figures (the others read as zero): use them only for what the parts cover.
    */
   summaries: UserSummary[];
+  /** Users follow the page (after its last uid, within `beforeUid`). */
   hasNextPage: boolean;
+  /** Users precede the page (before its first uid, within `afterUid`). */
+  hasPreviousPage: boolean;
 }
 
 /**
- * A page of a project's users in uid order, after a uid (keyset: the cost does not depend on how
- * deep the page is), with their summaries. Checks that the caller's organization owns the project:
- * the page statement only returns rows of an owned project, so only an empty page needs a second
- * statement to tell FORBIDDEN from "no users".
+ * Which page: forward (`size` users after `afterUid`) or backward (the last `size` users before
+ * `beforeUid`, still listed in uid order). Both bounds may be given; null leaves that end open.
  */
-export async function listUsersPage(
-  ctx: RequestContext,
-  request: {
-    groupId: number;
-    first: number;
-    afterUid: number | null;
-    filter: UserListFilter;
-    summaryParts?: ReadonlySet<SummaryPart> | null;
-  },
-): Promise<UserPage> {
+export interface UserPageRequest {
+  groupId: number;
+  size: number;
+  direction: "forward" | "backward";
+  afterUid: number | null;
+  beforeUid: number | null;
+  filter: UserListFilter;
+  /** Only these costly summary parts are read; null or absent: all of them. */
+  summaryParts?: ReadonlySet<SummaryPart> | null;
+}
+
+/**
+ * A page of a project's users in uid order (keyset: the cost does not depend on how deep the page
+ * is), read forward or backward, with their summaries. Checks that the caller's organization owns
+ * the project: the page statement only returns rows of an owned project, so only an empty page
+ * needs a second statement to tell FORBIDDEN from "no users".
+ */
+export async function listUsersPage(ctx: RequestContext, request: UserPageRequest): Promise<UserPage> {
   const { organizationId } = requirePrincipal(ctx);
-  // One row more than the page says whether another page follows.
-  const limit = Math.max(0, Math.trunc(request.first)) + 1;
-  const rows = await readSummaryPageAfter(
+  const size = Math.max(0, Math.trunc(request.size));
+  const backward = request.direction === "backward";
+  // One row more than the page says whether another page lies beyond it in the reading direction.
+  const rows = await readSummaryPageInRange(
     ctx.em,
     organizationId,
     request.groupId,
     request.filter,
-    request.afterUid,
-    limit,
+    { afterUid: request.afterUid, beforeUid: request.beforeUid, limit: size + 1, fromEnd: backward },
     request.summaryParts ?? null,
   );
   if (rows.length === 0) await resolveOwnedProject(ctx, request.groupId);
-  const page = rows.slice(0, limit - 1);
-  return { users: page.map(refOfSummaryRow), summaries: page.map(summaryOf), hasNextPage: rows.length === limit };
+  const more = rows.length > size;
+  const page = backward ? rows.slice(Math.max(0, rows.length - size)) : rows.slice(0, size);
+  // The other side is known without a read: a cursor was given there, so at least that user was
+  // beyond it when the cursor was issued (as Relay's connection spec allows).
+  return {
+    users: page.map(refOfSummaryRow),
+    summaries: page.map(summaryOf),
+    hasNextPage: backward ? request.beforeUid !== null : more,
+    hasPreviousPage: backward ? more : request.afterUid !== null,
+  };
 }
 
-/** How many users of a project match the filter (the page that asks has checked ownership). */
+/**
+ * How many users of a project match the filter (the page that asks has checked ownership): from
+ * the project's counters (one row) unless the filter names a status or searches, which count.
+ */
 export async function countUsers(ctx: RequestContext, groupId: number, filter: UserListFilter): Promise<number> {
-  return countMatchingUsers(ctx.em, groupId, filter);
+  const counters = (await readProjectCounters(ctx.em, { projectId: groupId })).get(groupId) ?? emptyCounters();
+  return matchingUsersOf(counters, filter) ?? (await countMatchingUsers(ctx.em, groupId, filter));
 }

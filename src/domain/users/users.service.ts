@@ -24,6 +24,7 @@ import { saveFieldValues, type PersonAttributes } from "../forms/field-values";
 import { initialForms, MAX_KEYS_PER_CALL } from "../forms/form-rules";
 import { markFormsComplete, submitFormsWithValues, type SubmissionSettings } from "../forms/form-submission";
 import { notOwnedProject, resolveOwnedProject } from "../group-scope";
+import { countersAddRegistrations } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { isEmailAddress } from "../../common/email";
 import { assertSendingAdmins, emailListProblems, emailRecords } from "./email-history";
@@ -39,6 +40,7 @@ import {
 } from "./user-commands";
 import { loadUserSummaries, summaryOf, type UserSummary } from "./user-summary";
 import { clientValue } from "../../common/client-value";
+import { recordEvent, recordEvents } from "../events/record-event";
 
 // The users operations shared by the legacy REST envelope and GraphQL. Each resolves the group
 // first (FORBIDDEN before anything else), runs in one transaction and returns the refreshed
@@ -79,6 +81,8 @@ export async function saveValuesAndSubmit(
     consumedKeys?: ReadonlySet<string>;
     explicitPerson?: PersonAttributes;
     preread?: Pick<ValueTargets, "fields" | "stored">;
+    /** update and updateMe: record user.updated when a value (or, `personChanged`, a person field) changed. */
+    updated?: { personChanged: boolean };
   },
 ): Promise<{ notices: string[]; mainEmail: string | null }> {
   const saved = await saveFieldValues(em, values, {
@@ -92,7 +96,9 @@ export async function saveValuesAndSubmit(
   });
   const person: PersonAttributes = { ...saved.person };
   for (const key of Object.keys(options.explicitPerson ?? {}) as (keyof PersonAttributes)[]) delete person[key];
-  await updatePerson(em, user.cloginId, person);
+  const mappedPersonChanged = await updatePerson(em, user.cloginId, person);
+  if (options.updated && (saved.changedFieldIds.length > 0 || options.updated.personChanged || mappedPersonChanged))
+    await recordEvent(em, userUpdatedEvent(user, saved.changedFieldIds), options.now);
   const mainEmail = person.mainEmail !== undefined ? person.mainEmail : user.mainEmail;
   const settings: SubmissionSettings = {
     target: { registrationId: user.uid, cloginId: user.cloginId, mainEmail },
@@ -104,6 +110,12 @@ export async function saveValuesAndSubmit(
   const submissionNotices = await submitFormsWithValues(em, settings, forms, saved);
   return { notices: [...saved.notices, ...submissionNotices], mainEmail };
 }
+
+const userUpdatedEvent = (user: RegisteredUser, fieldIds: string[]) => ({
+  type: "user.updated" as const,
+  groupId: user.groupId,
+  data: { clogin_id: user.cloginId, field_ids: fieldIds },
+});
 
 /** The doc keys of create that are person data; they are also written to fields mapped to them. */
 function personKeyValues(data: PersonData): Record<string, string> {
@@ -264,6 +276,7 @@ async function registerPerson(
     if (isUniqueViolation(error)) throw alreadyRegistered(cloginId, cmd.groupId);
     throw error;
   }
+  await countersAddRegistrations(em, [uid]);
   // create makes a parent (family project) or an individual: parent-level forms; a child gets child-level ones.
   const level = options.parentCloginId === null ? "parent" : "child";
   const startForms = initialForms(await readProjectForms(em, cmd.groupId), level);
@@ -283,6 +296,7 @@ async function registerPerson(
     parentCloginId: options.parentCloginId,
     mainEmail,
   };
+  await recordEvent(em, userCreatedEvent(user), now);
   const personKeys = personKeyValues(data);
   const values = { ...personKeys, ...cmd.values };
   if (Object.keys(values).length > 0) {
@@ -297,6 +311,12 @@ async function registerPerson(
   }
   return outcomeOf(em, user, notices);
 }
+
+const userCreatedEvent = (user: RegisteredUser) => ({
+  type: "user.created" as const,
+  groupId: user.groupId,
+  data: { clogin_id: user.cloginId, connected_to: user.parentCloginId },
+});
 
 const alreadyRegistered = (cloginId: number, groupId: number) =>
   conflict(`User ${cloginId} is already registered in project ${groupId}.`, { clogin_id: String(cloginId) });
@@ -379,7 +399,7 @@ export async function updateUser(
     const now = new Date();
     const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });
     // Contract §17: the person's own fields are updated in every project, mapped field or not.
-    await updatePerson(em, user.cloginId, person.attributes);
+    const personChanged = await updatePerson(em, user.cloginId, person.attributes);
     if (person.attributes.mainEmail !== undefined) user.mainEmail = person.attributes.mainEmail;
     const ownConnection = connectedToOf(user);
     if (cmd.connectedTo != null && cmd.connectedTo !== ownConnection) {
@@ -400,6 +420,7 @@ export async function updateUser(
         now,
         consumedKeys: new Set(Object.keys(PERSON_KEYS).filter((key) => key in values!)),
         explicitPerson: person.attributes,
+        updated: { personChanged },
       });
       notices.push(...saved.notices);
       mainEmail = saved.mainEmail;
@@ -442,9 +463,17 @@ export async function addEmails(
     const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId);
     await assertSendingAdmins(em, organizationId, cmd.groupId, cmd.emails);
     await insertEmailHistory(em, emailRecords(user.uid, cmd.emails, new Date()));
+    await recordEvents(em, emailRecordedEvents(user, cmd.emails));
     return outcomeOf(em, user, []);
   });
 }
+
+const emailRecordedEvents = (user: RegisteredUser, emails: AddEmailsCommand["emails"]) =>
+  emails.map((email) => ({
+    type: "email.recorded" as const,
+    groupId: user.groupId,
+    data: { clogin_id: user.cloginId, to: email.to.trim(), subject: email.subject },
+  }));
 
 /**
  * Reads one user of the project. Throws FORBIDDEN or USER_NOT_FOUND. Ownership, registration and

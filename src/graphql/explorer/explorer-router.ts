@@ -1,17 +1,6 @@
-import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { packageRoot } from "../../common/package-root";
 import { Router, type Request, type RequestHandler } from "express";
-
-/** The repository root: the nearest folder above this file with a package.json (works from src/ and dist/). */
-export function packageRoot(from = __dirname): string {
-  let dir = from;
-  while (!existsSync(join(dir, "package.json"))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`no package.json above ${from}`);
-    dir = parent;
-  }
-  return dir;
-}
 
 // `require.resolve("react/umd/…")` is refused by the packages' exports maps; their package.json is not.
 const packageDir = (name: string) => dirname(require.resolve(`${name}/package.json`));

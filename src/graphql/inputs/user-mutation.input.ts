@@ -1,5 +1,5 @@
 import { GraphQLJSONObject } from "graphql-scalars";
-import { Field, ID, InputType, Int } from "type-graphql";
+import { Field, InputType, Int } from "type-graphql";
 
 // Inputs of the users mutations. They carry members as sent: the domain (users.service) checks
 // every rule, so GraphQL and REST report the same problems.
@@ -90,11 +90,11 @@ export class MarkFormsCompleteInput {
   @Field(() => Int)
   cloginId: number;
 
-  @Field(() => [ID], {
+  @Field(() => [Int], {
     nullable: true,
-    description: "Form ids; ids that are not forms of this user are reported in `skipped`.",
+    description: "Legacy form ids (Form.formId); ids that are not forms of this user are reported in `skipped`.",
   })
-  formIds?: string[] | null;
+  formIds?: number[] | null;
 
   @Field(() => Boolean, {
     nullable: true,

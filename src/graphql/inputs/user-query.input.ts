@@ -5,6 +5,9 @@ import { UserLevelEnum } from "../types/enums.type";
 /** Largest page of the users connection; more is refused, not truncated. */
 export const MAX_PAGE_SIZE = 100;
 
+/** The page size when a users query gives neither first nor last. */
+export const DEFAULT_PAGE_SIZE = 20;
+
 @InputType("UserFilter", { description: "Narrows a users page; absent members do not filter." })
 export class UserFilterInput {
   @Field(() => Int, { nullable: true, description: "Users with this status; 0 selects users without a status." })
@@ -45,14 +48,37 @@ export class UsersArgs {
   @Field(() => Int)
   groupId: number;
 
-  @Field(() => Int, { defaultValue: 20, description: `Page size, 1 to ${MAX_PAGE_SIZE}.` })
+  @Field(() => Int, {
+    nullable: true,
+    description: `Forward page size, 1 to ${MAX_PAGE_SIZE}; ${DEFAULT_PAGE_SIZE} when neither first nor last is given.`,
+  })
+  @IsOptional()
   @IsInt()
   @Min(1)
   @Max(MAX_PAGE_SIZE)
-  first: number;
+  first?: number | null;
 
-  @Field(() => String, { nullable: true, description: "The endCursor of the previous page." })
+  @Field(() => String, {
+    nullable: true,
+    description: "A cursor (e.g. the endCursor of the previous page): users after it.",
+  })
   after?: string | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: `Backward page size, 1 to ${MAX_PAGE_SIZE}: the last users before \`before\` (or of the list).`,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_SIZE)
+  last?: number | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: "A cursor (e.g. the startCursor of the next page): users before it.",
+  })
+  before?: string | null;
 
   @Field(() => UserFilterInput, { nullable: true })
   @IsOptional()

@@ -8,7 +8,7 @@ import { presentField } from "./present";
 export class FormResolver {
   @FieldResolver(() => [FormFieldType], { description: "The form's fields in form order." })
   async fields(@Root() form: FormType, @Ctx() ctx: GraphqlContext): Promise<FormFieldType[]> {
-    return (await ctx.loaders.fieldsOfForm.load(form.id)).map(presentField);
+    return (await ctx.loaders.fieldsOfForm.load(form.formId)).map((field) => presentField(field, form.groupId));
   }
 }
 
@@ -19,10 +19,12 @@ export class UserFormResolver {
   })
   async missingMandatoryFields(@Root() entry: UserFormType, @Ctx() ctx: GraphqlContext): Promise<FormFieldType[]> {
     const [fields, values] = await Promise.all([
-      ctx.loaders.fieldsOfForm.load(entry.form.id),
+      ctx.loaders.fieldsOfForm.load(entry.form.formId),
       ctx.loaders.fieldValues.load(entry.uid),
     ]);
     const answers = new Map(values.map((value) => [value.field.id, value.answer]));
-    return missingMandatoryFields(fields, (fieldId) => answers.get(fieldId)).map(presentField);
+    return missingMandatoryFields(fields, (fieldId) => answers.get(fieldId)).map((field) =>
+      presentField(field, entry.groupId),
+    );
   }
 }

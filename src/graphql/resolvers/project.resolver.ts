@@ -5,11 +5,7 @@ import type { GraphqlContext } from "../context";
 import { selectsField } from "../selection";
 import { ProductCategoryType, ProductType } from "../types/product.type";
 import { ProjectType } from "../types/project.type";
-import { formatCents } from "../../common/money";
-import { presentProjectListing } from "./present";
-
-/** The wire `product_type` of a stored level. */
-const PRODUCT_TYPE_OF_LEVEL: Record<string, number> = { all: 0, parent: 1, child: 2 };
+import { presentCategory, presentProduct, presentProjectListing } from "./present";
 
 @ArgsType()
 export class ProjectsArgs {
@@ -52,37 +48,16 @@ export class ProjectResolver {
 
   @FieldResolver(() => [ProductCategoryType], { description: "The project's product categories, by catId." })
   async categories(@Root() project: ProjectType, @Ctx() ctx: GraphqlContext): Promise<ProductCategoryType[]> {
-    return (await ctx.loaders.categoriesOfProject.load(project.groupId)).map((row) => ({
-      catId: row.id,
-      name: row.name,
-      topRemark: row.top_remark,
-      bottomRemark: row.bottom_remark,
-      quotaOrdered: row.quota_ordered,
-      interchange: row.interchange,
-      mandatory: row.mandatory,
-    }));
+    return (await ctx.loaders.categoriesOfProject.load(project.groupId)).map((row) =>
+      presentCategory(row, project.groupId),
+    );
   }
 
   @FieldResolver(() => [ProductType], { description: "The project's products (not private ones), by pId." })
   async products(@Root() project: ProjectType, @Ctx() ctx: GraphqlContext): Promise<ProductType[]> {
-    return (await ctx.loaders.productsOfProject.load(project.groupId)).map((row) => ({
-      pId: row.id,
-      name: row.name,
-      price: formatCents(row.price_cents),
-      baseProductType: row.base_type,
-      productType: PRODUCT_TYPE_OF_LEVEL[row.level] ?? 0,
-      catId: row.category_id,
-      startDate: row.available_from,
-      endDate: row.available_until,
-      onlyOne: row.only_one,
-      lockOnceFundsAllocated: row.lock_once_funds_allocated,
-      remarks: row.remarks,
-      location: row.location,
-      internalId: row.internal_id,
-      misc1: row.misc1,
-      misc2: row.misc2,
-      parentPId: row.parent_product_id,
-    }));
+    return (await ctx.loaders.productsOfProject.load(project.groupId)).map((row) =>
+      presentProduct(row, project.groupId),
+    );
   }
 
   @FieldResolver(() => Boolean, { description: "Family projects link children to a parent registration." })

@@ -4,6 +4,7 @@ import type { GraphqlContext } from "../context";
 import { INPUT_PATHS, problemPathsOf } from "../graphql-errors";
 import { CreateStatusInput } from "../inputs/status-mutation.input";
 import { CreateStatusPayloadType } from "../types/payloads.type";
+import { presentStatus } from "../types/user.type";
 
 @Resolver()
 export class StatusResolver {
@@ -23,6 +24,6 @@ export class StatusResolver {
       isExcluded: input.isExcluded,
     });
     ctx.loaders.clearAll();
-    return { status: { id: status.id, name: status.name, color: status.color, isExcluded: status.isExcluded } };
+    return { status: presentStatus(status, input.groupId) };
   }
 }

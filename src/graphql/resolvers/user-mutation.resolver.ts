@@ -35,7 +35,8 @@ function formSelectionOf(input: MarkFormsCompleteInput): "all" | string[] {
   if (hasIds === (input.all === true)) {
     throw validationFailed([{ path: ["formIds"], message: "needs exactly one of formIds and all: true" }]);
   }
-  return hasIds ? input.formIds! : "all";
+  // The domain command takes ids as the REST wire sends them (strings); GraphQL has already checked they are Int.
+  return hasIds ? input.formIds!.map(String) : "all";
 }
 
 @Resolver()
@@ -115,7 +116,7 @@ export class UserMutationResolver {
     const marked = outcome.markFormsComplete ?? { markedComplete: [], skipped: [] };
     return {
       markedComplete: marked.markedComplete,
-      skipped: marked.skipped,
+      skipped: marked.skipped.map((entry) => ({ formId: Number(entry.formId), reason: entry.reason })),
       notices: outcome.notices,
       user: afterWrite(ctx, outcome),
     };

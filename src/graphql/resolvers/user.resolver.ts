@@ -1,17 +1,16 @@
 import type { GraphQLResolveInfo } from "graphql";
 import { Args, Ctx, FieldResolver, Info, Int, Query, Resolver, Root } from "type-graphql";
-import { isChoiceType } from "../../domain/forms/field-value-codec";
 import { countUsers, listUsersPage, type SummaryPart, type UserListFilter } from "../../domain/users/user-reads";
 import { getUser } from "../../domain/users/users.service";
 import { readOwnRegistration } from "../../domain/sessions/registrant-sessions";
 import type { GraphqlContext } from "../context";
 import { selectedNamesAt, selectsField, selectsPath } from "../selection";
 import { decodeUserCursor, encodeUserCursor } from "../cursor";
-import { UserArgs, UsersArgs } from "../inputs/user-query.input";
-import { FormType, UserFormType } from "../types/form.type";
+import { DEFAULT_PAGE_SIZE, UserArgs, UsersArgs } from "../inputs/user-query.input";
+import { validationFailed } from "../../domain/errors";
+import { UserFormType } from "../types/form.type";
 import { ProjectType } from "../types/project.type";
 import { UserConnectionType } from "../types/user-connection.type";
-import { formatCents } from "../../common/money";
 import {
   CartLineType,
   EmailRecordType,
@@ -20,11 +19,37 @@ import {
   FieldValueType,
   MetaInfoType,
   presentMetaInfo,
+  presentStatus,
   StatusType,
   TagType,
   UserType,
 } from "../types/user.type";
-import { presentField, presentProjectListing, userFromOutcome, userFromRef } from "./present";
+import {
+  presentCartLine,
+  presentEmailRecord,
+  presentFieldValue,
+  presentPayment,
+  presentProjectListing,
+  presentTag,
+  presentUserForm,
+  presentUtm,
+  userFromOutcome,
+  userFromRef,
+} from "./present";
+
+/** The form set; a registrant session sees only registrant forms (admin-only forms are internal). */
+export async function visibleFormSet(uid: number, ctx: GraphqlContext) {
+  const rows = await ctx.loaders.formSets.load(uid);
+  return ctx.request.registrant ? rows.filter((row) => row.form.audience !== "admin") : rows;
+}
+
+/** The stored answers, without those of admin-only forms for a registrant session. */
+export async function visibleAnswers(uid: number, ctx: GraphqlContext) {
+  const rows = await ctx.loaders.fieldValues.load(uid);
+  if (!ctx.request.registrant) return rows;
+  const visible = new Set((await visibleFormSet(uid, ctx)).map((row) => row.form.id));
+  return rows.filter((row) => visible.has(row.field.formId));
+}
 
 @Resolver(() => UserType)
 export class UserQueryResolver {
@@ -120,13 +145,20 @@ function summaryPartsOfPage(info: GraphQLResolveInfo): Set<SummaryPart> | null {
 
 @Resolver(() => UserConnectionType)
 export class UserConnectionResolver {
-  @Query(() => UserConnectionType, { description: "A page of a project's users in uid order; `first` is 1 to 100." })
+  @Query(() => UserConnectionType, {
+    description:
+      "A page of a project's users in uid order: forward with first/after, backward with last/before (Relay connection).",
+  })
   async users(
     @Args() args: UsersArgs,
     @Ctx() ctx: GraphqlContext,
     @Info() info: GraphQLResolveInfo,
   ): Promise<UserConnectionType> {
+    if (args.first != null && args.last != null) {
+      throw validationFailed([{ path: ["last"], message: "give first (forward) or last (backward), not both" }]);
+    }
     const afterUid = args.after == null ? null : decodeUserCursor(args.after);
+    const beforeUid = args.before == null ? null : decodeUserCursor(args.before, "before");
     const filter: UserListFilter = {
       statusId: args.filter?.statusId,
       excluded: args.filter?.excluded,
@@ -134,10 +166,13 @@ export class UserConnectionResolver {
       search: args.filter?.search,
     };
     const summaryParts = summaryPartsOfPage(info);
+    const backward = args.last != null;
     const page = await listUsersPage(ctx.request, {
       groupId: args.groupId,
-      first: args.first,
+      size: (backward ? args.last : args.first) ?? DEFAULT_PAGE_SIZE,
+      direction: backward ? "backward" : "forward",
       afterUid,
+      beforeUid,
       filter,
       summaryParts,
     });
@@ -153,7 +188,7 @@ export class UserConnectionResolver {
       edges,
       pageInfo: {
         hasNextPage: page.hasNextPage,
-        hasPreviousPage: afterUid !== null,
+        hasPreviousPage: page.hasPreviousPage,
         startCursor: edges[0]?.cursor ?? null,
         endCursor: edges.at(-1)?.cursor ?? null,
       },
@@ -192,7 +227,8 @@ export class UserFieldsResolver {
 
   @FieldResolver(() => StatusType, { nullable: true })
   async status(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<StatusType | null> {
-    return (await this.summary(user, ctx)).status;
+    const { status } = await this.summary(user, ctx);
+    return status && presentStatus(status, user.groupId);
   }
 
   @FieldResolver(() => String)
@@ -215,14 +251,6 @@ export class UserFieldsResolver {
     return (await this.person(user, ctx)).lastName;
   }
 
-  /**
-   * The form set; a registrant session sees only registrant forms (admin-only forms are internal).
-   */
-  private async visibleFormSet(user: UserType, ctx: GraphqlContext) {
-    const rows = await ctx.loaders.formSets.load(user.uid);
-    return ctx.request.registrant ? rows.filter((row) => row.form.audience !== "admin") : rows;
-  }
-
   @FieldResolver(() => [UserFormType], {
     description: "The user's form set in form order (without admin-only forms for a registrant session).",
   })
@@ -234,71 +262,41 @@ export class UserFieldsResolver {
     if (selectsPath(info, ["form", "fields"]) || selectsPath(info, ["missingMandatoryFields"])) {
       ctx.loaders.wantFormFields();
     }
-    const rows = await this.visibleFormSet(user, ctx);
-    return rows.map((row) => ({ ...row, form: row.form as unknown as FormType }));
+    return (await visibleFormSet(user.uid, ctx)).map((row) => presentUserForm(row, user));
   }
 
   @FieldResolver(() => [FieldValueType], {
     description: "Stored answers in form and field order (without admin-only forms for a registrant session).",
   })
   async fieldValues(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<FieldValueType[]> {
-    let rows = await ctx.loaders.fieldValues.load(user.uid);
-    if (ctx.request.registrant) {
-      const visible = new Set((await this.visibleFormSet(user, ctx)).map((row) => row.form.id));
-      rows = rows.filter((row) => visible.has(row.field.formId));
-    }
-    return rows.map((row) => {
-      const choices = isChoiceType(row.field.fieldType) ? [row.answer].flat() : null;
-      return {
-        field: presentField(row.field),
-        text: choices ? null : String(row.answer),
-        choices,
-        updatedAt: row.updatedAt,
-      };
-    });
+    return (await visibleAnswers(user.uid, ctx)).map((row) => presentFieldValue(row, user));
   }
 
   @FieldResolver(() => [EmailRecordType], { description: "Email history, oldest first." })
   async emails(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<EmailRecordType[]> {
-    return (await ctx.loaders.emails.load(user.uid)) as EmailRecordType[];
+    return (await ctx.loaders.emails.load(user.uid)).map((entry) => presentEmailRecord(entry, user));
   }
 
   @FieldResolver(() => [CartLineType], { description: "Cart lines, oldest first (legacy _usercart)." })
   async cartLines(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<CartLineType[]> {
-    return (await ctx.loaders.cartLines.load(user.uid)).map((line) => ({
-      id: line.cartLineId,
-      productId: line.productId,
-      productName: line.productName,
-      quantity: line.quantity,
-      unitPrice: formatCents(line.unitPriceCents),
-      amount: formatCents(line.unitPriceCents * line.quantity),
-      remark: line.remark,
-      recurringStartDate: line.recurringStartDate ? line.recurringStartDate.toISOString().slice(0, 10) : null,
-      addedAt: line.addedAt,
-    }));
+    return (await ctx.loaders.cartLines.load(user.uid)).map((line) => presentCartLine(line, user));
   }
 
   @FieldResolver(() => [PaymentType], { description: "Payments, oldest first (legacy _userpayments)." })
   async payments(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<PaymentType[]> {
-    return (await ctx.loaders.payments.load(user.uid)).map((payment) => ({
-      id: payment.paymentId,
-      amount: formatCents(payment.amountCents),
-      paidAt: payment.paidAt,
-      method: payment.method,
-      note: payment.note,
-    }));
+    return (await ctx.loaders.payments.load(user.uid)).map((payment) => presentPayment(payment, user));
   }
 
-  @FieldResolver(() => UtmType, { description: "UTM attribution (legacy _utm); every member null when none." })
+  @FieldResolver(() => UtmType, { description: "UTM attribution (legacy _utm); every member but id null when none." })
   async utm(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<UtmType> {
-    const utm = await ctx.loaders.utm.load(user.uid);
-    return utm ?? { campaign: null, content: null, id: null, medium: null, source: null, term: null };
+    return presentUtm(await ctx.loaders.utm.load(user.uid), user);
   }
 
   @FieldResolver(() => [TagType])
   async tags(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<TagType[]> {
     // Tags are read with the summary, in the same statement.
-    return (ctx.loaders.pageSummaries.get(user) ?? (await ctx.loaders.summaries.load(user.uid)))?.tags ?? [];
+    const summary = ctx.loaders.pageSummaries.get(user) ?? (await ctx.loaders.summaries.load(user.uid));
+    return (summary?.tags ?? []).map((tag) => presentTag(tag, user.groupId));
   }
 
   @FieldResolver(() => UserType, { nullable: true, description: "The parent registration of a child; null otherwise." })

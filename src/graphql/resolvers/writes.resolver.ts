@@ -73,7 +73,7 @@ export class WritesMutationResolver {
         Object.fromEntries(Object.entries({ ...entry }).filter(([, value]) => value !== null && value !== undefined)),
       ),
     });
-    return { user: afterWrite(ctx, outcome), cartIds: outcome.cartIds.map(String), notices: outcome.notices };
+    return { user: afterWrite(ctx, outcome), cartIds: outcome.cartIds, notices: outcome.notices };
   }
 
   @Mutation(() => CreateProductPayloadType, { description: "Creates a product (legacy products create)." })

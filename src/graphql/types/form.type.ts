@@ -1,9 +1,13 @@
 import { Field, Int, ObjectType } from "type-graphql";
 import { GraphQLDateTime } from "graphql-scalars";
 import { FieldTypeEnum, FormAudienceEnum, FormLevelEnum } from "./enums.type";
+import { Node } from "../nodes/node.interface";
 
-@ObjectType("FormField", { description: "A form input." })
-export class FormFieldType {
+@ObjectType("FormField", { description: "A form input.", implements: Node })
+export class FormFieldType implements Node {
+  /** The Node id (see node-id.ts). */
+  id: string;
+
   @Field(() => String, { description: "The wire identifier f_<form>_<n>; usable as a key in `values`." })
   identifier: string;
 
@@ -23,10 +27,16 @@ export class FormFieldType {
   options: string[];
 }
 
-@ObjectType("Form")
-export class FormType {
-  @Field(() => Int)
-  id: number;
+@ObjectType("Form", { implements: Node })
+export class FormType implements Node {
+  /** The Node id (see node-id.ts). */
+  id: string;
+
+  /** The form's project (not exposed; its fields' ids need it). */
+  groupId: number;
+
+  @Field(() => Int, { description: "The legacy form id (as in markFormsComplete's formIds and f_<form>_<n>)." })
+  formId: number;
 
   @Field(() => String)
   name: string;
@@ -41,10 +51,17 @@ export class FormType {
   level: FormLevelEnum;
 }
 
-@ObjectType("UserForm", { description: "A form in a user's form set." })
-export class UserFormType {
+@ObjectType("UserForm", {
+  description: "A form in a user's form set. Its id derives from its user and form.",
+  implements: Node,
+})
+export class UserFormType implements Node {
+  /** The Node id (see node-id.ts). */
+  id: string;
+
   /** Whose form set this entry belongs to (not exposed; the missing-fields resolver needs it). */
   uid: number;
+  groupId: number;
 
   @Field(() => FormType)
   form: FormType;

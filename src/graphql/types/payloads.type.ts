@@ -1,4 +1,4 @@
-import { Field, ID, Int, ObjectType } from "type-graphql";
+import { Field, Int, ObjectType } from "type-graphql";
 import { StatusType, UserType } from "./user.type";
 
 @ObjectType("UserPayload")
@@ -12,8 +12,8 @@ export class UserPayloadType {
 
 @ObjectType("SkippedForm")
 export class SkippedFormType {
-  @Field(() => String, { description: "The id as sent." })
-  formId: string;
+  @Field(() => Int, { description: "The form id as sent." })
+  formId: number;
 
   @Field(() => String)
   reason: string;
@@ -49,8 +49,10 @@ export class AddProductPayloadType {
   @Field(() => UserType, { description: "The user after the change." })
   user: UserType;
 
-  @Field(() => [ID], { description: "The new cart lines; empty when nothing new was added." })
-  cartIds: string[];
+  @Field(() => [Int], {
+    description: "The new cart lines' legacy cart ids (CartLine.cartLineId); empty when nothing new was added.",
+  })
+  cartIds: number[];
 
   @Field(() => [String])
   notices: string[];

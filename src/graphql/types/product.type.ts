@@ -1,9 +1,13 @@
 import { GraphQLDateTime } from "graphql-scalars";
 import { Field, Int, ObjectType } from "type-graphql";
 import { MoneyScalar } from "../scalars/money.scalar";
+import { Node } from "../nodes/node.interface";
 
-@ObjectType("ProductCategory")
-export class ProductCategoryType {
+@ObjectType("ProductCategory", { implements: Node })
+export class ProductCategoryType implements Node {
+  /** The Node id (see node-id.ts). */
+  id: string;
+
   @Field(() => Int)
   catId: number;
 
@@ -26,8 +30,11 @@ export class ProductCategoryType {
   mandatory: boolean;
 }
 
-@ObjectType("Product")
-export class ProductType {
+@ObjectType("Product", { implements: Node })
+export class ProductType implements Node {
+  /** The Node id (see node-id.ts). */
+  id: string;
+
   @Field(() => Int)
   pId: number;
 

@@ -1,6 +1,7 @@
 import { Field, Int, ObjectType } from "type-graphql";
 import { GraphQLDateTime } from "graphql-scalars";
 import { MoneyScalar } from "../scalars/money.scalar";
+import { Node } from "../nodes/node.interface";
 
 @ObjectType("GroupTotals", { description: "Totals over a project's registrations." })
 export class GroupTotalsType {
@@ -20,8 +21,14 @@ export class GroupTotalsType {
   totalBalance: string;
 }
 
-@ObjectType("Project", { description: "A registration project; its id is the legacy group_id." })
-export class ProjectType {
+@ObjectType("Project", {
+  description: "A registration project; groupId is the legacy group_id, id its Node id.",
+  implements: Node,
+})
+export class ProjectType implements Node {
+  /** The Node id (see node-id.ts). */
+  id: string;
+
   @Field(() => Int)
   groupId: number;
 

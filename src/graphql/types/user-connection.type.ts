@@ -4,10 +4,16 @@ import { UserType } from "./user.type";
 
 @ObjectType("PageInfo")
 export class PageInfoType {
-  @Field(() => Boolean)
+  @Field(() => Boolean, {
+    description:
+      "Reading forward (first): more users follow the page. Reading backward: true when the page was asked `before` a cursor.",
+  })
   hasNextPage: boolean;
 
-  @Field(() => Boolean, { description: "True when the page was asked `after` a cursor (forward pagination only)." })
+  @Field(() => Boolean, {
+    description:
+      "Reading backward (last): more users precede the page. Reading forward: true when the page was asked `after` a cursor.",
+  })
   hasPreviousPage: boolean;
 
   @Field(() => String, { nullable: true })
@@ -19,7 +25,7 @@ export class PageInfoType {
 
 @ObjectType("UserEdge")
 export class UserEdgeType {
-  @Field(() => String, { description: "Opaque; pass it as `after` to read the next page." })
+  @Field(() => String, { description: "Opaque; pass it as `after` (next users) or `before` (previous users)." })
   cursor: string;
 
   @Field(() => UserType)

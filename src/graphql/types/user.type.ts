@@ -5,13 +5,19 @@ import { formatCents } from "../../common/money";
 import { MoneyScalar } from "../scalars/money.scalar";
 import { EmailOriginEnum } from "./enums.type";
 import { FormFieldType } from "./form.type";
+import { encodeNodeId } from "../nodes/node-id";
+import { Node } from "../nodes/node.interface";
 
 @ObjectType("Status", {
   description: "A project's registration status; an excluding one takes users out of active counts.",
+  implements: Node,
 })
-export class StatusType {
-  @Field(() => Int)
-  id: number;
+export class StatusType implements Node {
+  /** The Node id (see node-id.ts). */
+  id: string;
+
+  @Field(() => Int, { description: "The legacy status_id." })
+  statusId: number;
 
   @Field(() => String)
   name: string;
@@ -25,8 +31,8 @@ export class StatusType {
 
 @ObjectType("AssignedAdmin")
 export class AssignedAdminType {
-  @Field(() => Int)
-  id: number;
+  @Field(() => Int, { description: "The legacy admin id (an organization's admin; embedded, not a Node)." })
+  adminId: number;
 
   @Field(() => String, { nullable: true })
   initials: string | null;
@@ -35,8 +41,15 @@ export class AssignedAdminType {
   color: string | null;
 }
 
-@ObjectType("MetaInfo", { description: "The legacy meta_info, typed: counts are Int, money exact decimal strings." })
-export class MetaInfoType {
+@ObjectType("MetaInfo", {
+  description:
+    "The legacy meta_info, typed: counts are Int, money exact decimal strings. Its id derives from its user's, so a cache updates it with the user.",
+  implements: Node,
+})
+export class MetaInfoType implements Node {
+  /** The Node id (see node-id.ts). */
+  id: string;
+
   @Field(() => String, { description: "First + last name; else organization name; else username (legacy u_name)." })
   name: string;
 
@@ -109,9 +122,24 @@ export class MetaInfoType {
   assignedAdmin: AssignedAdminType | null;
 }
 
+/** A status under its GraphQL member names; statuses belong to one project. */
+export function presentStatus(
+  status: { id: number; name: string; color: string; isExcluded: boolean },
+  groupId: number,
+): StatusType {
+  return {
+    id: encodeNodeId("Status", { groupId, statusId: status.id }),
+    statusId: status.id,
+    name: status.name,
+    color: status.color,
+    isExcluded: status.isExcluded,
+  };
+}
+
 /** The one mapping from the domain summary to the GraphQL meta info. */
 export function presentMetaInfo(summary: UserSummary): MetaInfoType {
   return {
+    id: encodeNodeId("MetaInfo", { groupId: summary.groupId, cloginId: summary.cloginId }),
     name: summary.name,
     totalForms: summary.totalForms,
     completedForms: summary.completedForms,
@@ -122,7 +150,7 @@ export function presentMetaInfo(summary: UserSummary): MetaInfoType {
     totalOrder: formatCents(summary.totalOrderCents),
     totalPaid: formatCents(summary.totalPaidCents),
     totalBalance: formatCents(summary.totalBalanceCents),
-    status: summary.status,
+    status: summary.status && presentStatus(summary.status, summary.groupId),
     applicationDate: summary.applicationDate,
     commentCount: summary.commentCount,
     groupId: summary.groupId,
@@ -134,14 +162,23 @@ export function presentMetaInfo(summary: UserSummary): MetaInfoType {
     tagIds: summary.tagIds,
     totalNonExcludedChildren: summary.nonExcludedChildren,
     star: summary.star,
-    assignedAdmin: summary.assignedAdmin,
+    assignedAdmin: summary.assignedAdmin && {
+      adminId: summary.assignedAdmin.id,
+      initials: summary.assignedAdmin.initials,
+      color: summary.assignedAdmin.color,
+    },
   };
 }
 
 @ObjectType("FieldValue", {
-  description: "A stored answer. `text` is set for text-like fields, `choices` for choice fields.",
+  description:
+    "A stored answer. `text` is set for text-like fields, `choices` for choice fields. Its id derives from its user and field.",
+  implements: Node,
 })
-export class FieldValueType {
+export class FieldValueType implements Node {
+  /** The Node id (see node-id.ts). */
+  id: string;
+
   @Field(() => FormFieldType)
   field: FormFieldType;
 
@@ -158,10 +195,16 @@ export class FieldValueType {
   updatedAt: Date;
 }
 
-@ObjectType("EmailRecord", { description: "An entry of the user's sent-email history (nothing is sent by the API)." })
-export class EmailRecordType {
-  @Field(() => Int)
-  id: number;
+@ObjectType("EmailRecord", {
+  description: "An entry of the user's sent-email history (nothing is sent by the API).",
+  implements: Node,
+})
+export class EmailRecordType implements Node {
+  /** The Node id (see node-id.ts). */
+  id: string;
+
+  @Field(() => Int, { description: "The legacy id of the history entry." })
+  emailId: number;
 
   @Field(() => String)
   from: string;
@@ -189,21 +232,36 @@ export class EmailRecordType {
 
   @Field(() => EmailOriginEnum)
   origin: EmailOriginEnum;
+
+  @Field(() => String, {
+    nullable: true,
+    description: "Trigger emails: queued, sent or failed (delivered by the worker). Null for recorded emails.",
+  })
+  deliveryStatus: string | null;
+
+  @Field(() => Int, { nullable: true, description: "Trigger emails: delivery attempts so far." })
+  deliveryAttempts: number | null;
 }
 
-@ObjectType("Tag")
-export class TagType {
-  @Field(() => Int)
-  id: number;
+@ObjectType("Tag", { implements: Node })
+export class TagType implements Node {
+  /** The Node id (see node-id.ts). */
+  id: string;
+
+  @Field(() => Int, { description: "The legacy tag id." })
+  tagId: number;
 
   @Field(() => String)
   name: string;
 }
 
-@ObjectType("CartLine", { description: "A product in the user's cart (legacy _usercart)." })
-export class CartLineType {
-  @Field(() => Int)
-  id: number;
+@ObjectType("CartLine", { description: "A product in the user's cart (legacy _usercart).", implements: Node })
+export class CartLineType implements Node {
+  /** The Node id (see node-id.ts). */
+  id: string;
+
+  @Field(() => Int, { description: "The legacy cart id (as in addProduct's cartIds)." })
+  cartLineId: number;
 
   @Field(() => Int)
   productId: number;
@@ -230,10 +288,13 @@ export class CartLineType {
   addedAt: Date;
 }
 
-@ObjectType("Payment", { description: "A payment of the registration (legacy _userpayments)." })
-export class PaymentType {
-  @Field(() => Int)
-  id: number;
+@ObjectType("Payment", { description: "A payment of the registration (legacy _userpayments).", implements: Node })
+export class PaymentType implements Node {
+  /** The Node id (see node-id.ts). */
+  id: string;
+
+  @Field(() => Int, { description: "The legacy payment id." })
+  paymentId: number;
 
   @Field(() => MoneyScalar)
   amount: string;
@@ -248,16 +309,22 @@ export class PaymentType {
   note: string | null;
 }
 
-@ObjectType("Utm", { description: "Marketing attribution of the registration (legacy _utm)." })
-export class UtmType {
+@ObjectType("Utm", {
+  description: "Marketing attribution of the registration (legacy _utm). Its id derives from its user's.",
+  implements: Node,
+})
+export class UtmType implements Node {
+  /** The Node id (see node-id.ts). */
+  id: string;
+
   @Field(() => String, { nullable: true })
   campaign: string | null;
 
   @Field(() => String, { nullable: true })
   content: string | null;
 
-  @Field(() => String, { nullable: true })
-  id: string | null;
+  @Field(() => String, { nullable: true, description: "The attribution's own utm_id parameter (legacy _utm id)." })
+  utmId: string | null;
 
   @Field(() => String, { nullable: true })
   medium: string | null;
@@ -271,8 +338,12 @@ export class UtmType {
 
 @ObjectType("User", {
   description: "A person registered in a project (the legacy user). Nested data is loaded in batches.",
+  implements: Node,
 })
-export class UserType {
+export class UserType implements Node {
+  /** The Node id (see node-id.ts). */
+  id: string;
+
   @Field(() => Int, { description: "The registration's own id." })
   uid: number;
 

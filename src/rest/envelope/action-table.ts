@@ -12,6 +12,19 @@ export interface LegacyAction<Schema extends z.ZodType = z.ZodType> {
   schema: Schema;
   /** Domain member → wire path, for the paths of problems (`emails` → `doc.email_list`). */
   problemPaths: PathNames;
+  /**
+   * The domain command's schema, when it has one: the generated OpenAPI document describes each
+   * command member at its wire path from `problemPaths`. Actions whose commands are read member by
+   * member (products, add_product's entries) list their members through `problemPaths` only.
+   */
+  command?: z.ZodObject;
+  /** A read: it changes nothing, so it ignores Idempotency-Key. */
+  readOnly?: boolean;
+  /**
+   * Its answer holds a credential (users `login`'s token). Such an answer is never stored, so the
+   * action ignores Idempotency-Key: a retry gets a new credential and the unused one expires.
+   */
+  answerHoldsCredential?: boolean;
   run(ctx: RequestContext, input: z.output<Schema>): Promise<Record<string, unknown>>;
 }
 

@@ -108,6 +108,27 @@ export function presentDetailsDoc(details: UserDetails, keysAsSent: readonly str
       case "_utm":
         if (details.utm) doc[key] = { ...details.utm };
         break;
+      case "_useremails":
+        if (details.emails) {
+          doc[key] = details.emails.map((email) => ({
+            email_id: String(email.id),
+            from: email.from,
+            to: email.to,
+            cc: email.cc,
+            bcc: email.bcc,
+            subject: email.subject,
+            body: email.body,
+            admin_id: email.adminId === null ? null : String(email.adminId),
+            recorded_at: formatUtcDateTime(email.recordedAt),
+            origin: email.origin,
+            delivery_status: email.deliveryStatus ?? null,
+            delivery_attempts:
+              email.deliveryAttempts === null || email.deliveryAttempts === undefined
+                ? null
+                : String(email.deliveryAttempts),
+          }));
+        }
+        break;
     }
   }
   return doc;

@@ -15,7 +15,9 @@ const getProjectListSchema = z.object({
 /** POST /reg/api2/projects/ (contract §7.4; the record format is ours). */
 export const projectsActions: ActionTable = {
   get_project_list: defineAction({
+    readOnly: true,
     schema: getProjectListSchema,
+    command: ProjectListQuery,
     problemPaths: {
       groupId: "group_id",
       onlyArchived: "doc.only_archived",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { createStatus } from "../../domain/statuses/statuses.service";
+import { CreateStatusCommand, createStatus } from "../../domain/statuses/statuses.service";
 import { defineAction, type ActionTable } from "../envelope/action-table";
 import { asSent, requiredWireDoc } from "../envelope/members";
 import { presentStatusCreated } from "../presenters/status-envelope";
@@ -15,6 +15,7 @@ const createSchema = z.object({
 export const statusesActions: ActionTable = {
   create: defineAction({
     schema: createSchema,
+    command: CreateStatusCommand,
     problemPaths: { groupId: "group_id", name: "doc.status_name", color: "doc.color", isExcluded: "doc.is_excluded" },
     async run(ctx, input) {
       const status = await createStatus(ctx, {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { RequestContext } from "../../domain/context";
 import { getUserInfo } from "../../domain/users/user-details";
+import { UserInfoCommand, UserListCommand } from "../../domain/users/read-commands";
 import { getUserList, type ListedUser } from "../../domain/users/user-list";
 import type { DetailSelection } from "../../domain/users/user-details";
 import type { UserSummary } from "../../domain/users/user-summary";
@@ -90,7 +91,9 @@ function listNotices(records: ListedUser[], selection: DetailSelection): string[
 
 export const userReadActions: ActionTable = {
   get_user_list: defineAction({
+    readOnly: true,
     schema: getUserListSchema,
+    command: UserListCommand,
     problemPaths: LIST_PATHS,
     async run(ctx: RequestContext, input) {
       const doc = input.doc ?? {};
@@ -129,7 +132,9 @@ export const userReadActions: ActionTable = {
   }),
 
   get_info: defineAction({
+    readOnly: true,
     schema: getInfoSchema,
+    command: UserInfoCommand,
     problemPaths: INFO_PATHS,
     async run(ctx: RequestContext, input) {
       const outcome = await getUserInfo(ctx, {

@@ -1,9 +1,17 @@
 import { z } from "zod";
 import type { RequestContext } from "../../domain/context";
-import type { UpdateUserOutcome, UserOutcome } from "../../domain/users/user-commands";
-import { addProducts } from "../../domain/carts/add-product";
+import {
+  AddEmailsCommand,
+  CreateChildCommand,
+  CreateUserCommand,
+  UpdateUserCommand,
+  type UpdateUserOutcome,
+  type UserOutcome,
+} from "../../domain/users/user-commands";
+import { AddProductCommand, addProducts } from "../../domain/carts/add-product";
 import { loginUser } from "../../domain/sessions/registrant-sessions";
-import { setUserStatus } from "../../domain/users/set-status";
+import { LoginCommand } from "../../domain/users/read-commands";
+import { SetStatusCommand, setUserStatus } from "../../domain/users/set-status";
 import { addEmails, createChild, createUser, updateUser } from "../../domain/users/users.service";
 import { formatUtcDateTime } from "../../common/dates";
 import type { PathNames } from "../../http/problem-paths";
@@ -97,6 +105,10 @@ const emptyDoc = z
       : typeof value === "object" && Object.keys(value as object).length === 0;
     if (!empty)
       ctx.addIssue({ code: "custom", message: "must be absent, {} or [] (this action takes no doc members)" });
+  })
+  .meta({
+    description: "This action takes no doc members: absent, {} or [].",
+    anyOf: [{ type: "object", maxProperties: 0 }, { type: "array", maxItems: 0 }, { type: "null" }],
   });
 
 const setStatusSchema = z.object({
@@ -209,6 +221,7 @@ function registered(msg: string, systemAction: string, outcome: UserOutcome) {
 export const usersActions: ActionTable = {
   create: defineAction({
     schema: createSchema,
+    command: CreateUserCommand,
     problemPaths: CREATE_PATHS,
     async run(ctx: RequestContext, input) {
       const outcome = await createUser(ctx, {
@@ -225,6 +238,7 @@ export const usersActions: ActionTable = {
 
   update: defineAction({
     schema: updateSchema,
+    command: UpdateUserCommand,
     problemPaths: USER_PATHS,
     async run(ctx: RequestContext, input) {
       const outcome = await updateUser(ctx, {
@@ -242,6 +256,7 @@ export const usersActions: ActionTable = {
 
   create_child: defineAction({
     schema: createChildSchema,
+    command: CreateChildCommand,
     problemPaths: CREATE_CHILD_PATHS,
     async run(ctx: RequestContext, input) {
       const doc = Array.isArray(input.doc) && input.doc.length === 0 ? {} : input.doc;
@@ -262,6 +277,7 @@ export const usersActions: ActionTable = {
 
   set_status: defineAction({
     schema: setStatusSchema,
+    command: SetStatusCommand,
     problemPaths: SET_STATUS_PATHS,
     async run(ctx: RequestContext, input) {
       const outcome = await setUserStatus(ctx, {
@@ -283,6 +299,7 @@ export const usersActions: ActionTable = {
 
   add_product: defineAction({
     schema: addProductSchema,
+    command: AddProductCommand,
     problemPaths: ADD_PRODUCT_PATHS,
     async run(ctx: RequestContext, input) {
       const list = input.product_list;
@@ -304,6 +321,7 @@ export const usersActions: ActionTable = {
 
   add_email: defineAction({
     schema: addEmailSchema,
+    command: AddEmailsCommand,
     problemPaths: ADD_EMAIL_PATHS,
     async run(ctx: RequestContext, input) {
       const list = input.doc.email_list;
@@ -317,7 +335,9 @@ export const usersActions: ActionTable = {
   }),
 
   login: defineAction({
+    answerHoldsCredential: true,
     schema: loginSchema,
+    command: LoginCommand,
     problemPaths: USER_PATHS,
     async run(ctx: RequestContext, input) {
       const outcome = await loginUser(ctx, { groupId: input.group_id, cloginId: input.clogin_id });

@@ -1,0 +1,68 @@
+import type { Command } from "commander";
+import { createRequestContext, domainSettingsOf } from "../../domain/context";
+import { createWebhookEndpoint, listWebhookEndpoints } from "../../domain/webhooks/webhooks.service";
+import { writeLine } from "../cli-io";
+import { formatTable, positiveInteger, type CliSession } from "../cli-session";
+
+const list = (value: string) =>
+  value
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+
+export function registerWebhookCommand(program: Command, session: CliSession): void {
+  const webhook = program
+    .command("webhook")
+    .description("Manage an organization's webhook endpoints (also possible through GraphQL). Secrets are shown once.")
+    .summary("manage webhook endpoints (add, list)");
+  // The CLI acts for the organization as its operator would through an API account of it.
+  const context = async (requestId: string, organizationId: number) =>
+    createRequestContext(
+      await session.database(),
+      requestId,
+      { apiAccountId: 0, apiUser: "regapi-cli", organizationId },
+      { settings: domainSettingsOf(session.config()) },
+    );
+
+  webhook
+    .command("add")
+    .summary("register an endpoint and print its id and signing secret once")
+    .description("Register a webhook endpoint for an organization; prints its id and its signing secret (shown once).")
+    .requiredOption("--org <id>", "organization id (see regapi org list)", positiveInteger())
+    .requiredOption("--url <url>", "where events are POSTed (http:// or https://)")
+    .requiredOption("--events <a,b>", "event types, comma-separated (e.g. user.created,form.submitted)")
+    .option("--groups <ids>", "only these project ids, comma-separated (default: every project)")
+    .action(async (options: { org: number; url: string; events: string; groups?: string }) => {
+      const created = await createWebhookEndpoint(await context("cli-webhook-add", options.org), {
+        url: options.url,
+        events: list(options.events),
+        groupIds: options.groups === undefined ? null : list(options.groups),
+      });
+      const { stdout } = session.io;
+      writeLine(stdout, `id: ${created.endpoint.id}`);
+      writeLine(stdout, `secret: ${created.secret}`);
+      writeLine(stdout, "store the secret now: it is not shown again");
+    });
+
+  webhook
+    .command("list")
+    .summary("list an organization's webhook endpoints (never their secrets)")
+    .description("List the webhook endpoints of an organization: id, URL, events, projects, active.")
+    .requiredOption("--org <id>", "organization id (see regapi org list)", positiveInteger())
+    .action(async (options: { org: number }) => {
+      const endpoints = await listWebhookEndpoints(await context("cli-webhook-list", options.org));
+      const { stdout } = session.io;
+      if (endpoints.length === 0) {
+        writeLine(stdout, `organization ${options.org} has no webhook endpoints; add one with regapi webhook add`);
+        return;
+      }
+      const rows = endpoints.map((endpoint) => [
+        String(endpoint.id),
+        endpoint.url,
+        endpoint.events.join(","),
+        endpoint.groupIds === null ? "all" : endpoint.groupIds.join(","),
+        endpoint.active ? "yes" : `no (${endpoint.disabledReason ?? "switched off"})`,
+      ]);
+      for (const line of formatTable(["id", "url", "events", "projects", "active"], rows)) writeLine(stdout, line);
+    });
+}

@@ -1,0 +1,32 @@
+import type { Command } from "commander";
+import { startDeliveryWorker } from "../../delivery/delivery-worker";
+import { createLogger, resolveLogFormat } from "../../http/logger";
+import type { CliSession } from "../cli-session";
+
+/**
+ * `regapi worker`: the delivery worker as a process of its own (run the service with
+ * DELIVERY_WORKER=off then). SIGTERM/SIGINT stop claiming and wait for the sends in flight.
+ */
+export function registerWorkerCommand(program: Command, session: CliSession): void {
+  program
+    .command("worker")
+    .summary("deliver webhooks and trigger emails until stopped")
+    .description(
+      "Run the delivery worker alone: fan events out to webhook endpoints, send due deliveries and queued trigger emails, retry with backoff. Several may run against one MySQL/MariaDB database. Stops cleanly on SIGTERM or SIGINT.",
+    )
+    .action(async () => {
+      const config = session.config();
+      const dataSource = await session.database();
+      const logger = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat, false));
+      const worker = startDeliveryWorker({ dataSource, logger, config: config.delivery });
+      await new Promise<void>((resolve) => {
+        const stop = (signal: string) => {
+          logger.info({ signal }, "stopping the delivery worker: finishing deliveries in flight");
+          resolve();
+        };
+        process.once("SIGTERM", () => stop("SIGTERM"));
+        process.once("SIGINT", () => stop("SIGINT"));
+      });
+      await worker.stop();
+    });
+}

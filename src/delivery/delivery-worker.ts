@@ -1,0 +1,207 @@
+import type { DataSource } from "typeorm";
+import type { DeliveryConfig } from "../config/config";
+import {
+  claimDueDeliveries,
+  claimDueEmails,
+  claimUndispatchedEvents,
+  disableEndpoints,
+  recordDeliveryAttempts,
+  recordEmailAttempts,
+  writeFanOut,
+  type ClaimedDelivery,
+  type ClaimedEmail,
+  type DeliveryAttemptResult,
+  type EmailAttemptResult,
+} from "../data/delivery.data";
+import { readActiveEndpoints } from "../data/webhooks.data";
+import { createRequestContext, type RequestContext } from "../domain/context";
+import { inTransaction } from "../domain/transaction";
+import type { Logger } from "../http/logger";
+import { createEmailSender, type EmailSender } from "./email-sender";
+import { nextRetryAt } from "./retry-schedule";
+import { postWebhook } from "./webhook-sender";
+
+// The delivery worker (contract §16): fans committed events out to the matching endpoints, sends
+// due webhook deliveries and queued trigger emails, and records every attempt. It runs inside the
+// service (DELIVERY_WORKER, default on) or alone (`regapi worker`); several may share one
+// MySQL/MariaDB database, each claiming disjoint rows (SKIP LOCKED).
+
+export interface DeliveryWorkerOptions {
+  dataSource: DataSource;
+  logger: Logger;
+  config: DeliveryConfig;
+  /** Rows claimed per round, per kind. */
+  batchSize?: number;
+}
+
+export interface DeliveryWorker {
+  /** Stops claiming, waits for the deliveries in flight to be sent and recorded. */
+  stop(): Promise<void>;
+  /** Counts since start, for logs and benchmarks. */
+  readonly stats: { dispatched: number; delivered: number; retried: number; failed: number; emailsSent: number };
+}
+
+/** A claim lasts past the send timeout, so a live worker always records before another may take the row again. */
+export const leaseMsOf = (config: Pick<DeliveryConfig, "timeoutMs">) => config.timeoutMs * 2 + 1000;
+
+export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
+  const { dataSource, logger, config } = options;
+  const batchSize = options.batchSize ?? 50;
+  const ctx: RequestContext = createRequestContext(dataSource, "delivery-worker");
+  const emails: EmailSender = createEmailSender(config);
+  const stats = { dispatched: 0, delivered: 0, retried: 0, failed: 0, emailsSent: 0 };
+  let stopping = false;
+  let wake: (() => void) | null = null;
+
+  const fanOut = () =>
+    inTransaction(ctx, async ({ em }) => {
+      const events = await claimUndispatchedEvents(em, batchSize * 4);
+      if (events.length === 0) return 0;
+      const endpoints = await readActiveEndpoints(em, [...new Set(events.map((event) => event.organizationId))]);
+      const pairs = events.flatMap((event) =>
+        endpoints
+          .filter(
+            (endpoint) =>
+              endpoint.organizationId === event.organizationId &&
+              endpoint.events.includes(event.type) &&
+              (endpoint.groupIds === null || endpoint.groupIds.includes(event.groupId)),
+          )
+          .map((endpoint) => ({ eventId: event.id, endpointId: endpoint.id })),
+      );
+      await writeFanOut(
+        em,
+        events.map((event) => event.id),
+        pairs,
+        new Date(),
+      );
+      stats.dispatched += events.length;
+      return events.length;
+    });
+
+  const claim = <T>(work: (em: RequestContext["em"], now: Date, leaseUntil: Date) => Promise<T>) =>
+    inTransaction(ctx, ({ em }) => {
+      const now = new Date();
+      return work(em, now, new Date(now.getTime() + leaseMsOf(config)));
+    });
+
+  async function deliver(delivery: ClaimedDelivery): Promise<DeliveryAttemptResult> {
+    const attemptedAt = new Date();
+    if (!delivery.endpointActive) {
+      return {
+        deliveryId: delivery.deliveryId,
+        attemptedAt,
+        statusCode: null,
+        durationMs: 0,
+        error: "endpoint disabled",
+        logged: false,
+        next: { state: "failed" },
+      };
+    }
+    const body = JSON.stringify({
+      id: delivery.eventId,
+      type: delivery.type,
+      created_at: delivery.eventCreatedAt.toISOString(),
+      group_id: delivery.groupId,
+      data: JSON.parse(delivery.data) as unknown,
+    });
+    const response = await postWebhook({
+      url: delivery.url,
+      body,
+      secret: delivery.secret,
+      eventId: delivery.eventId,
+      timeoutMs: config.timeoutMs,
+      allowPrivate: config.webhookAllowPrivate,
+    });
+    const ok = response.statusCode !== null && response.statusCode >= 200 && response.statusCode < 300;
+    const error = ok ? null : (response.error ?? `HTTP ${response.statusCode}`);
+    let next: DeliveryAttemptResult["next"];
+    if (ok) next = { state: "delivered", at: new Date() };
+    else if (response.statusCode === 410) next = { state: "failed" };
+    else {
+      const retryAt = nextRetryAt(delivery.attemptCount, delivery.queuedAt, new Date(), config);
+      next = retryAt ? { state: "pending", retryAt } : { state: "failed" };
+    }
+    return { deliveryId: delivery.deliveryId, attemptedAt, ...response, error, logged: true, next };
+  }
+
+  async function sendEmail(email: ClaimedEmail): Promise<EmailAttemptResult> {
+    try {
+      await emails.send(email);
+      return { id: email.id, error: null, next: { state: "sent", at: new Date() } };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const retryAt = nextRetryAt(email.attemptCount, email.createdAt, new Date(), config);
+      return { id: email.id, error: message, next: retryAt ? { state: "queued", retryAt } : { state: "failed" } };
+    }
+  }
+
+  async function round(): Promise<number> {
+    const dispatched = await fanOut();
+    const deliveries = await claim((em, now, lease) => claimDueDeliveries(em, batchSize, now, lease));
+    const queuedEmails = await claim((em, now, lease) => claimDueEmails(em, batchSize, now, lease));
+    const [webhookResults, emailResults] = await Promise.all([
+      Promise.all(deliveries.map(deliver)),
+      Promise.all(queuedEmails.map(sendEmail)),
+    ]);
+    if (webhookResults.length + emailResults.length > 0) {
+      const gone = [
+        ...new Set(
+          webhookResults
+            .filter((result) => result.statusCode === 410)
+            .map((result) => deliveries.find((d) => d.deliveryId === result.deliveryId)!.endpointId),
+        ),
+      ];
+      await inTransaction(ctx, async ({ em }) => {
+        await recordDeliveryAttempts(em, webhookResults);
+        await recordEmailAttempts(em, emailResults);
+        await disableEndpoints(em, gone, "the receiver answered 410 Gone");
+      });
+      for (const endpointId of gone) logger.warn({ endpointId }, "webhook endpoint disabled: receiver answered 410");
+    }
+    for (const result of webhookResults) {
+      if (result.next.state === "delivered") stats.delivered++;
+      else if (result.next.state === "pending") stats.retried++;
+      else stats.failed++;
+    }
+    stats.emailsSent += emailResults.filter((result) => result.next.state === "sent").length;
+    return dispatched + deliveries.length + queuedEmails.length;
+  }
+
+  const idle = () =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        wake = null;
+        resolve();
+      }, config.pollIntervalMs);
+      wake = () => {
+        clearTimeout(timer);
+        wake = null;
+        resolve();
+      };
+    });
+
+  const running = (async () => {
+    while (!stopping) {
+      let worked = 0;
+      try {
+        worked = await round();
+      } catch (error) {
+        // A lost database connection or a deadlock: claims not recorded are taken again after their lease.
+        logger.error({ err: error }, "delivery round failed; retrying after the poll interval");
+      }
+      if (worked === 0 && !stopping) await idle();
+    }
+  })();
+
+  logger.info({ emails: emails.kind, pollIntervalMs: config.pollIntervalMs }, "delivery worker started");
+  return {
+    stats,
+    async stop() {
+      stopping = true;
+      wake?.();
+      await running;
+      emails.close();
+      logger.info(stats, "delivery worker stopped");
+    },
+  };
+}

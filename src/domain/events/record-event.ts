@@ -1,0 +1,54 @@
+import { randomUUID } from "node:crypto";
+import type { EntityManager } from "typeorm";
+import { insertEvents } from "../../data/events.data";
+
+// Events (contract §16) are recorded by the domain, inside the transaction of the change, so REST,
+// GraphQL and the registrant session emit the same ones and a rolled-back call emits none. The
+// delivery worker (src/delivery/) sends them to webhook endpoints after the commit.
+
+export const EVENT_TYPES = [
+  "user.created",
+  "user.updated",
+  "form.submitted",
+  "form.completed",
+  "user.status_changed",
+  "cart.product_added",
+  "email.recorded",
+  "email.queued",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface DomainEvent {
+  type: EventType;
+  /** The project (`group_id` of the delivered body). */
+  groupId: number;
+  /** The `data` member of the delivered body: wire names, ids as numbers. */
+  data: Record<string, unknown>;
+}
+
+/** Records events in one statement (none when the list is empty). */
+export async function recordEvents(em: EntityManager, events: readonly DomainEvent[], now = new Date()): Promise<void> {
+  await insertEvents(
+    em,
+    events.map((event) => ({
+      publicId: randomUUID(),
+      groupId: event.groupId,
+      type: event.type,
+      data: JSON.stringify(event.data),
+      createdAt: now,
+    })),
+  );
+}
+
+export const recordEvent = (em: EntityManager, event: DomainEvent, now?: Date): Promise<void> =>
+  recordEvents(em, [event], now);
+
+/** form.submitted / form.completed for each form, in one statement. */
+export function formEvents(
+  type: "form.submitted" | "form.completed",
+  groupId: number,
+  cloginId: number,
+  formIds: readonly number[],
+): DomainEvent[] {
+  return formIds.map((formId) => ({ type, groupId, data: { clogin_id: cloginId, form_id: formId } }));
+}

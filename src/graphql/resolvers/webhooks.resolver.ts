@@ -1,0 +1,110 @@
+import { Arg, Ctx, Extensions, Int, Mutation, Query, Resolver, UseMiddleware } from "type-graphql";
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  listWebhookDeliveries,
+  listWebhookEndpoints,
+  redeliverWebhookEvent,
+  updateWebhookEndpoint,
+} from "../../domain/webhooks/webhooks.service";
+import { validationFailed } from "../../domain/errors";
+import type { GraphqlContext } from "../context";
+import { HOLDS_CREDENTIAL } from "../credential-answers";
+import { INPUT_PATHS, problemPathsOf } from "../graphql-errors";
+import { presentWebhookDelivery, presentWebhookEndpoint } from "./present";
+import {
+  CreateWebhookEndpointInput,
+  CreateWebhookEndpointPayloadType,
+  UpdateWebhookEndpointInput,
+  WebhookDeliveryPageType,
+  WebhookEndpointType,
+} from "../types/webhook.type";
+
+// Opaque to clients; inside, the delivery id the page continues after.
+const CURSOR_PREFIX = "delivery:";
+const deliveryCursor = (id: number) => Buffer.from(`${CURSOR_PREFIX}${id}`, "utf8").toString("base64");
+function afterDelivery(cursor: string | null | undefined): number | null {
+  if (cursor == null) return null;
+  const text = Buffer.from(cursor, "base64").toString("utf8");
+  const id = text.startsWith(CURSOR_PREFIX) ? Number(text.slice(CURSOR_PREFIX.length)) : NaN;
+  if (!Number.isSafeInteger(id) || deliveryCursor(id) !== cursor)
+    throw validationFailed([{ path: ["after"], message: "is not a cursor returned by this API" }]);
+  return id;
+}
+
+@Resolver()
+export class WebhooksResolver {
+  @Query(() => [WebhookEndpointType], { description: "The organization's webhook endpoints (never their secrets)." })
+  async webhookEndpoints(@Ctx() ctx: GraphqlContext): Promise<WebhookEndpointType[]> {
+    return (await listWebhookEndpoints(ctx.request)).map(presentWebhookEndpoint);
+  }
+
+  @Query(() => WebhookDeliveryPageType, {
+    description: "An endpoint's delivery log, newest first, with every attempt.",
+  })
+  async webhookDeliveries(
+    @Arg("endpointId", () => Int) endpointId: number,
+    @Arg("first", () => Int, { defaultValue: 20 }) first: number,
+    @Arg("after", () => String, { nullable: true }) after: string | null,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<WebhookDeliveryPageType> {
+    const page = await listWebhookDeliveries(ctx.request, { endpointId, first, afterId: afterDelivery(after) });
+    const last = page.deliveries.at(-1);
+    return {
+      nodes: page.deliveries.map(presentWebhookDelivery),
+      hasNextPage: page.hasNextPage,
+      endCursor: last ? deliveryCursor(last.id) : null,
+    };
+  }
+
+  @Mutation(() => CreateWebhookEndpointPayloadType, {
+    description:
+      "Registers an endpoint; the payload's secret is shown only this once (so Idempotency-Key is refused here).",
+  })
+  // The signing secret is kept only where it signs: this answer is never stored for a replay.
+  @Extensions(HOLDS_CREDENTIAL)
+  @UseMiddleware(problemPathsOf(INPUT_PATHS))
+  async createWebhookEndpoint(
+    @Arg("input", () => CreateWebhookEndpointInput) input: CreateWebhookEndpointInput,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<CreateWebhookEndpointPayloadType> {
+    const created = await createWebhookEndpoint(ctx.request, {
+      url: input.url,
+      events: input.events,
+      groupIds: input.groupIds,
+    });
+    return { endpoint: presentWebhookEndpoint(created.endpoint), secret: created.secret };
+  }
+
+  @Mutation(() => WebhookEndpointType, { description: "Changes an endpoint's URL, events, projects or active flag." })
+  @UseMiddleware(problemPathsOf(INPUT_PATHS))
+  async updateWebhookEndpoint(
+    @Arg("input", () => UpdateWebhookEndpointInput) input: UpdateWebhookEndpointInput,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<WebhookEndpointType> {
+    const draft: Parameters<typeof updateWebhookEndpoint>[1] = { endpointId: input.endpointId };
+    if (input.url != null) draft.url = input.url;
+    if (input.events != null) draft.events = input.events;
+    if (input.groupIds !== undefined) draft.groupIds = input.groupIds;
+    if (input.active != null) draft.active = input.active;
+    return presentWebhookEndpoint(await updateWebhookEndpoint(ctx.request, draft));
+  }
+
+  @Mutation(() => Int, { description: "Deletes an endpoint and its delivery log; returns its endpointId." })
+  async deleteWebhookEndpoint(
+    @Arg("endpointId", () => Int) endpointId: number,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<number> {
+    return deleteWebhookEndpoint(ctx.request, endpointId);
+  }
+
+  @Mutation(() => Int, {
+    description: "Queues every delivery of the event again (a failed one too); returns how many were queued.",
+  })
+  async redeliverWebhookEvent(
+    @Arg("eventId", () => String) eventId: string,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<number> {
+    return redeliverWebhookEvent(ctx.request, eventId);
+  }
+}

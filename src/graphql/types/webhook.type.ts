@@ -1,0 +1,131 @@
+import { GraphQLDateTime } from "graphql-scalars";
+import { Field, InputType, Int, ObjectType } from "type-graphql";
+import { Node } from "../nodes/node.interface";
+
+@ObjectType("WebhookEndpoint", { description: "A receiver of the organization's events.", implements: Node })
+export class WebhookEndpointType implements Node {
+  /** The Node id (see node-id.ts). */
+  id: string;
+
+  @Field(() => Int, {
+    description: "The endpoint's number: updateWebhookEndpoint, deleteWebhookEndpoint and webhookDeliveries take it.",
+  })
+  endpointId: number;
+
+  @Field(() => String)
+  url: string;
+
+  @Field(() => [String], { description: "Event types the endpoint receives." })
+  events: string[];
+
+  @Field(() => [Int], { nullable: true, description: "Only these projects; null: every project of the organization." })
+  groupIds: number[] | null;
+
+  @Field(() => Boolean, { description: "False once switched off, by an update or by a 410 from the receiver." })
+  active: boolean;
+
+  @Field(() => String, { nullable: true, description: "Why the worker switched the endpoint off." })
+  disabledReason: string | null;
+
+  @Field(() => GraphQLDateTime)
+  createdAt: Date;
+}
+
+@ObjectType("CreateWebhookEndpointPayload")
+export class CreateWebhookEndpointPayloadType {
+  @Field(() => WebhookEndpointType)
+  endpoint: WebhookEndpointType;
+
+  @Field(() => String, { description: "The signing secret, shown only here: store it now." })
+  secret: string;
+}
+
+@ObjectType("WebhookAttempt", { description: "One try of a delivery." })
+export class WebhookAttemptType {
+  @Field(() => GraphQLDateTime)
+  attemptedAt: Date;
+
+  @Field(() => Int, { nullable: true, description: "The receiver's HTTP status; null when none came." })
+  statusCode: number | null;
+
+  @Field(() => Int)
+  durationMs: number;
+
+  @Field(() => String, { nullable: true })
+  error: string | null;
+}
+
+@ObjectType("WebhookDelivery", { description: "One event to one endpoint, with every attempt.", implements: Node })
+export class WebhookDeliveryType implements Node {
+  /** The Node id (see node-id.ts). */
+  id: string;
+
+  @Field(() => Int, { description: "The delivery's number within the delivery log." })
+  deliveryId: number;
+
+  @Field(() => Int, { description: "The endpoint it goes to." })
+  endpointId: number;
+
+  @Field(() => String, { description: "The event id (Regapi-Event-Id); redeliverWebhookEvent takes it." })
+  eventId: string;
+
+  @Field(() => String)
+  eventType: string;
+
+  @Field(() => String, { description: "pending, delivered or failed." })
+  state: string;
+
+  @Field(() => Int)
+  attemptCount: number;
+
+  @Field(() => GraphQLDateTime, { description: "When a pending delivery is tried next." })
+  nextAttemptAt: Date;
+
+  @Field(() => GraphQLDateTime, { nullable: true })
+  deliveredAt: Date | null;
+
+  @Field(() => [WebhookAttemptType])
+  attempts: WebhookAttemptType[];
+}
+
+@ObjectType("WebhookDeliveryPage")
+export class WebhookDeliveryPageType {
+  @Field(() => [WebhookDeliveryType], { description: "Newest first." })
+  nodes: WebhookDeliveryType[];
+
+  @Field(() => Boolean)
+  hasNextPage: boolean;
+
+  @Field(() => String, { nullable: true, description: "Pass as `after` for the next page." })
+  endCursor: string | null;
+}
+
+@InputType("CreateWebhookEndpointInput")
+export class CreateWebhookEndpointInput {
+  @Field(() => String, { description: "http:// or https://; internal addresses are refused (WEBHOOK_ALLOW_PRIVATE)." })
+  url: string;
+
+  @Field(() => [String], { description: "Event types, e.g. user.created, form.submitted." })
+  events: string[];
+
+  @Field(() => [Int], { nullable: true, description: "Only these projects; absent or empty: every project." })
+  groupIds?: number[] | null;
+}
+
+@InputType("UpdateWebhookEndpointInput")
+export class UpdateWebhookEndpointInput {
+  @Field(() => Int, { description: "The endpoint to change (WebhookEndpoint.endpointId)." })
+  endpointId: number;
+
+  @Field(() => String, { nullable: true })
+  url?: string;
+
+  @Field(() => [String], { nullable: true })
+  events?: string[];
+
+  @Field(() => [Int], { nullable: true, description: "null or empty: every project." })
+  groupIds?: number[] | null;
+
+  @Field(() => Boolean, { nullable: true, description: "true switches an endpoint (back) on." })
+  active?: boolean;
+}

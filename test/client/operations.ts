@@ -1,0 +1,108 @@
+import { graphql } from "./gql";
+
+// The operations a frontend would write. Every object selects its `id`, so Apollo Client's and
+// urql's caches normalize them without type policies.
+
+export const UserWithForms = graphql(`
+  query UserWithForms($groupId: Int!, $cloginId: Int!) {
+    user(groupId: $groupId, cloginId: $cloginId) {
+      id
+      uid
+      cloginId
+      name
+      metaInfo {
+        id
+        completedForms
+        totalForms
+        status {
+          id
+          name
+        }
+      }
+      forms {
+        id
+        completed
+        form {
+          id
+          formId
+          name
+          fields {
+            id
+            identifier
+            label
+          }
+        }
+      }
+      fieldValues {
+        id
+        text
+        choices
+        field {
+          id
+          identifier
+        }
+      }
+      children {
+        id
+        cloginId
+      }
+    }
+  }
+`);
+
+export const MarkFormsComplete = graphql(`
+  mutation MarkFormsComplete($input: MarkFormsCompleteInput!) {
+    markFormsComplete(input: $input) {
+      markedComplete
+      user {
+        id
+        metaInfo {
+          id
+          completedForms
+        }
+        forms {
+          id
+          completed
+          completedAt
+        }
+      }
+    }
+  }
+`);
+
+export const UsersPage = graphql(`
+  query UsersPage($groupId: Int!, $first: Int, $after: String, $last: Int, $before: String) {
+    users(groupId: $groupId, first: $first, after: $after, last: $last, before: $before) {
+      edges {
+        cursor
+        node {
+          id
+          cloginId
+          name
+        }
+      }
+      pageInfo {
+        hasNextPage
+        hasPreviousPage
+        startCursor
+        endCursor
+      }
+    }
+  }
+`);
+
+export const NodeById = graphql(`
+  query NodeById($id: ID!) {
+    node(id: $id) {
+      __typename
+      id
+      ... on User {
+        cloginId
+        metaInfo {
+          id
+          completedForms
+        }
+      }
+    }
+  }
+`);

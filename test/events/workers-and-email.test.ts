@@ -1,0 +1,174 @@
+import { readdir, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { SMTPServer } from "smtp-server";
+import type { AddressInfo } from "node:net";
+import { startDeliveryWorker } from "../../src/delivery/delivery-worker";
+import { describeOnMysqlFamily } from "../support/database";
+import { openDomainDatabase, type DomainDatabase } from "../support/domain-database";
+import { postRest } from "../support/rest";
+import { graphql } from "../support/graphql";
+import { startTestApp, type TestApp } from "../support/test-app";
+import { LAB, labFixtureWithUsers } from "../fixtures/lab-fixture";
+import { startReceiver } from "./support/receiver";
+import {
+  addEndpoint,
+  deliveryRows,
+  FAST_DELIVERY,
+  recordTestEvents,
+  silentLogger,
+  until,
+} from "./support/worker-setup";
+
+describeOnMysqlFamily("two workers on one MariaDB database (SKIP LOCKED)", () => {
+  let db: DomainDatabase;
+  beforeAll(async () => {
+    db = await openDomainDatabase();
+  });
+  afterAll(() => db.dispose());
+
+  it("deliver 1,000 events exactly once between them, each doing part of the work", async () => {
+    const receiver = await startReceiver();
+    // A second DataSource on the same database: the second worker shares nothing in-process.
+    const { DataSource } = await import("typeorm");
+    const { buildDataSourceOptions } = await import("../../src/db/data-source-options");
+    const second = new DataSource(buildDataSourceOptions(db.config));
+    await second.initialize();
+    try {
+      await addEndpoint(db, receiver.url());
+      await recordTestEvents(db, 1000);
+      const started = Date.now();
+      const workers = [db.dataSource, second].map((dataSource) =>
+        startDeliveryWorker({ dataSource, logger: silentLogger, config: FAST_DELIVERY, batchSize: 50 }),
+      );
+      await receiver.waitFor(1000, 25_000);
+      await until(
+        async () => (await deliveryRows(db)).filter((row) => row.state === "delivered").length === 1000,
+        10_000,
+        "1000 delivered",
+      );
+      await Promise.all(workers.map((worker) => worker.stop()));
+      const seconds = (Date.now() - started) / 1000;
+      const ids = receiver.received.map((delivery) => String(delivery.headers["regapi-event-id"]));
+      expect(ids).toHaveLength(1000);
+      expect(new Set(ids).size).toBe(1000);
+      const shares = workers.map((worker) => worker.stats.delivered);
+      expect(shares[0] + shares[1]).toBe(1000);
+      expect(Math.min(...shares)).toBeGreaterThan(0);
+      console.log(`two workers: 1000 events in ${seconds.toFixed(1)} s, split ${shares.join(" / ")}`);
+    } finally {
+      await second.destroy();
+      await receiver.close();
+    }
+  }, 60_000);
+});
+
+describe("trigger emails through the worker", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ fixture: labFixtureWithUsers(730000, 4, "mail") });
+  });
+  afterAll(() => t.close());
+
+  const submitProfile = (cloginId: number) =>
+    postRest(t.app, "users", {
+      action: "update",
+      group_id: LAB.groupId,
+      clogin_id: cloginId,
+      doc: { first_name: "Mia" },
+    });
+
+  it("with SMTP_URL: a real SMTP server receives the trigger email with its headers and body; the history shows it sent", async () => {
+    const messages: { from: string; to: string[]; raw: string }[] = [];
+    const smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ["STARTTLS"],
+      onData(stream, session, callback) {
+        const chunks: Buffer[] = [];
+        stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+        stream.on("end", () => {
+          messages.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+            to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+            raw: Buffer.concat(chunks).toString("utf8"),
+          });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
+    const port = (smtp.server.address() as AddressInfo).port;
+    const worker = startDeliveryWorker({
+      dataSource: t.dataSource,
+      logger: silentLogger,
+      config: { ...FAST_DELIVERY, smtpUrl: `smtp://127.0.0.1:${port}` },
+    });
+    try {
+      expect((await submitProfile(730000)).status).toBe(200);
+      await until(async () => messages.length === 1, 10_000, "the SMTP server to receive the email");
+      const [message] = messages;
+      expect(message.to).toEqual(["mail0@lab.test"]);
+      expect(message.from).toBe("no-reply@regapi.invalid");
+      expect(message.raw).toMatch(/^Subject: Profile received$/m);
+      expect(message.raw).toMatch(/^To: mail0@lab.test$/m);
+      expect(message.raw).toMatch(/^Message-ID: <[0-9a-f-]{36}@regapi\.invalid>$/m);
+      expect(message.raw).toContain("<p>Thanks</p>");
+      expect(message.raw).toMatch(/^Content-Type: text\/html/m);
+      await until(
+        async () => (await t.dataSource.query(`SELECT state FROM outbox_email WHERE state = 'sent'`)).length === 1,
+        5000,
+        "sent state",
+      );
+      // The email history shows the delivery: REST get_info `_useremails` and GraphQL `emails`.
+      const info = await postRest(t.app, "users", {
+        action: "get_info",
+        group_id: LAB.groupId,
+        clogin_id: 730000,
+        doc: { _useremails: true },
+      });
+      expect(info.body.doc._useremails).toEqual([
+        expect.objectContaining({
+          subject: "Profile received",
+          to: "mail0@lab.test",
+          origin: "trigger",
+          delivery_status: "sent",
+          delivery_attempts: "1",
+        }),
+      ]);
+      const viaGraphql = await graphql<{
+        user: { emails: { subject: string; deliveryStatus: string; deliveryAttempts: number }[] };
+      }>(
+        t.app,
+        `{ user(groupId: ${LAB.groupId}, cloginId: 730000) { emails { subject deliveryStatus deliveryAttempts } } }`,
+      );
+      expect(viaGraphql.errors).toBeUndefined();
+      expect(viaGraphql.data!.user.emails).toEqual([
+        { subject: "Profile received", deliveryStatus: "sent", deliveryAttempts: 1 },
+      ]);
+    } finally {
+      await worker.stop();
+      await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    }
+  });
+
+  it("without SMTP_URL: the email is written as an .eml file into the mail folder", async () => {
+    const mailDir = join("node_modules/.cache", `regapi-mail-${process.pid}`);
+    await rm(mailDir, { recursive: true, force: true });
+    const worker = startDeliveryWorker({
+      dataSource: t.dataSource,
+      logger: silentLogger,
+      config: { ...FAST_DELIVERY, smtpUrl: null, mailDir },
+    });
+    try {
+      expect((await submitProfile(730001)).status).toBe(200);
+      await until(async () => (await readdir(mailDir).catch(() => [])).length >= 1, 10_000, "an .eml file");
+      const files = await readdir(mailDir);
+      const raw = await readFile(join(mailDir, files[0]), "utf8");
+      expect(files[0]).toMatch(/\.eml$/);
+      expect(raw).toMatch(/^To: mail1@lab.test$/m);
+      expect(raw).toMatch(/^Subject: Profile received$/m);
+    } finally {
+      await worker.stop();
+      await rm(mailDir, { recursive: true, force: true });
+    }
+  });
+});
