@@ -13,9 +13,9 @@ export const BENCH_HEADERS = {
   "api-token": DEMO_CREDENTIALS.apiToken,
 };
 
-export const NESTED_USER_QUERY = `query($g:Int!,$c:Int!){ user(groupId:$g, cloginId:$c){ name metaInfo{ totalForms totalOrder totalBalance status{ name } }
-  forms{ completed form{ name fields{ identifier label } } } fieldValues{ text choices field{ identifier } } emails{ subject } tags{ name }
-  children{ name metaInfo{ totalForms } forms{ completed } } } }`;
+export const NESTED_USER_QUERY = `query($g:Int!,$c:Int!){ user(groupId:$g, cloginId:$c){ id name metaInfo{ totalForms totalOrder totalBalance status{ name } }
+  forms{ id completed form{ name fields{ identifier label } } } fieldValues{ text choices field{ identifier } } emails{ subject } tags{ id name }
+  children{ id name metaInfo{ totalForms } forms{ id completed } } } }`;
 
 export const USERS_PAGE_NO_COUNT_QUERY = `query($g:Int!,$n:Int!){ users(groupId: $g, first: $n) { edges { node { cloginId metaInfo { totalForms totalOrder } } } } }`;
 

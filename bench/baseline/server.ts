@@ -9,13 +9,14 @@ import { answerIsEmpty, decodeAnswer, isChoiceType } from "../../src/domain/form
 import { interpretFieldInput } from "../../src/domain/forms/field-input";
 import { summaryOf, type UserSummary } from "../../src/domain/users/user-summary";
 import { presentMetaInfo, presentUserInfo } from "../../src/rest/presenters/user-envelope";
+import { encodeNodeId } from "../../src/graphql/nodes/node-id";
 
 // The hand-written baseline of the benchmark (issue 12): Express + mysql2, no ORM, no GraphQL
 // server, no DataLoader, no schema validation, the fewest statements a person writing SQL by hand
 // would issue. It answers exactly the benchmark's requests, byte for byte as regapi does (a jest
 // test compares them), and nothing else: it is a yardstick, not a second implementation.
 // Authentication and project ownership are one statement; nothing is cached between requests.
-// Pure formatting (dates, money, meta_info keys, answer decoding) is shared with regapi, so the
+// Pure formatting (dates, money, meta_info keys, answer decoding, Node ids) is shared with regapi, so the
 // bytes agree by construction and the comparison measures data access and framework cost.
 // Writes are out of scope: an update that would change anything answers 501.
 
@@ -238,18 +239,16 @@ async function update(db: Pool, body: Row, groupId: number): Promise<unknown> {
 /** users get_user_list, first page, without excluded users (4 statements). */
 async function userList(db: Pool, groupId: number): Promise<unknown> {
   const active = `(r.status_id IS NULL OR r.status_id NOT IN (SELECT id FROM status WHERE project_id = ? AND is_excluded = 1))`;
-  const activeParent = active.replace(/\br\./g, "pr.");
+  // The listed registrations are the active parents and their active children: two buckets of
+  // the project's counter row.
   const [totals] = await query(
     db,
-    `SELECT COUNT(*) AS total_users,
-            COALESCE(SUM(CASE WHEN r.connected_to IS NULL THEN 1 ELSE 0 END), 0) AS top_level,
-            COALESCE(SUM((SELECT COALESCE(SUM(c.quantity * c.unit_price_cents), 0) FROM cart_line c WHERE c.registration_id = r.uid)), 0) AS order_cents,
-            COALESCE(SUM((SELECT COALESCE(SUM(pm.amount_cents), 0) FROM payment pm WHERE pm.registration_id = r.uid)), 0) AS paid_cents
-       FROM registration r
-      WHERE r.project_id = ? AND ${active}
-        AND (r.connected_to IS NULL OR EXISTS (SELECT 1 FROM registration pr
-              WHERE pr.project_id = r.project_id AND pr.person_id = r.connected_to AND pr.connected_to IS NULL AND ${activeParent}))`,
-    [groupId, groupId, groupId],
+    `SELECT parent_active_registrations AS top_level,
+            parent_active_registrations + child_active_registrations AS total_users,
+            parent_active_order_cents + child_active_order_cents AS order_cents,
+            parent_active_paid_cents + child_active_paid_cents AS paid_cents
+       FROM project_counter WHERE project_id = ?`,
+    [groupId],
   );
   const page = summaries(
     await query(
@@ -292,19 +291,30 @@ async function userList(db: Pool, groupId: number): Promise<unknown> {
   };
 }
 
+// The per-project counter row (one per project): registrations, order and paid cents per bucket.
+const ALL_BUCKETS = [
+  "parent_active",
+  "parent_excluded",
+  "child_active",
+  "child_excluded",
+  "orphan_active",
+  "orphan_excluded",
+];
+const ACTIVE_BUCKETS = ["parent_active", "child_active", "orphan_active"];
+const sumOfBuckets = (measure: string, buckets = ALL_BUCKETS) =>
+  `COALESCE(${buckets.map((bucket) => `pc.${bucket}_${measure}`).join(" + ")}, 0)`;
+
 /** projects get_project_list with archived projects and totals (2 statements). */
 async function projectList(db: Pool, organizationId: number): Promise<unknown> {
   const rows = await query(
     db,
     `SELECT pr.id, pr.name, pr.currency, pr.created_at, pr.archived,
-            (SELECT COUNT(*) FROM registration r WHERE r.project_id = pr.id) AS total_users,
-            (SELECT COUNT(*) FROM registration r LEFT JOIN status s ON s.id = r.status_id
-              WHERE r.project_id = pr.id AND COALESCE(s.is_excluded, 0) = 0) AS active_users,
-            (SELECT COALESCE(SUM(c.quantity * c.unit_price_cents), 0) FROM cart_line c JOIN registration r ON r.uid = c.registration_id
-              WHERE r.project_id = pr.id) AS order_cents,
-            (SELECT COALESCE(SUM(pm.amount_cents), 0) FROM payment pm JOIN registration r ON r.uid = pm.registration_id
-              WHERE r.project_id = pr.id) AS paid_cents
-       FROM project pr WHERE pr.organization_id = ? ORDER BY pr.id`,
+            ${sumOfBuckets("registrations")} AS total_users,
+            ${sumOfBuckets("registrations", ACTIVE_BUCKETS)} AS active_users,
+            ${sumOfBuckets("order_cents")} AS order_cents,
+            ${sumOfBuckets("paid_cents")} AS paid_cents
+       FROM project pr LEFT JOIN project_counter pc ON pc.project_id = pr.id
+      WHERE pr.organization_id = ? ORDER BY pr.id`,
     [organizationId],
   );
   return {
@@ -366,18 +376,22 @@ async function nestedUser(db: Pool, groupId: number, cloginId: number): Promise<
     `SELECT subject FROM email_record WHERE registration_id = ? ORDER BY recorded_at, id`,
     [user.uid],
   );
-  const formsOf = (uid: number, withFields: boolean) => {
-    const forms: { completed: boolean; form?: { name: string; fields: { identifier: string; label: string }[] } }[] =
-      [];
+  type FormEntry = {
+    id: string;
+    completed: boolean;
+    form?: { name: string; fields: { identifier: string; label: string }[] };
+  };
+  const formsOf = (member: UserSummary, withFields: boolean) => {
+    const forms: FormEntry[] = [];
     let current: number | null = null;
     for (const row of formRows) {
-      if (Number(row.registration_id) !== uid) continue;
+      if (Number(row.registration_id) !== member.uid) continue;
       if (row.form_id !== current) {
         current = row.form_id as number;
+        const id = encodeNodeId("UserForm", { groupId, cloginId: member.cloginId, formId: current });
+        const completed = Number(row.completed) === 1;
         forms.push(
-          withFields
-            ? { completed: Number(row.completed) === 1, form: { name: String(row.form_name), fields: [] } }
-            : { completed: Number(row.completed) === 1 },
+          withFields ? { id, completed, form: { name: String(row.form_name), fields: [] } } : { id, completed },
         );
       }
       if (withFields && row.field_id != null) {
@@ -386,9 +400,11 @@ async function nestedUser(db: Pool, groupId: number, cloginId: number): Promise<
     }
     return forms;
   };
+  const userId = (member: UserSummary) => encodeNodeId("User", { groupId, cloginId: member.cloginId });
   return {
     data: {
       user: {
+        id: userId(user),
         name: user.name,
         metaInfo: {
           totalForms: user.totalForms,
@@ -396,18 +412,19 @@ async function nestedUser(db: Pool, groupId: number, cloginId: number): Promise<
           totalBalance: formatCents(user.totalBalanceCents),
           status: user.status ? { name: user.status.name } : null,
         },
-        forms: formsOf(user.uid, true),
+        forms: formsOf(user, true),
         fieldValues: valueRows.map((row) => {
           const answer = decodeAnswer(row.field_type as FieldType, String(row.value));
           const choices = isChoiceType(row.field_type as FieldType) ? [answer].flat() : null;
           return { text: choices ? null : String(answer), choices, field: { identifier: String(row.id) } };
         }),
         emails: emailRows.map((row) => ({ subject: row.subject })),
-        tags: user.tags.map((tag) => ({ name: tag.name })),
+        tags: user.tags.map((tag) => ({ id: encodeNodeId("Tag", { groupId, tagId: tag.id }), name: tag.name })),
         children: children.map((child) => ({
+          id: userId(child),
           name: child.name,
           metaInfo: { totalForms: child.totalForms },
-          forms: formsOf(child.uid, false),
+          forms: formsOf(child, false),
         })),
       },
     },
@@ -425,7 +442,9 @@ async function usersPage(db: Pool, groupId: number, first: number, withCount: bo
     [groupId, first],
   );
   const [count] = withCount
-    ? await query(db, `SELECT COUNT(*) AS total FROM registration WHERE project_id = ?`, [groupId])
+    ? await query(db, `SELECT ${sumOfBuckets("registrations")} AS total FROM project_counter pc WHERE project_id = ?`, [
+        groupId,
+      ])
     : [null];
   return {
     data: {
