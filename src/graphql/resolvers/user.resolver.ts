@@ -51,40 +51,54 @@ export async function visibleAnswers(uid: number, ctx: GraphqlContext) {
   return rows.filter((row) => visible.has(row.field.formId));
 }
 
+/**
+ * One user of a project for an API account (`user`, and `node` of a User): ownership, the user's
+ * summary and, when the selection asks for children, theirs in one statement; the form sets the
+ * selection will read (the user's, its children's) are asked for in one batch up front.
+ */
+export async function readUserForSelection(
+  ctx: GraphqlContext,
+  groupId: number,
+  cloginId: number,
+  info: GraphQLResolveInfo,
+): Promise<UserType> {
+  const withChildren = selectsField(info, "children");
+  const outcome = await getUser(ctx.request, groupId, cloginId, { withChildren });
+  ctx.loaders.summaries.prime(outcome.uid, outcome.summary);
+  if (withChildren) {
+    for (const child of outcome.children) ctx.loaders.summaries.prime(child.uid, child);
+    ctx.loaders.children.prime(
+      { groupId, cloginId },
+      outcome.children.map((child) => ({
+        uid: child.uid,
+        groupId: child.groupId,
+        cloginId: child.cloginId,
+        parentCloginId: child.parentCloginId,
+      })),
+    );
+  }
+  // The form sets the query will read (the user's, its children's) go in one batch, now.
+  const wantsForms = selectsField(info, "forms");
+  const wantsChildForms = withChildren && selectsPath(info, ["children", "forms"]);
+  if (
+    wantsForms &&
+    (selectsPath(info, ["forms", "form", "fields"]) || selectsPath(info, ["forms", "missingMandatoryFields"]))
+  ) {
+    ctx.loaders.wantFormFields();
+  }
+  const uids = [...(wantsForms ? [outcome.uid] : []), ...(wantsChildForms ? outcome.children.map((c) => c.uid) : [])];
+  // loadMany never rejects (failures are per key); the resolvers that need them report them.
+  if (uids.length > 0) void ctx.loaders.formSets.loadMany(uids);
+  return userFromOutcome(outcome);
+}
+
 @Resolver(() => UserType)
 export class UserQueryResolver {
   @Query(() => UserType, {
     description: "One user of a project (FORBIDDEN for a foreign project, USER_NOT_FOUND when not registered there).",
   })
   async user(@Args() args: UserArgs, @Ctx() ctx: GraphqlContext, @Info() info: GraphQLResolveInfo): Promise<UserType> {
-    const withChildren = selectsField(info, "children");
-    const outcome = await getUser(ctx.request, args.groupId, args.cloginId, { withChildren });
-    ctx.loaders.summaries.prime(outcome.uid, outcome.summary);
-    if (withChildren) {
-      for (const child of outcome.children) ctx.loaders.summaries.prime(child.uid, child);
-      ctx.loaders.children.prime(
-        { groupId: args.groupId, cloginId: args.cloginId },
-        outcome.children.map((child) => ({
-          uid: child.uid,
-          groupId: child.groupId,
-          cloginId: child.cloginId,
-          parentCloginId: child.parentCloginId,
-        })),
-      );
-    }
-    // The form sets the query will read (the user's, its children's) go in one batch, now.
-    const wantsForms = selectsField(info, "forms");
-    const wantsChildForms = withChildren && selectsPath(info, ["children", "forms"]);
-    if (
-      wantsForms &&
-      (selectsPath(info, ["forms", "form", "fields"]) || selectsPath(info, ["forms", "missingMandatoryFields"]))
-    ) {
-      ctx.loaders.wantFormFields();
-    }
-    const uids = [...(wantsForms ? [outcome.uid] : []), ...(wantsChildForms ? outcome.children.map((c) => c.uid) : [])];
-    // loadMany never rejects (failures are per key); the resolvers that need them report them.
-    if (uids.length > 0) void ctx.loaders.formSets.loadMany(uids);
-    return userFromOutcome(outcome);
+    return readUserForSelection(ctx, args.groupId, args.cloginId, info);
   }
 
   @Query(() => UserType, {
