@@ -191,4 +191,18 @@ describe("statement budgets per request (issue 12)", () => {
       expect(statements).toBe(1);
     }
   });
+
+  it("get_project_list with totals: 2 statements (the list proves ownership, then the counters); a foreign group_id is FORBIDDEN", async () => {
+    await postRest(t.app, "projects", { action: "get_project_list" });
+    const body = {
+      action: "get_project_list",
+      group_id: SMALL.groupId,
+      doc: { with_archived: true, with_group_totals: true },
+    };
+    const listed = await t.countStatements(() => postRest(t.app, "projects", body));
+    expect(listed.result.status).toBe(200);
+    expect(listed.statements).toBe(2);
+    const foreign = await postRest(t.app, "projects", { ...body, group_id: 424242 });
+    expect(foreign.body.error_code).toBe("FORBIDDEN");
+  });
 });
