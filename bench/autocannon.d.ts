@@ -25,6 +25,8 @@ declare module "autocannon" {
     latency: Histogram;
     non2xx: number;
     errors: number;
+    /** Seconds the run took. */
+    duration: number;
   }
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;

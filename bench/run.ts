@@ -19,9 +19,9 @@ import { createLogger } from "../src/http/logger";
 
 // HTTP benchmark: REST and GraphQL operations against an in-process server on loopback, with
 // autocannon as the client. Prints throughput, latency, SQL statements per request and memory.
-//   npm run bench                                   # SQLite temp file, 10k seeded registrants
-//   BENCH_DATABASE_URL=mariadb://root@127.0.0.1:3306/regapi_bench BENCH_USERS=100000 npm run bench
-//   BENCH_ONLY=update npm run bench                 # only the scenarios whose name matches
+//   npm run bench:regapi                                 # SQLite temp file, 10k seeded registrants
+//   BENCH_DATABASE_URL=mariadb://root@127.0.0.1:3306/regapi_bench BENCH_USERS=100000 npm run bench:regapi
+//   BENCH_ONLY=update npm run bench:regapi               # only the scenarios whose name matches
 // On MySQL/MariaDB the named database must exist and be empty; it is migrated here.
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);

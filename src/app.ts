@@ -1,3 +1,4 @@
+import { configureAccountCache } from "./auth/account-cache";
 import express, { type ErrorRequestHandler, type Express } from "express";
 import type { DataSource } from "typeorm";
 import { DEFAULT_RESILIENCE, type Config } from "./config/config";
@@ -34,6 +35,7 @@ export interface AppDependencies {
         | "trustProxy"
         | "idempotencyWaitMs"
         | "delivery"
+        | "accountCacheTtlMs"
       >
     >;
 }
@@ -54,6 +56,9 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   // Behind a load balancer, per-IP limits and logs need the client's address from X-Forwarded-For.
   app.set("trust proxy", deps.config.trustProxy ?? false);
   const metrics = createMetrics(deps.dataSource);
+  // Only when told: a second app on the same DataSource (tests) keeps the first one's setting.
+  if (deps.config.accountCacheTtlMs !== undefined)
+    configureAccountCache(deps.dataSource, deps.config.accountCacheTtlMs);
   app.use(requestId);
   app.use(accessLog(deps.logger, metrics));
   const resilience = deps.config.resilience ?? DEFAULT_RESILIENCE;

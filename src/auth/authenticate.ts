@@ -1,7 +1,7 @@
 import type { EntityManager } from "typeorm";
 import type { Principal } from "../domain/context";
 import { DomainError } from "../domain/errors";
-import { findApiAccount } from "../data/api-accounts.data";
+import { findApiAccount, type ApiAccountRecord } from "../data/api-accounts.data";
 import { apiTokenMatches, hashApiToken } from "./secrets";
 
 /** Accepted clock difference for the optional `Timestamp` header. */
@@ -19,12 +19,17 @@ const DECOY_HASH = hashApiToken("regapi-decoy-token");
  * The one authentication of every interface (REST and GraphQL). Returns the principal or throws
  * UNAUTHENTICATED (never saying which header was wrong) or STALE_TIMESTAMP.
  */
-export async function authenticate(em: EntityManager, header: HeaderReader, nowMs = Date.now()): Promise<Principal> {
+export async function authenticate(
+  em: EntityManager,
+  header: HeaderReader,
+  nowMs = Date.now(),
+  findAccount: (id: number) => Promise<ApiAccountRecord | null> = (id) => findApiAccount(em, id),
+): Promise<Principal> {
   const apiId = header("api-id")?.trim() ?? "";
   const apiUser = header("api-user")?.trim() ?? "";
   const apiToken = header("api-token") ?? "";
 
-  const account = /^\d{1,10}$/.test(apiId) && apiUser && apiToken ? await findApiAccount(em, Number(apiId)) : null;
+  const account = /^\d{1,10}$/.test(apiId) && apiUser && apiToken ? await findAccount(Number(apiId)) : null;
   // Both comparisons always run, so timing does not tell a current token from a replaced one.
   const currentOk = apiTokenMatches(apiToken, account?.tokenHash ?? DECOY_HASH);
   const previousOk = apiTokenMatches(apiToken, account?.previousTokenHash ?? DECOY_HASH);

@@ -1,4 +1,5 @@
 import type { EntityManager } from "typeorm";
+import { forgetCachedApiAccount } from "../auth/account-cache";
 import { generateApiToken, hashApiToken } from "../auth/secrets";
 import {
   selectApiKeysOfOrganization,
@@ -26,7 +27,7 @@ export async function createApiKey(ctx: RequestContext, organizationId: number, 
     throw validationFailed([{ path: ["--user"], message: `is not an email address: ${JSON.stringify(apiUser)}` }]);
   }
   const apiToken = generateApiToken();
-  return inTransaction(ctx, async ({ em }) => {
+  const created = await inTransaction(ctx, async ({ em }) => {
     if (!(await em.findOne(Organization, { where: { id: organizationId } }))) {
       throw new DomainError("NOT_FOUND", `organization ${organizationId} does not exist`);
     }
@@ -39,6 +40,9 @@ export async function createApiKey(ctx: RequestContext, organizationId: number, 
     });
     return { apiId: Number(inserted.identifiers[0].id), apiUser: user, apiToken };
   });
+  // Once committed: a request of this process that looked the id up before must not keep "unknown".
+  forgetCachedApiAccount(ctx.dataSource, created.apiId);
+  return created;
 }
 
 /** Organizations with their number of projects and of active API keys, for `regapi org list`. */
@@ -63,7 +67,7 @@ export interface RevokedApiKey {
 
 /** Deactivates an API account at once; a token replaced by a rotation stops working too. */
 export async function revokeApiKey(ctx: RequestContext, apiId: number): Promise<RevokedApiKey> {
-  return inTransaction(ctx, async ({ em }) => {
+  const revoked = await inTransaction(ctx, async ({ em }) => {
     const account = await findAccount(em, apiId);
     await em.update(
       ApiAccount,
@@ -72,6 +76,9 @@ export async function revokeApiKey(ctx: RequestContext, apiId: number): Promise<
     );
     return { apiId, apiUser: account.apiUser, wasActive: account.active };
   });
+  // Once committed, requests of this process stop authenticating at once (others within the cache TTL).
+  forgetCachedApiAccount(ctx.dataSource, apiId);
+  return revoked;
 }
 
 export interface RotatedApiKey extends NewApiKey {
@@ -90,7 +97,7 @@ export async function rotateApiKey(
   now = new Date(),
 ): Promise<RotatedApiKey> {
   const apiToken = generateApiToken();
-  return inTransaction(ctx, async ({ em }) => {
+  const rotated = await inTransaction(ctx, async ({ em }) => {
     const account = await findAccount(em, apiId);
     if (!account.active) {
       throw new DomainError(
@@ -110,6 +117,8 @@ export async function rotateApiKey(
     );
     return { apiId, apiUser: account.apiUser, apiToken, previousTokenValidUntil };
   });
+  forgetCachedApiAccount(ctx.dataSource, apiId);
+  return rotated;
 }
 
 async function findAccount(em: EntityManager, apiId: number): Promise<ApiAccount> {

@@ -30,6 +30,8 @@ export interface Config {
   readonly resilience: ResilienceConfig;
   /** Browser origins allowed to call the API cross-origin (CORS_ORIGINS); empty: none. */
   readonly corsOrigins: readonly string[];
+  /** How long an API account row is kept for authentication (ACCOUNT_CACHE_TTL_MS, default 5000; 0: off). */
+  readonly accountCacheTtlMs: number;
   /** Express `trust proxy` (TRUST_PROXY): which proxies' X-Forwarded-For gives the client IP; false: none. */
   readonly trustProxy: TrustProxy;
   /** How long a repeated Idempotency-Key request waits for the first one's answer (IDEMPOTENCY_WAIT_MS). */
@@ -257,6 +259,7 @@ const envSchema = z.object({
   DATABASE_ACQUIRE_TIMEOUT_MS: integerInRange("DATABASE_ACQUIRE_TIMEOUT_MS", 1, 600_000).default(3000),
   DATABASE_QUERY_TIMEOUT_MS: integerInRange("DATABASE_QUERY_TIMEOUT_MS", 0, 3_600_000).default(4000),
   LOGIN_TOKEN_TTL_S: integerInRange("LOGIN_TOKEN_TTL_S", 1, 7 * 24 * 3600).default(900),
+  ACCOUNT_CACHE_TTL_MS: integerInRange("ACCOUNT_CACHE_TTL_MS", 0, 60_000).default(5000),
   CORS_ORIGINS: z
     .string()
     .transform((raw) =>
@@ -407,6 +410,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: values.LOG_FORMAT as LogFormat,
     loginTokenTtlSeconds: values.LOGIN_TOKEN_TTL_S,
     corsOrigins: Object.freeze([...values.CORS_ORIGINS]),
+    accountCacheTtlMs: values.ACCOUNT_CACHE_TTL_MS,
     trustProxy: values.TRUST_PROXY,
     idempotencyWaitMs: values.IDEMPOTENCY_WAIT_MS,
     delivery: Object.freeze({

@@ -208,9 +208,153 @@ export async function readFormSets(
   return groupBy(all, (row) => row.uid);
 }
 
+/**
+ * Each registration's form set in form order, by uid, and the fields of those forms in field
+ * order, by form id: one statement where readFormSets and readFieldsOfForms take two.
+ */
+export async function readFormSetsWithFields(
+  em: EntityManager,
+  uids: readonly number[],
+): Promise<{ formSets: Map<number, RegistrationFormState[]>; fields: Map<number, FieldDefinition[]> }> {
+  const formSets = new Map<number, RegistrationFormState[]>();
+  const fields = new Map<number, FieldDefinition[]>();
+  await chunked(uids, async (chunk) => {
+    const rows = await selectRows(
+      em,
+      {
+        ...FORM_STATE_SHAPE,
+        field_id: "textOrNull",
+        field_form_id: "intOrNull",
+        field_name: "textOrNull",
+        field_label: "textOrNull",
+        field_type: "textOrNull",
+        field_mandatory: "flag",
+        field_options: "textOrNull",
+      },
+      `SELECT rf.registration_id, rf.completed, rf.completed_at, rf.submitted_at, ${FORM_COLUMNS}, ${FIELD_COLUMNS}
+         FROM registration_form rf JOIN form fo ON fo.id = rf.form_id
+         LEFT JOIN field f ON f.form_id = fo.id
+        WHERE rf.registration_id IN (${sqlPlaceholders(chunk.length)})
+        ORDER BY rf.registration_id, fo.sort_order, fo.id, f.sort_order, f.id`,
+      chunk,
+    );
+    let currentForm = "";
+    let collectFields = false;
+    for (const row of rows) {
+      const formKey = `${row.registration_id}:${row.form_id}`;
+      if (formKey !== currentForm) {
+        currentForm = formKey;
+        const set = formSets.get(row.registration_id) ?? [];
+        set.push({
+          uid: row.registration_id,
+          form: toForm(row),
+          completed: row.completed,
+          completedAt: row.completed_at,
+          submittedAt: row.submitted_at,
+        });
+        formSets.set(row.registration_id, set);
+        // A form's fields are the same for every registration holding it: kept once.
+        collectFields = !fields.has(row.form_id);
+        if (collectFields) fields.set(row.form_id, []);
+      }
+      if (row.field_id === null || !collectFields) continue;
+      fields.get(row.form_id)!.push(
+        toField({
+          ...row,
+          field_id: row.field_id,
+          field_form_id: row.field_form_id ?? row.form_id,
+          field_label: row.field_label ?? "",
+          field_type: row.field_type ?? "",
+        }),
+      );
+    }
+  });
+  return { formSets, fields };
+}
+
 /** One registration's form set in form order. */
 export async function readFormSet(em: EntityManager, uid: number): Promise<RegistrationFormState[]> {
   return (await readFormSets(em, [uid])).get(uid) ?? [];
+}
+
+const VALUE_TARGET_SHAPE = {
+  ...FORM_SHAPE,
+  held_by: "intOrNull",
+  completed: "flag",
+  completed_at: "dateOrNull",
+  submitted_at: "dateOrNull",
+  field_id: "textOrNull",
+  field_form_id: "intOrNull",
+  field_name: "textOrNull",
+  field_label: "textOrNull",
+  field_type: "textOrNull",
+  field_mandatory: "flag",
+  field_options: "textOrNull",
+  stored_value: "textOrNull",
+} as const;
+
+/** What writing `doc` values to one registration needs to know, read at once. */
+export interface ValueTargets {
+  /** The registration's form set in form order. */
+  formSet: RegistrationFormState[];
+  /** Fields of the project named by the keys (identifier or mapped name), whoever holds their form. */
+  fields: FieldDefinition[];
+  /** The registration's stored values of those fields, by field id (encoded as stored). */
+  stored: Map<string, string>;
+}
+
+/**
+ * A registration's form set, the project's fields named by `keys` and their stored values, in one
+ * statement: every form of the project that the registration holds or that has a named field,
+ * with the named fields joined to it.
+ */
+export async function readValueTargets(
+  em: EntityManager,
+  uid: number,
+  projectId: number,
+  keys: readonly string[],
+): Promise<ValueTargets> {
+  const list = sqlPlaceholders(keys.length);
+  const named = keys.length === 0 ? "1 = 0" : `(f.id IN (${list}) OR f.name IN (${list}))`;
+  const rows = await selectRows(
+    em,
+    VALUE_TARGET_SHAPE,
+    `SELECT rf.registration_id AS held_by, rf.completed, rf.completed_at, rf.submitted_at, ${FORM_COLUMNS},
+            ${FIELD_COLUMNS}, fv.value AS stored_value
+       FROM form fo
+       LEFT JOIN registration_form rf ON rf.form_id = fo.id AND rf.registration_id = ?
+       LEFT JOIN field f ON f.form_id = fo.id AND f.project_id = fo.project_id AND ${named}
+       LEFT JOIN field_value fv ON fv.registration_id = ? AND fv.field_id = f.id
+      WHERE fo.project_id = ? AND (rf.registration_id IS NOT NULL OR f.id IS NOT NULL)
+      ORDER BY fo.sort_order, fo.id`,
+    [uid, ...keys, ...keys, uid, projectId],
+  );
+  const targets: ValueTargets = { formSet: [], fields: [], stored: new Map() };
+  const seenForms = new Set<number>();
+  for (const row of rows) {
+    if (row.held_by !== null && !seenForms.has(row.form_id)) {
+      seenForms.add(row.form_id);
+      targets.formSet.push({
+        uid,
+        form: toForm(row),
+        completed: row.completed,
+        completedAt: row.completed_at,
+        submittedAt: row.submitted_at,
+      });
+    }
+    if (row.field_id === null) continue;
+    targets.fields.push(
+      toField({
+        ...row,
+        field_id: row.field_id,
+        field_form_id: row.field_form_id ?? row.form_id,
+        field_label: row.field_label ?? "",
+        field_type: row.field_type ?? "",
+      }),
+    );
+    if (row.stored_value !== null) targets.stored.set(row.field_id, row.stored_value);
+  }
+  return targets;
 }
 
 /** Adds forms to a registration's form set, not completed. */

@@ -1,8 +1,8 @@
 import type { EntityManager } from "typeorm";
 import { Registration } from "../entities";
 import { cartLineAmountSql, paymentAmountSql } from "./account-sums";
-import { chunked, groupBy } from "./batch";
-import { selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
+import { chunked } from "./batch";
+import { decodeRows, selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
 import { statusExcludedSql } from "./statuses.data";
 
 // Registrations (users of a project): who they are, their lists and summaries, their tags.
@@ -44,26 +44,27 @@ const toRef = (row: RowOf<typeof REF_SHAPE>): RegistrationRef => ({
   parentCloginId: row.connected_to,
 });
 
-/**
- * Locks the registration row (a no-op UPDATE: portable, unlike FOR UPDATE), so concurrent writes
- * to one user run one after the other and read each other's results.
- */
-export async function lockRegistration(em: EntityManager, projectId: number, personId: number): Promise<void> {
-  await em.query(`UPDATE registration SET star = star WHERE project_id = ? AND person_id = ?`, [projectId, personId]);
-}
+const onSqlite = (em: EntityManager) => em.connection.options.type === "better-sqlite3";
 
-/** The registration of a person in a project with the person's main email, or null. */
+/**
+ * The registration of a person in a project with the person's main email, or null. With `lock`,
+ * the row is read with FOR UPDATE on MySQL/MariaDB, so concurrent writes to one user run one after
+ * the other and read each other's results; SQLite needs no row lock, as its transactions already
+ * take turns (src/domain/transaction.ts).
+ */
 export async function findRegisteredUser(
   em: EntityManager,
   projectId: number,
   personId: number,
+  options: { lock?: boolean } = {},
 ): Promise<RegisteredUser | null> {
+  const forUpdate = options.lock && !onSqlite(em) ? " FOR UPDATE" : "";
   const [row] = await selectRows(
     em,
     { ...REF_SHAPE, main_email: "textOrNull" },
     `SELECT ${REF_COLUMNS}, p.main_email
        FROM registration r JOIN person p ON p.id = r.person_id
-      WHERE r.project_id = ? AND r.person_id = ?`,
+      WHERE r.project_id = ? AND r.person_id = ?${forUpdate}`,
     [projectId, personId],
   );
   return row ? { ...toRef(row), mainEmail: row.main_email } : null;
@@ -102,38 +103,37 @@ export async function readRegistrationsByPerson(
   return new Map(refs.map((ref) => [projectPersonKey(ref), ref]));
 }
 
-/** Children of the given parents (registrations of the same project whose connected_to is the parent). */
-export async function readChildren(
-  em: EntityManager,
-  parents: readonly ProjectPersonKey[],
-): Promise<Map<string, RegistrationRef[]>> {
-  const refs = await readByProjectAndColumn(em, "connected_to", parents);
-  return groupBy(refs, (ref) => projectPersonKey({ groupId: ref.groupId, cloginId: ref.parentCloginId ?? 0 }));
-}
-
 // `(project_id = ? AND column IN (…)) OR …`, one group per project: row-value IN lists are not portable.
-async function readByProjectAndColumn(
-  em: EntityManager,
+function projectAndColumnClause(
   column: "person_id" | "connected_to",
   keys: readonly ProjectPersonKey[],
-): Promise<RegistrationRef[]> {
+): { clause: string; parameters: number[] } {
   const byProject = new Map<number, Set<number>>();
   for (const key of keys) {
     const set = byProject.get(key.groupId) ?? new Set<number>();
     set.add(key.cloginId);
     byProject.set(key.groupId, set);
   }
-  if (byProject.size === 0) return [];
   const clauses: string[] = [];
   const parameters: number[] = [];
   for (const [groupId, ids] of byProject) {
     clauses.push(`(r.project_id = ? AND r.${column} IN (${sqlPlaceholders(ids.size)}))`);
     parameters.push(groupId, ...ids);
   }
+  return { clause: clauses.join(" OR "), parameters };
+}
+
+async function readByProjectAndColumn(
+  em: EntityManager,
+  column: "person_id" | "connected_to",
+  keys: readonly ProjectPersonKey[],
+): Promise<RegistrationRef[]> {
+  const { clause, parameters } = projectAndColumnClause(column, keys);
+  if (!clause) return [];
   const rows = await selectRows(
     em,
     REF_SHAPE,
-    `SELECT ${REF_COLUMNS} FROM registration r WHERE ${clauses.join(" OR ")} ORDER BY r.uid`,
+    `SELECT ${REF_COLUMNS} FROM registration r WHERE ${clause} ORDER BY r.uid`,
     parameters,
   );
   return rows.map(toRef);
@@ -184,14 +184,7 @@ export interface UserRange {
   fromEnd: boolean;
 }
 
-/** Up to `limit` users of a project matching the filter within the range, returned in uid order (keyset). */
-export async function readUsersInRange(
-  em: EntityManager,
-  groupId: number,
-  filter: UserListFilter,
-  range: UserRange,
-): Promise<RegistrationRef[]> {
-  const { where, parameters } = filterSql(groupId, filter);
+function keysetSql(range: UserRange): { keyset: string; keysetParameters: number[] } {
   let keyset = "";
   const keysetParameters: number[] = [];
   if (range.afterUid != null) {
@@ -202,14 +195,7 @@ export async function readUsersInRange(
     keyset += " AND r.uid < ?";
     keysetParameters.push(range.beforeUid);
   }
-  const rows = await selectRows(
-    em,
-    REF_SHAPE,
-    `SELECT ${REF_COLUMNS} ${LIST_FROM} WHERE ${where}${keyset} ORDER BY r.uid ${range.fromEnd ? "DESC" : "ASC"} LIMIT ${Math.max(0, Math.trunc(range.limit))}`,
-    [...parameters, ...keysetParameters],
-  );
-  const refs = rows.map(toRef);
-  return range.fromEnd ? refs.reverse() : refs;
+  return { keyset, keysetParameters };
 }
 
 /** How many users of a project match the filter. */
@@ -224,7 +210,7 @@ export async function countUsers(em: EntityManager, groupId: number, filter: Use
   return row?.total ?? 0;
 }
 
-const SUMMARY_SHAPE = {
+const SUMMARY_SQL_SHAPE = {
   ...REF_SHAPE,
   star: "flag",
   application_date: "date",
@@ -239,92 +225,188 @@ const SUMMARY_SHAPE = {
   admin_id: "intOrNull",
   admin_initials: "textOrNull",
   admin_color: "textOrNull",
-  total_forms: "int",
-  completed_forms: "int",
-  total_user_forms: "int",
-  completed_user_forms: "int",
-  mandatory_user_forms: "int",
-  completed_mandatory_user_forms: "int",
+  form_counts: "text",
   order_cents: "int",
   paid_cents: "int",
   comment_count: "int",
   non_excluded_children: "int",
+  tags: "jsonOrNull",
 } as const;
 
-/** The columns a user summary is built from; counts and sums are per registration. */
-export type SummaryRow = RowOf<typeof SUMMARY_SHAPE>;
+const FORM_COUNTS = [
+  "total_forms",
+  "completed_forms",
+  "total_user_forms",
+  "completed_user_forms",
+  "mandatory_user_forms",
+  "completed_mandatory_user_forms",
+] as const;
 
-const SUMMARY_SQL = (placeholders: string) => `
-SELECT ${REF_COLUMNS}, r.star, r.application_date,
+/** The columns a user summary is built from; counts and sums are per registration. */
+export type SummaryRow = Omit<RowOf<typeof SUMMARY_SQL_SHAPE>, "form_counts"> &
+  Record<(typeof FORM_COUNTS)[number], number>;
+
+// The six form counts come as one "n,n,n,n,n,n" column: one correlated subquery instead of six.
+function summaryRowsOf(raw: readonly Record<string, unknown>[], sql: string): SummaryRow[] {
+  return decodeRows(SUMMARY_SQL_SHAPE, raw, sql).map(({ form_counts, ...row }) => {
+    const counts = form_counts.split(",").map(Number);
+    return { ...row, ...Object.fromEntries(FORM_COUNTS.map((name, i) => [name, counts[i] ?? 0])) } as SummaryRow;
+  });
+}
+
+async function selectSummaryRows(em: EntityManager, sql: string, parameters: readonly unknown[]) {
+  const raw: Record<string, unknown>[] = await em.query(sql, [...parameters]);
+  return summaryRowsOf(raw, sql);
+}
+
+// A registration's tags as one JSON array column, so a summary costs one statement.
+const tagsJsonSql = (em: EntityManager) =>
+  onSqlite(em)
+    ? "json_group_array(json_object('id', t.id, 'name', t.name))"
+    : "JSON_ARRAYAGG(JSON_OBJECT('id', t.id, 'name', t.name))";
+
+/** The costly parts of a summary; the identity, person, status and admin columns are always read. */
+export type SummaryPart = "forms" | "money" | "comments" | "children" | "tags";
+
+/** The summary columns; without `parts`, all of them. A part left out reads as zero (tags: none). */
+const SUMMARY_COLUMNS = (em: EntityManager, parts: ReadonlySet<SummaryPart> | null = null) => {
+  const wanted = (part: SummaryPart) => parts === null || parts.has(part);
+  const formCounts = wanted("forms")
+    ? `(SELECT CONCAT(COUNT(*),
+                 ',', COALESCE(SUM(CASE WHEN rf.completed = 1 THEN 1 ELSE 0 END), 0),
+                 ',', COALESCE(SUM(CASE WHEN f.audience = 'user' THEN 1 ELSE 0 END), 0),
+                 ',', COALESCE(SUM(CASE WHEN f.audience = 'user' AND rf.completed = 1 THEN 1 ELSE 0 END), 0),
+                 ',', COALESCE(SUM(CASE WHEN f.audience = 'user' AND f.mandatory = 1 THEN 1 ELSE 0 END), 0),
+                 ',', COALESCE(SUM(CASE WHEN f.audience = 'user' AND f.mandatory = 1 AND rf.completed = 1 THEN 1 ELSE 0 END), 0))
+          FROM registration_form rf JOIN form f ON f.id = rf.form_id
+         WHERE rf.registration_id = r.uid)`
+    : "'0,0,0,0,0,0'";
+  const money = wanted("money");
+  return `${REF_COLUMNS}, r.star, r.application_date,
        p.username, p.first_name, p.last_name, p.org_name,
        s.id AS status_id, s.name AS status_name, s.color AS status_color, s.is_excluded AS status_excluded,
        a.id AS admin_id, a.initials AS admin_initials, a.color AS admin_color,
-       (SELECT COUNT(*) FROM registration_form rf WHERE rf.registration_id = r.uid) AS total_forms,
-       (SELECT COUNT(*) FROM registration_form rf WHERE rf.registration_id = r.uid AND rf.completed = 1) AS completed_forms,
-       (SELECT COUNT(*) FROM registration_form rf JOIN form f ON f.id = rf.form_id
-          WHERE rf.registration_id = r.uid AND f.audience = 'user') AS total_user_forms,
-       (SELECT COUNT(*) FROM registration_form rf JOIN form f ON f.id = rf.form_id
-          WHERE rf.registration_id = r.uid AND f.audience = 'user' AND rf.completed = 1) AS completed_user_forms,
-       (SELECT COUNT(*) FROM registration_form rf JOIN form f ON f.id = rf.form_id
-          WHERE rf.registration_id = r.uid AND f.audience = 'user' AND f.mandatory = 1) AS mandatory_user_forms,
-       (SELECT COUNT(*) FROM registration_form rf JOIN form f ON f.id = rf.form_id
-          WHERE rf.registration_id = r.uid AND f.audience = 'user' AND f.mandatory = 1 AND rf.completed = 1) AS completed_mandatory_user_forms,
-       (SELECT COALESCE(SUM(${cartLineAmountSql("c")}), 0) FROM cart_line c WHERE c.registration_id = r.uid) AS order_cents,
-       (SELECT COALESCE(SUM(${paymentAmountSql("pm")}), 0) FROM payment pm WHERE pm.registration_id = r.uid) AS paid_cents,
-       (SELECT COUNT(*) FROM admin_comment ac WHERE ac.registration_id = r.uid) AS comment_count,
-       (SELECT COUNT(*) FROM registration ch LEFT JOIN status cs ON cs.id = ch.status_id
+       ${formCounts} AS form_counts,
+       ${money ? `(SELECT COALESCE(SUM(${cartLineAmountSql("c")}), 0) FROM cart_line c WHERE c.registration_id = r.uid)` : "0"} AS order_cents,
+       ${money ? `(SELECT COALESCE(SUM(${paymentAmountSql("pm")}), 0) FROM payment pm WHERE pm.registration_id = r.uid)` : "0"} AS paid_cents,
+       ${wanted("comments") ? "(SELECT COUNT(*) FROM admin_comment ac WHERE ac.registration_id = r.uid)" : "0"} AS comment_count,
+       ${
+         wanted("children")
+           ? `(SELECT COUNT(*) FROM registration ch LEFT JOIN status cs ON cs.id = ch.status_id
           WHERE ch.project_id = r.project_id AND ch.connected_to = r.person_id
-            AND ${statusExcludedSql("cs", false)}) AS non_excluded_children
-  FROM registration r
-  JOIN person p ON p.id = r.person_id
+            AND ${statusExcludedSql("cs", false)})`
+           : "0"
+       } AS non_excluded_children,
+       ${
+         wanted("tags")
+           ? `(SELECT ${tagsJsonSql(em)} FROM registration_tag rt JOIN tag t ON t.id = rt.tag_id
+          WHERE rt.registration_id = r.uid)`
+           : "NULL"
+       } AS tags`;
+};
+
+const SUMMARY_JOINS = `JOIN person p ON p.id = r.person_id
   LEFT JOIN status s ON s.id = r.status_id
-  LEFT JOIN admin a ON a.id = r.assigned_admin_id
- WHERE r.uid IN (${placeholders})`;
+  LEFT JOIN admin a ON a.id = r.assigned_admin_id`;
+
+/** The tags of a summary row, by tag id. */
+export function tagsOfSummaryRow(row: SummaryRow): TagRecord[] {
+  const tags = Array.isArray(row.tags) ? (row.tags as { id: unknown; name: unknown }[]) : [];
+  return tags
+    .filter((tag) => tag && tag.id != null)
+    .map((tag) => ({ id: Number(tag.id), name: String(tag.name ?? "") }))
+    .sort((a, b) => a.id - b.id);
+}
 
 /**
- * Summary rows and tag ids of many registrations: two statements per READ_CHUNK registrations,
- * however many forms, cart lines, tags or children they have. Missing uids are absent.
+ * Summary rows (with their tags) of many registrations: one statement per READ_CHUNK
+ * registrations, however many forms, cart lines, tags or children they have. Missing uids are absent.
  */
-export async function readSummaryRows(
-  em: EntityManager,
-  uids: readonly number[],
-): Promise<{ rows: SummaryRow[]; tagIds: Map<number, number[]> }> {
+export async function readSummaryRows(em: EntityManager, uids: readonly number[]): Promise<SummaryRow[]> {
   const rows: SummaryRow[] = [];
-  const tagIds = new Map<number, number[]>();
   await chunked(uids, async (chunk) => {
-    const placeholders = sqlPlaceholders(chunk.length);
-    rows.push(...(await selectRows(em, SUMMARY_SHAPE, SUMMARY_SQL(placeholders), chunk)));
-    const tagRows = await selectRows(
-      em,
-      { registration_id: "int", tag_id: "int" },
-      `SELECT registration_id, tag_id FROM registration_tag WHERE registration_id IN (${placeholders}) ORDER BY tag_id`,
-      chunk,
+    rows.push(
+      ...(await selectSummaryRows(
+        em,
+        `SELECT ${SUMMARY_COLUMNS(em)} FROM registration r ${SUMMARY_JOINS} WHERE r.uid IN (${sqlPlaceholders(chunk.length)})`,
+        chunk,
+      )),
     );
-    for (const row of tagRows) {
-      const list = tagIds.get(row.registration_id) ?? [];
-      list.push(row.tag_id);
-      tagIds.set(row.registration_id, list);
-    }
   });
-  return { rows, tagIds };
+  return rows;
 }
 
-/** Each registration's tags, by tag id. */
-export async function readTags(em: EntityManager, uids: readonly number[]): Promise<Map<number, TagRecord[]>> {
-  const all: (TagRecord & { uid: number })[] = [];
-  await chunked(uids, async (chunk) => {
-    const rows = await selectRows(
-      em,
-      { registration_id: "int", id: "int", name: "text" },
-      `SELECT rt.registration_id, t.id, t.name FROM registration_tag rt JOIN tag t ON t.id = rt.tag_id
-        WHERE rt.registration_id IN (${sqlPlaceholders(chunk.length)}) ORDER BY t.id`,
-      chunk,
-    );
-    for (const row of rows) all.push({ uid: row.registration_id, id: row.id, name: row.name });
-  });
-  const grouped = groupBy(all, (row) => row.uid);
-  return new Map([...grouped].map(([uid, tags]) => [uid, tags.map(({ id, name }) => ({ id, name }))]));
+/**
+ * The summary row of a person's registration in a project, read together with the project's
+ * ownership in one statement: `owned` false when the project is not the organization's (or does
+ * not exist), `row` null when the person is not registered there.
+ */
+export async function readOwnedSummaryRow(
+  em: EntityManager,
+  organizationId: number,
+  projectId: number,
+  personId: number,
+  options: { withChildren?: boolean } = {},
+): Promise<{ owned: boolean; row: SummaryRow | null; children: SummaryRow[] }> {
+  // With children: the person's own row and their children's, in uid order, in the same statement.
+  const who = options.withChildren ? "(r.person_id = ? OR r.connected_to = ?)" : "r.person_id = ?";
+  const sql = `SELECT ${SUMMARY_COLUMNS(em)}
+      FROM project pr
+      LEFT JOIN registration r ON r.project_id = pr.id AND ${who}
+      LEFT ${SUMMARY_JOINS}
+     WHERE pr.id = ? AND pr.organization_id = ?
+     ORDER BY r.uid`;
+  const whoParameters = options.withChildren ? [personId, personId] : [personId];
+  const raw: Record<string, unknown>[] = await em.query(sql, [...whoParameters, projectId, organizationId]);
+  if (raw.length === 0) return { owned: false, row: null, children: [] };
+  const rows = raw[0].uid == null ? [] : summaryRowsOf(raw, sql);
+  const row = rows.find((candidate) => candidate.person_id === personId) ?? null;
+  // Children of an unregistered person are not reported: the caller answers USER_NOT_FOUND.
+  return { owned: true, row, children: row ? rows.filter((candidate) => candidate !== row) : [] };
 }
+
+/**
+ * Up to `limit` summary rows of a project's users matching the filter within the range (keyset),
+ * returned in uid order, read in one statement that also checks the project is the organization's:
+ * an empty result leaves ownership open (the caller checks it then). With `parts`, only those
+ * costly parts are read (the others read as zero): the rows are then for the caller's eyes only.
+ */
+export async function readSummaryPageInRange(
+  em: EntityManager,
+  organizationId: number,
+  groupId: number,
+  filter: UserListFilter,
+  range: UserRange,
+  parts: ReadonlySet<SummaryPart> | null = null,
+): Promise<SummaryRow[]> {
+  const { where, parameters } = filterSql(groupId, filter);
+  const { keyset, keysetParameters } = keysetSql(range);
+  const rows = await selectSummaryRows(
+    em,
+    `SELECT ${SUMMARY_COLUMNS(em, parts)}
+       FROM registration r JOIN project pr ON pr.id = r.project_id AND pr.organization_id = ?
+       ${SUMMARY_JOINS}
+      WHERE ${where}${keyset} ORDER BY r.uid ${range.fromEnd ? "DESC" : "ASC"} LIMIT ${Math.max(0, Math.trunc(range.limit))}`,
+    [organizationId, ...parameters, ...keysetParameters],
+  );
+  return range.fromEnd ? rows.reverse() : rows;
+}
+
+/** Summary rows of the children of the given parents (same project, connected_to the parent), by uid. */
+export async function readChildSummaryRows(
+  em: EntityManager,
+  parents: readonly ProjectPersonKey[],
+): Promise<SummaryRow[]> {
+  const { clause, parameters } = projectAndColumnClause("connected_to", parents);
+  if (!clause) return [];
+  return selectSummaryRows(
+    em,
+    `SELECT ${SUMMARY_COLUMNS(em)} FROM registration r ${SUMMARY_JOINS} WHERE ${clause} ORDER BY r.uid`,
+    parameters,
+  );
+}
+
+export const refOfSummaryRow = (row: SummaryRow): RegistrationRef => toRef(row);
 
 /** A tag of the project, or null when the project has no tag of that id. */
 export async function findTagOfProject(em: EntityManager, projectId: number, tagId: number): Promise<TagRecord | null> {

@@ -6,7 +6,7 @@ import { toDate } from "../common/dates";
 // dates. A row shape names every column a statement must return and how to read it; a column the
 // statement does not return (a misspelt alias) throws instead of silently reading as 0 or null.
 
-export type ColumnKind = "int" | "intOrNull" | "text" | "textOrNull" | "flag" | "date" | "dateOrNull";
+export type ColumnKind = "int" | "intOrNull" | "text" | "textOrNull" | "flag" | "date" | "dateOrNull" | "jsonOrNull";
 
 /** Column name → how to read it. */
 export type RowShape = Readonly<Record<string, ColumnKind>>;
@@ -23,7 +23,9 @@ type Decoded<K extends ColumnKind> = K extends "int"
           ? boolean
           : K extends "date"
             ? Date
-            : Date | null;
+            : K extends "dateOrNull"
+              ? Date | null
+              : unknown;
 
 /** The typed row a shape describes. */
 export type RowOf<S extends RowShape> = { -readonly [P in keyof S]: Decoded<S[P]> };
@@ -52,6 +54,9 @@ function decode(kind: ColumnKind, value: unknown): unknown {
       return toDate(value as Date | string);
     case "dateOrNull":
       return value == null ? null : toDate(value as Date | string);
+    case "jsonOrNull":
+      // JSON aggregates come back as text (SQLite, MariaDB) or already parsed (MySQL's JSON type).
+      return value == null ? null : typeof value === "string" ? (JSON.parse(value) as unknown) : value;
   }
 }
 

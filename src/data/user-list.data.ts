@@ -34,6 +34,28 @@ export async function readExcludingStatusIds(em: EntityManager, groupId: number)
   return rows.map((row) => row.id);
 }
 
+/**
+ * Whether the organization owns the project, and the project's excluding status ids, in one
+ * statement: `owned` false for a foreign or missing project.
+ */
+export async function readOwnedExcludingStatusIds(
+  em: EntityManager,
+  organizationId: number,
+  groupId: number,
+): Promise<{ owned: boolean; excludingStatusIds: number[] }> {
+  const rows = await selectRows(
+    em,
+    { status_id: "intOrNull" },
+    `SELECT s.id AS status_id FROM project pr LEFT JOIN status s ON s.project_id = pr.id AND s.is_excluded = 1
+      WHERE pr.id = ? AND pr.organization_id = ?`,
+    [groupId, organizationId],
+  );
+  return {
+    owned: rows.length > 0,
+    excludingStatusIds: rows.flatMap((row) => (row.status_id == null ? [] : [row.status_id])),
+  };
+}
+
 const PAGE_ROW = { uid: "int", person_id: "int" } as const;
 
 /**

@@ -17,3 +17,20 @@ export function inSqliteTurn<T>(dataSource: DataSource, work: () => Promise<T>):
   );
   return turn;
 }
+
+/**
+ * Takes this SQLite database's turn and keeps it until the returned release is called (a GraphQL
+ * query's read snapshot: no write commits between its statements). On MySQL/MariaDB at once.
+ */
+export async function holdSqliteTurn(dataSource: DataSource): Promise<() => void> {
+  if (dataSource.options.type !== "better-sqlite3") return () => undefined;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const previous = sqliteTurns.get(dataSource) ?? Promise.resolve();
+  sqliteTurns.set(
+    dataSource,
+    previous.then(() => held),
+  );
+  await previous;
+  return release;
+}

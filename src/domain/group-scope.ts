@@ -14,6 +14,10 @@ export async function resolveOwnedProject(
 ): Promise<ProjectRecord> {
   const principal = requirePrincipal(ctx);
   const project = await findProjectOfOrganization(em, groupId, principal.organizationId);
-  if (!project) throw forbidden(`group_id ${groupId} is not a project of your organization`);
+  if (!project) throw notOwnedProject(groupId);
   return project;
 }
+
+/** The FORBIDDEN of a group_id the caller's organization does not own (or that does not exist). */
+export const notOwnedProject = (groupId: number) =>
+  forbidden(`group_id ${groupId} is not a project of your organization`);

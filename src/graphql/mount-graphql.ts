@@ -1,5 +1,8 @@
 import { ApolloServer } from "@apollo/server";
-import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
 import type { ErrorRequestHandler, Express, RequestHandler, Response } from "express";
 import { getOperationAST, parse } from "graphql";
@@ -17,6 +20,7 @@ import { errorPresentationPlugin, formatErrorWith } from "./graphql-errors";
 import { armorProtection, GRAPHQL_LIMITS } from "./limits";
 import { observationPlugin } from "./observation.plugin";
 import { observationOf } from "../http/request-observation";
+import { readSnapshotPlugin } from "./read-snapshot.plugin";
 import { buildGraphqlSchema } from "./schema";
 import { unavailablePlugin } from "./unavailable.plugin";
 
@@ -85,9 +89,13 @@ export async function mountGraphql(app: Express, deps: AppDependencies): Promise
       observationPlugin,
       ...armor.plugins,
       authGatePlugin,
+      readSnapshotPlugin,
       errorPresentationPlugin,
       unavailablePlugin,
       ApolloServerPluginLandingPageDisabled(),
+      // No cache hints are used (answers are per caller, POST only); the default cache-control
+      // plugin would otherwise make Apollo wrap every field's resolver to watch for them.
+      ApolloServerPluginCacheControlDisabled(),
     ],
     formatError: formatErrorWith(deps.logger),
     logger: deps.logger,

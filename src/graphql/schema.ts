@@ -3,7 +3,7 @@ import type { GraphQLSchema } from "graphql";
 import { buildSchema } from "type-graphql";
 import { FormResolver, UserFormResolver } from "./resolvers/form.resolver";
 import { NodeResolver } from "./nodes/node.resolver";
-import { registrantScope } from "./registrant-scope";
+import { applyRegistrantScope } from "./registrant-scope";
 import { ProjectResolver } from "./resolvers/project.resolver";
 import { StatusResolver } from "./resolvers/status.resolver";
 import { UserMutationResolver } from "./resolvers/user-mutation.resolver";
@@ -29,9 +29,10 @@ let built: Promise<GraphQLSchema> | null = null;
 
 /**
  * The schema, built once per process from the decorated classes. `validate: true` runs
- * class-validator on every argument and input (type-graphql 2 defaults to off).
+ * class-validator on every argument and input (type-graphql 2 defaults to off). The registrant
+ * scope wraps the few fields it guards (registrant-scope.ts).
  */
 export function buildGraphqlSchema(): Promise<GraphQLSchema> {
-  built ??= buildSchema({ resolvers: [...RESOLVERS], validate: true, globalMiddlewares: [registrantScope] });
+  built ??= buildSchema({ resolvers: [...RESOLVERS], validate: true }).then(applyRegistrantScope);
   return built;
 }

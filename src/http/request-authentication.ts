@@ -1,5 +1,6 @@
 import type { Request } from "express";
 import type { DataSource } from "typeorm";
+import { findCachedApiAccount } from "../auth/account-cache";
 import { authenticate } from "../auth/authenticate";
 import type { Principal } from "../domain/context";
 
@@ -20,7 +21,12 @@ declare module "express-serve-static-core" {
  * REST router or the GraphQL context need the principal, and no request pays for two lookups.
  */
 export function authenticateRequest(req: Request, dataSource: DataSource): Promise<Authentication> {
-  req.authentication ??= authenticate(dataSource.manager, (name) => req.get(name)).then(
+  req.authentication ??= authenticate(
+    dataSource.manager,
+    (name) => req.get(name),
+    Date.now(),
+    (id) => findCachedApiAccount(dataSource, id),
+  ).then(
     (principal): Authentication => (req.settledAuthentication = { principal, failure: null }),
     (failure: unknown): Authentication => (req.settledAuthentication = { principal: null, failure }),
   );

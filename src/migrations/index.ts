@@ -17,7 +17,7 @@ export const MIGRATIONS: (new () => object)[] = [
   RegistrantSessions1795387373854,
   UserListPageIndex1795388242981,
   ChildUsernameOptional1795388587480,
-  IdempotencyKeys1795397342283,
   EventsAndWebhooks1795396921974,
   ProjectCounters1795397156494,
+  IdempotencyKeys1795397342283,
 ];

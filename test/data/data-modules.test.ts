@@ -39,7 +39,7 @@ const milesUid = async () =>
 describe("data modules read typed rows", () => {
   it("a user summary reads its sums as numbers on every driver", async () => {
     const uid = await milesUid();
-    const { rows } = await readSummaryRows(t.dataSource.manager, [uid]);
+    const rows = await readSummaryRows(t.dataSource.manager, [uid]);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ uid, person_id: MAPLE.miles, order_cents: 35000, paid_cents: 10000 });
   });

@@ -37,6 +37,7 @@ describe("user summary (domain)", () => {
       commentCount: 2,
       excluded: false,
       tagIds: [3],
+      tags: [{ id: 3, name: "VIP" }],
       nonExcludedChildren: 1,
       star: true,
       assignedAdmin: { id: 501, initials: "DR", color: "#3366FF" },
@@ -51,16 +52,18 @@ describe("user summary (domain)", () => {
       parentCloginId: MAPLE.miles,
       status: null,
       tagIds: [],
+      tags: [],
       assignedAdmin: null,
     });
     expect(summaries.get(billUid)).toMatchObject({ excluded: true, status: { isExcluded: true } });
   });
 
-  it("reads any number of users in the same number of statements", async () => {
+  it("reads any number of users in one statement, tags included (issue 12: meta_info for any number of users)", async () => {
     const uids = (await db.dataSource.manager.find(Registration)).map((r) => r.uid);
     const one = await db.countStatements(() => loadUserSummaries(db.dataSource.manager, uids.slice(0, 1)));
     const all = await db.countStatements(() => loadUserSummaries(db.dataSource.manager, uids));
     expect(all.result.size).toBe(uids.length);
     expect(all.statements).toBe(one.statements);
+    expect(all.statements).toBe(1);
   });
 });

@@ -46,6 +46,7 @@ describe("configuration", () => {
       trustProxy: false,
       idempotencyWaitMs: 10_000,
       delivery: DEFAULT_DELIVERY,
+      accountCacheTtlMs: 5000,
     });
   });
 
@@ -94,6 +95,13 @@ describe("configuration", () => {
     expect(refusal({ DELIVERY_TIMEOUT_MS: "5" }).variable).toBe("DELIVERY_TIMEOUT_MS");
     expect(refusal({ DELIVERY_WORKER: "maybe" }).variable).toBe("DELIVERY_WORKER");
     expect(refusal({ SMTP_URL: "http://mail.example.com" }).message).toMatch(/^SMTP_URL: expected smtp:/);
+  });
+
+  it("ACCOUNT_CACHE_TTL_MS is 0 (off) to 60000 ms", () => {
+    expect(loadConfig({ ACCOUNT_CACHE_TTL_MS: "0" }).accountCacheTtlMs).toBe(0);
+    expect(loadConfig({ ACCOUNT_CACHE_TTL_MS: "60000" }).accountCacheTtlMs).toBe(60_000);
+    expect(() => loadConfig({ ACCOUNT_CACHE_TTL_MS: "60001" })).toThrow(/ACCOUNT_CACHE_TTL_MS/);
+    expect(() => loadConfig({ ACCOUNT_CACHE_TTL_MS: "soon" })).toThrow(/ACCOUNT_CACHE_TTL_MS/);
   });
 
   it("CORS_ORIGINS is a comma-separated list of origins; a path, a wildcard or a bare host is refused", () => {

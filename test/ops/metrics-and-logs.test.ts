@@ -26,12 +26,14 @@ let t: TestApp;
 let regapi: RegapiApp;
 const capture = new LogCapture();
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ config: { accountCacheTtlMs: 0 } });
   regapi = await createApp({
     dataSource: t.dataSource,
     logger: createLogger("debug", capture),
     config: {
       graphqlIntrospection: true,
+      // Every request reads its account, so each REST request below issues at least one statement.
+      accountCacheTtlMs: 0,
       rateLimit: { perMinute: 100, unauthenticatedPerMinute: 2, redisUrl: null, redisPrefix: "unused:" },
     },
   });

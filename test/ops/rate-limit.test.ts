@@ -14,7 +14,7 @@ const REDIS_PREFIX = `regapi-test:${process.pid}:${Date.now()}:`;
 let t: TestApp;
 const apps: RegapiApp[] = [];
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ config: { accountCacheTtlMs: 0 } });
 });
 afterAll(async () => {
   for (const app of apps) await app.stop();
@@ -32,6 +32,8 @@ async function appWith(rateLimit: Partial<RateLimitConfig>): Promise<Express> {
     logger: createLogger("silent"),
     config: {
       graphqlIntrospection: true,
+      // Every request reads its account: "authenticate once" is then visible in statement counts.
+      accountCacheTtlMs: 0,
       rateLimit: { perMinute: 3, unauthenticatedPerMinute: 2, redisUrl: null, redisPrefix: REDIS_PREFIX, ...rateLimit },
     },
   });

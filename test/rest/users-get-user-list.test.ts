@@ -221,6 +221,11 @@ describe("get_user_list: statements per page do not grow with the page", () => {
     expect(continued).toBe(fifty - 1);
   });
 
+  it("a first page costs 7 statements: ownership with the excluding statuses, then in one transaction the counters, the page, the children and the summaries", async () => {
+    await list({ starting_position: 0 }); // the API account is then cached (src/auth/account-cache.ts)
+    expect(await statementsOf({ starting_position: 0 })).toBe(7);
+  });
+
   it("with every get_info selector per record: the same count for a page of 1 parent and of 50", async () => {
     const selectors = {
       _allfields: true,

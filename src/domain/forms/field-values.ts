@@ -5,6 +5,7 @@ import {
   upsertFieldValues,
   type FieldDefinition,
   type RegistrationFormState,
+  type ValueTargets,
 } from "../../data/forms.data";
 import { isEmailAddress } from "../../common/email";
 import { PERSON_FIELD_MAX_LENGTH } from "../users/person-fields";
@@ -37,6 +38,8 @@ export interface SaveValuesOptions {
   /** Keys the caller has already consumed (create's person data): no notice when they name no field of the user's forms. */
   consumedKeys?: ReadonlySet<string>;
   now: Date;
+  /** The fields named by the keys and their stored values, when the caller has read them already. */
+  preread?: Pick<ValueTargets, "fields" | "stored">;
 }
 
 export interface SavedValues {
@@ -67,7 +70,7 @@ export async function saveFieldValues(
   };
   const keys = Object.keys(values);
   const fieldKeys = keys.filter((key) => !key.startsWith("_"));
-  const fields = await readFieldsByKeys(em, options.projectId, fieldKeys);
+  const fields = options.preread?.fields ?? (await readFieldsByKeys(em, options.projectId, fieldKeys));
   const byId = new Map(fields.map((field) => [field.id, field]));
   const byName = new Map(fields.filter((field) => field.name !== null).map((field) => [field.name!, field]));
 
@@ -122,11 +125,13 @@ export async function saveFieldValues(
     accepted.push({ key, field, encoded: input.encoded });
   }
 
-  const stored = await readStoredValues(
-    em,
-    options.registrationId,
-    accepted.map((a) => a.field.id),
-  );
+  const stored =
+    options.preread?.stored ??
+    (await readStoredValues(
+      em,
+      options.registrationId,
+      accepted.map((a) => a.field.id),
+    ));
   const rows: { registrationId: number; fieldId: string; value: string; updatedAt: Date }[] = [];
   for (const { field, encoded } of accepted) {
     if (!result.formsWithValues.includes(field.formId)) result.formsWithValues.push(field.formId);

@@ -65,17 +65,22 @@ export async function listOrganizationProjects(ctx: RequestContext, q: ProjectSc
 
 /**
  * The legacy `get_project_list`: the organization's projects as listOrganizationProjects gives
- * them. Throws FORBIDDEN first when `groupId` is not a project of the organization.
+ * them. Throws FORBIDDEN when `groupId` is not a project of the organization. No transaction:
+ * the list and the counters are one statement each and nothing is written; a listed `groupId`
+ * proves ownership, so only one outside the list (archived, or foreign) costs its own check.
  */
 export async function listProjects(
   ctx: RequestContext,
   draft: CommandDraft<typeof ProjectListQuery>,
 ): Promise<ProjectListing[]> {
   const q = parseCommand(ProjectListQuery, draft);
-  return inTransaction(ctx, async (tx) => {
-    await resolveOwnedProject(tx, q.groupId);
-    return listOrganizationProjects(tx, q);
-  });
+  const organizationId = requirePrincipal(ctx).organizationId;
+  const scope = scopeOf(q);
+  const projects = await readProjectsOfOrganization(ctx.em, organizationId, scope);
+  if (!projects.some((project) => project.id === q.groupId)) await resolveOwnedProject(ctx, q.groupId);
+  const sums =
+    q.withGroupTotals && projects.length > 0 ? await readProjectCounters(ctx.em, { organizationId, scope }) : null;
+  return projects.map((project) => listingOf(project, sums));
 }
 
 /** One project of the organization, archived or not, with totals when asked. Throws FORBIDDEN for any other id. */

@@ -1,14 +1,14 @@
 import type { EntityManager } from "typeorm";
-import { findRegisteredUser, lockRegistration, type RegisteredUser } from "../../data/registrations.data";
+import { findRegisteredUser, type RegisteredUser } from "../../data/registrations.data";
 import { userNotFound } from "../errors";
 
 export type { RegisteredUser };
 
 /**
  * The registration of `cloginId` in `projectId`; USER_NOT_FOUND (nothing written) when absent.
- * With `lock`, the registration row is locked first, so concurrent writes to one user run one
- * after the other and read each other's results: a trigger cannot fire twice because two calls
- * both saw it unfired.
+ * With `lock`, the registration row is locked as it is read (one statement), so concurrent writes
+ * to one user run one after the other and read each other's results: a trigger cannot fire twice
+ * because two calls both saw it unfired.
  */
 export async function requireRegisteredUser(
   em: EntityManager,
@@ -16,8 +16,7 @@ export async function requireRegisteredUser(
   cloginId: number,
   options: { lock?: boolean } = {},
 ): Promise<RegisteredUser> {
-  if (options.lock) await lockRegistration(em, projectId, cloginId);
-  const user = await findRegisteredUser(em, projectId, cloginId);
+  const user = await findRegisteredUser(em, projectId, cloginId, { lock: options.lock });
   if (!user) throw userNotFound(cloginId, projectId);
   return user;
 }

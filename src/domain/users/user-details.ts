@@ -10,17 +10,17 @@ import {
   readStoredAnswers,
   readUtm,
 } from "../../data/user-details.data";
+import { readOwnedSummaryRow } from "../../data/registrations.data";
 import { readEmailHistory, type EmailHistoryEntry } from "../../data/email-history.data";
 import type { FieldType } from "../../entities";
 import { answerIsEmpty, decodeAnswer, parseChoiceOptions, type FieldAnswer } from "../forms/field-value-codec";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
-import type { RequestContext } from "../context";
+import { requirePrincipal, type RequestContext } from "../context";
 import { UserInfoCommand } from "./read-commands";
-import { validationFailed } from "../errors";
-import { resolveOwnedProject } from "../group-scope";
+import { userNotFound, validationFailed } from "../errors";
+import { notOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
-import { requireRegisteredUser } from "./registration-lookup";
-import { loadUserSummaries, type UserSummary } from "./user-summary";
+import { loadUserSummaries, summaryOf, type UserSummary } from "./user-summary";
 
 // What users get_info reads (contract §11), for one user or a whole get_user_list page: every
 // selector is one or two statements for all the users together, whatever the number of fields,
@@ -394,25 +394,29 @@ export async function getUserInfo(
 ): Promise<UserInfoOutcome> {
   const parsed = parseCommand(UserInfoCommand, draft);
   const cmd = { ...parsed, selection: readDetailSelection(parsed.selectors) };
-  await resolveOwnedProject(ctx, cmd.groupId);
-  return inTransaction(ctx, async ({ em }) => {
-    const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId);
-    const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid);
-    if (!summary) throw new Error(`registration ${user.uid} vanished inside its own transaction`);
+  const { organizationId } = requirePrincipal(ctx);
+  const read = async ({ em }: RequestContext): Promise<UserInfoOutcome> => {
+    // Ownership, registration and summary in one statement.
+    const found = await readOwnedSummaryRow(em, organizationId, cmd.groupId, cmd.cloginId);
+    if (!found.owned) throw notOwnedProject(cmd.groupId);
+    if (!found.row) throw userNotFound(cmd.cloginId, cmd.groupId);
+    const summary = summaryOf(found.row);
     const target = {
-      uid: user.uid,
-      groupId: user.groupId,
-      cloginId: user.cloginId,
-      parentCloginId: user.parentCloginId,
+      uid: summary.uid,
+      groupId: summary.groupId,
+      cloginId: summary.cloginId,
+      parentCloginId: summary.parentCloginId,
     };
-    const details = (await readUserDetails(em, cmd.groupId, [target], cmd.selection)).get(user.uid)!;
+    const details = (await readUserDetails(em, cmd.groupId, [target], cmd.selection)).get(summary.uid)!;
     return {
       keys: Object.keys(cmd.selectors),
       summary,
       details,
       notices: [...cmd.selection.notices, ...details.notices],
     };
-  });
+  };
+  // Details are further statements: they and the summary then share one transaction.
+  return Object.keys(cmd.selectors).length > 0 ? inTransaction(ctx, read) : read(ctx);
 }
 
 // Batch reads for the GraphQL User fields (cartLines, payments, utm), one statement per batch.

@@ -1,12 +1,12 @@
 import {
-  readExcludingStatusIds,
+  readOwnedExcludingStatusIds,
   readListPage,
   readMatchingChildren,
   type ExclusionFilter,
   type ListSelection,
 } from "../../data/user-list.data";
-import type { RequestContext } from "../context";
-import { resolveOwnedProject } from "../group-scope";
+import { requirePrincipal, type RequestContext } from "../context";
+import { notOwnedProject } from "../group-scope";
 import { emptyCounters, listTotalsOf, readProjectCounters } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
@@ -104,13 +104,16 @@ export function forgetWalkPositions(): void {
 
 /** Reads one page. Throws FORBIDDEN for a project outside the caller's organization. */
 export async function listUsers(ctx: RequestContext, query: UserListQuery): Promise<UserListPage> {
-  await resolveOwnedProject(ctx, query.groupId);
+  // Ownership and the excluding statuses in one statement, before the transaction: a status's
+  // is_excluded never changes once created.
+  const scope = await readOwnedExcludingStatusIds(ctx.em, requirePrincipal(ctx).organizationId, query.groupId);
+  if (!scope.owned) throw notOwnedProject(query.groupId);
   return inTransaction(ctx, async ({ em }) => {
     const now = Date.now();
     const selection: ListSelection = {
       groupId: query.groupId,
       exclusion: query.exclusion,
-      excludingStatusIds: await readExcludingStatusIds(em, query.groupId),
+      excludingStatusIds: scope.excludingStatusIds,
     };
     const remembered = query.startingPosition > 0 ? recallPosition(walkKey(query, query.startingPosition), now) : null;
     let totalUsers: number;

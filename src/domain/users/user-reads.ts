@@ -1,20 +1,28 @@
 import {
   countUsers as countMatchingUsers,
-  readUsersInRange,
+  readSummaryPageInRange,
+  refOfSummaryRow,
   type RegistrationRef,
+  type SummaryPart,
   type UserListFilter,
 } from "../../data/registrations.data";
-import type { RequestContext } from "../context";
+import { requirePrincipal, type RequestContext } from "../context";
 import { resolveOwnedProject } from "../group-scope";
 import { matchingUsersOf, readProjectCounters, emptyCounters } from "../projects/project-counters";
+import { summaryOf, type UserSummary } from "./user-summary";
 
 // Listing a project's users. Nested user data (forms, values, emails, tags, children) is read in
 // batches by the GraphQL loaders straight from src/data/, one statement per batch.
 
-export type { RegistrationRef, UserListFilter };
+export type { RegistrationRef, SummaryPart, UserListFilter };
 
 export interface UserPage {
   users: RegistrationRef[];
+  /**
+   * The summaries of `users`, read in the same statement. With `summaryParts`, only those parts
+   * hold figures (the others read as zero): use them only for what the parts cover.
+   */
+  summaries: UserSummary[];
   /** Users follow the page (after its last uid, within `beforeUid`). */
   hasNextPage: boolean;
   /** Users precede the page (before its first uid, within `afterUid`). */
@@ -32,29 +40,37 @@ export interface UserPageRequest {
   afterUid: number | null;
   beforeUid: number | null;
   filter: UserListFilter;
+  /** Only these costly summary parts are read; null or absent: all of them. */
+  summaryParts?: ReadonlySet<SummaryPart> | null;
 }
 
 /**
  * A page of a project's users in uid order (keyset: the cost does not depend on how deep the page
- * is), read forward or backward. Checks that the caller's organization owns the project.
+ * is), read forward or backward, with their summaries. Checks that the caller's organization owns
+ * the project: the page statement only returns rows of an owned project, so only an empty page
+ * needs a second statement to tell FORBIDDEN from "no users".
  */
 export async function listUsersPage(ctx: RequestContext, request: UserPageRequest): Promise<UserPage> {
-  await resolveOwnedProject(ctx, request.groupId);
+  const { organizationId } = requirePrincipal(ctx);
   const size = Math.max(0, Math.trunc(request.size));
   const backward = request.direction === "backward";
   // One row more than the page says whether another page lies beyond it in the reading direction.
-  const refs = await readUsersInRange(ctx.em, request.groupId, request.filter, {
-    afterUid: request.afterUid,
-    beforeUid: request.beforeUid,
-    limit: size + 1,
-    fromEnd: backward,
-  });
-  const more = refs.length > size;
-  const users = backward ? refs.slice(Math.max(0, refs.length - size)) : refs.slice(0, size);
+  const rows = await readSummaryPageInRange(
+    ctx.em,
+    organizationId,
+    request.groupId,
+    request.filter,
+    { afterUid: request.afterUid, beforeUid: request.beforeUid, limit: size + 1, fromEnd: backward },
+    request.summaryParts ?? null,
+  );
+  if (rows.length === 0) await resolveOwnedProject(ctx, request.groupId);
+  const more = rows.length > size;
+  const page = backward ? rows.slice(Math.max(0, rows.length - size)) : rows.slice(0, size);
   // The other side is known without a read: a cursor was given there, so at least that user was
   // beyond it when the cursor was issued (as Relay's connection spec allows).
   return {
-    users,
+    users: page.map(refOfSummaryRow),
+    summaries: page.map(summaryOf),
     hasNextPage: backward ? request.beforeUid !== null : more,
     hasPreviousPage: backward ? more : request.afterUid !== null,
   };

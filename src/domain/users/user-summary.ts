@@ -1,5 +1,5 @@
 import type { EntityManager } from "typeorm";
-import { readSummaryRows, type SummaryRow } from "../../data/registrations.data";
+import { readSummaryRows, tagsOfSummaryRow, type SummaryRow, type TagRecord } from "../../data/registrations.data";
 import { accountTotals, type AccountTotals } from "../account-totals";
 import { connectedToOf } from "./registration-lookup";
 
@@ -24,6 +24,8 @@ export interface UserSummary extends AccountTotals {
   commentCount: number;
   excluded: boolean;
   tagIds: number[];
+  /** The tags themselves, by id (read with the summary, in the same statement). */
+  tags: TagRecord[];
   nonExcludedChildren: number;
   star: boolean;
   assignedAdmin: { id: number; initials: string | null; color: string | null } | null;
@@ -41,15 +43,17 @@ export function displayName(person: {
 }
 
 /**
- * Summaries of many registrations in two SQL statements per 500 users, however many forms, cart
+ * Summaries of many registrations in one SQL statement per 500 users, however many forms, cart
  * lines, tags or children they have. Missing uids are absent from the map.
  */
 export async function loadUserSummaries(em: EntityManager, uids: readonly number[]): Promise<Map<number, UserSummary>> {
-  const { rows, tagIds } = await readSummaryRows(em, uids);
-  return new Map(rows.map((row) => [row.uid, summaryOf(row, tagIds.get(row.uid) ?? [])]));
+  const rows = await readSummaryRows(em, uids);
+  return new Map(rows.map((row) => [row.uid, summaryOf(row)]));
 }
 
-function summaryOf(row: SummaryRow, tagIds: number[]): UserSummary {
+/** The domain summary of a summary row. */
+export function summaryOf(row: SummaryRow): UserSummary {
+  const tags = tagsOfSummaryRow(row);
   const status =
     row.status_id === null
       ? null
@@ -82,7 +86,8 @@ function summaryOf(row: SummaryRow, tagIds: number[]): UserSummary {
     applicationDate: row.application_date,
     commentCount: row.comment_count,
     excluded: status?.isExcluded ?? false,
-    tagIds: [...tagIds].sort((a, b) => a - b),
+    tagIds: tags.map((tag) => tag.id),
+    tags,
     nonExcludedChildren: row.non_excluded_children,
     star: row.star,
     assignedAdmin:

@@ -3,20 +3,27 @@ import { hashPassword } from "../../auth/secrets";
 import { insertEmailHistory } from "../../data/email-history.data";
 import {
   addFormsToRegistration,
-  readFormSet,
   readProjectForms,
+  readValueTargets,
   type RegistrationFormState,
+  type ValueTargets,
 } from "../../data/forms.data";
 import { findPersonOfOrganization, findUsernameHolder, insertPerson, updatePerson } from "../../data/persons.data";
-import { findRegistration, insertRegistration, isFamilyProject, isRegistered } from "../../data/registrations.data";
+import {
+  findRegistration,
+  insertRegistration,
+  isFamilyProject,
+  isRegistered,
+  readOwnedSummaryRow,
+} from "../../data/registrations.data";
 import { isUniqueViolation } from "../../db/unique-violation";
 import { requirePrincipal, type RequestContext } from "../context";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
-import { conflict, DomainError, failOnProblems, validationFailed, type Problem } from "../errors";
+import { conflict, DomainError, failOnProblems, userNotFound, validationFailed, type Problem } from "../errors";
 import { saveFieldValues, type PersonAttributes } from "../forms/field-values";
 import { initialForms, MAX_KEYS_PER_CALL } from "../forms/form-rules";
 import { markFormsComplete, submitFormsWithValues, type SubmissionSettings } from "../forms/form-submission";
-import { resolveOwnedProject } from "../group-scope";
+import { notOwnedProject, resolveOwnedProject } from "../group-scope";
 import { countersAddRegistrations } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { isEmailAddress } from "../../common/email";
@@ -31,7 +38,7 @@ import {
   type UpdateUserOutcome,
   type UserOutcome,
 } from "./user-commands";
-import { loadUserSummaries } from "./user-summary";
+import { loadUserSummaries, summaryOf, type UserSummary } from "./user-summary";
 import { clientValue } from "../../common/client-value";
 import { recordEvent, recordEvents } from "../events/record-event";
 
@@ -73,6 +80,7 @@ export async function saveValuesAndSubmit(
     now: Date;
     consumedKeys?: ReadonlySet<string>;
     explicitPerson?: PersonAttributes;
+    preread?: Pick<ValueTargets, "fields" | "stored">;
     /** update and updateMe: record user.updated when a value (or, `personChanged`, a person field) changed. */
     updated?: { personChanged: boolean };
   },
@@ -84,6 +92,7 @@ export async function saveValuesAndSubmit(
     forms,
     consumedKeys: options.consumedKeys,
     now: options.now,
+    preread: options.preread,
   });
   const person: PersonAttributes = { ...saved.person };
   for (const key of Object.keys(options.explicitPerson ?? {}) as (keyof PersonAttributes)[]) delete person[key];
@@ -401,8 +410,11 @@ export async function updateUser(
     const valuesSent = values !== null && Object.keys(values).length > 0;
     let mainEmail = user.mainEmail;
     if (valuesSent) {
-      const forms = new Map((await readFormSet(em, user.uid)).map((entry) => [entry.form.id, entry]));
+      const keys = Object.keys(values!).filter((key) => !key.startsWith("_"));
+      const targets = await readValueTargets(em, user.uid, user.groupId, keys);
+      const forms = new Map(targets.formSet.map((entry) => [entry.form.id, entry]));
       const saved = await saveValuesAndSubmit(em, user, forms, values!, {
+        preread: targets,
         submitForms: cmd.submitForms,
         disableEmailSending: cmd.disableEmailSending,
         now,
@@ -463,8 +475,27 @@ const emailRecordedEvents = (user: RegisteredUser, emails: AddEmailsCommand["ema
     data: { clogin_id: user.cloginId, to: email.to.trim(), subject: email.subject },
   }));
 
-/** Reads one user of the project. Throws FORBIDDEN or USER_NOT_FOUND. */
-export async function getUser(ctx: RequestContext, groupId: number, cloginId: number): Promise<UserOutcome> {
-  await resolveOwnedProject(ctx, groupId);
-  return inTransaction(ctx, async ({ em }) => outcomeOf(em, await requireRegisteredUser(em, groupId, cloginId), []));
+/**
+ * Reads one user of the project. Throws FORBIDDEN or USER_NOT_FOUND. Ownership, registration and
+ * summary come from one statement, so one consistent read answers all three; `withChildren` adds
+ * the summaries of the user's children to that same statement.
+ */
+export async function getUser(
+  ctx: RequestContext,
+  groupId: number,
+  cloginId: number,
+  options: { withChildren?: boolean } = {},
+): Promise<UserOutcome & { children: UserSummary[] }> {
+  const { organizationId } = requirePrincipal(ctx);
+  const found = await readOwnedSummaryRow(ctx.em, organizationId, groupId, cloginId, options);
+  if (!found.owned) throw notOwnedProject(groupId);
+  if (!found.row) throw userNotFound(cloginId, groupId);
+  return {
+    uid: found.row.uid,
+    groupId,
+    cloginId,
+    summary: summaryOf(found.row),
+    notices: [],
+    children: found.children.map(summaryOf),
+  };
 }

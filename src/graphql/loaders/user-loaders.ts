@@ -5,6 +5,7 @@ import { readEmailHistory, type EmailHistoryEntry } from "../../data/email-histo
 import {
   readFieldsOfForms,
   readFormSets,
+  readFormSetsWithFields,
   readStoredAnswers,
   type FieldDefinition,
   type RegistrationFormState,
@@ -14,12 +15,11 @@ import { readPersons, type PersonRecord } from "../../data/persons.data";
 import { readProjects, type ProjectRecord } from "../../data/projects.data";
 import {
   projectPersonKey,
-  readChildren,
+  readChildSummaryRows,
   readRegistrationsByPerson,
-  readTags,
+  refOfSummaryRow,
   type ProjectPersonKey,
   type RegistrationRef,
-  type TagRecord,
 } from "../../data/registrations.data";
 import {
   readProjectCategories,
@@ -27,7 +27,7 @@ import {
   type CategoryRow,
   type ProductRow,
 } from "../../domain/products/product-reads";
-import { loadUserSummaries, type UserSummary } from "../../domain/users/user-summary";
+import { loadUserSummaries, summaryOf, type UserSummary } from "../../domain/users/user-summary";
 import {
   readCartOf,
   readPaymentsOf,
@@ -57,29 +57,36 @@ function loaderOf<K, V, C = K>(
  * caller's organization may see, and it must not outlive the request (or a mutation in it).
  */
 export function createUserLoaders(em: EntityManager) {
+  const summaries = loaderOf<number, UserSummary | null>(
+    (uids) => loadUserSummaries(em, uids),
+    () => null,
+  );
+  const fieldsOfForm = loaderOf<number, FieldDefinition[]>(
+    (formIds) => readFieldsOfForms(em, formIds),
+    () => [],
+  );
+  // Once a resolver says the request will want the forms' fields, form sets are read with them
+  // (one statement, which primes fieldsOfForm) instead of in a second batch.
+  let formFieldsWanted = false;
+  const formSets = loaderOf<number, RegistrationFormState[]>(
+    async (uids) => {
+      if (!formFieldsWanted) return readFormSets(em, uids);
+      const read = await readFormSetsWithFields(em, uids);
+      for (const [formId, fields] of read.fields) fieldsOfForm.prime(formId, fields);
+      return read.formSets;
+    },
+    () => [],
+  );
   const loaders = {
-    summaries: loaderOf<number, UserSummary | null>(
-      (uids) => loadUserSummaries(em, uids),
-      () => null,
-    ),
-    formSets: loaderOf<number, RegistrationFormState[]>(
-      (uids) => readFormSets(em, uids),
-      () => [],
-    ),
-    fieldsOfForm: loaderOf<number, FieldDefinition[]>(
-      (formIds) => readFieldsOfForms(em, formIds),
-      () => [],
-    ),
+    summaries,
+    formSets,
+    fieldsOfForm,
     fieldValues: loaderOf<number, StoredAnswer[]>(
       (uids) => readStoredAnswers(em, uids),
       () => [],
     ),
     emails: loaderOf<number, EmailHistoryEntry[]>(
       (uids) => readEmailHistory(em, uids),
-      () => [],
-    ),
-    tags: loaderOf<number, TagRecord[]>(
-      (uids) => readTags(em, uids),
       () => [],
     ),
     cartLines: loaderOf<number, CartLineDetail[]>(
@@ -102,8 +109,19 @@ export function createUserLoaders(em: EntityManager) {
       (ids) => readProjects(em, ids),
       () => null,
     ),
+    // Children come with their summaries (one statement), which prime the summaries loader:
+    // a child's metaInfo then costs nothing more.
     children: loaderOf<ProjectPersonKey, RegistrationRef[], string>(
-      (keys) => readChildren(em, keys),
+      async (keys) => {
+        const grouped = new Map<string, RegistrationRef[]>();
+        for (const row of await readChildSummaryRows(em, keys)) {
+          summaries.prime(row.uid, summaryOf(row));
+          const ref = refOfSummaryRow(row);
+          const key = projectPersonKey({ groupId: ref.groupId, cloginId: ref.parentCloginId ?? 0 });
+          grouped.set(key, [...(grouped.get(key) ?? []), ref]);
+        }
+        return grouped;
+      },
       () => [],
       projectPersonKey,
     ),
@@ -123,6 +141,15 @@ export function createUserLoaders(em: EntityManager) {
   };
   return {
     ...loaders,
+    /**
+     * Summaries a users page read with only the parts its query asks for, by node object: only
+     * that node's own fields read them, never the summaries loader (which holds whole summaries).
+     */
+    pageSummaries: new WeakMap<object, UserSummary>(),
+    /** Form sets read from now on come with their forms' fields. */
+    wantFormFields() {
+      formFieldsWanted = true;
+    },
     /** After a mutation: later reads in the same request must see what it wrote. */
     clearAll() {
       for (const loader of Object.values(loaders)) loader.clearAll();

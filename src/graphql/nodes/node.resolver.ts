@@ -27,7 +27,7 @@ import {
   userFromOutcome,
   type UserOwner,
 } from "../resolvers/present";
-import { visibleAnswers, visibleFormSet } from "../resolvers/user.resolver";
+import { readUserForSelection, visibleAnswers, visibleFormSet } from "../resolvers/user.resolver";
 import { selectsField } from "../selection";
 import { presentMetaInfo, presentStatus } from "../types/user.type";
 import { decodeNodeId, type DecodedNodeId, type NodeKey } from "./node-id";
@@ -106,6 +106,8 @@ async function definitionOf(ctx: GraphqlContext, groupId: number, key: ProjectDe
 async function sourceOf(node: DecodedNodeId, ctx: GraphqlContext, info: GraphQLResolveInfo): Promise<Node | null> {
   switch (node.type) {
     case "User":
+      // An API account's user reads as `user` does (the same statements for the same selection).
+      if (!ctx.request.registrant) return readUserForSelection(ctx, node.key.groupId, node.key.cloginId, info);
       return userFromOutcome(await ownerOf(ctx, node.key));
     case "MetaInfo":
       return presentMetaInfo((await ownerOf(ctx, node.key)).summary);

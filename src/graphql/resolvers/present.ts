@@ -13,14 +13,14 @@ import type { EmailOriginEnum, FieldTypeEnum, FormAudienceEnum, FormLevelEnum } 
 import type { FormFieldType, FormType, UserFormType } from "../types/form.type";
 import type { ProductCategoryType, ProductType } from "../types/product.type";
 import type { ProjectType } from "../types/project.type";
-import type {
-  CartLineType,
-  EmailRecordType,
-  FieldValueType,
-  PaymentType,
-  TagType,
+import {
+  type CartLineType,
+  type EmailRecordType,
+  type FieldValueType,
+  type PaymentType,
+  type TagType,
   UserType,
-  UtmType,
+  type UtmType,
 } from "../types/user.type";
 import type { WebhookDeliveryType, WebhookEndpointType } from "../types/webhook.type";
 
@@ -58,14 +58,16 @@ export function presentProjectListing(
   };
 }
 
+// Users are handed to GraphQL as UserType instances: type-graphql copies a plain root object into
+// a new instance for every field resolver it calls, which costs CPU in every list of users.
 export function userFromRef(ref: RegistrationRef): UserType {
-  return {
+  return Object.assign(new UserType(), {
     id: encodeNodeId("User", { groupId: ref.groupId, cloginId: ref.cloginId }),
     uid: ref.uid,
     groupId: ref.groupId,
     cloginId: ref.cloginId,
     parentCloginId: ref.parentCloginId,
-  };
+  });
 }
 
 /** The user of a users outcome; its fresh summary primes the request's loader (no second read). */

@@ -1,8 +1,10 @@
-import { Args, Ctx, FieldResolver, Int, Query, Resolver, Root } from "type-graphql";
-import { countUsers, listUsersPage, type UserListFilter } from "../../domain/users/user-reads";
+import type { GraphQLResolveInfo } from "graphql";
+import { Args, Ctx, FieldResolver, Info, Int, Query, Resolver, Root } from "type-graphql";
+import { countUsers, listUsersPage, type SummaryPart, type UserListFilter } from "../../domain/users/user-reads";
 import { getUser } from "../../domain/users/users.service";
 import { readOwnRegistration } from "../../domain/sessions/registrant-sessions";
 import type { GraphqlContext } from "../context";
+import { selectedNamesAt, selectsField, selectsPath } from "../selection";
 import { decodeUserCursor, encodeUserCursor } from "../cursor";
 import { DEFAULT_PAGE_SIZE, UserArgs, UsersArgs } from "../inputs/user-query.input";
 import { validationFailed } from "../../domain/errors";
@@ -49,15 +51,54 @@ export async function visibleAnswers(uid: number, ctx: GraphqlContext) {
   return rows.filter((row) => visible.has(row.field.formId));
 }
 
+/**
+ * One user of a project for an API account (`user`, and `node` of a User): ownership, the user's
+ * summary and, when the selection asks for children, theirs in one statement; the form sets the
+ * selection will read (the user's, its children's) are asked for in one batch up front.
+ */
+export async function readUserForSelection(
+  ctx: GraphqlContext,
+  groupId: number,
+  cloginId: number,
+  info: GraphQLResolveInfo,
+): Promise<UserType> {
+  const withChildren = selectsField(info, "children");
+  const outcome = await getUser(ctx.request, groupId, cloginId, { withChildren });
+  ctx.loaders.summaries.prime(outcome.uid, outcome.summary);
+  if (withChildren) {
+    for (const child of outcome.children) ctx.loaders.summaries.prime(child.uid, child);
+    ctx.loaders.children.prime(
+      { groupId, cloginId },
+      outcome.children.map((child) => ({
+        uid: child.uid,
+        groupId: child.groupId,
+        cloginId: child.cloginId,
+        parentCloginId: child.parentCloginId,
+      })),
+    );
+  }
+  // The form sets the query will read (the user's, its children's) go in one batch, now.
+  const wantsForms = selectsField(info, "forms");
+  const wantsChildForms = withChildren && selectsPath(info, ["children", "forms"]);
+  if (
+    wantsForms &&
+    (selectsPath(info, ["forms", "form", "fields"]) || selectsPath(info, ["forms", "missingMandatoryFields"]))
+  ) {
+    ctx.loaders.wantFormFields();
+  }
+  const uids = [...(wantsForms ? [outcome.uid] : []), ...(wantsChildForms ? outcome.children.map((c) => c.uid) : [])];
+  // loadMany never rejects (failures are per key); the resolvers that need them report them.
+  if (uids.length > 0) void ctx.loaders.formSets.loadMany(uids);
+  return userFromOutcome(outcome);
+}
+
 @Resolver(() => UserType)
 export class UserQueryResolver {
   @Query(() => UserType, {
     description: "One user of a project (FORBIDDEN for a foreign project, USER_NOT_FOUND when not registered there).",
   })
-  async user(@Args() args: UserArgs, @Ctx() ctx: GraphqlContext): Promise<UserType> {
-    const outcome = await getUser(ctx.request, args.groupId, args.cloginId);
-    ctx.loaders.summaries.prime(outcome.uid, outcome.summary);
-    return userFromOutcome(outcome);
+  async user(@Args() args: UserArgs, @Ctx() ctx: GraphqlContext, @Info() info: GraphQLResolveInfo): Promise<UserType> {
+    return readUserForSelection(ctx, args.groupId, args.cloginId, info);
   }
 
   @Query(() => UserType, {
@@ -71,13 +112,62 @@ export class UserQueryResolver {
   }
 }
 
+// Which costly summary parts each MetaInfo member needs; members not listed need none.
+const META_INFO_PARTS: Readonly<Record<string, SummaryPart>> = {
+  totalForms: "forms",
+  completedForms: "forms",
+  totalUserForms: "forms",
+  totalCompletedUserForms: "forms",
+  totalUserMandatoryForms: "forms",
+  totalCompletedUserMandatoryForms: "forms",
+  totalOrder: "money",
+  totalPaid: "money",
+  totalBalance: "money",
+  commentCount: "comments",
+  totalNonExcludedChildren: "children",
+  totalUserTags: "tags",
+  tagIds: "tags",
+};
+const PART_FREE_META_INFO = new Set([
+  "__typename",
+  "name",
+  "status",
+  "applicationDate",
+  "groupId",
+  "uid",
+  "cloginId",
+  "connectedTo",
+  "excluded",
+  "star",
+  "assignedAdmin",
+]);
+
+/**
+ * The summary parts a users page's nodes ask for (metaInfo members, tags), so the page statement
+ * reads only those; null (every part) when a member is not known here.
+ */
+function summaryPartsOfPage(info: GraphQLResolveInfo): Set<SummaryPart> | null {
+  const parts = new Set<SummaryPart>();
+  if (selectsPath(info, ["edges", "node", "tags"])) parts.add("tags");
+  for (const name of selectedNamesAt(info, ["edges", "node", "metaInfo"]) ?? []) {
+    const part = META_INFO_PARTS[name];
+    if (part) parts.add(part);
+    else if (!PART_FREE_META_INFO.has(name)) return null;
+  }
+  return parts;
+}
+
 @Resolver(() => UserConnectionType)
 export class UserConnectionResolver {
   @Query(() => UserConnectionType, {
     description:
       "A page of a project's users in uid order: forward with first/after, backward with last/before (Relay connection).",
   })
-  async users(@Args() args: UsersArgs, @Ctx() ctx: GraphqlContext): Promise<UserConnectionType> {
+  async users(
+    @Args() args: UsersArgs,
+    @Ctx() ctx: GraphqlContext,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<UserConnectionType> {
     if (args.first != null && args.last != null) {
       throw validationFailed([{ path: ["last"], message: "give first (forward) or last (backward), not both" }]);
     }
@@ -89,6 +179,7 @@ export class UserConnectionResolver {
       level: args.filter?.level,
       search: args.filter?.search,
     };
+    const summaryParts = summaryPartsOfPage(info);
     const backward = args.last != null;
     const page = await listUsersPage(ctx.request, {
       groupId: args.groupId,
@@ -97,8 +188,14 @@ export class UserConnectionResolver {
       afterUid,
       beforeUid,
       filter,
+      summaryParts,
     });
-    const edges = page.users.map((ref) => ({ cursor: encodeUserCursor(ref.uid), node: userFromRef(ref) }));
+    const edges = page.users.map((ref, i) => {
+      const node = userFromRef(ref);
+      if (summaryParts === null) ctx.loaders.summaries.prime(ref.uid, page.summaries[i]);
+      else ctx.loaders.pageSummaries.set(node, page.summaries[i]);
+      return { cursor: encodeUserCursor(ref.uid), node };
+    });
     return {
       groupId: args.groupId,
       filter,
@@ -121,7 +218,7 @@ export class UserConnectionResolver {
 @Resolver(() => UserType)
 export class UserFieldsResolver {
   private async summary(user: UserType, ctx: GraphqlContext) {
-    const summary = await ctx.loaders.summaries.load(user.uid);
+    const summary = ctx.loaders.pageSummaries.get(user) ?? (await ctx.loaders.summaries.load(user.uid));
     if (!summary) throw new Error(`registration ${user.uid} vanished while its fields were read`);
     return summary;
   }
@@ -171,7 +268,14 @@ export class UserFieldsResolver {
   @FieldResolver(() => [UserFormType], {
     description: "The user's form set in form order (without admin-only forms for a registrant session).",
   })
-  async forms(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<UserFormType[]> {
+  async forms(
+    @Root() user: UserType,
+    @Ctx() ctx: GraphqlContext,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<UserFormType[]> {
+    if (selectsPath(info, ["form", "fields"]) || selectsPath(info, ["missingMandatoryFields"])) {
+      ctx.loaders.wantFormFields();
+    }
     return (await visibleFormSet(user.uid, ctx)).map((row) => presentUserForm(row, user));
   }
 
@@ -204,7 +308,9 @@ export class UserFieldsResolver {
 
   @FieldResolver(() => [TagType])
   async tags(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<TagType[]> {
-    return (await ctx.loaders.tags.load(user.uid)).map((tag) => presentTag(tag, user.groupId));
+    // Tags are read with the summary, in the same statement.
+    const summary = ctx.loaders.pageSummaries.get(user) ?? (await ctx.loaders.summaries.load(user.uid));
+    return (summary?.tags ?? []).map((tag) => presentTag(tag, user.groupId));
   }
 
   @FieldResolver(() => UserType, { nullable: true, description: "The parent registration of a child; null otherwise." })

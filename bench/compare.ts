@@ -1,0 +1,229 @@
+import "reflect-metadata";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { cpus, totalmem } from "node:os";
+import autocannon from "autocannon";
+import { createConnection, createPool } from "mysql2/promise";
+import { DataSource } from "typeorm";
+import { createApp } from "../src/app";
+import { parseDatabaseUrl, redactUrl } from "../src/config/config";
+import { seedRegistrants } from "../src/cli/seed/seed-registrants";
+import { buildDataSourceOptions } from "../src/db/data-source-options";
+import { CountingSqlLogger } from "../src/db/sql-counter";
+import { createRequestContext } from "../src/domain/context";
+import { DEMO_FIXTURE } from "../src/fixtures/demo";
+import { loadFixture } from "../src/fixtures/load-fixture";
+import { createLogger } from "../src/http/logger";
+import { baselineSql, createBaselineApp } from "./baseline/server";
+import { BENCH_GROUP_ID, BENCH_SCENARIOS, type BenchScenario } from "./scenarios";
+
+// regapi against the hand-written baseline (bench/baseline/server.ts), side by side on MariaDB:
+// the same requests, the same database, the same concurrency. The two sides take turns in short
+// slices (regapi, baseline, baseline, regapi, …), so a machine whose load drifts during the run
+// (other jobs on a shared box) weighs on both alike: the ratio holds where absolute figures do not.
+//   npm run bench                                   # 10k seeded registrants, 10 connections, 10 s each
+//   npm run bench -- --users 1000000                # 1M (seeding takes long: keep it with BENCH_REUSE=1)
+//   BENCH_REUSE=1 npm run bench -- --users 1000000  # measure the database an earlier run seeded
+// Environment: BENCH_DATABASE_URL (default mariadb://root@127.0.0.1:3306/regapi_bench_baseline; it
+// is dropped and re-created unless BENCH_REUSE=1), BENCH_SECONDS (10 per side), BENCH_SLICE_SECONDS
+// (1), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (10), BENCH_ONLY (a substring of scenario names).
+
+const flag = (name: string): string | undefined => {
+  const at = process.argv.indexOf(`--${name}`);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+};
+
+const USERS = Number(flag("users") ?? process.env.BENCH_USERS ?? 10_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 1);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const ONLY = process.env.BENCH_ONLY ?? "";
+const REUSE = process.env.BENCH_REUSE === "1";
+const URL = process.env.BENCH_DATABASE_URL ?? "mariadb://root@127.0.0.1:3306/regapi_bench_baseline";
+
+interface Measured {
+  rps: number;
+  p50: number;
+  p99: number;
+  failures: number;
+  sqlPerRequest: number;
+  rssMiB: number;
+}
+
+async function listen(app: Parameters<typeof createServer>[1]): Promise<{ server: Server; base: string }> {
+  const server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+interface Slice {
+  requests: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+  failures: number;
+  statements: number;
+}
+
+async function slice(
+  base: string,
+  target: BenchScenario["regapi"],
+  headers: Record<string, string>,
+  statements: () => number,
+  seconds: number,
+): Promise<Slice> {
+  const before = statements();
+  const result = await autocannon({
+    url: base + target.path,
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify(target.body),
+    connections: CONNECTIONS,
+    duration: seconds,
+  });
+  return {
+    requests: result.requests.total,
+    seconds: result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failures: result.non2xx + result.errors,
+    statements: statements() - before,
+  };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+/** Slices of one side summed: req/s over all, statements per request, median p50 and p99 of the slices. */
+function combined(slices: Slice[]): Measured {
+  const requests = slices.reduce((sum, s) => sum + s.requests, 0);
+  const seconds = slices.reduce((sum, s) => sum + s.seconds, 0);
+  return {
+    rps: requests / (seconds || 1),
+    p50: median(slices.map((s) => s.p50)),
+    p99: median(slices.map((s) => s.p99)),
+    failures: slices.reduce((sum, s) => sum + s.failures, 0),
+    sqlPerRequest: slices.reduce((sum, s) => sum + s.statements, 0) / (requests || 1),
+    rssMiB: process.memoryUsage().rss / 1024 / 1024,
+  };
+}
+
+async function prepareDatabase(): Promise<void> {
+  const config = parseDatabaseUrl(URL);
+  if (config.kind === "sqlite") throw new Error("the baseline speaks mysql2: BENCH_DATABASE_URL must be MySQL/MariaDB");
+  if (REUSE) return;
+  const admin = await createConnection({
+    host: config.host,
+    port: config.port,
+    user: config.user,
+    password: config.password,
+  });
+  await admin.query(`DROP DATABASE IF EXISTS \`${config.database}\``);
+  await admin.query(`CREATE DATABASE \`${config.database}\` CHARACTER SET utf8mb4`);
+  await admin.end();
+}
+
+async function main(): Promise<void> {
+  await prepareDatabase();
+  const config = parseDatabaseUrl(URL);
+  if (config.kind === "sqlite") return;
+  const sql = new CountingSqlLogger();
+  const dataSource = new DataSource(buildDataSourceOptions(config, { logger: sql }));
+  await dataSource.initialize();
+  await dataSource.runMigrations({ transaction: "each" });
+  const seedStarted = Date.now();
+  if (!REUSE) {
+    await loadFixture(createRequestContext(dataSource, "bench"), DEMO_FIXTURE);
+    await seedRegistrants(dataSource, { groupId: BENCH_GROUP_ID, users: USERS });
+  }
+  const seeded = REUSE ? "reused as seeded by an earlier run" : `demo + ${USERS} seeded registrants`;
+  console.log(`database ${redactUrl(URL)}: ${seeded} in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
+
+  const regapi = await createApp({
+    dataSource,
+    logger: createLogger("silent"),
+    config: { graphqlIntrospection: false },
+  });
+  const pool = createPool({
+    host: config.host,
+    port: config.port,
+    user: config.user,
+    password: config.password,
+    database: config.database,
+    timezone: "Z",
+    charset: "utf8mb4",
+    connectionLimit: 10,
+  });
+  const ours = await listen(regapi.app);
+  const theirs = await listen(createBaselineApp(pool));
+  console.log(
+    `node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; ` +
+      `autocannon ${CONNECTIONS} connections, ${SECONDS} s per side in ${SLICE_SECONDS} s slices taken in turns, after ${WARMUP_SECONDS} s warm-up each; ` +
+      `both servers in this process, one measured at a time; p50/p99: median over the slices\n`,
+  );
+  const header = [
+    "request",
+    "regapi req/s",
+    "baseline req/s",
+    "ratio",
+    "goal",
+    "SQL/req regapi",
+    "SQL/req baseline",
+    "p50/p99 ms regapi",
+    "p50/p99 ms baseline",
+    "RSS MiB (process)",
+  ];
+  console.log(`| ${header.join(" | ")} |`);
+  console.log(`|${header.map(() => "---").join("|")}|`);
+  let missed = 0;
+  for (const scenario of BENCH_SCENARIOS.filter((s) => s.name.includes(ONLY))) {
+    const regapiSlice = (seconds: number) =>
+      slice(ours.base, scenario.regapi, scenario.headers, () => sql.total, seconds);
+    const baselineSlice = (seconds: number) =>
+      slice(theirs.base, scenario.baseline, scenario.headers, () => baselineSql.total, seconds);
+    await regapiSlice(WARMUP_SECONDS);
+    await baselineSlice(WARMUP_SECONDS);
+    const regapiSlices: Slice[] = [];
+    const baselineSlices: Slice[] = [];
+    for (let round = 0; round < Math.max(1, Math.round(SECONDS / SLICE_SECONDS)); round += 1) {
+      // ABBA order: a load that rises or falls through the run weighs on both sides alike.
+      if (round % 2 === 0) {
+        regapiSlices.push(await regapiSlice(SLICE_SECONDS));
+        baselineSlices.push(await baselineSlice(SLICE_SECONDS));
+      } else {
+        baselineSlices.push(await baselineSlice(SLICE_SECONDS));
+        regapiSlices.push(await regapiSlice(SLICE_SECONDS));
+      }
+    }
+    const a = combined(regapiSlices);
+    const b = combined(baselineSlices);
+    const ratio = a.rps / (b.rps || 1);
+    if (ratio < scenario.goal) missed += 1;
+    const failures = a.failures + b.failures > 0 ? ` (non-2xx/errors: ${a.failures} vs ${b.failures})` : "";
+    console.log(
+      `| ${[
+        scenario.name + failures,
+        a.rps.toFixed(0),
+        b.rps.toFixed(0),
+        `${ratio.toFixed(2)}×`,
+        `≥ ${scenario.goal}×${ratio < scenario.goal ? " MISSED" : ""}`,
+        a.sqlPerRequest.toFixed(1),
+        b.sqlPerRequest.toFixed(1),
+        `${a.p50.toFixed(0)}/${a.p99.toFixed(0)}`,
+        `${b.p50.toFixed(0)}/${b.p99.toFixed(0)}`,
+        Math.max(a.rssMiB, b.rssMiB).toFixed(0),
+      ].join(" | ")} |`,
+    );
+  }
+  console.log(`\n${missed === 0 ? "every ratio meets its goal" : `${missed} ratio(s) below the goal`} (issue 12 §2)`);
+  ours.server.close();
+  theirs.server.close();
+  await regapi.stop();
+  await pool.end();
+  await dataSource.destroy();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
