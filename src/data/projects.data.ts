@@ -1,7 +1,7 @@
-import { In, type EntityManager, type FindOptionsWhere } from "typeorm";
+import { In, type EntityManager } from "typeorm";
 import { Project } from "../entities";
 import { chunked } from "./batch";
-import { selectRows } from "./sql-rows";
+import { selectRows, type RowOf } from "./sql-rows";
 
 /** Which of an organization's projects a read covers. */
 export type ArchivedScope = "active" | "archived" | "all";
@@ -36,8 +36,11 @@ export async function findProjectOfOrganization(
        FROM project WHERE id = ? AND organization_id = ?`,
     [projectId, organizationId],
   );
-  if (!row) return null;
-  const project: ProjectRecord = Object.assign(new Project(), {
+  return row ? projectOfRow(row) : null;
+}
+
+function projectOfRow(row: RowOf<typeof PROJECT_SHAPE>): ProjectRecord {
+  return Object.assign(new Project(), {
     id: row.id,
     organizationId: row.organization_id,
     name: row.name,
@@ -46,22 +49,32 @@ export async function findProjectOfOrganization(
     archived: row.archived,
     familySystem: row.family_system,
   });
-  return project;
 }
 
 export async function findProject(em: EntityManager, projectId: number): Promise<ProjectRecord | null> {
   return em.findOne(Project, { where: { id: projectId } });
 }
 
-/** The organization's projects in scope, by id. */
+/**
+ * The organization's projects in scope, by id. Hand-written like `findProjectOfOrganization`:
+ * get_project_list runs it on every call, and `find` spent more CPU building the statement than
+ * the rest of the request's own code.
+ */
 export async function readProjectsOfOrganization(
   em: EntityManager,
   organizationId: number,
   scope: ArchivedScope,
 ): Promise<ProjectRecord[]> {
-  const where: FindOptionsWhere<Project> = { organizationId };
-  if (scope !== "all") where.archived = scope === "archived";
-  return em.find(Project, { where, order: { id: "ASC" } });
+  const inScope = scope === "all" ? "" : " AND archived = ?";
+  const parameters: unknown[] = scope === "all" ? [organizationId] : [organizationId, scope === "archived" ? 1 : 0];
+  const rows = await selectRows(
+    em,
+    PROJECT_SHAPE,
+    `SELECT id, organization_id, name, currency, created_at, archived, family_system
+       FROM project WHERE organization_id = ?${inScope} ORDER BY id ASC`,
+    parameters,
+  );
+  return rows.map(projectOfRow);
 }
 
 /** Projects by id (any organization: callers pass ids they reached through an owned project). */
