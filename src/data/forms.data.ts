@@ -88,6 +88,17 @@ const FIELD_SHAPE = {
   field_options: "textOrNull",
 } as const;
 
+// The same columns through a LEFT JOIN: null where a form has no fields.
+const LEFT_JOINED_FIELD_SHAPE = {
+  field_id: "textOrNull",
+  field_form_id: "intOrNull",
+  field_name: "textOrNull",
+  field_label: "textOrNull",
+  field_type: "textOrNull",
+  field_mandatory: "flag",
+  field_options: "textOrNull",
+} as const;
+
 const toField = (row: RowOf<typeof FIELD_SHAPE>): FieldDefinition => ({
   id: row.field_id,
   formId: row.field_form_id,
@@ -223,13 +234,7 @@ export async function readFormSetsWithFields(
       em,
       {
         ...FORM_STATE_SHAPE,
-        field_id: "textOrNull",
-        field_form_id: "intOrNull",
-        field_name: "textOrNull",
-        field_label: "textOrNull",
-        field_type: "textOrNull",
-        field_mandatory: "flag",
-        field_options: "textOrNull",
+        ...LEFT_JOINED_FIELD_SHAPE,
       },
       `SELECT rf.registration_id, rf.completed, rf.completed_at, rf.submitted_at, ${FORM_COLUMNS}, ${FIELD_COLUMNS}
          FROM registration_form rf JOIN form fo ON fo.id = rf.form_id
@@ -283,13 +288,7 @@ const VALUE_TARGET_SHAPE = {
   completed: "flag",
   completed_at: "dateOrNull",
   submitted_at: "dateOrNull",
-  field_id: "textOrNull",
-  field_form_id: "intOrNull",
-  field_name: "textOrNull",
-  field_label: "textOrNull",
-  field_type: "textOrNull",
-  field_mandatory: "flag",
-  field_options: "textOrNull",
+  ...LEFT_JOINED_FIELD_SHAPE,
   stored_value: "textOrNull",
 } as const;
 
