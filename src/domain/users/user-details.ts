@@ -309,28 +309,15 @@ export async function readUserDetails(
   }
 
   const wantsCart = selection.system.has("_usercart") || selection.system.has("_userproducts");
-  const cartLines = wantsCart ? groupBy(await readCartLines(em, uids), (row) => row.registration_id) : new Map();
+  const cart = wantsCart ? await readCartOf(em, uids) : new Map<number, CartLineDetail[]>();
   if (selection.system.has("_usercart")) {
-    for (const user of users) {
-      details.get(user.uid)!.cart = (cartLines.get(user.uid) ?? []).map(
-        (row: Awaited<ReturnType<typeof readCartLines>>[number]) => ({
-          cartLineId: row.id,
-          productId: row.product_id,
-          productName: row.product_name,
-          quantity: row.quantity,
-          unitPriceCents: row.unit_price_cents,
-          remark: row.remark,
-          recurringStartDate: row.recurring_start_date,
-          addedAt: row.created_at,
-        }),
-      );
-    }
+    for (const user of users) details.get(user.uid)!.cart = cart.get(user.uid) ?? [];
   }
   if (selection.system.has("_userproducts")) {
     const products = await readOfferedProducts(em, groupId);
     const now = new Date();
     for (const user of users) {
-      const lines: Awaited<ReturnType<typeof readCartLines>> = cartLines.get(user.uid) ?? [];
+      const lines = cart.get(user.uid) ?? [];
       details.get(user.uid)!.products = products
         .filter((product) => offeredTo(product, user.parentCloginId !== null, now))
         .map((product) => ({
@@ -341,35 +328,17 @@ export async function readUserDetails(
           level: product.level,
           categoryId: product.category_id,
           onlyOne: product.only_one,
-          cartLineId: lines.find((line) => line.product_id === product.id)?.id ?? null,
+          cartLineId: lines.find((line) => line.productId === product.id)?.cartLineId ?? null,
         }));
     }
   }
   if (selection.system.has("_userpayments")) {
-    const payments = groupBy(await readPayments(em, uids), (row) => row.registration_id);
-    for (const user of users) {
-      details.get(user.uid)!.payments = (payments.get(user.uid) ?? []).map((row) => ({
-        paymentId: row.id,
-        amountCents: row.amount_cents,
-        paidAt: row.paid_at,
-        method: row.method,
-        note: row.note,
-      }));
-    }
+    const payments = await readPaymentsOf(em, uids);
+    for (const user of users) details.get(user.uid)!.payments = payments.get(user.uid) ?? [];
   }
   if (selection.system.has("_utm")) {
-    const rows = new Map((await readUtm(em, uids)).map((row) => [row.uid, row]));
-    for (const user of users) {
-      const row = rows.get(user.uid);
-      details.get(user.uid)!.utm = {
-        campaign: row?.utm_campaign ?? null,
-        content: row?.utm_content ?? null,
-        id: row?.utm_id ?? null,
-        medium: row?.utm_medium ?? null,
-        source: row?.utm_source ?? null,
-        term: row?.utm_term ?? null,
-      };
-    }
+    const utm = await readUtmOf(em, uids);
+    for (const user of users) details.get(user.uid)!.utm = utm.get(user.uid) ?? NO_UTM;
   }
   if (selection.system.has("_useremails")) {
     const history = await readEmailHistory(em, uids);
@@ -426,7 +395,7 @@ export async function readCartOf(em: EntityManager, uids: readonly number[]): Pr
   return new Map(
     [...groupBy(rows, (row) => row.registration_id)].map(([uid, lines]) => [
       uid,
-      lines.map((row) => ({
+      lines.map((row): CartLineDetail => ({
         cartLineId: row.id,
         productId: row.product_id,
         productName: row.product_name,
@@ -458,6 +427,16 @@ export async function readPaymentsOf(
     ]),
   );
 }
+
+/** get_info's `_utm` of a registration without UTM data: every member present, null. */
+const NO_UTM: UtmDetail = Object.freeze({
+  campaign: null,
+  content: null,
+  id: null,
+  medium: null,
+  source: null,
+  term: null,
+});
 
 export async function readUtmOf(em: EntityManager, uids: readonly number[]): Promise<Map<number, UtmDetail>> {
   const rows = await readUtm(em, uids);
