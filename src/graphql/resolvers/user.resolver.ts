@@ -112,46 +112,58 @@ export class UserQueryResolver {
   }
 }
 
-// Which costly summary parts each MetaInfo member needs; members not listed need none.
-const META_INFO_PARTS: Readonly<Record<string, SummaryPart>> = {
-  totalForms: "forms",
-  completedForms: "forms",
-  totalUserForms: "forms",
-  totalCompletedUserForms: "forms",
-  totalUserMandatoryForms: "forms",
-  totalCompletedUserMandatoryForms: "forms",
-  totalOrder: "money",
-  totalPaid: "money",
-  totalBalance: "money",
-  commentCount: "comments",
-  totalNonExcludedChildren: "children",
-  totalUserTags: "tags",
-  tagIds: "tags",
+// Which summary parts each MetaInfo member needs; members not listed need none.
+const META_INFO_PARTS: Readonly<Record<string, readonly SummaryPart[]>> = {
+  name: ["person"],
+  totalForms: ["formCount"],
+  completedForms: ["forms"],
+  totalUserForms: ["forms"],
+  totalCompletedUserForms: ["forms"],
+  totalUserMandatoryForms: ["forms"],
+  totalCompletedUserMandatoryForms: ["forms"],
+  totalOrder: ["order"],
+  totalPaid: ["paid"],
+  totalBalance: ["order", "paid"],
+  status: ["status"],
+  excluded: ["status"],
+  assignedAdmin: ["admin"],
+  commentCount: ["comments"],
+  totalNonExcludedChildren: ["children"],
+  totalUserTags: ["tags"],
+  tagIds: ["tags"],
 };
 const PART_FREE_META_INFO = new Set([
   "__typename",
-  "name",
-  "status",
+  "id",
   "applicationDate",
   "groupId",
   "uid",
   "cloginId",
   "connectedTo",
-  "excluded",
   "star",
-  "assignedAdmin",
 ]);
 
+// The User fields a page node reads from its summary, and the parts they need. The node's other
+// fields either need no summary (ids, cloginId) or read through their own loaders.
+const NODE_SUMMARY_PARTS: Readonly<Record<string, readonly SummaryPart[]>> = {
+  name: ["person"],
+  status: ["status"],
+  tags: ["tags"],
+};
+
 /**
- * The summary parts a users page's nodes ask for (metaInfo members, tags), so the page statement
- * reads only those; null (every part) when a member is not known here.
+ * The summary parts a users page's nodes ask for (the node's name, status and tags, the metaInfo
+ * members), so the page statement reads only those; null (every part) when a metaInfo member is
+ * not known here.
  */
 function summaryPartsOfPage(info: GraphQLResolveInfo): Set<SummaryPart> | null {
   const parts = new Set<SummaryPart>();
-  if (selectsPath(info, ["edges", "node", "tags"])) parts.add("tags");
+  for (const [field, needs] of Object.entries(NODE_SUMMARY_PARTS)) {
+    if (selectsPath(info, ["edges", "node", field])) for (const part of needs) parts.add(part);
+  }
   for (const name of selectedNamesAt(info, ["edges", "node", "metaInfo"]) ?? []) {
-    const part = META_INFO_PARTS[name];
-    if (part) parts.add(part);
+    const needs = META_INFO_PARTS[name];
+    if (needs) for (const part of needs) parts.add(part);
     else if (!PART_FREE_META_INFO.has(name)) return null;
   }
   return parts;
@@ -230,8 +242,10 @@ export class UserFieldsResolver {
   }
 
   @FieldResolver(() => MetaInfoType)
-  async metaInfo(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<MetaInfoType> {
-    return presentMetaInfo(await this.summary(user, ctx));
+  metaInfo(@Root() user: UserType, @Ctx() ctx: GraphqlContext): MetaInfoType | Promise<MetaInfoType> {
+    // A page's nodes come with their summaries: answered without a promise per node.
+    const onPage = ctx.loaders.pageSummaries.get(user);
+    return onPage ? presentMetaInfo(onPage) : this.summary(user, ctx).then(presentMetaInfo);
   }
 
   @FieldResolver(() => String, { description: "First + last name; else organization name; else username." })

@@ -1,9 +1,10 @@
-import { Field, Int, ObjectType } from "type-graphql";
+import { Field, Int } from "type-graphql";
+import { GraphqlObjectType } from "./object-type";
 import { GraphQLDateTime } from "graphql-scalars";
 import { FieldTypeEnum, FormAudienceEnum, FormLevelEnum } from "./enums.type";
 import { Node } from "../nodes/node.interface";
 
-@ObjectType("FormField", { description: "A form input.", implements: Node })
+@GraphqlObjectType("FormField", { description: "A form input.", implements: Node })
 export class FormFieldType implements Node {
   /** The Node id (see node-id.ts). */
   id: string;
@@ -27,7 +28,7 @@ export class FormFieldType implements Node {
   options: string[];
 }
 
-@ObjectType("Form", { implements: Node })
+@GraphqlObjectType("Form", { implements: Node })
 export class FormType implements Node {
   /** The Node id (see node-id.ts). */
   id: string;
@@ -51,7 +52,7 @@ export class FormType implements Node {
   level: FormLevelEnum;
 }
 
-@ObjectType("UserForm", {
+@GraphqlObjectType("UserForm", {
   description: "A form in a user's form set. Its id derives from its user and form.",
   implements: Node,
 })

@@ -1,7 +1,8 @@
-import { Field, Int, ObjectType } from "type-graphql";
+import { Field, Int } from "type-graphql";
+import { GraphqlObjectType } from "./object-type";
 import { StatusType, UserType } from "./user.type";
 
-@ObjectType("UserPayload")
+@GraphqlObjectType("UserPayload")
 export class UserPayloadType {
   @Field(() => UserType, { description: "The user after the change (its metaInfo is the refreshed summary)." })
   user: UserType;
@@ -10,7 +11,7 @@ export class UserPayloadType {
   notices: string[];
 }
 
-@ObjectType("SkippedForm")
+@GraphqlObjectType("SkippedForm")
 export class SkippedFormType {
   @Field(() => Int, { description: "The form id as sent." })
   formId: number;
@@ -19,7 +20,7 @@ export class SkippedFormType {
   reason: string;
 }
 
-@ObjectType("MarkFormsCompletePayload")
+@GraphqlObjectType("MarkFormsCompletePayload")
 export class MarkFormsCompletePayloadType {
   @Field(() => [Int], {
     description: "Forms now complete, including ones that already were (nothing changes for those).",
@@ -38,13 +39,13 @@ export class MarkFormsCompletePayloadType {
   user: UserType;
 }
 
-@ObjectType("CreateStatusPayload")
+@GraphqlObjectType("CreateStatusPayload")
 export class CreateStatusPayloadType {
   @Field(() => StatusType)
   status: StatusType;
 }
 
-@ObjectType("AddProductPayload")
+@GraphqlObjectType("AddProductPayload")
 export class AddProductPayloadType {
   @Field(() => UserType, { description: "The user after the change." })
   user: UserType;
@@ -58,13 +59,13 @@ export class AddProductPayloadType {
   notices: string[];
 }
 
-@ObjectType("CreateProductPayload")
+@GraphqlObjectType("CreateProductPayload")
 export class CreateProductPayloadType {
   @Field(() => Int)
   productId: number;
 }
 
-@ObjectType("CreateCategoryPayload")
+@GraphqlObjectType("CreateCategoryPayload")
 export class CreateCategoryPayloadType {
   @Field(() => Int)
   categoryId: number;

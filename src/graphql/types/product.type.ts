@@ -1,9 +1,10 @@
 import { GraphQLDateTime } from "graphql-scalars";
-import { Field, Int, ObjectType } from "type-graphql";
+import { Field, Int } from "type-graphql";
+import { GraphqlObjectType } from "./object-type";
 import { MoneyScalar } from "../scalars/money.scalar";
 import { Node } from "../nodes/node.interface";
 
-@ObjectType("ProductCategory", { implements: Node })
+@GraphqlObjectType("ProductCategory", { implements: Node })
 export class ProductCategoryType implements Node {
   /** The Node id (see node-id.ts). */
   id: string;
@@ -30,7 +31,7 @@ export class ProductCategoryType implements Node {
   mandatory: boolean;
 }
 
-@ObjectType("Product", { implements: Node })
+@GraphqlObjectType("Product", { implements: Node })
 export class ProductType implements Node {
   /** The Node id (see node-id.ts). */
   id: string;

@@ -1,9 +1,10 @@
-import { Field, Int, ObjectType } from "type-graphql";
+import { Field, Int } from "type-graphql";
+import { GraphqlObjectType } from "./object-type";
 import { GraphQLDateTime } from "graphql-scalars";
 import { MoneyScalar } from "../scalars/money.scalar";
 import { Node } from "../nodes/node.interface";
 
-@ObjectType("GroupTotals", { description: "Totals over a project's registrations." })
+@GraphqlObjectType("GroupTotals", { description: "Totals over a project's registrations." })
 export class GroupTotalsType {
   @Field(() => Int)
   totalUsers: number;
@@ -21,7 +22,7 @@ export class GroupTotalsType {
   totalBalance: string;
 }
 
-@ObjectType("Project", {
+@GraphqlObjectType("Project", {
   description: "A registration project; groupId is the legacy group_id, id its Node id.",
   implements: Node,
 })

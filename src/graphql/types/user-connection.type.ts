@@ -1,8 +1,9 @@
-import { Field, ObjectType } from "type-graphql";
+import { Field } from "type-graphql";
+import { GraphqlObjectType } from "./object-type";
 import type { UserListFilter } from "../../domain/users/user-reads";
 import { UserType } from "./user.type";
 
-@ObjectType("PageInfo")
+@GraphqlObjectType("PageInfo")
 export class PageInfoType {
   @Field(() => Boolean, {
     description:
@@ -23,7 +24,7 @@ export class PageInfoType {
   endCursor: string | null;
 }
 
-@ObjectType("UserEdge")
+@GraphqlObjectType("UserEdge")
 export class UserEdgeType {
   @Field(() => String, { description: "Opaque; pass it as `after` (next users) or `before` (previous users)." })
   cursor: string;
@@ -32,7 +33,9 @@ export class UserEdgeType {
   node: UserType;
 }
 
-@ObjectType("UserConnection", { description: "A page of a project's users in a stable order (keyset pagination)." })
+@GraphqlObjectType("UserConnection", {
+  description: "A page of a project's users in a stable order (keyset pagination).",
+})
 export class UserConnectionType {
   /** What the page was read for; totalCount counts with the same filter, on demand. */
   groupId: number;

@@ -1,4 +1,5 @@
-import { Field, Int, ObjectType } from "type-graphql";
+import { Field, Int } from "type-graphql";
+import { GraphqlObjectType } from "./object-type";
 import { GraphQLDateTime } from "graphql-scalars";
 import type { UserSummary } from "../../domain/users/user-summary";
 import { formatCents } from "../../common/money";
@@ -8,7 +9,7 @@ import { FormFieldType } from "./form.type";
 import { encodeNodeId } from "../nodes/node-id";
 import { Node } from "../nodes/node.interface";
 
-@ObjectType("Status", {
+@GraphqlObjectType("Status", {
   description: "A project's registration status; an excluding one takes users out of active counts.",
   implements: Node,
 })
@@ -29,7 +30,7 @@ export class StatusType implements Node {
   isExcluded: boolean;
 }
 
-@ObjectType("AssignedAdmin")
+@GraphqlObjectType("AssignedAdmin")
 export class AssignedAdminType {
   @Field(() => Int, { description: "The legacy admin id (an organization's admin; embedded, not a Node)." })
   adminId: number;
@@ -41,7 +42,7 @@ export class AssignedAdminType {
   color: string | null;
 }
 
-@ObjectType("MetaInfo", {
+@GraphqlObjectType("MetaInfo", {
   description:
     "The legacy meta_info, typed: counts are Int, money exact decimal strings. Its id derives from its user's, so a cache updates it with the user.",
   implements: Node,
@@ -170,7 +171,7 @@ export function presentMetaInfo(summary: UserSummary): MetaInfoType {
   };
 }
 
-@ObjectType("FieldValue", {
+@GraphqlObjectType("FieldValue", {
   description:
     "A stored answer. `text` is set for text-like fields, `choices` for choice fields. Its id derives from its user and field.",
   implements: Node,
@@ -195,7 +196,7 @@ export class FieldValueType implements Node {
   updatedAt: Date;
 }
 
-@ObjectType("EmailRecord", {
+@GraphqlObjectType("EmailRecord", {
   description: "An entry of the user's sent-email history (nothing is sent by the API).",
   implements: Node,
 })
@@ -243,7 +244,7 @@ export class EmailRecordType implements Node {
   deliveryAttempts: number | null;
 }
 
-@ObjectType("Tag", { implements: Node })
+@GraphqlObjectType("Tag", { implements: Node })
 export class TagType implements Node {
   /** The Node id (see node-id.ts). */
   id: string;
@@ -255,7 +256,7 @@ export class TagType implements Node {
   name: string;
 }
 
-@ObjectType("CartLine", { description: "A product in the user's cart (legacy _usercart).", implements: Node })
+@GraphqlObjectType("CartLine", { description: "A product in the user's cart (legacy _usercart).", implements: Node })
 export class CartLineType implements Node {
   /** The Node id (see node-id.ts). */
   id: string;
@@ -288,7 +289,10 @@ export class CartLineType implements Node {
   addedAt: Date;
 }
 
-@ObjectType("Payment", { description: "A payment of the registration (legacy _userpayments).", implements: Node })
+@GraphqlObjectType("Payment", {
+  description: "A payment of the registration (legacy _userpayments).",
+  implements: Node,
+})
 export class PaymentType implements Node {
   /** The Node id (see node-id.ts). */
   id: string;
@@ -309,7 +313,7 @@ export class PaymentType implements Node {
   note: string | null;
 }
 
-@ObjectType("Utm", {
+@GraphqlObjectType("Utm", {
   description: "Marketing attribution of the registration (legacy _utm). Its id derives from its user's.",
   implements: Node,
 })
@@ -336,7 +340,7 @@ export class UtmType implements Node {
   term: string | null;
 }
 
-@ObjectType("User", {
+@GraphqlObjectType("User", {
   description: "A person registered in a project (the legacy user). Nested data is loaded in batches.",
   implements: Node,
 })

@@ -1,8 +1,9 @@
 import { GraphQLDateTime } from "graphql-scalars";
-import { Field, InputType, Int, ObjectType } from "type-graphql";
+import { Field, InputType, Int } from "type-graphql";
+import { GraphqlObjectType } from "./object-type";
 import { Node } from "../nodes/node.interface";
 
-@ObjectType("WebhookEndpoint", { description: "A receiver of the organization's events.", implements: Node })
+@GraphqlObjectType("WebhookEndpoint", { description: "A receiver of the organization's events.", implements: Node })
 export class WebhookEndpointType implements Node {
   /** The Node id (see node-id.ts). */
   id: string;
@@ -31,7 +32,7 @@ export class WebhookEndpointType implements Node {
   createdAt: Date;
 }
 
-@ObjectType("CreateWebhookEndpointPayload")
+@GraphqlObjectType("CreateWebhookEndpointPayload")
 export class CreateWebhookEndpointPayloadType {
   @Field(() => WebhookEndpointType)
   endpoint: WebhookEndpointType;
@@ -40,7 +41,7 @@ export class CreateWebhookEndpointPayloadType {
   secret: string;
 }
 
-@ObjectType("WebhookAttempt", { description: "One try of a delivery." })
+@GraphqlObjectType("WebhookAttempt", { description: "One try of a delivery." })
 export class WebhookAttemptType {
   @Field(() => GraphQLDateTime)
   attemptedAt: Date;
@@ -55,7 +56,10 @@ export class WebhookAttemptType {
   error: string | null;
 }
 
-@ObjectType("WebhookDelivery", { description: "One event to one endpoint, with every attempt.", implements: Node })
+@GraphqlObjectType("WebhookDelivery", {
+  description: "One event to one endpoint, with every attempt.",
+  implements: Node,
+})
 export class WebhookDeliveryType implements Node {
   /** The Node id (see node-id.ts). */
   id: string;
@@ -88,7 +92,7 @@ export class WebhookDeliveryType implements Node {
   attempts: WebhookAttemptType[];
 }
 
-@ObjectType("WebhookDeliveryPage")
+@GraphqlObjectType("WebhookDeliveryPage")
 export class WebhookDeliveryPageType {
   @Field(() => [WebhookDeliveryType], { description: "Newest first." })
   nodes: WebhookDeliveryType[];
