@@ -211,6 +211,12 @@ function countersOf(row: RowOf<typeof COUNTER_ROW>): ProjectCounters {
   return counters;
 }
 
+/** SQL summing the registrations of `buckets` in the counter row `alias` (0 when the project has no row yet). */
+export function registrationsInBucketsSql(alias: string, buckets: readonly CounterBucket[]): string {
+  if (buckets.length === 0) return "0";
+  return `COALESCE(${buckets.map((bucket) => `${alias}.${bucket}_registrations`).join(" + ")}, 0)`;
+}
+
 /** A project's counters, all zero when it has none (no registration yet). */
 export const emptyCounters = (): ProjectCounters =>
   Object.fromEntries(

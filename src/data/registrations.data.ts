@@ -2,6 +2,7 @@ import type { EntityManager } from "typeorm";
 import { Registration } from "../entities";
 import { cartLineAmountSql, paymentAmountSql } from "./account-sums";
 import { chunked } from "./batch";
+import { registrationsInBucketsSql, type CounterBucket } from "./project-counters.data";
 import { decodeRows, selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
 import { statusExcludedSql } from "./statuses.data";
 
@@ -398,11 +399,22 @@ export async function readOwnedSummaryRow(
   return { owned: true, row, children: row ? rows.filter((candidate) => candidate !== row) : [] };
 }
 
+/** A page of summary rows as readSummaryPageInRange reads it. */
+export interface SummaryPageRead {
+  /** false: the project is not the organization's (or does not exist); the page is then empty. */
+  owned: boolean;
+  rows: SummaryRow[];
+  /** The registrations in `countBuckets` from the project's counters; null when none were asked. */
+  matchingTotal: number | null;
+}
+
 /**
  * Up to `limit` summary rows of a project's users matching the filter within the range (keyset),
- * returned in uid order, read in one statement that also checks the project is the organization's:
- * an empty result leaves ownership open (the caller checks it then). With `parts`, only those
- * costly parts are read (the others read as zero): the rows are then for the caller's eyes only.
+ * returned in uid order, in one statement that also tells whether the organization owns the
+ * project (the project row is the outer side: no row, not owned; one row without a user, an
+ * empty page) and, with `countBuckets`, reads the matching total from the project's counters.
+ * With `parts`, only those summary parts are read (the others read as zero): the rows are then
+ * for the caller's eyes only.
  */
 export async function readSummaryPageInRange(
   em: EntityManager,
@@ -411,18 +423,29 @@ export async function readSummaryPageInRange(
   filter: UserListFilter,
   range: UserRange,
   parts: ReadonlySet<SummaryPart> | null = null,
-): Promise<SummaryRow[]> {
+  countBuckets: readonly CounterBucket[] | null = null,
+): Promise<SummaryPageRead> {
   const { where, parameters } = filterSql(groupId, filter);
   const { keyset, keysetParameters } = keysetSql(range);
-  const rows = await selectSummaryRows(
-    em,
-    `SELECT ${SUMMARY_COLUMNS(em, parts)}
-       FROM registration r JOIN project pr ON pr.id = r.project_id AND pr.organization_id = ?
-       ${summaryJoinsFor(parts, filter)}
-      WHERE ${where}${keyset} ORDER BY r.uid ${range.fromEnd ? "DESC" : "ASC"} LIMIT ${Math.max(0, Math.trunc(range.limit))}`,
-    [organizationId, ...parameters, ...keysetParameters],
-  );
-  return range.fromEnd ? rows.reverse() : rows;
+  const direction = range.fromEnd ? "DESC" : "ASC";
+  const sql = `SELECT pg.*, ${countBuckets ? registrationsInBucketsSql("pc", countBuckets) : "NULL"} AS matching_total
+       FROM project pr
+       ${countBuckets ? "LEFT JOIN project_counter pc ON pc.project_id = pr.id" : ""}
+       LEFT JOIN (SELECT ${SUMMARY_COLUMNS(em, parts)}
+                    FROM registration r ${summaryJoinsFor(parts, filter)}
+                   WHERE ${where}${keyset} ORDER BY r.uid ${direction} LIMIT ${Math.max(0, Math.trunc(range.limit))}) pg ON 1 = 1
+      WHERE pr.id = ? AND pr.organization_id = ?`;
+  const raw: Record<string, unknown>[] = await em.query(sql, [
+    ...parameters,
+    ...keysetParameters,
+    groupId,
+    organizationId,
+  ]);
+  if (raw.length === 0) return { owned: false, rows: [], matchingTotal: null };
+  const matchingTotal = countBuckets ? Number(raw[0].matching_total ?? 0) : null;
+  // Ordered here: an outer ORDER BY would make MariaDB sort the derived page again in a temporary table.
+  const rows = raw[0].uid == null ? [] : summaryRowsOf(raw, sql).sort((a, b) => a.uid - b.uid);
+  return { owned: true, rows, matchingTotal };
 }
 
 /** Summary rows of the children of the given parents (same project, connected_to the parent), by uid. */

@@ -1,7 +1,9 @@
 import type { ApolloServerPlugin } from "@apollo/server";
 import { openReadSnapshot, type ReadSnapshotContext } from "../domain/transaction";
 import { maskUnexpected } from "../http/transport-errors";
+import { currentSqlTally } from "../db/sql-counter";
 import { isIntrospectionOnly } from "./auth-gate.plugin";
+import { readsInOneStatement } from "./one-statement-read";
 import type { GraphqlContext } from "./context";
 import { requestError } from "./graphql-errors";
 import { createUserLoaders } from "./loaders/user-loaders";
@@ -17,10 +19,16 @@ import { createUserLoaders } from "./loaders/user-loaders";
 export const readSnapshotPlugin: ApolloServerPlugin<GraphqlContext> = {
   async requestDidStart() {
     let snapshot: ReadSnapshotContext | null = null;
+    let singleStatement: { before: number } | null = null;
     return {
-      async didResolveOperation({ contextValue, operation, document }) {
+      async didResolveOperation({ contextValue, operation, document, schema, request }) {
         if (!operation || operation.operation !== "query" || isIntrospectionOnly(operation, document)) return;
         if (!contextValue.request.principal && !contextValue.request.registrant) return;
+        // One statement is a consistent read by itself (one-statement-read.ts).
+        if (readsInOneStatement(schema, operation, document, request.variables)) {
+          singleStatement = { before: currentSqlTally()?.statements ?? 0 };
+          return;
+        }
         try {
           snapshot = await openReadSnapshot(contextValue.request);
         } catch (error) {
@@ -29,7 +37,16 @@ export const readSnapshotPlugin: ApolloServerPlugin<GraphqlContext> = {
         contextValue.request = snapshot.ctx;
         contextValue.loaders = createUserLoaders(snapshot.ctx.em);
       },
-      async willSendResponse() {
+      async willSendResponse({ contextValue, operation }) {
+        const tally = currentSqlTally();
+        if (singleStatement && tally && tally.statements - singleStatement.before > 1) {
+          // A resolver read more than its root declared (ONE_STATEMENT_READ is out of date): the
+          // answer may mix reads from different moments. Tests fail on this message.
+          contextValue.log.error(
+            { operationName: operation?.name?.value ?? null, statements: tally.statements - singleStatement.before },
+            "a query declared as one statement read more than one without a snapshot",
+          );
+        }
         const open = snapshot;
         snapshot = null;
         // The answer is already read; a failed COMMIT of a read-only transaction loses nothing,

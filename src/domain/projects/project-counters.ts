@@ -161,24 +161,33 @@ export function listTotalsOf(
   };
 }
 
+/** A users-connection filter, as far as the counters can answer it. */
+export interface UsersFilter {
+  statusId?: number | null;
+  excluded?: boolean | null;
+  level?: "parent" | "child" | null;
+  search?: string | null;
+}
+
 /**
- * How many registrations match a users-connection filter, from the counters; null when the
- * filter names a status or searches names (those are counted).
+ * The counter buckets whose registrations match a users-connection filter; null when the filter
+ * names a status or searches names (those are counted).
  */
-export function matchingUsersOf(
-  counters: ProjectCounters,
-  filter: {
-    statusId?: number | null;
-    excluded?: boolean | null;
-    level?: "parent" | "child" | null;
-    search?: string | null;
-  },
-): number | null {
+export function matchingBucketsOf(filter: UsersFilter): readonly CounterBucket[] | null {
   if (filter.statusId != null || (filter.search ?? "").trim() !== "") return null;
   let buckets = ALL;
   if (filter.excluded === true) buckets = intersect(buckets, EXCLUDED);
   if (filter.excluded === false) buckets = intersect(buckets, ACTIVE);
   if (filter.level === "parent") buckets = intersect(buckets, PARENTS);
   if (filter.level === "child") buckets = intersect(buckets, CHILDREN);
-  return sumOf(counters, buckets).registrations;
+  return buckets;
+}
+
+/**
+ * How many registrations match a users-connection filter, from the counters; null when the
+ * filter names a status or searches names (those are counted).
+ */
+export function matchingUsersOf(counters: ProjectCounters, filter: UsersFilter): number | null {
+  const buckets = matchingBucketsOf(filter);
+  return buckets && sumOf(counters, buckets).registrations;
 }

@@ -7,8 +7,8 @@ import {
   type UserListFilter,
 } from "../../data/registrations.data";
 import { requirePrincipal, type RequestContext } from "../context";
-import { resolveOwnedProject } from "../group-scope";
-import { matchingUsersOf, readProjectCounters, emptyCounters } from "../projects/project-counters";
+import { notOwnedProject } from "../group-scope";
+import { emptyCounters, matchingBucketsOf, matchingUsersOf, readProjectCounters } from "../projects/project-counters";
 import { summaryOf, type UserSummary } from "./user-summary";
 
 // Listing a project's users. Nested user data (forms, values, emails, tags, children) is read in
@@ -27,6 +27,8 @@ export interface UserPage {
   hasNextPage: boolean;
   /** Users precede the page (before its first uid, within `afterUid`). */
   hasPreviousPage: boolean;
+  /** How many users match the filter, when `withTotal` asked and the counters could tell; else null. */
+  matchingTotal: number | null;
 }
 
 /**
@@ -42,28 +44,32 @@ export interface UserPageRequest {
   filter: UserListFilter;
   /** Only these costly summary parts are read; null or absent: all of them. */
   summaryParts?: ReadonlySet<SummaryPart> | null;
+  /** Read the matching total with the page when the counters can tell it (a users page's totalCount). */
+  withTotal?: boolean;
 }
 
 /**
  * A page of a project's users in uid order (keyset: the cost does not depend on how deep the page
- * is), read forward or backward, with their summaries. Checks that the caller's organization owns
- * the project: the page statement only returns rows of an owned project, so only an empty page
- * needs a second statement to tell FORBIDDEN from "no users".
+ * is), read forward or backward, with their summaries, in one statement that also checks that
+ * the caller's organization owns the project and, with `withTotal`, reads how many users match
+ * the filter from the project's counters when they can tell (see `matchingBucketsOf`).
  */
 export async function listUsersPage(ctx: RequestContext, request: UserPageRequest): Promise<UserPage> {
   const { organizationId } = requirePrincipal(ctx);
   const size = Math.max(0, Math.trunc(request.size));
   const backward = request.direction === "backward";
   // One row more than the page says whether another page lies beyond it in the reading direction.
-  const rows = await readSummaryPageInRange(
+  const read = await readSummaryPageInRange(
     ctx.em,
     organizationId,
     request.groupId,
     request.filter,
     { afterUid: request.afterUid, beforeUid: request.beforeUid, limit: size + 1, fromEnd: backward },
     request.summaryParts ?? null,
+    request.withTotal ? matchingBucketsOf(request.filter) : null,
   );
-  if (rows.length === 0) await resolveOwnedProject(ctx, request.groupId);
+  if (!read.owned) throw notOwnedProject(request.groupId);
+  const { rows } = read;
   const more = rows.length > size;
   const page = backward ? rows.slice(Math.max(0, rows.length - size)) : rows.slice(0, size);
   // The other side is known without a read: a cursor was given there, so at least that user was
@@ -73,6 +79,7 @@ export async function listUsersPage(ctx: RequestContext, request: UserPageReques
     summaries: page.map(summaryOf),
     hasNextPage: backward ? request.beforeUid !== null : more,
     hasPreviousPage: backward ? more : request.afterUid !== null,
+    matchingTotal: read.matchingTotal,
   };
 }
 
@@ -81,6 +88,7 @@ export async function listUsersPage(ctx: RequestContext, request: UserPageReques
  * the project's counters (one row) unless the filter names a status or searches, which count.
  */
 export async function countUsers(ctx: RequestContext, groupId: number, filter: UserListFilter): Promise<number> {
+  if (!matchingBucketsOf(filter)) return countMatchingUsers(ctx.em, groupId, filter);
   const counters = (await readProjectCounters(ctx.em, { projectId: groupId })).get(groupId) ?? emptyCounters();
-  return matchingUsersOf(counters, filter) ?? (await countMatchingUsers(ctx.em, groupId, filter));
+  return matchingUsersOf(counters, filter) ?? 0;
 }

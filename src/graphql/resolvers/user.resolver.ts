@@ -1,6 +1,8 @@
 import type { GraphQLResolveInfo } from "graphql";
-import { Args, Ctx, FieldResolver, Info, Int, Query, Resolver, Root } from "type-graphql";
+import { Args, Ctx, Extensions, FieldResolver, Info, Int, Query, Resolver, Root } from "type-graphql";
 import { countUsers, listUsersPage, type SummaryPart, type UserListFilter } from "../../domain/users/user-reads";
+import { matchingBucketsOf } from "../../domain/projects/project-counters";
+import { ONE_STATEMENT_READ, type OneStatementRead } from "../one-statement-read";
 import { getUser } from "../../domain/users/users.service";
 import { readOwnRegistration } from "../../domain/sessions/registrant-sessions";
 import type { GraphqlContext } from "../context";
@@ -92,8 +94,20 @@ export async function readUserForSelection(
   return userFromOutcome(outcome);
 }
 
+// The User fields answered by the summary a root read primes (no statement of their own).
+const SUMMARY_FIELDS = ["User.metaInfo", "User.name", "User.status", "User.tags"];
+// `user` reads ownership and the summary in one statement (one-statement-read.ts).
+const USER_ROOT_READ: OneStatementRead = () => new Set(SUMMARY_FIELDS);
+// `users` reads ownership, the page with its summaries and, when the counters can tell it, the
+// matching total in one statement.
+const USERS_PAGE_READ: OneStatementRead = (args) => {
+  const filter = (args.filter ?? {}) as UserListFilter;
+  return new Set(matchingBucketsOf(filter) ? [...SUMMARY_FIELDS, "UserConnection.totalCount"] : SUMMARY_FIELDS);
+};
+
 @Resolver(() => UserType)
 export class UserQueryResolver {
+  @Extensions({ [ONE_STATEMENT_READ]: USER_ROOT_READ })
   @Query(() => UserType, {
     description: "One user of a project (FORBIDDEN for a foreign project, USER_NOT_FOUND when not registered there).",
   })
@@ -171,6 +185,7 @@ function summaryPartsOfPage(info: GraphQLResolveInfo): Set<SummaryPart> | null {
 
 @Resolver(() => UserConnectionType)
 export class UserConnectionResolver {
+  @Extensions({ [ONE_STATEMENT_READ]: USERS_PAGE_READ })
   @Query(() => UserConnectionType, {
     description:
       "A page of a project's users in uid order: forward with first/after, backward with last/before (Relay connection).",
@@ -201,6 +216,7 @@ export class UserConnectionResolver {
       beforeUid,
       filter,
       summaryParts,
+      withTotal: selectsField(info, "totalCount"),
     });
     const edges = page.users.map((ref, i) => {
       const node = userFromRef(ref);
@@ -211,6 +227,7 @@ export class UserConnectionResolver {
     return {
       groupId: args.groupId,
       filter,
+      matchingTotal: page.matchingTotal,
       edges,
       pageInfo: {
         hasNextPage: page.hasNextPage,
@@ -223,7 +240,7 @@ export class UserConnectionResolver {
 
   @FieldResolver(() => Int, { description: "Users matching the filter, on all pages." })
   async totalCount(@Root() connection: UserConnectionType, @Ctx() ctx: GraphqlContext): Promise<number> {
-    return countUsers(ctx.request, connection.groupId, connection.filter);
+    return connection.matchingTotal ?? countUsers(ctx.request, connection.groupId, connection.filter);
   }
 }
 

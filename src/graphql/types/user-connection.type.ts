@@ -40,6 +40,8 @@ export class UserConnectionType {
   /** What the page was read for; totalCount counts with the same filter, on demand. */
   groupId: number;
   filter: UserListFilter;
+  /** The total read with the page (from the counters), when it could be; else totalCount counts. */
+  matchingTotal: number | null;
 
   @Field(() => [UserEdgeType])
   edges: UserEdgeType[];

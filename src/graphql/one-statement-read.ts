@@ -1,0 +1,115 @@
+import {
+  getNamedType,
+  GraphQLObjectType,
+  Kind,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from "graphql";
+import { getArgumentValues } from "graphql/execution/values";
+
+// A GraphQL query reads one snapshot (read-snapshot.plugin.ts). A query answered by a single
+// statement is a consistent read by itself: opening a transaction around it costs two more
+// statements (START TRANSACTION, COMMIT) and buys nothing. Which queries those are is declared
+// by the root fields' resolvers, which know what their one read loads, and checked here against
+// the operation before it runs.
+
+/** Extension key of a root Query field whose resolver reads its answer in one statement. */
+export const ONE_STATEMENT_READ = "oneStatementRead";
+
+/**
+ * What a root field's single statement answers, given the field's arguments: the field
+ * coordinates ("Type.field") whose resolvers read nothing more once the root has read. Fields
+ * without a resolver (plain properties of the objects the root returns) are always answered.
+ */
+export type OneStatementRead = (args: Record<string, unknown>) => ReadonlySet<string>;
+
+/**
+ * Whether the operation is one root field (besides __typename) whose declared single read
+ * answers every field the operation selects under it. Conservative: a fragment on an abstract
+ * type, an unknown field or arguments that do not coerce answer false (the snapshot is kept).
+ */
+export function readsInOneStatement(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  document: DocumentNode,
+  variables: Record<string, unknown> | undefined,
+): boolean {
+  if (operation.operation !== "query") return false;
+  const query = schema.getQueryType();
+  if (!query) return false;
+  const fragments = new Map(
+    document.definitions
+      .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
+      .map((definition) => [definition.name.value, definition] as const),
+  );
+  const roots: FieldNode[] = [];
+  if (!collectFields(query, operation.selectionSet, fragments, roots)) return false;
+  const reading = roots.filter((root) => root.name.value !== "__typename");
+  if (reading.length !== 1) return false;
+  const [root] = reading;
+  const definition = query.getFields()[root.name.value];
+  const declared = definition?.extensions?.[ONE_STATEMENT_READ] as OneStatementRead | undefined;
+  if (!definition || typeof declared !== "function") return false;
+  let answered: ReadonlySet<string>;
+  try {
+    answered = declared(getArgumentValues(definition, root, variables ?? {}));
+  } catch {
+    return false;
+  }
+  const type = getNamedType(definition.type);
+  return type instanceof GraphQLObjectType && root.selectionSet !== undefined
+    ? answeredBy(type, root.selectionSet, fragments, answered)
+    : false;
+}
+
+// Every field selected under `type` (through fragments) is a plain property or an answered
+// coordinate, and so is everything below it.
+function answeredBy(
+  type: GraphQLObjectType,
+  selectionSet: SelectionSetNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  answered: ReadonlySet<string>,
+): boolean {
+  const fields: FieldNode[] = [];
+  if (!collectFields(type, selectionSet, fragments, fields)) return false;
+  return fields.every((field) => {
+    const name = field.name.value;
+    if (name === "__typename") return true;
+    const definition = type.getFields()[name];
+    if (!definition) return false;
+    if (definition.resolve !== undefined && !answered.has(`${type.name}.${name}`)) return false;
+    if (!field.selectionSet) return true;
+    const child = getNamedType(definition.type);
+    return child instanceof GraphQLObjectType && answeredBy(child, field.selectionSet, fragments, answered);
+  });
+}
+
+// The fields of a selection set on `type`, through inline fragments and spreads; false when a
+// fragment names another type (an abstract type's member) or a missing fragment.
+function collectFields(
+  type: GraphQLObjectType,
+  selectionSet: SelectionSetNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  into: FieldNode[],
+  seen = new Set<string>(),
+): boolean {
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      into.push(selection);
+      continue;
+    }
+    const fragment = selection.kind === Kind.INLINE_FRAGMENT ? selection : fragments.get(selection.name.value);
+    if (!fragment) return false;
+    if (fragment.typeCondition && fragment.typeCondition.name.value !== type.name) return false;
+    if (selection.kind === Kind.FRAGMENT_SPREAD) {
+      if (seen.has(selection.name.value)) continue;
+      seen.add(selection.name.value);
+    }
+    if (!collectFields(type, fragment.selectionSet, fragments, into, seen)) return false;
+  }
+  return true;
+}
