@@ -1,7 +1,7 @@
 import type { EntityManager } from "typeorm";
 import { cartLineAmountSql, paymentAmountSql } from "./account-sums";
 import type { TotalsSelection } from "./projects.data";
-import { selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
+import { decodeRows, selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
 import { statusExcludedSql } from "./statuses.data";
 
 // SQL of the per-project counters (table project_counter, one row per project). Every change is
@@ -200,7 +200,17 @@ const COUNTER_ROW = Object.fromEntries([["project_id", "int"], ...COLUMNS.map((c
   "int"
 >;
 
-function countersOf(row: RowOf<typeof COUNTER_ROW>): ProjectCounters {
+const COUNTER_COLUMNS_ROW = Object.fromEntries(COLUMNS.map((column) => [column, "int"])) as Record<string, "int">;
+
+/** The counter columns of the counter row `alias`, for a statement that reads them with other data. */
+export const counterColumnsSql = (alias: string): string => COLUMNS.map((column) => `${alias}.${column}`).join(", ");
+
+/** The counters a row read with counterColumnsSql holds; NULLs (a project without a counter row yet) read as zero. */
+export function countersOfColumns(raw: Record<string, unknown>, sql = ""): ProjectCounters {
+  return countersOf(decodeRows(COUNTER_COLUMNS_ROW, [raw], sql)[0]);
+}
+
+function countersOf(row: RowOf<typeof COUNTER_COLUMNS_ROW>): ProjectCounters {
   const counters = {} as ProjectCounters;
   for (const bucket of COUNTER_BUCKETS)
     counters[bucket] = {

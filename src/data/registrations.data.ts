@@ -448,6 +448,23 @@ export async function readSummaryPageInRange(
   return { owned: true, rows, matchingTotal };
 }
 
+/**
+ * Summary rows of the registrations a statement picks (`pickSql` selects a `uid` column, e.g. a
+ * page read through an index), in uid order: the pick runs once, the summary columns only for
+ * what it picked.
+ */
+export async function readSummaryRowsPicked(
+  em: EntityManager,
+  pickSql: string,
+  parameters: readonly unknown[],
+): Promise<SummaryRow[]> {
+  return selectSummaryRows(
+    em,
+    `SELECT ${SUMMARY_COLUMNS(em)} FROM (${pickSql}) pick JOIN registration r ON r.uid = pick.uid ${SUMMARY_JOINS} ORDER BY r.uid`,
+    parameters,
+  );
+}
+
 /** Summary rows of the children of the given parents (same project, connected_to the parent), by uid. */
 export async function readChildSummaryRows(
   em: EntityManager,

@@ -1,5 +1,7 @@
 import type { EntityManager } from "typeorm";
-import { selectRows, sqlPlaceholders } from "./sql-rows";
+import { counterColumnsSql, countersOfColumns, emptyCounters, type ProjectCounters } from "./project-counters.data";
+import { readSummaryRowsPicked, type SummaryRow } from "./registrations.data";
+import { decodeRows, selectRows, sqlPlaceholders } from "./sql-rows";
 
 // SQL of users get_user_list (contract §12, §18). Pages read only the registration table, in
 // uid order, through the covering index (project_id, connected_to, uid, status_id): a page that
@@ -35,64 +37,67 @@ export async function readExcludingStatusIds(em: EntityManager, groupId: number)
 }
 
 /**
- * Whether the organization owns the project, and the project's excluding status ids, in one
+ * Whether the organization owns the project, its excluding status ids and its counters, in one
  * statement: `owned` false for a foreign or missing project.
  */
-export async function readOwnedExcludingStatusIds(
+export async function readListScope(
   em: EntityManager,
   organizationId: number,
   groupId: number,
-): Promise<{ owned: boolean; excludingStatusIds: number[] }> {
-  const rows = await selectRows(
-    em,
-    { status_id: "intOrNull" },
-    `SELECT s.id AS status_id FROM project pr LEFT JOIN status s ON s.project_id = pr.id AND s.is_excluded = 1
-      WHERE pr.id = ? AND pr.organization_id = ?`,
-    [groupId, organizationId],
-  );
+): Promise<{ owned: boolean; excludingStatusIds: number[]; counters: ProjectCounters }> {
+  const sql = `SELECT s.id AS status_id, ${counterColumnsSql("pc")}
+       FROM project pr
+       LEFT JOIN project_counter pc ON pc.project_id = pr.id
+       LEFT JOIN status s ON s.project_id = pr.id AND s.is_excluded = 1
+      WHERE pr.id = ? AND pr.organization_id = ?`;
+  const raw: Record<string, unknown>[] = await em.query(sql, [groupId, organizationId]);
+  if (raw.length === 0) return { owned: false, excludingStatusIds: [], counters: emptyCounters() };
+  const statuses = decodeRows({ status_id: "intOrNull" }, raw, sql);
   return {
-    owned: rows.length > 0,
-    excludingStatusIds: rows.flatMap((row) => (row.status_id == null ? [] : [row.status_id])),
+    owned: true,
+    excludingStatusIds: statuses.flatMap((row) => (row.status_id == null ? [] : [row.status_id])),
+    counters: countersOfColumns(raw[0], sql),
   };
 }
 
-const PAGE_ROW = { uid: "int", person_id: "int" } as const;
-
 /**
- * One page of top-level records (parents/individuals, or children for only_children) in uid
- * order: after `afterUid` (a walk) or skipping `offset` matching records (a jump).
+ * The summary rows of one page of top-level records (parents/individuals, or children for
+ * only_children) in uid order: after `afterUid` (a walk) or skipping `offset` matching records (a
+ * jump). The page is picked on the covering index alone (a jump's OFFSET skips index entries),
+ * the summaries are read for the picked rows only, in the same statement.
  */
-export async function readListPage(
+export async function readListPageSummaries(
   em: EntityManager,
   selection: ListSelection,
   page: { level: "parent" | "child"; afterUid: number | null; offset: number; limit: number },
-) {
+): Promise<SummaryRow[]> {
   const status = exclusionSql("r", selection);
   const level = page.level === "parent" ? "r.connected_to IS NULL" : "r.connected_to IS NOT NULL";
   const keyset = page.afterUid === null ? "" : " AND r.uid > ?";
   const parameters: unknown[] = [selection.groupId, ...status.parameters];
   if (page.afterUid !== null) parameters.push(page.afterUid);
   const offset = page.afterUid === null && page.offset > 0 ? ` OFFSET ${Math.trunc(page.offset)}` : "";
-  return selectRows(
+  return readSummaryRowsPicked(
     em,
-    PAGE_ROW,
-    `SELECT r.uid, r.person_id FROM registration r
+    `SELECT r.uid FROM registration r
       WHERE r.project_id = ? AND ${level} AND ${status.sql}${keyset}
       ORDER BY r.uid LIMIT ${Math.trunc(page.limit)}${offset}`,
     parameters,
   );
 }
 
-/** The children of the given parents that match the status filter themselves, in uid order. */
-export async function readMatchingChildren(em: EntityManager, selection: ListSelection, parentCloginIds: number[]) {
+/** The summary rows of the children of the given parents that match the status filter themselves, in uid order. */
+export async function readMatchingChildSummaries(
+  em: EntityManager,
+  selection: ListSelection,
+  parentCloginIds: number[],
+): Promise<SummaryRow[]> {
   if (parentCloginIds.length === 0) return [];
   const status = exclusionSql("r", selection);
-  return selectRows(
+  return readSummaryRowsPicked(
     em,
-    { uid: "int", connected_to: "int" },
-    `SELECT r.uid, r.connected_to FROM registration r
-      WHERE r.project_id = ? AND r.connected_to IN (${sqlPlaceholders(parentCloginIds.length)}) AND ${status.sql}
-      ORDER BY r.uid`,
+    `SELECT r.uid FROM registration r
+      WHERE r.project_id = ? AND r.connected_to IN (${sqlPlaceholders(parentCloginIds.length)}) AND ${status.sql}`,
     [selection.groupId, ...parentCloginIds, ...status.parameters],
   );
 }

@@ -1,18 +1,18 @@
 import {
-  readOwnedExcludingStatusIds,
-  readListPage,
-  readMatchingChildren,
+  readListPageSummaries,
+  readListScope,
+  readMatchingChildSummaries,
   type ExclusionFilter,
   type ListSelection,
 } from "../../data/user-list.data";
 import { requirePrincipal, type RequestContext } from "../context";
 import { notOwnedProject } from "../group-scope";
-import { emptyCounters, listTotalsOf, readProjectCounters } from "../projects/project-counters";
+import { listTotalsOf } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { UserListCommand } from "./read-commands";
 import { readDetailSelection, readUserDetails, type DetailSelection, type UserDetails } from "./user-details";
-import { loadUserSummaries, type UserSummary } from "./user-summary";
+import { summaryOf, type UserSummary } from "./user-summary";
 
 // users get_user_list (contract §12, §18): 50 parents/individuals a page from a zero-based
 // position, their matching children riding along, totals over all matching records.
@@ -104,11 +104,13 @@ export function forgetWalkPositions(): void {
 
 /** Reads one page. Throws FORBIDDEN for a project outside the caller's organization. */
 export async function listUsers(ctx: RequestContext, query: UserListQuery): Promise<UserListPage> {
-  // Ownership and the excluding statuses in one statement, before the transaction: a status's
-  // is_excluded never changes once created.
-  const scope = await readOwnedExcludingStatusIds(ctx.em, requirePrincipal(ctx).organizationId, query.groupId);
-  if (!scope.owned) throw notOwnedProject(query.groupId);
+  const { organizationId } = requirePrincipal(ctx);
+  // Ownership, totals, page and children come from one transaction, so they agree: 5 statements
+  // with BEGIN and COMMIT (ownership with the excluding statuses and the counters; the page with
+  // its summaries; the children with theirs).
   return inTransaction(ctx, async ({ em }) => {
+    const scope = await readListScope(em, organizationId, query.groupId);
+    if (!scope.owned) throw notOwnedProject(query.groupId);
     const now = Date.now();
     const selection: ListSelection = {
       groupId: query.groupId,
@@ -121,9 +123,7 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
     if (remembered) {
       ({ totalUsers, totals } = remembered);
     } else {
-      // The project's counters answer every filter combination of the list (one row read).
-      const counters = (await readProjectCounters(em, { projectId: query.groupId })).get(query.groupId);
-      const row = listTotalsOf(counters ?? emptyCounters(), query);
+      const row = listTotalsOf(scope.counters, query);
       totalUsers = row.topLevel;
       totals = {
         totalUsers: row.totalUsers,
@@ -132,9 +132,7 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
         totalPaidCents: row.paidCents,
       };
     }
-    // One row more than a page tells whether another page follows, without trusting a count
-    // taken when the walk started.
-    const readRows = await readListPage(em, selection, {
+    const readRows = await readListPageSummaries(em, selection, {
       level: query.onlyChildren ? "child" : "parent",
       afterUid: remembered?.afterUid ?? null,
       offset: query.startingPosition,
@@ -144,13 +142,13 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
     const children =
       query.onlyParents || query.onlyChildren
         ? []
-        : await readMatchingChildren(
+        : await readMatchingChildSummaries(
             em,
             selection,
             pageRows.map((row) => row.person_id),
           );
-    const summaries = await loadUserSummaries(em, [...pageRows.map((row) => row.uid), ...children.map((c) => c.uid)]);
-    const summaryOf = (uid: number) => {
+    const summaries = new Map([...pageRows, ...children].map((row) => [row.uid, summaryOf(row)]));
+    const summaryFor = (uid: number) => {
       const summary = summaries.get(uid);
       if (!summary) throw new Error(`registration ${uid} vanished while its page was read`);
       return summary;
@@ -161,15 +159,16 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
         ? await readUserDetails(em, query.groupId, [...summaries.values()], wanted)
         : null;
     const listed = (uid: number): ListedUser => ({
-      summary: summaryOf(uid),
+      summary: summaryFor(uid),
       details: details?.get(uid) ?? null,
       children: [],
     });
     const childrenOf = new Map<number, ListedUser[]>();
     for (const child of children) {
-      const list = childrenOf.get(child.connected_to) ?? [];
+      const parent = child.connected_to ?? 0;
+      const list = childrenOf.get(parent) ?? [];
       list.push(listed(child.uid));
-      childrenOf.set(child.connected_to, list);
+      childrenOf.set(parent, list);
     }
     const records = pageRows.map((row) => ({ ...listed(row.uid), children: childrenOf.get(row.person_id) ?? [] }));
 
