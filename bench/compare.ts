@@ -157,7 +157,7 @@ async function main(): Promise<void> {
   const ours = await listen(regapi.app);
   const theirs = await listen(createBaselineApp(pool));
   console.log(
-    `node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; ` +
+    `node ${process.version} (NODE_ENV=${process.env.NODE_ENV ?? "unset"}), ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; ` +
       `autocannon ${CONNECTIONS} connections, ${SECONDS} s per side in ${SLICE_SECONDS} s slices taken in turns, after ${WARMUP_SECONDS} s warm-up each; ` +
       `both servers in this process, one measured at a time; p50/p99: median over the slices\n`,
   );
