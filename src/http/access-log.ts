@@ -22,7 +22,14 @@ export function accessLog(logger: Logger, metrics?: AppMetrics): RequestHandler 
     const started = process.hrtime.bigint();
     // Read now: inside a mounted router req.path is relative; the query string is left out (it may hold secrets).
     const path = req.originalUrl.split("?")[0];
-    req.log = logger.child({ requestId: req.requestId });
+    // The child logger is made on first use: pino runs the redaction paths over its bindings,
+    // which costs more than many requests' whole middleware when no line is written at all.
+    let log: Logger | undefined;
+    Object.defineProperty(req, "log", {
+      configurable: true,
+      enumerable: true,
+      get: () => (log ??= logger.child({ requestId: req.requestId })),
+    });
     withSqlTally(() => {
       const tally = currentSqlTally()!;
       res.on("finish", () => {
@@ -31,6 +38,8 @@ export function accessLog(logger: Logger, metrics?: AppMetrics): RequestHandler 
         metrics?.observeRequest(labels, res.statusCode, seconds, tally.statements);
         const failed = res.statusCode >= 400;
         const level = PROBE_PATHS.includes(path) ? "debug" : res.statusCode >= 500 ? "error" : failed ? "warn" : "info";
+        // A child has its parent's level: below it, the line (and req.ip's proxy walk) is not built.
+        if (!logger.isLevelEnabled(level)) return;
         req.log[level](
           {
             method: req.method,
