@@ -4,6 +4,8 @@ import type { DatabaseConfig, DatabaseConnectionConfig } from "../config/config"
 type GetConnectionCallback = (error: Error | null, connection?: { release(): void }) => void;
 interface GuardedPool {
   getConnection(callback: GetConnectionCallback): void;
+  /** mysql2's idle connections (no public accessor; read defensively, as metrics.ts does). */
+  _freeConnections?: { length: number };
   on(event: "connection", listener: (connection: SessionConnection) => void): unknown;
 }
 interface SessionConnection {
@@ -31,6 +33,9 @@ export class AcquireTimeoutError extends Error {
 export function boundAcquire(pool: GuardedPool, timeoutMs: number): void {
   const getConnection = pool.getConnection.bind(pool);
   pool.getConnection = (callback) => {
+    // An idle connection is handed over on the next tick, before any timer could fire: no
+    // deadline to arm (and disarm) on the path nearly every statement takes.
+    if ((pool._freeConnections?.length ?? 0) > 0) return getConnection(callback);
     let settled = false;
     const timer = setTimeout(() => {
       settled = true;
