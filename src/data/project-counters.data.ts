@@ -200,14 +200,15 @@ const COUNTER_ROW = Object.fromEntries([["project_id", "int"], ...COLUMNS.map((c
   "int"
 >;
 
+// Column names per bucket built once: every totals read maps each of its rows through them.
+const BUCKET_COLUMNS = COUNTER_BUCKETS.map(
+  (bucket) => [bucket, `${bucket}_registrations`, `${bucket}_order_cents`, `${bucket}_paid_cents`] as const,
+);
+
 function countersOf(row: RowOf<typeof COUNTER_ROW>): ProjectCounters {
   const counters = {} as ProjectCounters;
-  for (const bucket of COUNTER_BUCKETS)
-    counters[bucket] = {
-      registrations: row[`${bucket}_registrations`],
-      orderCents: row[`${bucket}_order_cents`],
-      paidCents: row[`${bucket}_paid_cents`],
-    };
+  for (const [bucket, registrations, orderCents, paidCents] of BUCKET_COLUMNS)
+    counters[bucket] = { registrations: row[registrations], orderCents: row[orderCents], paidCents: row[paidCents] };
   return counters;
 }
 
