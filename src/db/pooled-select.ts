@@ -1,4 +1,4 @@
-import { QueryFailedError, type EntityManager } from "typeorm";
+import { EntityManager, QueryFailedError } from "typeorm";
 
 // `em.query` outside a transaction makes a query runner per statement and passes through about
 // ten promises (the runner's connect, the subscriber broadcasts before and after, its release,
@@ -6,7 +6,8 @@ import { QueryFailedError, type EntityManager } from "typeorm";
 // transaction on MySQL/MariaDB this runs the same statement the way TypeORM's MysqlQueryRunner
 // does (same pooled connection and error handler, client-side timeout, logger calls, failure
 // wrapped in QueryFailedError) without the rest. Inside a transaction (the manager has a query
-// runner), on SQLite, or with entity subscribers (which expect the broadcasts) it is em.query.
+// runner), on SQLite, with entity subscribers (which expect the broadcasts) or through a wrapped
+// manager it is em.query.
 
 interface PooledConnection {
   query(
@@ -29,7 +30,14 @@ export async function queryPooled(em: EntityManager, sql: string, parameters: un
   const dataSource = em.connection;
   const type = dataSource.options.type;
   const driver = dataSource.driver as unknown as MysqlDriverInternals;
-  if (em.queryRunner || (type !== "mysql" && type !== "mariadb") || dataSource.subscribers.length > 0 || !driver.pool)
+  if (
+    em.queryRunner ||
+    (type !== "mysql" && type !== "mariadb") ||
+    dataSource.subscribers.length > 0 ||
+    !driver.pool ||
+    // A manager whose query is not TypeORM's own (a wrapper, a test double) keeps its own.
+    em.query !== EntityManager.prototype.query
+  )
     return em.query(sql, parameters);
 
   const connection = await driver.obtainMasterConnection();
