@@ -40,6 +40,9 @@ export interface AppDependencies {
     >;
 }
 
+/** REST and GraphQL paths, which no page, probe or scrape route matches (whatever their letter case). */
+const isApiPath = (path: string) => path.startsWith("/reg/api2/") || path === "/graphql";
+
 export interface RegapiApp {
   app: Express;
   /** Marks the app as draining: readiness turns 503 and every answer carries `Connection: close`. */
@@ -72,9 +75,12 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   const crossOrigin = corsFor(deps.config.corsOrigins ?? []);
   if (crossOrigin) app.use(["/reg/api2", "/graphql"], crossOrigin);
   // Probes and the scrape come before the rate limiter: never limited.
-  app.use(apiDocsRouter(LEGACY_ENDPOINTS));
-  app.use(healthRouter(deps.dataSource, () => shuttingDown, resilience.readinessTimeoutMs));
-  app.use(metrics.router());
+  const pages = express.Router();
+  pages.use(apiDocsRouter(LEGACY_ENDPOINTS));
+  pages.use(healthRouter(deps.dataSource, () => shuttingDown, resilience.readinessTimeoutMs));
+  pages.use(metrics.router());
+  // None of their paths can match an API request's, so those skip the walk through their routes.
+  app.use((req, res, next) => (isApiPath(req.path) ? next() : pages(req, res, next)));
   const limiter = deps.config.rateLimit ? createRateLimiter(deps.config.rateLimit, deps.dataSource, deps.logger) : null;
   if (limiter) app.use(["/reg/api2", "/graphql"], ...limiter.handlers);
   app.use("/reg/api2", legacyRestRouter(deps));

@@ -2,7 +2,7 @@ import type { EntityManager } from "typeorm";
 import type { Principal } from "../domain/context";
 import { DomainError } from "../domain/errors";
 import { findApiAccount, type ApiAccountRecord } from "../data/api-accounts.data";
-import { apiTokenMatches, hashApiToken } from "./secrets";
+import { hashApiToken, presentedTokenDigest, tokenDigestMatches } from "./secrets";
 
 /** Accepted clock difference for the optional `Timestamp` header. */
 export const TIMESTAMP_WINDOW_SECONDS = 300;
@@ -30,9 +30,11 @@ export async function authenticate(
   const apiToken = header("api-token") ?? "";
 
   const account = /^\d{1,10}$/.test(apiId) && apiUser && apiToken ? await findAccount(Number(apiId)) : null;
-  // Both comparisons always run, so timing does not tell a current token from a replaced one.
-  const currentOk = apiTokenMatches(apiToken, account?.tokenHash ?? DECOY_HASH);
-  const previousOk = apiTokenMatches(apiToken, account?.previousTokenHash ?? DECOY_HASH);
+  // Both comparisons always run, so timing does not tell a current token from a replaced one;
+  // the presented token is hashed once for both.
+  const presented = presentedTokenDigest(apiToken);
+  const currentOk = tokenDigestMatches(presented, account?.tokenHash ?? DECOY_HASH);
+  const previousOk = tokenDigestMatches(presented, account?.previousTokenHash ?? DECOY_HASH);
   const inGrace = !!account?.previousTokenExpiresAt && account.previousTokenExpiresAt.getTime() > nowMs;
   const tokenOk = currentOk || (previousOk && inGrace && !!account?.previousTokenHash);
   const userOk = !!account && account.apiUser.toLowerCase() === apiUser.toLowerCase();

@@ -14,7 +14,16 @@ export function hashApiToken(token: string): string {
  * digests, so neither the comparison nor its length check leaks where they differ.
  */
 export function apiTokenMatches(presented: string, storedHash: string): boolean {
-  const presentedDigest = createHash("sha256").update(presented, "utf8").digest();
+  return tokenDigestMatches(presentedTokenDigest(presented), storedHash);
+}
+
+/** The digest a presented token is compared by, for a caller that compares it with more than one hash. */
+export function presentedTokenDigest(presented: string): Buffer {
+  return createHash("sha256").update(presented, "utf8").digest();
+}
+
+/** apiTokenMatches for a digest from presentedTokenDigest. */
+export function tokenDigestMatches(presentedDigest: Buffer, storedHash: string): boolean {
   const stored = Buffer.from(storedHash, "hex");
   if (stored.length !== presentedDigest.length) {
     timingSafeEqual(presentedDigest, presentedDigest);

@@ -210,14 +210,15 @@ export function countersOfColumns(raw: Record<string, unknown>, sql = ""): Proje
   return countersOf(decodeRows(COUNTER_COLUMNS_ROW, [raw], sql)[0]);
 }
 
+// Column names per bucket built once: every totals read maps each of its rows through them.
+const BUCKET_COLUMNS = COUNTER_BUCKETS.map(
+  (bucket) => [bucket, `${bucket}_registrations`, `${bucket}_order_cents`, `${bucket}_paid_cents`] as const,
+);
+
 function countersOf(row: RowOf<typeof COUNTER_COLUMNS_ROW>): ProjectCounters {
   const counters = {} as ProjectCounters;
-  for (const bucket of COUNTER_BUCKETS)
-    counters[bucket] = {
-      registrations: row[`${bucket}_registrations`],
-      orderCents: row[`${bucket}_order_cents`],
-      paidCents: row[`${bucket}_paid_cents`],
-    };
+  for (const [bucket, registrations, orderCents, paidCents] of BUCKET_COLUMNS)
+    counters[bucket] = { registrations: row[registrations], orderCents: row[orderCents], paidCents: row[paidCents] };
   return counters;
 }
 

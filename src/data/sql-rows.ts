@@ -1,5 +1,6 @@
 import type { EntityManager } from "typeorm";
 import { toDate } from "../common/dates";
+import { queryPooled } from "../db/pooled-select";
 
 // Typed rows from hand-written SQL, read the same way on every driver: mysql2 returns COUNT/SUM
 // as numbers or decimal strings and booleans as 0/1; better-sqlite3 returns integers and text
@@ -84,7 +85,7 @@ export async function selectRows<S extends RowShape>(
   sql: string,
   parameters: readonly unknown[] = [],
 ): Promise<RowOf<S>[]> {
-  const raw: Record<string, unknown>[] = await em.query(sql, [...parameters]);
+  const raw = (await queryPooled(em, sql, [...parameters])) as Record<string, unknown>[];
   return decodeRows(shape, raw, sql);
 }
 

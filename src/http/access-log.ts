@@ -11,6 +11,34 @@ declare module "express-serve-static-core" {
   }
 }
 
+const PARENT_LOG = Symbol("the logger req.log is a child of");
+const CHILD_LOG = Symbol("req.log once made");
+interface LazyLogRequest {
+  requestId: string;
+  [PARENT_LOG]?: Logger;
+  [CHILD_LOG]?: Logger;
+}
+
+/** Request prototypes (one per Express app) whose `log` is the getter below. */
+const withLazyLog = new WeakSet<object>();
+
+/**
+ * `req.log` is made on first use: pino runs the redaction paths over a child's bindings, which
+ * cost more than most of the middleware when no line is written at all. The getter sits on the
+ * app's request prototype, defined once, so requests keep one shape; a request that did not pass
+ * the access log has no `log`.
+ */
+function defineLazyLog(proto: object): void {
+  Object.defineProperty(proto, "log", {
+    configurable: true,
+    get(this: LazyLogRequest) {
+      const parent = this[PARENT_LOG];
+      return parent && (this[CHILD_LOG] ??= parent.child({ requestId: this.requestId }));
+    },
+  });
+  withLazyLog.add(proto);
+}
+
 /**
  * One JSON line per request with its id, status, duration and SQL statement count; a failed
  * request's line also names its error code, action and account, so a 4xx can be traced to a
@@ -22,7 +50,9 @@ export function accessLog(logger: Logger, metrics?: AppMetrics): RequestHandler 
     const started = process.hrtime.bigint();
     // Read now: inside a mounted router req.path is relative; the query string is left out (it may hold secrets).
     const path = req.originalUrl.split("?")[0];
-    req.log = logger.child({ requestId: req.requestId });
+    (req as LazyLogRequest)[PARENT_LOG] = logger;
+    const proto = Object.getPrototypeOf(req) as object;
+    if (!withLazyLog.has(proto)) defineLazyLog(proto);
     withSqlTally(() => {
       const tally = currentSqlTally()!;
       res.on("finish", () => {
@@ -31,6 +61,8 @@ export function accessLog(logger: Logger, metrics?: AppMetrics): RequestHandler 
         metrics?.observeRequest(labels, res.statusCode, seconds, tally.statements);
         const failed = res.statusCode >= 400;
         const level = PROBE_PATHS.includes(path) ? "debug" : res.statusCode >= 500 ? "error" : failed ? "warn" : "info";
+        // A child has its parent's level: below it, the line (and req.ip's proxy walk) is not built.
+        if (!logger.isLevelEnabled(level)) return;
         req.log[level](
           {
             method: req.method,

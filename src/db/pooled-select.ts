@@ -1,0 +1,66 @@
+import { EntityManager, QueryFailedError } from "typeorm";
+
+// `em.query` outside a transaction makes a query runner per statement and passes through about
+// ten promises (the runner's connect, the subscriber broadcasts before and after, its release,
+// mysql2's promise wrapper), which cost a cheap read more CPU than its SQL. For a read outside a
+// transaction on MySQL/MariaDB this runs the same statement the way TypeORM's MysqlQueryRunner
+// does (same pooled connection and error handler, client-side timeout, logger calls, failure
+// wrapped in QueryFailedError) without the rest. Inside a transaction (the manager has a query
+// runner), on SQLite, with entity subscribers (which expect the broadcasts) or through a wrapped
+// manager it is em.query.
+
+interface PooledConnection {
+  query(
+    options: string | { sql: string; timeout: number },
+    values: unknown[],
+    callback: (error: Error | null, rows?: unknown) => void,
+  ): unknown;
+  release(): void;
+}
+
+/** The parts of TypeORM's MysqlDriver its query runner uses; not in its public types. */
+interface MysqlDriverInternals {
+  pool?: unknown;
+  options: { maxQueryExecutionTime?: number; enableQueryTimeout?: boolean };
+  obtainMasterConnection(): Promise<PooledConnection>;
+}
+
+/** Rows of one statement, as `em.query` returns them. */
+export async function queryPooled(em: EntityManager, sql: string, parameters: unknown[]): Promise<unknown> {
+  const dataSource = em.connection;
+  const type = dataSource.options.type;
+  const driver = dataSource.driver as unknown as MysqlDriverInternals;
+  if (
+    em.queryRunner ||
+    (type !== "mysql" && type !== "mariadb") ||
+    dataSource.subscribers.length > 0 ||
+    !driver.pool ||
+    // A manager whose query is not TypeORM's own (a wrapper, a test double) keeps its own.
+    em.query !== EntityManager.prototype.query
+  )
+    return em.query(sql, parameters);
+
+  const connection = await driver.obtainMasterConnection();
+  try {
+    const logger = dataSource.logger;
+    logger.logQuery(sql, parameters);
+    const maxTime = driver.options.maxQueryExecutionTime;
+    const payload = driver.options.enableQueryTimeout && maxTime ? { sql, timeout: maxTime } : sql;
+    const started = Date.now();
+    try {
+      const rows = await new Promise<unknown>((resolve, reject) =>
+        connection.query(payload, parameters, (error, result) => (error ? reject(error) : resolve(result))),
+      );
+      const took = Date.now() - started;
+      if (maxTime && took > maxTime) logger.logQuerySlow(took, sql, parameters);
+      return rows;
+    } catch (error) {
+      const took = Date.now() - started;
+      if (maxTime && took > maxTime) logger.logQuerySlow(took, sql, parameters);
+      logger.logQueryError(error as Error, sql, parameters);
+      throw new QueryFailedError(sql, parameters, error as Error);
+    }
+  } finally {
+    connection.release();
+  }
+}

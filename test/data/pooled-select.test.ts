@@ -1,0 +1,42 @@
+import { QueryFailedError } from "typeorm";
+import { withSqlTally } from "../../src/db/sql-counter";
+import { selectRows } from "../../src/data/sql-rows";
+import { openTestDatabase, type TestDatabase } from "../support/database";
+
+// selectRows outside a transaction runs its statement straight on a pooled connection on
+// MySQL/MariaDB (src/db/pooled-select.ts) and through em.query elsewhere: either way the statement
+// is counted (process total and the request's tally) and a failure is TypeORM's QueryFailedError.
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await openTestDatabase();
+});
+afterAll(() => db.dispose());
+
+describe("selectRows outside a transaction", () => {
+  it("reads rows and counts the statement in the tally and the total", async () => {
+    const before = db.sql.total;
+    const { tally, result } = withSqlTally(() =>
+      selectRows(db.dataSource.manager, { n: "int" }, "SELECT 1 + ? AS n", [1]),
+    );
+    expect(await result).toEqual([{ n: 2 }]);
+    expect(tally.statements).toBe(1);
+    expect(db.sql.total - before).toBe(1);
+  });
+
+  it("fails with QueryFailedError carrying the driver's error, and frees its connection", async () => {
+    const failing = selectRows(db.dataSource.manager, { n: "int" }, "SELECT n FROM no_such_table", []);
+    await expect(failing).rejects.toBeInstanceOf(QueryFailedError);
+    await expect(failing).rejects.toHaveProperty("driverError");
+    // More reads than the pool has connections: a connection kept by the failure would hang one.
+    const reads = Array.from({ length: 12 }, (_, i) =>
+      selectRows(db.dataSource.manager, { n: "int" }, "SELECT ? AS n", [i]),
+    );
+    expect((await Promise.all(reads)).map(([row]) => row.n)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+  });
+
+  it("inside a transaction runs on the transaction's connection", async () => {
+    const rows = await db.dataSource.transaction((em) => selectRows(em, { n: "int" }, "SELECT 3 AS n", []));
+    expect(rows).toEqual([{ n: 3 }]);
+  });
+});
