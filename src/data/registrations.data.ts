@@ -3,6 +3,7 @@ import { Registration } from "../entities";
 import { cartLineAmountSql, paymentAmountSql } from "./account-sums";
 import { chunked } from "./batch";
 import { registrationsInBucketsSql, type CounterBucket } from "./project-counters.data";
+import { queryPooled } from "../db/pooled-select";
 import { decodeRows, selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
 import { statusExcludedSql } from "./statuses.data";
 
@@ -263,7 +264,7 @@ function summaryRowsOf(raw: readonly Record<string, unknown>[], sql: string): Su
 }
 
 async function selectSummaryRows(em: EntityManager, sql: string, parameters: readonly unknown[]) {
-  const raw: Record<string, unknown>[] = await em.query(sql, [...parameters]);
+  const raw = (await queryPooled(em, sql, [...parameters])) as Record<string, unknown>[];
   return summaryRowsOf(raw, sql);
 }
 
@@ -391,7 +392,7 @@ export async function readOwnedSummaryRow(
      WHERE pr.id = ? AND pr.organization_id = ?
      ORDER BY r.uid`;
   const whoParameters = options.withChildren ? [personId, personId] : [personId];
-  const raw: Record<string, unknown>[] = await em.query(sql, [...whoParameters, projectId, organizationId]);
+  const raw = (await queryPooled(em, sql, [...whoParameters, projectId, organizationId])) as Record<string, unknown>[];
   if (raw.length === 0) return { owned: false, row: null, children: [] };
   const rows = raw[0].uid == null ? [] : summaryRowsOf(raw, sql);
   const row = rows.find((candidate) => candidate.person_id === personId) ?? null;
@@ -435,12 +436,10 @@ export async function readSummaryPageInRange(
                     FROM registration r ${summaryJoinsFor(parts, filter)}
                    WHERE ${where}${keyset} ORDER BY r.uid ${direction} LIMIT ${Math.max(0, Math.trunc(range.limit))}) pg ON 1 = 1
       WHERE pr.id = ? AND pr.organization_id = ?`;
-  const raw: Record<string, unknown>[] = await em.query(sql, [
-    ...parameters,
-    ...keysetParameters,
-    groupId,
-    organizationId,
-  ]);
+  const raw = (await queryPooled(em, sql, [...parameters, ...keysetParameters, groupId, organizationId])) as Record<
+    string,
+    unknown
+  >[];
   if (raw.length === 0) return { owned: false, rows: [], matchingTotal: null };
   const matchingTotal = countBuckets ? Number(raw[0].matching_total ?? 0) : null;
   // Ordered here: an outer ORDER BY would make MariaDB sort the derived page again in a temporary table.

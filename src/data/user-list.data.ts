@@ -1,6 +1,7 @@
 import type { EntityManager } from "typeorm";
 import { counterColumnsSql, countersOfColumns, emptyCounters, type ProjectCounters } from "./project-counters.data";
 import { readSummaryRowsPicked, type SummaryRow } from "./registrations.data";
+import { queryPooled } from "../db/pooled-select";
 import { decodeRows, selectRows, sqlPlaceholders } from "./sql-rows";
 
 // SQL of users get_user_list (contract §12, §18). Pages read only the registration table, in
@@ -50,7 +51,7 @@ export async function readListScope(
        LEFT JOIN project_counter pc ON pc.project_id = pr.id
        LEFT JOIN status s ON s.project_id = pr.id AND s.is_excluded = 1
       WHERE pr.id = ? AND pr.organization_id = ?`;
-  const raw: Record<string, unknown>[] = await em.query(sql, [groupId, organizationId]);
+  const raw = (await queryPooled(em, sql, [groupId, organizationId])) as Record<string, unknown>[];
   if (raw.length === 0) return { owned: false, excludingStatusIds: [], counters: emptyCounters() };
   const statuses = decodeRows({ status_id: "intOrNull" }, raw, sql);
   return {

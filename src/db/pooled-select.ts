@@ -5,9 +5,9 @@ import { EntityManager, QueryFailedError } from "typeorm";
 // mysql2's promise wrapper), which cost a cheap read more CPU than its SQL. For a read outside a
 // transaction on MySQL/MariaDB this runs the same statement the way TypeORM's MysqlQueryRunner
 // does (same pooled connection and error handler, client-side timeout, logger calls, failure
-// wrapped in QueryFailedError) without the rest. Inside a transaction (the manager has a query
-// runner), on SQLite, with entity subscribers (which expect the broadcasts) or through a wrapped
-// manager it is em.query.
+// wrapped in QueryFailedError) without the rest; inside a transaction or read snapshot it runs on
+// the connection the transaction holds. On SQLite, with entity subscribers (which expect the
+// broadcasts) or through a wrapped manager it is em.query.
 
 interface PooledConnection {
   query(
@@ -25,13 +25,18 @@ interface MysqlDriverInternals {
   obtainMasterConnection(): Promise<PooledConnection>;
 }
 
+/** The parts of TypeORM's MysqlQueryRunner used here; not in its public types. */
+interface MysqlQueryRunnerInternals {
+  isReleased: boolean;
+  databaseConnection?: PooledConnection;
+}
+
 /** Rows of one statement, as `em.query` returns them. */
 export async function queryPooled(em: EntityManager, sql: string, parameters: unknown[]): Promise<unknown> {
   const dataSource = em.connection;
   const type = dataSource.options.type;
   const driver = dataSource.driver as unknown as MysqlDriverInternals;
   if (
-    em.queryRunner ||
     (type !== "mysql" && type !== "mariadb") ||
     dataSource.subscribers.length > 0 ||
     !driver.pool ||
@@ -39,28 +44,45 @@ export async function queryPooled(em: EntityManager, sql: string, parameters: un
     em.query !== EntityManager.prototype.query
   )
     return em.query(sql, parameters);
-
+  if (em.queryRunner) {
+    // Inside a transaction (or a read snapshot) the statement goes on the runner's connection,
+    // which its BEGIN has already taken; before that, or once released, the runner decides.
+    const runner = em.queryRunner as unknown as MysqlQueryRunnerInternals;
+    if (runner.isReleased || !runner.databaseConnection) return em.query(sql, parameters);
+    return runOn(runner.databaseConnection, dataSource, driver, sql, parameters);
+  }
   const connection = await driver.obtainMasterConnection();
   try {
-    const logger = dataSource.logger;
-    logger.logQuery(sql, parameters);
-    const maxTime = driver.options.maxQueryExecutionTime;
-    const payload = driver.options.enableQueryTimeout && maxTime ? { sql, timeout: maxTime } : sql;
-    const started = Date.now();
-    try {
-      const rows = await new Promise<unknown>((resolve, reject) =>
-        connection.query(payload, parameters, (error, result) => (error ? reject(error) : resolve(result))),
-      );
-      const took = Date.now() - started;
-      if (maxTime && took > maxTime) logger.logQuerySlow(took, sql, parameters);
-      return rows;
-    } catch (error) {
-      const took = Date.now() - started;
-      if (maxTime && took > maxTime) logger.logQuerySlow(took, sql, parameters);
-      logger.logQueryError(error as Error, sql, parameters);
-      throw new QueryFailedError(sql, parameters, error as Error);
-    }
+    return await runOn(connection, dataSource, driver, sql, parameters);
   } finally {
     connection.release();
+  }
+}
+
+// What MysqlQueryRunner.query does for one statement, without its promise chain.
+async function runOn(
+  connection: PooledConnection,
+  dataSource: EntityManager["connection"],
+  driver: MysqlDriverInternals,
+  sql: string,
+  parameters: unknown[],
+): Promise<unknown> {
+  const logger = dataSource.logger;
+  logger.logQuery(sql, parameters);
+  const maxTime = driver.options.maxQueryExecutionTime;
+  const payload = driver.options.enableQueryTimeout && maxTime ? { sql, timeout: maxTime } : sql;
+  const started = Date.now();
+  try {
+    const rows = await new Promise<unknown>((resolve, reject) =>
+      connection.query(payload, parameters, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+    const took = Date.now() - started;
+    if (maxTime && took > maxTime) logger.logQuerySlow(took, sql, parameters);
+    return rows;
+  } catch (error) {
+    const took = Date.now() - started;
+    if (maxTime && took > maxTime) logger.logQuerySlow(took, sql, parameters);
+    logger.logQueryError(error as Error, sql, parameters);
+    throw new QueryFailedError(sql, parameters, error as Error);
   }
 }

@@ -35,6 +35,25 @@ describe("selectRows outside a transaction", () => {
     expect((await Promise.all(reads)).map(([row]) => row.n)).toEqual(Array.from({ length: 12 }, (_, i) => i));
   });
 
+  it("inside a transaction reads on the transaction's own connection (a temporary table is per connection)", async () => {
+    const rows = await db.dataSource.transaction(async (em) => {
+      await em.query("CREATE TEMPORARY TABLE pooled_probe (n INT)");
+      await em.query("INSERT INTO pooled_probe (n) VALUES (7)");
+      // Twelve at once: any of them taken from the pool instead would not see the table.
+      const reads = await Promise.all(
+        Array.from({ length: 12 }, () => selectRows(em, { n: "int" }, "SELECT n FROM pooled_probe", [])),
+      );
+      await em.query(
+        "DROP TEMPORARY TABLE pooled_probe".replace(
+          " TEMPORARY",
+          em.connection.options.type === "better-sqlite3" ? "" : " TEMPORARY",
+        ),
+      );
+      return reads.flat();
+    });
+    expect(rows).toEqual(Array.from({ length: 12 }, () => ({ n: 7 })));
+  });
+
   it("inside a transaction runs on the transaction's connection", async () => {
     const rows = await db.dataSource.transaction((em) => selectRows(em, { n: "int" }, "SELECT 3 AS n", []));
     expect(rows).toEqual([{ n: 3 }]);
