@@ -15,6 +15,10 @@ import { Status } from "./status.entity";
 // Covering index of get_user_list pages: parents (connected_to NULL) in uid order with their
 // status, so a page and a skip to a position read the index only.
 @Index("IDX_registration_list_page", ["projectId", "connectedTo", "uid", "statusId"])
+// A project's registrations in uid order (GraphQL users pages, forward and backward): a page reads
+// its rows off this index whatever the statistics say. Without it MySQL/MariaDB choose between
+// walking the primary key and sorting the whole project by statistics alone, and the choice flips.
+@Index("IDX_registration_project_uid", ["projectId", "uid"])
 export class Registration {
   @PrimaryGeneratedColumn()
   uid: number;

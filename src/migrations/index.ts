@@ -7,6 +7,7 @@ import { ChildUsernameOptional1795388587480 } from "./1795388587480-ChildUsernam
 import { RegistrantSessions1795387373854 } from "./1795387373854-RegistrantSessions";
 import { UserListPageIndex1795388242981 } from "./1795388242981-UserListPageIndex";
 import { ProjectCounters1795397156494 } from "./1795397156494-ProjectCounters";
+import { RegistrationProjectUidIndex1795410047356 } from "./1795410047356-RegistrationProjectUidIndex";
 
 // Migrations for MySQL/MariaDB, listed by reference (TypeORM 1 deprecates globs), in timestamp
 // order. Add each new one here; never edit one that has landed.
@@ -20,4 +21,5 @@ export const MIGRATIONS: (new () => object)[] = [
   EventsAndWebhooks1795396921974,
   ProjectCounters1795397156494,
   IdempotencyKeys1795397342283,
+  RegistrationProjectUidIndex1795410047356,
 ];

@@ -1,6 +1,6 @@
 import type { EntityManager } from "typeorm";
 import { seedRegistrants } from "../../src/cli/seed/seed-registrants";
-import { readSummaryRows } from "../../src/data/registrations.data";
+import { readSummaryPageInRange, readSummaryRows } from "../../src/data/registrations.data";
 import { analyzeBulkTables } from "../../src/data/table-statistics.data";
 import { createRequestContext } from "../../src/domain/context";
 import { loadFixture } from "../../src/fixtures/load-fixture";
@@ -33,6 +33,7 @@ function recording(em: EntityManager, sent: { sql: string; parameters: unknown[]
 
 interface PlanRow {
   table: string | null;
+  Extra?: string | null;
   type: string | null;
   key: string | null;
   ref: string | null;
@@ -73,6 +74,34 @@ function expectNoProjectScan(plan: PlanRow[]): void {
   });
 }
 
+/** The plan of a GraphQL users page statement (first page, or after a cursor), as the server sends it. */
+async function explainUsersPage(afterUid: number | null): Promise<PlanRow[]> {
+  const sent: { sql: string; parameters: unknown[] }[] = [];
+  const organizationId = Number(
+    (await db.dataSource.query(`SELECT organization_id FROM project WHERE id = ?`, [MAPLE.groupId]))[0].organization_id,
+  );
+  await readSummaryPageInRange(
+    recording(db.dataSource.manager, sent),
+    organizationId,
+    MAPLE.groupId,
+    {},
+    { afterUid, beforeUid: null, limit: 51, fromEnd: false },
+    new Set(["formCount", "order"]),
+    ["parent_active"],
+  );
+  const [page] = sent;
+  return db.dataSource.query(`EXPLAIN ${page.sql}`, page.parameters);
+}
+
+function expectPageOffItsIndex(plan: PlanRow[]): void {
+  const described = plan.map((row) => `${row.table}: ${row.type} via ${row.key ?? "no index"}, ${row.Extra ?? ""}`);
+  // The page's registrations come off (project_id, uid) in order: neither a walk of the primary
+  // key through other projects' rows nor a sort of the whole project.
+  const registrations = plan.find((row) => row.table === "r");
+  expect({ key: registrations?.key, described }).toMatchObject({ key: "IDX_registration_project_uid" });
+  expect(described.join("\n")).not.toMatch(/filesort/);
+}
+
 describeOnMysqlFamily("query plans that do not depend on statistics (MariaDB/MySQL)", () => {
   let uids: number[];
   beforeAll(async () => {
@@ -93,8 +122,15 @@ describeOnMysqlFamily("query plans that do not depend on statistics (MariaDB/MyS
     expectNoProjectScan(await explainMetaInfo(uids));
   });
 
+  it("a users page reads its rows off the (project_id, uid) index, on stale statistics", async () => {
+    expectPageOffItsIndex(await explainUsersPage(null));
+    expectPageOffItsIndex(await explainUsersPage(uids[uids.length - 1]));
+  });
+
   it("and after ANALYZE TABLE (as regapi seed and regapi load end)", async () => {
     expect(await analyzeBulkTables(db.dataSource.manager)).toBe(true);
     expectNoProjectScan(await explainMetaInfo(uids));
+    expectPageOffItsIndex(await explainUsersPage(null));
+    expectPageOffItsIndex(await explainUsersPage(uids[uids.length - 1]));
   });
 });
