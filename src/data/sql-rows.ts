@@ -39,7 +39,8 @@ export class RowShapeError extends Error {
   }
 }
 
-function decode(kind: ColumnKind, value: unknown): unknown {
+/** One column value read as `kind` (what decodeRows does for each column). */
+export function decodeColumn(kind: ColumnKind, value: unknown): unknown {
   switch (kind) {
     case "int":
       return Number(value ?? 0);
@@ -72,10 +73,15 @@ export function decodeRows<S extends RowShape>(
     const row: Record<string, unknown> = {};
     for (const [column, kind] of columns) {
       if (!(column in raw)) throw new RowShapeError(column, sql);
-      row[column] = decode(kind, raw[column]);
+      row[column] = decodeColumn(kind, raw[column]);
     }
     return row as RowOf<S>;
   });
+}
+
+/** Throws RowShapeError when `raw` (a row of the statement `sql`) lacks a column `shape` names. */
+export function assertColumns(shape: RowShape, raw: Record<string, unknown>, sql = ""): void {
+  for (const column in shape) if (!(column in raw)) throw new RowShapeError(column, sql);
 }
 
 /** Runs one statement and returns its rows typed by `shape`. */
