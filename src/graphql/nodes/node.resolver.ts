@@ -79,7 +79,8 @@ async function resolveNode(node: DecodedNodeId, ctx: GraphqlContext, info: Graph
   try {
     const source = await sourceOf(node, ctx, info);
     if (!source) throw notVisible();
-    return { ...source, __typename: node.type };
+    // Tagged in place, not copied: members such as `id` are getters on the presented object's class.
+    return Object.assign(source, { __typename: node.type });
   } catch (error) {
     if (error instanceof DomainError && HIDDEN_CODES.has(error.code)) throw notVisible();
     throw error;

@@ -62,7 +62,6 @@ export function presentProjectListing(
 // a new instance for every field resolver it calls, which costs CPU in every list of users.
 export function userFromRef(ref: RegistrationRef): UserType {
   return Object.assign(new UserType(), {
-    id: encodeNodeId("User", { groupId: ref.groupId, cloginId: ref.cloginId }),
     uid: ref.uid,
     groupId: ref.groupId,
     cloginId: ref.cloginId,

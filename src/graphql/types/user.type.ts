@@ -48,8 +48,14 @@ export class AssignedAdminType {
   implements: Node,
 })
 export class MetaInfoType implements Node {
+  // The summary the members below read when asked: a page of 50 nodes asks for a few members
+  // each, so the id, money strings, status and admin objects are made only for those asked.
+  declare summary: UserSummary;
+
   /** The Node id (see node-id.ts). */
-  id: string;
+  get id(): string {
+    return encodeNodeId("MetaInfo", { groupId: this.summary.groupId, cloginId: this.summary.cloginId });
+  }
 
   @Field(() => String, { description: "First + last name; else organization name; else username (legacy u_name)." })
   name: string;
@@ -73,16 +79,24 @@ export class MetaInfoType implements Node {
   totalCompletedUserMandatoryForms: number;
 
   @Field(() => MoneyScalar, { description: "Sum of cart lines (price × quantity)." })
-  totalOrder: string;
+  get totalOrder(): string {
+    return formatCents(this.summary.totalOrderCents);
+  }
 
   @Field(() => MoneyScalar)
-  totalPaid: string;
+  get totalPaid(): string {
+    return formatCents(this.summary.totalPaidCents);
+  }
 
   @Field(() => MoneyScalar, { description: "totalOrder − totalPaid." })
-  totalBalance: string;
+  get totalBalance(): string {
+    return formatCents(this.summary.totalBalanceCents);
+  }
 
   @Field(() => StatusType, { nullable: true })
-  status: StatusType | null;
+  get status(): StatusType | null {
+    return this.summary.status && presentStatus(this.summary.status, this.summary.groupId);
+  }
 
   @Field(() => GraphQLDateTime)
   applicationDate: Date;
@@ -111,7 +125,9 @@ export class MetaInfoType implements Node {
   totalUserTags: number;
 
   @Field(() => [Int], { description: "Tag ids, ascending." })
-  tagIds: number[];
+  get tagIds(): number[] {
+    return this.summary.tagIds;
+  }
 
   @Field(() => Int, { description: "Children in this project whose status is not excluding." })
   totalNonExcludedChildren: number;
@@ -139,8 +155,8 @@ export function presentStatus(
 
 /** The one mapping from the domain summary to the GraphQL meta info. */
 export function presentMetaInfo(summary: UserSummary): MetaInfoType {
-  return {
-    id: encodeNodeId("MetaInfo", { groupId: summary.groupId, cloginId: summary.cloginId }),
+  return Object.assign(new MetaInfoType(), {
+    summary,
     name: summary.name,
     totalForms: summary.totalForms,
     completedForms: summary.completedForms,
@@ -148,10 +164,6 @@ export function presentMetaInfo(summary: UserSummary): MetaInfoType {
     totalCompletedUserForms: summary.totalCompletedUserForms,
     totalUserMandatoryForms: summary.totalUserMandatoryForms,
     totalCompletedUserMandatoryForms: summary.totalCompletedUserMandatoryForms,
-    totalOrder: formatCents(summary.totalOrderCents),
-    totalPaid: formatCents(summary.totalPaidCents),
-    totalBalance: formatCents(summary.totalBalanceCents),
-    status: summary.status && presentStatus(summary.status, summary.groupId),
     applicationDate: summary.applicationDate,
     commentCount: summary.commentCount,
     groupId: summary.groupId,
@@ -160,7 +172,6 @@ export function presentMetaInfo(summary: UserSummary): MetaInfoType {
     connectedTo: summary.connectedTo,
     excluded: summary.excluded,
     totalUserTags: summary.tagIds.length,
-    tagIds: summary.tagIds,
     totalNonExcludedChildren: summary.nonExcludedChildren,
     star: summary.star,
     assignedAdmin: summary.assignedAdmin && {
@@ -168,7 +179,7 @@ export function presentMetaInfo(summary: UserSummary): MetaInfoType {
       initials: summary.assignedAdmin.initials,
       color: summary.assignedAdmin.color,
     },
-  };
+  });
 }
 
 @GraphqlObjectType("FieldValue", {
@@ -345,8 +356,10 @@ export class UtmType implements Node {
   implements: Node,
 })
 export class UserType implements Node {
-  /** The Node id (see node-id.ts). */
-  id: string;
+  /** The Node id (see node-id.ts), encoded when asked. */
+  get id(): string {
+    return encodeNodeId("User", { groupId: this.groupId, cloginId: this.cloginId });
+  }
 
   @Field(() => Int, { description: "The registration's own id." })
   uid: number;
