@@ -415,14 +415,17 @@ export async function readOwnedSummaryRow(
   organizationId: number,
   projectId: number,
   personId: number,
-  options: { withChildren?: boolean } = {},
+  options: { withChildren?: boolean; parts?: ReadonlySet<SummaryPart> | null } = {},
 ): Promise<{ owned: boolean; row: SummaryRow | null; children: SummaryRow[] }> {
   // With children: the person's own row and their children's, in uid order, in the same statement.
   const who = options.withChildren ? "(r.person_id = ? OR r.connected_to = ?)" : "r.person_id = ?";
-  const sql = `SELECT ${SUMMARY_COLUMNS(em)}
+  const parts = options.parts ?? null;
+  // Outer joins throughout: the project row comes back even without a registration.
+  const joins = summaryJoinsFor(parts, {}).replace(/^JOIN person/, "LEFT JOIN person");
+  const sql = `SELECT ${SUMMARY_COLUMNS(em, parts)}
       FROM project pr
       LEFT JOIN registration r ON r.project_id = pr.id AND ${who}
-      LEFT ${SUMMARY_JOINS}
+      ${joins}
      WHERE pr.id = ? AND pr.organization_id = ?
      ORDER BY r.uid`;
   const whoParameters = options.withChildren ? [personId, personId] : [personId];

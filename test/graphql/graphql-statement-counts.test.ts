@@ -220,7 +220,7 @@ describe("SQL statements per request do not grow with the data (DataLoaders per 
     }
   });
 
-  it("a page reads only the summary parts its query asks for, and each member alone equals the whole summary's", async () => {
+  it("a page and a user (with its children) read only the summary parts their query asks for; each member alone equals the whole summary's", async () => {
     // Every MetaInfo member of the committed schema, objects with all their scalar members.
     const schema = buildSchema(readFileSync(join(__dirname, "../../schema.graphql"), "utf8"));
     const metaInfo = schema.getType("MetaInfo") as GraphQLObjectType;
@@ -266,6 +266,36 @@ describe("SQL statements per request do not grow with the data (DataLoaders per 
       const name = field.split(" ")[0];
       const alone = await page(field);
       expect(alone.map((node) => node[name])).toEqual(whole.map((node) => node[name]));
+    }
+    // The user root reads only the parts its operation asks for too, for the user and its children.
+    const family = async (selection: string) => {
+      const answer = await scaleRequest(
+        `query($g: Int!, $c: Int!) { user(groupId: $g, cloginId: $c) { ${selection} children { cloginId ${selection} } } }`,
+        { g: SCALE.groupId, c: SCALE.parentOf(10) },
+      );
+      expect(answer.errors).toBeUndefined();
+      return (answer.data as { user: unknown }).user;
+    };
+    const wholeFamily = (await family(`${nodeFields.join(" ")} metaInfo { ${members.join(" ")} }`)) as {
+      children: unknown[];
+      metaInfo: Record<string, unknown>;
+    };
+    expect(wholeFamily.children.length).toBeGreaterThan(1);
+    const pick = (user: unknown, name: string, under: "metaInfo" | null): unknown[] => {
+      const { metaInfo, children, ...own } = user as Record<string, unknown>;
+      const source = (under ? metaInfo : own) as Record<string, unknown>;
+      return [
+        source[name],
+        ((children ?? []) as Record<string, unknown>[]).map((child): unknown[] => pick(child, name, under)),
+      ];
+    };
+    const aloneFamilies = [
+      ...members.map((member) => [member.split(" ")[0], `metaInfo { ${member} }`, "metaInfo"] as const),
+      ...nodeFields.map((field) => [field.split(" ")[0], field, null] as const),
+    ];
+    for (const [name, selection, under] of aloneFamilies) {
+      const alone = await family(selection);
+      expect({ name, value: pick(alone, name, under) }).toEqual({ name, value: pick(wholeFamily, name, under) });
     }
     // The fixture gives these parts something to read, so a part left out would show as a difference.
     const summaries = whole.map((node) => node.metaInfo as Record<string, unknown>);

@@ -15,6 +15,7 @@ import {
   isFamilyProject,
   isRegistered,
   readOwnedSummaryRow,
+  type SummaryPart,
 } from "../../data/registrations.data";
 import { isUniqueViolation } from "../../db/unique-violation";
 import { requirePrincipal, type RequestContext } from "../context";
@@ -484,7 +485,11 @@ export async function getUser(
   ctx: RequestContext,
   groupId: number,
   cloginId: number,
-  options: { withChildren?: boolean } = {},
+  /**
+   * With `parts`, the summaries hold only those parts (the others read as zero, empty or null):
+   * for a caller that uses no other part of them.
+   */
+  options: { withChildren?: boolean; parts?: ReadonlySet<SummaryPart> | null } = {},
 ): Promise<UserOutcome & { children: UserSummary[] }> {
   const { organizationId } = requirePrincipal(ctx);
   const found = await readOwnedSummaryRow(ctx.em, organizationId, groupId, cloginId, options);

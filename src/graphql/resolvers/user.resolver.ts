@@ -1,4 +1,4 @@
-import type { GraphQLResolveInfo } from "graphql";
+import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from "graphql";
 import { Args, Ctx, Extensions, FieldResolver, Info, Int, Query, Resolver, Root } from "type-graphql";
 import { countUsers, listUsersPage, type SummaryPart, type UserListFilter } from "../../domain/users/user-reads";
 import { matchingBucketsOf } from "../../domain/projects/project-counters";
@@ -65,7 +65,10 @@ export async function readUserForSelection(
   info: GraphQLResolveInfo,
 ): Promise<UserType> {
   const withChildren = selectsField(info, "children");
-  const outcome = await getUser(ctx.request, groupId, cloginId, { withChildren });
+  const outcome = await getUser(ctx.request, groupId, cloginId, {
+    withChildren,
+    parts: summaryPartsOfOperation(info),
+  });
   ctx.loaders.summaries.prime(outcome.uid, outcome.summary);
   if (withChildren) {
     for (const child of outcome.children) ctx.loaders.summaries.prime(child.uid, child);
@@ -181,6 +184,43 @@ function summaryPartsOfPage(info: GraphQLResolveInfo): Set<SummaryPart> | null {
     else if (!PART_FREE_META_INFO.has(name)) return null;
   }
   return parts;
+}
+
+/**
+ * The summary parts a whole operation can read (every `metaInfo` member, and every field named
+ * `name`, `status` or `tags`, on whatever type: reading more than needed is harmless), so summaries
+ * read for the `user` root hold only those; null (every part) when a metaInfo member is not known
+ * here. Any summary consumed in this request is consumed through such a field, so none misses a
+ * part it needs.
+ */
+function summaryPartsOfOperation(info: GraphQLResolveInfo): Set<SummaryPart> | null {
+  const parts = new Set<SummaryPart>();
+  let unknown = false;
+  const seen = new Set<string>();
+  const visit = (set: SelectionSetNode | undefined, underMetaInfo: boolean): void => {
+    if (!set || unknown) return;
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet, underMetaInfo);
+      else if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        const key = `${selection.name.value}:${underMetaInfo}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        visit(info.fragments[selection.name.value]?.selectionSet, underMetaInfo);
+      } else {
+        const name = selection.name.value;
+        if (underMetaInfo) {
+          const needs = META_INFO_PARTS[name];
+          if (needs) for (const part of needs) parts.add(part);
+          else if (!PART_FREE_META_INFO.has(name)) unknown = true;
+        } else {
+          for (const part of NODE_SUMMARY_PARTS[name] ?? []) parts.add(part);
+        }
+        visit(selection.selectionSet, name === "metaInfo");
+      }
+    }
+  };
+  visit(info.operation.selectionSet, false);
+  return unknown ? null : parts;
 }
 
 @Resolver(() => UserConnectionType)
