@@ -3,8 +3,7 @@ import { Registration } from "../entities";
 import { cartLineAmountSql, paymentAmountSql } from "./account-sums";
 import { chunked } from "./batch";
 import { registrationsInBucketsSql, type CounterBucket } from "./project-counters.data";
-import { queryPooled } from "../db/pooled-select";
-import { assertColumns, decodeColumn, selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
+import { assertColumns, decodeColumn, selectRawRows, selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
 import { statusExcludedSql } from "./statuses.data";
 
 // Registrations (users of a project): who they are, their lists and summaries, their tags.
@@ -298,8 +297,7 @@ function summaryRowOf(raw: Record<string, unknown>): SummaryRow {
 }
 
 async function selectSummaryRows(em: EntityManager, sql: string, parameters: readonly unknown[]) {
-  const raw = (await queryPooled(em, sql, [...parameters])) as Record<string, unknown>[];
-  return summaryRowsOf(raw, sql);
+  return summaryRowsOf(await selectRawRows(em, sql, parameters), sql);
 }
 
 // A registration's tags as one JSON array column, so a summary costs one statement.
@@ -318,8 +316,11 @@ export type SummaryPart =
   "formCount" | "forms" | "order" | "paid" | "comments" | "children" | "tags" | "person" | "status" | "admin";
 
 /** The summary columns; without `parts`, all of them. A part left out reads as zero, empty or null. */
+/** Whether a summary read with `parts` (null: every part) reads `part`. */
+const readsPart = (parts: ReadonlySet<SummaryPart> | null, part: SummaryPart) => parts === null || parts.has(part);
+
 const SUMMARY_COLUMNS = (em: EntityManager, parts: ReadonlySet<SummaryPart> | null = null) => {
-  const wanted = (part: SummaryPart) => parts === null || parts.has(part);
+  const wanted = (part: SummaryPart) => readsPart(parts, part);
   const formCounts = wanted("forms")
     ? `(SELECT CONCAT(COUNT(*),
                  ',', COALESCE(SUM(CASE WHEN rf.completed = 1 THEN 1 ELSE 0 END), 0),
@@ -364,19 +365,24 @@ const SUMMARY_COLUMNS = (em: EntityManager, parts: ReadonlySet<SummaryPart> | nu
        } AS tags`;
 };
 
-const SUMMARY_JOINS = `JOIN person p ON p.id = r.person_id
-  LEFT JOIN status s ON s.id = r.status_id
-  LEFT JOIN admin a ON a.id = r.assigned_admin_id`;
-
-/** The joins the wanted parts and the filter need (the filter reads the person and the status). */
-function summaryJoinsFor(parts: ReadonlySet<SummaryPart> | null, filter: UserListFilter): string {
-  if (parts === null) return SUMMARY_JOINS;
+/**
+ * The joins the wanted parts (all without `parts`) and the filter need (the filter reads the
+ * person and the status). `person` is "LEFT JOIN" where the registration itself is outer-joined.
+ */
+function summaryJoinsFor(
+  parts: ReadonlySet<SummaryPart> | null,
+  filter: UserListFilter = {},
+  person: "JOIN" | "LEFT JOIN" = "JOIN",
+): string {
+  const wanted = (part: SummaryPart) => readsPart(parts, part);
   const joins: string[] = [];
-  if (parts.has("person") || searchTermOf(filter)) joins.push("JOIN person p ON p.id = r.person_id");
-  if (parts.has("status") || filter.excluded != null) joins.push("LEFT JOIN status s ON s.id = r.status_id");
-  if (parts.has("admin")) joins.push("LEFT JOIN admin a ON a.id = r.assigned_admin_id");
+  if (wanted("person") || searchTermOf(filter)) joins.push(`${person} person p ON p.id = r.person_id`);
+  if (wanted("status") || filter.excluded != null) joins.push("LEFT JOIN status s ON s.id = r.status_id");
+  if (wanted("admin")) joins.push("LEFT JOIN admin a ON a.id = r.assigned_admin_id");
   return joins.join("\n  ");
 }
+
+const SUMMARY_JOINS = summaryJoinsFor(null);
 
 /** The tags of a summary row, by tag id. */
 export function tagsOfSummaryRow(row: SummaryRow): TagRecord[] {
@@ -421,15 +427,14 @@ export async function readOwnedSummaryRow(
   const who = options.withChildren ? "(r.person_id = ? OR r.connected_to = ?)" : "r.person_id = ?";
   const parts = options.parts ?? null;
   // Outer joins throughout: the project row comes back even without a registration.
-  const joins = summaryJoinsFor(parts, {}).replace(/^JOIN person/, "LEFT JOIN person");
   const sql = `SELECT ${SUMMARY_COLUMNS(em, parts)}
       FROM project pr
       LEFT JOIN registration r ON r.project_id = pr.id AND ${who}
-      ${joins}
+      ${summaryJoinsFor(parts, {}, "LEFT JOIN")}
      WHERE pr.id = ? AND pr.organization_id = ?
      ORDER BY r.uid`;
   const whoParameters = options.withChildren ? [personId, personId] : [personId];
-  const raw = (await queryPooled(em, sql, [...whoParameters, projectId, organizationId])) as Record<string, unknown>[];
+  const raw = await selectRawRows(em, sql, [...whoParameters, projectId, organizationId]);
   if (raw.length === 0) return { owned: false, row: null, children: [] };
   const rows = raw[0].uid == null ? [] : summaryRowsOf(raw, sql);
   const row = rows.find((candidate) => candidate.person_id === personId) ?? null;
@@ -484,10 +489,7 @@ export async function readSummaryPageInRange(
                     FROM registration r ${pageIndexHint(em, filter)} ${summaryJoinsFor(parts, filter)}
                    WHERE ${where}${keyset} ORDER BY r.uid ${direction} LIMIT ${Math.max(0, Math.trunc(range.limit))}) pg ON 1 = 1
       WHERE pr.id = ? AND pr.organization_id = ?`;
-  const raw = (await queryPooled(em, sql, [...parameters, ...keysetParameters, groupId, organizationId])) as Record<
-    string,
-    unknown
-  >[];
+  const raw = await selectRawRows(em, sql, [...parameters, ...keysetParameters, groupId, organizationId]);
   if (raw.length === 0) return { owned: false, rows: [], matchingTotal: null };
   const matchingTotal = countBuckets ? Number(raw[0].matching_total ?? 0) : null;
   // Ordered here: an outer ORDER BY would make MariaDB sort the derived page again in a temporary table.

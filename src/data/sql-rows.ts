@@ -84,6 +84,15 @@ export function assertColumns(shape: RowShape, raw: Record<string, unknown>, sql
   for (const column in shape) if (!(column in raw)) throw new RowShapeError(column, sql);
 }
 
+/** Runs one statement and returns its rows as the driver gives them, for readers that decode them themselves. */
+export async function selectRawRows(
+  em: EntityManager,
+  sql: string,
+  parameters: readonly unknown[] = [],
+): Promise<Record<string, unknown>[]> {
+  return (await queryPooled(em, sql, [...parameters])) as Record<string, unknown>[];
+}
+
 /** Runs one statement and returns its rows typed by `shape`. */
 export async function selectRows<S extends RowShape>(
   em: EntityManager,
@@ -91,8 +100,7 @@ export async function selectRows<S extends RowShape>(
   sql: string,
   parameters: readonly unknown[] = [],
 ): Promise<RowOf<S>[]> {
-  const raw = (await queryPooled(em, sql, [...parameters])) as Record<string, unknown>[];
-  return decodeRows(shape, raw, sql);
+  return decodeRows(shape, await selectRawRows(em, sql, parameters), sql);
 }
 
 /** `?, ?, ?` for an IN list of `count` bound values. */

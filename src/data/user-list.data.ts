@@ -1,8 +1,7 @@
 import type { EntityManager } from "typeorm";
 import { counterColumnsSql, countersOfColumns, emptyCounters, type ProjectCounters } from "./project-counters.data";
 import { readSummaryRowsPicked, type SummaryRow } from "./registrations.data";
-import { queryPooled } from "../db/pooled-select";
-import { decodeRows, selectRows, sqlPlaceholders } from "./sql-rows";
+import { decodeRows, selectRawRows, selectRows, sqlPlaceholders } from "./sql-rows";
 
 // SQL of users get_user_list (contract §12, §18). Pages read only the registration table, in
 // uid order, through the covering index (project_id, connected_to, uid, status_id): a page that
@@ -51,7 +50,7 @@ export async function readListScope(
        LEFT JOIN project_counter pc ON pc.project_id = pr.id
        LEFT JOIN status s ON s.project_id = pr.id AND s.is_excluded = 1
       WHERE pr.id = ? AND pr.organization_id = ?`;
-  const raw = (await queryPooled(em, sql, [groupId, organizationId])) as Record<string, unknown>[];
+  const raw = await selectRawRows(em, sql, [groupId, organizationId]);
   if (raw.length === 0) return { owned: false, excludingStatusIds: [], counters: emptyCounters() };
   const statuses = decodeRows({ status_id: "intOrNull" }, raw, sql);
   return {

@@ -189,5 +189,9 @@ export function matchingBucketsOf(filter: UsersFilter): readonly CounterBucket[]
  */
 export function matchingUsersOf(counters: ProjectCounters, filter: UsersFilter): number | null {
   const buckets = matchingBucketsOf(filter);
-  return buckets && sumOf(counters, buckets).registrations;
+  return buckets && registrationsIn(counters, buckets);
 }
+
+/** The registrations the counters hold in `buckets`. */
+export const registrationsIn = (counters: ProjectCounters, buckets: readonly CounterBucket[]): number =>
+  sumOf(counters, buckets).registrations;

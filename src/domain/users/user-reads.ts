@@ -8,7 +8,7 @@ import {
 } from "../../data/registrations.data";
 import { requirePrincipal, type RequestContext } from "../context";
 import { notOwnedProject } from "../group-scope";
-import { emptyCounters, matchingBucketsOf, matchingUsersOf, readProjectCounters } from "../projects/project-counters";
+import { emptyCounters, matchingBucketsOf, readProjectCounters, registrationsIn } from "../projects/project-counters";
 import { summaryOf, type UserSummary } from "./user-summary";
 
 // Listing a project's users. Nested user data (forms, values, emails, tags, children) is read in
@@ -88,7 +88,8 @@ export async function listUsersPage(ctx: RequestContext, request: UserPageReques
  * the project's counters (one row) unless the filter names a status or searches, which count.
  */
 export async function countUsers(ctx: RequestContext, groupId: number, filter: UserListFilter): Promise<number> {
-  if (!matchingBucketsOf(filter)) return countMatchingUsers(ctx.em, groupId, filter);
+  const buckets = matchingBucketsOf(filter);
+  if (!buckets) return countMatchingUsers(ctx.em, groupId, filter);
   const counters = (await readProjectCounters(ctx.em, { projectId: groupId })).get(groupId) ?? emptyCounters();
-  return matchingUsersOf(counters, filter) ?? 0;
+  return registrationsIn(counters, buckets);
 }

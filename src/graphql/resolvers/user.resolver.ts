@@ -179,11 +179,16 @@ function summaryPartsOfPage(info: GraphQLResolveInfo): Set<SummaryPart> | null {
     if (selectsPath(info, ["edges", "node", field])) for (const part of needs) parts.add(part);
   }
   for (const name of selectedNamesAt(info, ["edges", "node", "metaInfo"]) ?? []) {
-    const needs = META_INFO_PARTS[name];
-    if (needs) for (const part of needs) parts.add(part);
-    else if (!PART_FREE_META_INFO.has(name)) return null;
+    if (!addMetaInfoMemberParts(parts, name)) return null;
   }
   return parts;
+}
+
+/** Adds the parts MetaInfo member `name` needs; false when the member is not known here. */
+function addMetaInfoMemberParts(parts: Set<SummaryPart>, name: string): boolean {
+  if (!Object.hasOwn(META_INFO_PARTS, name)) return PART_FREE_META_INFO.has(name);
+  for (const part of META_INFO_PARTS[name]) parts.add(part);
+  return true;
 }
 
 /**
@@ -209,11 +214,9 @@ function summaryPartsOfOperation(info: GraphQLResolveInfo): Set<SummaryPart> | n
       } else {
         const name = selection.name.value;
         if (underMetaInfo) {
-          const needs = META_INFO_PARTS[name];
-          if (needs) for (const part of needs) parts.add(part);
-          else if (!PART_FREE_META_INFO.has(name)) unknown = true;
+          if (!addMetaInfoMemberParts(parts, name)) unknown = true;
         } else {
-          for (const part of NODE_SUMMARY_PARTS[name] ?? []) parts.add(part);
+          if (Object.hasOwn(NODE_SUMMARY_PARTS, name)) for (const part of NODE_SUMMARY_PARTS[name]) parts.add(part);
         }
         visit(selection.selectionSet, name === "metaInfo");
       }
