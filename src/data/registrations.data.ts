@@ -247,13 +247,44 @@ type FormCount =
 /** The columns a user summary is built from; counts and sums are per registration. */
 export type SummaryRow = Omit<RowOf<typeof SUMMARY_SQL_SHAPE>, "form_counts"> & Record<FormCount, number>;
 
+/** The columns each summary part reads; a part left out has no columns in the statement. */
+const SUMMARY_PART_COLUMNS: Readonly<Record<SummaryPart, readonly (keyof typeof SUMMARY_SQL_SHAPE)[]>> = {
+  formCount: ["form_counts"],
+  forms: ["form_counts"],
+  order: ["order_cents"],
+  paid: ["paid_cents"],
+  comments: ["comment_count"],
+  children: ["non_excluded_children"],
+  tags: ["tags"],
+  person: ["username", "first_name", "last_name", "org_name"],
+  status: ["status_id", "status_name", "status_color", "status_excluded"],
+  admin: ["admin_id", "admin_initials", "admin_color"],
+};
+
+const ALWAYS_READ_COLUMNS = ["uid", "project_id", "person_id", "connected_to", "star", "application_date"] as const;
+
+/** The columns a summary statement reading `parts` (null: every part) must return. */
+function summaryColumnsOf(parts: ReadonlySet<SummaryPart> | null): readonly string[] {
+  if (parts === null) return Object.keys(SUMMARY_SQL_SHAPE);
+  const columns: string[] = [...ALWAYS_READ_COLUMNS];
+  for (const part of parts) columns.push(...SUMMARY_PART_COLUMNS[part]);
+  return columns;
+}
+
 // Summary rows are read for every user of every page: decoded by one function that builds each
 // row as a literal (one hidden class, no intermediate objects), since the generic decodeRows plus
 // six added properties showed among the largest costs of a users page in a CPU profile (and its
-// garbage in the collector's share). The columns are checked against SUMMARY_SQL_SHAPE once per
-// statement. The six form counts come as one "n,n,n,n,n,n" column: one correlated subquery.
-function summaryRowsOf(raw: readonly Record<string, unknown>[], sql: string): SummaryRow[] {
-  if (raw.length > 0) assertColumns(SUMMARY_SQL_SHAPE, raw[0], sql);
+// garbage in the collector's share). The columns are checked once per statement against the parts
+// it reads. The six form counts come as one "n,n,n,n,n,n" column: one correlated subquery.
+// A part left out is not selected at all (no placeholder columns for MariaDB to build and the
+// driver to parse: about a seventh of a users page statement): its members decode as zero, empty
+// or null.
+function summaryRowsOf(
+  raw: readonly Record<string, unknown>[],
+  sql: string,
+  parts: ReadonlySet<SummaryPart> | null,
+): SummaryRow[] {
+  if (raw.length > 0) assertColumns(summaryColumnsOf(parts), raw[0], sql);
   return raw.map(summaryRowOf);
 }
 
@@ -261,9 +292,12 @@ const int = (value: unknown) => decodeColumn("int", value) as number;
 const intOrNull = (value: unknown) => decodeColumn("intOrNull", value) as number | null;
 const textOrNull = (value: unknown) => decodeColumn("textOrNull", value) as string | null;
 const flag = (value: unknown) => decodeColumn("flag", value) as boolean;
+// A column of a part the statement did not read is absent (undefined), not NULL.
+const intOrZero = (value: unknown) => (value === undefined ? 0 : int(value));
+const flagOrFalse = (value: unknown) => (value === undefined ? false : flag(value));
 
 function summaryRowOf(raw: Record<string, unknown>): SummaryRow {
-  const counts = String(raw.form_counts ?? "").split(",");
+  const counts = raw.form_counts === undefined ? [] : String(raw.form_counts).split(",");
   return {
     uid: int(raw.uid),
     project_id: int(raw.project_id),
@@ -271,22 +305,22 @@ function summaryRowOf(raw: Record<string, unknown>): SummaryRow {
     connected_to: intOrNull(raw.connected_to),
     star: flag(raw.star),
     application_date: decodeColumn("date", raw.application_date) as Date,
-    username: decodeColumn("text", raw.username) as string,
+    username: raw.username === undefined ? "" : (decodeColumn("text", raw.username) as string),
     first_name: textOrNull(raw.first_name),
     last_name: textOrNull(raw.last_name),
     org_name: textOrNull(raw.org_name),
     status_id: intOrNull(raw.status_id),
     status_name: textOrNull(raw.status_name),
     status_color: textOrNull(raw.status_color),
-    status_excluded: flag(raw.status_excluded),
+    status_excluded: flagOrFalse(raw.status_excluded),
     admin_id: intOrNull(raw.admin_id),
     admin_initials: textOrNull(raw.admin_initials),
     admin_color: textOrNull(raw.admin_color),
-    order_cents: int(raw.order_cents),
-    paid_cents: int(raw.paid_cents),
-    comment_count: int(raw.comment_count),
-    non_excluded_children: int(raw.non_excluded_children),
-    tags: decodeColumn("jsonOrNull", raw.tags),
+    order_cents: intOrZero(raw.order_cents),
+    paid_cents: intOrZero(raw.paid_cents),
+    comment_count: intOrZero(raw.comment_count),
+    non_excluded_children: intOrZero(raw.non_excluded_children),
+    tags: raw.tags === undefined ? null : decodeColumn("jsonOrNull", raw.tags),
     total_forms: Number(counts[0] ?? 0),
     completed_forms: Number(counts[1] ?? 0),
     total_user_forms: Number(counts[2] ?? 0),
@@ -297,7 +331,7 @@ function summaryRowOf(raw: Record<string, unknown>): SummaryRow {
 }
 
 async function selectSummaryRows(em: EntityManager, sql: string, parameters: readonly unknown[]) {
-  return summaryRowsOf(await selectRawRows(em, sql, parameters), sql);
+  return summaryRowsOf(await selectRawRows(em, sql, parameters), sql, null);
 }
 
 // A registration's tags as one JSON array column, so a summary costs one statement.
@@ -315,54 +349,50 @@ const tagsJsonSql = (em: EntityManager) =>
 export type SummaryPart =
   "formCount" | "forms" | "order" | "paid" | "comments" | "children" | "tags" | "person" | "status" | "admin";
 
-/** The summary columns; without `parts`, all of them. A part left out reads as zero, empty or null. */
 /** Whether a summary read with `parts` (null: every part) reads `part`. */
 const readsPart = (parts: ReadonlySet<SummaryPart> | null, part: SummaryPart) => parts === null || parts.has(part);
 
+/** The summary columns; without `parts`, all of them. A part left out is not selected (summaryRowOf). */
 const SUMMARY_COLUMNS = (em: EntityManager, parts: ReadonlySet<SummaryPart> | null = null) => {
   const wanted = (part: SummaryPart) => readsPart(parts, part);
-  const formCounts = wanted("forms")
-    ? `(SELECT CONCAT(COUNT(*),
+  const columns = [REF_COLUMNS, "r.star", "r.application_date"];
+  if (wanted("person")) columns.push("p.username, p.first_name, p.last_name, p.org_name");
+  if (wanted("status")) {
+    columns.push("s.id AS status_id, s.name AS status_name, s.color AS status_color, s.is_excluded AS status_excluded");
+  }
+  if (wanted("admin")) columns.push("a.id AS admin_id, a.initials AS admin_initials, a.color AS admin_color");
+  if (wanted("forms")) {
+    columns.push(`(SELECT CONCAT(COUNT(*),
                  ',', COALESCE(SUM(CASE WHEN rf.completed = 1 THEN 1 ELSE 0 END), 0),
                  ',', COALESCE(SUM(CASE WHEN f.audience = 'user' THEN 1 ELSE 0 END), 0),
                  ',', COALESCE(SUM(CASE WHEN f.audience = 'user' AND rf.completed = 1 THEN 1 ELSE 0 END), 0),
                  ',', COALESCE(SUM(CASE WHEN f.audience = 'user' AND f.mandatory = 1 THEN 1 ELSE 0 END), 0),
                  ',', COALESCE(SUM(CASE WHEN f.audience = 'user' AND f.mandatory = 1 AND rf.completed = 1 THEN 1 ELSE 0 END), 0))
           FROM registration_form rf JOIN form f ON f.id = rf.form_id
-         WHERE rf.registration_id = r.uid)`
-    : wanted("formCount")
-      ? // COUNT(*) alone needs no join to form: an index-only count.
-        `(SELECT CONCAT(COUNT(*), ',0,0,0,0,0') FROM registration_form rf WHERE rf.registration_id = r.uid)`
-      : "'0,0,0,0,0,0'";
-  return `${REF_COLUMNS}, r.star, r.application_date,
-       ${wanted("person") ? "p.username, p.first_name, p.last_name, p.org_name" : "'' AS username, NULL AS first_name, NULL AS last_name, NULL AS org_name"},
-       ${
-         wanted("status")
-           ? "s.id AS status_id, s.name AS status_name, s.color AS status_color, s.is_excluded AS status_excluded"
-           : "NULL AS status_id, NULL AS status_name, NULL AS status_color, 0 AS status_excluded"
-       },
-       ${
-         wanted("admin")
-           ? "a.id AS admin_id, a.initials AS admin_initials, a.color AS admin_color"
-           : "NULL AS admin_id, NULL AS admin_initials, NULL AS admin_color"
-       },
-       ${formCounts} AS form_counts,
-       ${wanted("order") ? `(SELECT COALESCE(SUM(${cartLineAmountSql("c")}), 0) FROM cart_line c WHERE c.registration_id = r.uid)` : "0"} AS order_cents,
-       ${wanted("paid") ? `(SELECT COALESCE(SUM(${paymentAmountSql("pm")}), 0) FROM payment pm WHERE pm.registration_id = r.uid)` : "0"} AS paid_cents,
-       ${wanted("comments") ? "(SELECT COUNT(*) FROM admin_comment ac WHERE ac.registration_id = r.uid)" : "0"} AS comment_count,
-       ${
-         wanted("children")
-           ? `(SELECT COUNT(*) FROM registration ch LEFT JOIN status cs ON cs.id = ch.status_id
+         WHERE rf.registration_id = r.uid) AS form_counts`);
+  } else if (wanted("formCount")) {
+    // COUNT(*) alone needs no join to form: an index-only count (the other five counts read as 0).
+    columns.push("(SELECT COUNT(*) FROM registration_form rf WHERE rf.registration_id = r.uid) AS form_counts");
+  }
+  if (wanted("order")) {
+    columns.push(`(SELECT COALESCE(SUM(${cartLineAmountSql("c")}), 0) FROM cart_line c WHERE c.registration_id = r.uid) AS order_cents`);
+  }
+  if (wanted("paid")) {
+    columns.push(`(SELECT COALESCE(SUM(${paymentAmountSql("pm")}), 0) FROM payment pm WHERE pm.registration_id = r.uid) AS paid_cents`);
+  }
+  if (wanted("comments")) {
+    columns.push("(SELECT COUNT(*) FROM admin_comment ac WHERE ac.registration_id = r.uid) AS comment_count");
+  }
+  if (wanted("children")) {
+    columns.push(`(SELECT COUNT(*) FROM registration ch LEFT JOIN status cs ON cs.id = ch.status_id
           WHERE ch.project_id = r.project_id AND ch.connected_to = r.person_id
-            AND ${statusExcludedSql("cs", false)})`
-           : "0"
-       } AS non_excluded_children,
-       ${
-         wanted("tags")
-           ? `(SELECT ${tagsJsonSql(em)} FROM registration_tag rt JOIN tag t ON t.id = rt.tag_id
-          WHERE rt.registration_id = r.uid)`
-           : "NULL"
-       } AS tags`;
+            AND ${statusExcludedSql("cs", false)}) AS non_excluded_children`);
+  }
+  if (wanted("tags")) {
+    columns.push(`(SELECT ${tagsJsonSql(em)} FROM registration_tag rt JOIN tag t ON t.id = rt.tag_id
+          WHERE rt.registration_id = r.uid) AS tags`);
+  }
+  return columns.join(",\n       ");
 };
 
 /**
@@ -436,7 +466,7 @@ export async function readOwnedSummaryRow(
   const whoParameters = options.withChildren ? [personId, personId] : [personId];
   const raw = await selectRawRows(em, sql, [...whoParameters, projectId, organizationId]);
   if (raw.length === 0) return { owned: false, row: null, children: [] };
-  const rows = raw[0].uid == null ? [] : summaryRowsOf(raw, sql);
+  const rows = raw[0].uid == null ? [] : summaryRowsOf(raw, sql, parts);
   const row = rows.find((candidate) => candidate.person_id === personId) ?? null;
   // Children of an unregistered person are not reported: the caller answers USER_NOT_FOUND.
   return { owned: true, row, children: row ? rows.filter((candidate) => candidate !== row) : [] };
@@ -493,7 +523,7 @@ export async function readSummaryPageInRange(
   if (raw.length === 0) return { owned: false, rows: [], matchingTotal: null };
   const matchingTotal = countBuckets ? Number(raw[0].matching_total ?? 0) : null;
   // Ordered here: an outer ORDER BY would make MariaDB sort the derived page again in a temporary table.
-  const rows = raw[0].uid == null ? [] : summaryRowsOf(raw, sql).sort((a, b) => a.uid - b.uid);
+  const rows = raw[0].uid == null ? [] : summaryRowsOf(raw, sql, parts).sort((a, b) => a.uid - b.uid);
   return { owned: true, rows, matchingTotal };
 }
 

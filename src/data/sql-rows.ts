@@ -79,9 +79,9 @@ export function decodeRows<S extends RowShape>(
   });
 }
 
-/** Throws RowShapeError when `raw` (a row of the statement `sql`) lacks a column `shape` names. */
-export function assertColumns(shape: RowShape, raw: Record<string, unknown>, sql = ""): void {
-  for (const column in shape) if (!(column in raw)) throw new RowShapeError(column, sql);
+/** Throws RowShapeError when `raw` (a row of the statement `sql`) lacks one of `columns`. */
+export function assertColumns(columns: readonly string[], raw: Record<string, unknown>, sql = ""): void {
+  for (const column of columns) if (!(column in raw)) throw new RowShapeError(column, sql);
 }
 
 /** Runs one statement and returns its rows as the driver gives them, for readers that decode them themselves. */
