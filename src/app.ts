@@ -22,7 +22,8 @@ export interface AppDependencies {
   /**
    * Without `rateLimit` (in-process tests, the benchmark) no limits apply; loginTokenTtlSeconds defaults to 900;
    * without `resilience` the defaults of config.ts apply; without `corsOrigins` no cross-origin access;
-   * without `trustProxy` no proxy is trusted (req.ip is the socket's address).
+   * without `trustProxy` no proxy is trusted (req.ip is the socket's address); without
+   * `graphqlCompiledExecution` eligible queries run compiled.
    */
   config: Pick<Config, "graphqlIntrospection"> &
     Partial<
@@ -36,6 +37,7 @@ export interface AppDependencies {
         | "idempotencyWaitMs"
         | "delivery"
         | "accountCacheTtlMs"
+        | "graphqlCompiledExecution"
       >
     >;
 }

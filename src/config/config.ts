@@ -21,6 +21,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   readonly demo: boolean;
   readonly graphqlIntrospection: boolean;
+  /** Run eligible GraphQL queries compiled by graphql-jit (GRAPHQL_COMPILED_EXECUTION, default true). */
+  readonly graphqlCompiledExecution: boolean;
   readonly databaseConnection: DatabaseConnectionConfig;
   readonly rateLimit: RateLimitConfig;
   readonly apiKeyRotationGraceSeconds: number;
@@ -232,6 +234,7 @@ const envSchema = z.object({
     }),
   DEMO: booleanWord("DEMO").default(true),
   GRAPHQL_INTROSPECTION: booleanWord("GRAPHQL_INTROSPECTION").default(true),
+  GRAPHQL_COMPILED_EXECUTION: booleanWord("GRAPHQL_COMPILED_EXECUTION").default(true),
   // Operations: rate limits, key rotation, log format, database connection (docs/operations.md).
   RATE_LIMIT_PER_MINUTE: integerInRange("RATE_LIMIT_PER_MINUTE", 0, 1_000_000).default(600),
   RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: integerInRange("RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE", 0, 1_000_000).default(
@@ -399,6 +402,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: values.LOG_LEVEL as LogLevel,
     demo: values.DEMO,
     graphqlIntrospection: values.GRAPHQL_INTROSPECTION,
+    graphqlCompiledExecution: values.GRAPHQL_COMPILED_EXECUTION,
     databaseConnection: databaseConnection(database, values.DATABASE_URL, values),
     rateLimit: {
       perMinute: values.RATE_LIMIT_PER_MINUTE,

@@ -375,10 +375,14 @@ const SUMMARY_COLUMNS = (em: EntityManager, parts: ReadonlySet<SummaryPart> | nu
     columns.push("(SELECT COUNT(*) FROM registration_form rf WHERE rf.registration_id = r.uid) AS form_counts");
   }
   if (wanted("order")) {
-    columns.push(`(SELECT COALESCE(SUM(${cartLineAmountSql("c")}), 0) FROM cart_line c WHERE c.registration_id = r.uid) AS order_cents`);
+    columns.push(
+      `(SELECT COALESCE(SUM(${cartLineAmountSql("c")}), 0) FROM cart_line c WHERE c.registration_id = r.uid) AS order_cents`,
+    );
   }
   if (wanted("paid")) {
-    columns.push(`(SELECT COALESCE(SUM(${paymentAmountSql("pm")}), 0) FROM payment pm WHERE pm.registration_id = r.uid) AS paid_cents`);
+    columns.push(
+      `(SELECT COALESCE(SUM(${paymentAmountSql("pm")}), 0) FROM payment pm WHERE pm.registration_id = r.uid) AS paid_cents`,
+    );
   }
   if (wanted("comments")) {
     columns.push("(SELECT COUNT(*) FROM admin_comment ac WHERE ac.registration_id = r.uid) AS comment_count");

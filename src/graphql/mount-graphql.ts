@@ -22,6 +22,7 @@ import { observationPlugin } from "./observation.plugin";
 import { observationOf } from "../http/request-observation";
 import { readSnapshotPlugin } from "./read-snapshot.plugin";
 import { buildGraphqlSchema } from "./schema";
+import { compiledExecutorGateway } from "./compiled-executor";
 import { unavailablePlugin } from "./unavailable.plugin";
 
 /** A transport refusal in the GraphQL error shape, with the code and HTTP status REST uses for it. */
@@ -75,7 +76,8 @@ export async function mountGraphql(app: Express, deps: AppDependencies): Promise
   const schema = await buildGraphqlSchema();
   const credentialMutations = credentialMutationsOf(schema);
   const server = new ApolloServer<GraphqlContext>({
-    schema,
+    // The schema and executor come through Apollo's gateway interface (compiled-executor.ts).
+    gateway: compiledExecutorGateway(schema, { compiled: deps.config.graphqlCompiledExecution ?? true }),
     introspection: deps.config.graphqlIntrospection,
     csrfPrevention: true,
     allowBatchedHttpRequests: false,

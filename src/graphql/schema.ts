@@ -1,7 +1,8 @@
 import "reflect-metadata";
-import type { GraphQLSchema } from "graphql";
+import { assertInterfaceType, type GraphQLSchema } from "graphql";
 import { buildSchema } from "type-graphql";
 import { FormResolver, UserFormResolver } from "./resolvers/form.resolver";
+import { nodeTypeOf } from "./nodes/node.interface";
 import { NodeResolver } from "./nodes/node.resolver";
 import { applyRegistrantScope } from "./registrant-scope";
 import { ProjectResolver } from "./resolvers/project.resolver";
@@ -28,11 +29,23 @@ export const RESOLVERS = [
 let built: Promise<GraphQLSchema> | null = null;
 
 /**
+ * type-graphql wraps every resolveType in an async function. The compiled executor
+ * (compiled-executor.ts) takes the type a resolveType returns as it is, so a promise would name no
+ * type: Node's own synchronous function is put back.
+ */
+function withSynchronousNodeType(schema: GraphQLSchema): GraphQLSchema {
+  assertInterfaceType(schema.getType("Node")).resolveType = nodeTypeOf;
+  return schema;
+}
+
+/**
  * The schema, built once per process from the decorated classes. `validate: true` runs
  * class-validator on every argument and input (type-graphql 2 defaults to off). The registrant
  * scope wraps the few fields it guards (registrant-scope.ts).
  */
 export function buildGraphqlSchema(): Promise<GraphQLSchema> {
-  built ??= buildSchema({ resolvers: [...RESOLVERS], validate: true }).then(applyRegistrantScope);
+  built ??= buildSchema({ resolvers: [...RESOLVERS], validate: true })
+    .then(applyRegistrantScope)
+    .then(withSynchronousNodeType);
   return built;
 }

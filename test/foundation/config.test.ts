@@ -29,6 +29,7 @@ describe("configuration", () => {
       logLevel: "info",
       demo: true,
       graphqlIntrospection: true,
+      graphqlCompiledExecution: true,
       databaseConnection: {
         poolSize: 10,
         connectTimeoutMs: 10_000,
@@ -138,6 +139,7 @@ describe("configuration", () => {
       LOG_LEVEL: "debug",
       DEMO: "false",
       GRAPHQL_INTROSPECTION: "no",
+      GRAPHQL_COMPILED_EXECUTION: "off",
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -145,6 +147,7 @@ describe("configuration", () => {
       logLevel: "debug",
       demo: false,
       graphqlIntrospection: false,
+      graphqlCompiledExecution: false,
     });
     expect(config.database).toEqual({
       kind: "mysql",
@@ -200,6 +203,12 @@ describe("configuration", () => {
       const error = refusal({ DEMO: value });
       expect(error.variable).toBe("DEMO");
       expect(error.message).toBe(`DEMO: "${value}" is not one of true, false, 1, 0, yes, no`);
+    });
+
+    it("GRAPHQL_COMPILED_EXECUTION=maybe", () => {
+      expect(refusal({ GRAPHQL_COMPILED_EXECUTION: "maybe" }).message).toMatch(
+        /^GRAPHQL_COMPILED_EXECUTION: "maybe" is not one of true, false/,
+      );
     });
 
     it("GRAPHQL_INTROSPECTION=sometimes", () => {

@@ -1,4 +1,4 @@
-import { Arg, Ctx, ID, Info, Query, Resolver } from "type-graphql";
+import { Arg, Ctx, Extensions, ID, Info, Query, Resolver } from "type-graphql";
 import type { GraphQLResolveInfo } from "graphql";
 import { DomainError, validationFailed } from "../../domain/errors";
 import { getProjectDefinition, type ProjectDefinitionKey } from "../../domain/projects/project-definitions";
@@ -7,6 +7,7 @@ import { readOwnRegistration } from "../../domain/sessions/registrant-sessions";
 import type { UserOutcome } from "../../domain/users/user-commands";
 import { getUser } from "../../domain/users/users.service";
 import { getWebhookDelivery, getWebhookEndpoint } from "../../domain/webhooks/webhooks.service";
+import { ITEMWISE_LIST_ERRORS } from "../compiled-executor";
 import type { GraphqlContext } from "../context";
 import { MAX_PAGE_SIZE } from "../inputs/user-query.input";
 import {
@@ -62,6 +63,8 @@ export class NodeResolver {
     nullable: "items",
     description: `Refetches up to ${MAX_PAGE_SIZE} objects by Node id, in order; each id you may not read is null with its own NOT_FOUND error.`,
   })
+  // Each id fails on its own, at its index: runs on graphql-js (compiled-executor.ts).
+  @Extensions({ [ITEMWISE_LIST_ERRORS]: true })
   nodes(
     @Arg("ids", () => [ID]) ids: string[],
     @Ctx() ctx: GraphqlContext,

@@ -1,0 +1,128 @@
+import type { GatewayInterface } from "@apollo/server-gateway-interface";
+import {
+  execute,
+  getNamedType,
+  GraphQLError,
+  isEnumType,
+  isSpecifiedScalarType,
+  typeFromAST,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from "graphql";
+import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
+import { rootFieldNamesOf } from "./credential-answers";
+
+/**
+ * How an operation is executed: compiled by graphql-jit into one function per document (no
+ * per-field argument maps, info objects or default-resolver calls: a users page of 50 runs about
+ * 250 fields, which graphql-js's `execute` made one of the largest costs of the request), or by
+ * graphql-js itself.
+ *
+ * Only queries whose variables are built-in scalars or enums are compiled. graphql-jit coerces
+ * variables on its own and differs from graphql-js there: it does not apply the defaults of input
+ * object fields (`submitForms: Boolean! = true`) and would parse a custom scalar (Money, DateTime)
+ * its own way. Mutations, input objects and custom scalars therefore stay on graphql-js, which
+ * also keeps one error message for one bad input (contract §3). So does a query selecting a root
+ * field marked ITEMWISE_LIST_ERRORS (below).
+ */
+export type ExecutionPath = "compiled" | "graphql-js";
+
+/**
+ * Extension key of a root Query field returning a list whose items fail one by one (a null and an
+ * error at the item's index, as `nodes` answers an id it cannot show). graphql-jit 0.8 appends
+ * such a null at the end of the list instead of at the item's index, so these run on graphql-js.
+ */
+export const ITEMWISE_LIST_ERRORS = "itemwiseListErrors";
+
+export function executionPathOf(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+): ExecutionPath {
+  const query = schema.getQueryType();
+  if (operation.operation !== "query" || !query) return "graphql-js";
+  for (const definition of operation.variableDefinitions ?? []) {
+    const type = typeFromAST(schema, definition.type);
+    const named = type && getNamedType(type);
+    if (!named || (!isSpecifiedScalarType(named) && !isEnumType(named))) return "graphql-js";
+  }
+  const fields = query.getFields();
+  for (const name of rootFieldNamesOf(document, operation)) {
+    if (fields[name]?.extensions?.[ITEMWISE_LIST_ERRORS]) return "graphql-js";
+  }
+  return "compiled";
+}
+
+// graphql-jit's errors are its own objects with read-only members; Apollo's plugins (and
+// graphql-armor's suggestion masking) treat errors as graphql-js's, so each is rebuilt as one.
+function asGraphqlJsError(error: GraphQLError): GraphQLError {
+  const rebuilt = new GraphQLError(error.message, {
+    path: error.path,
+    originalError: error.originalError ?? undefined,
+    extensions: error.extensions,
+  });
+  if (error.locations) (rebuilt as { locations?: typeof error.locations }).locations = error.locations;
+  return rebuilt;
+}
+
+/** A document's operation as the executor runs it: its compiled form, or graphql-js's. */
+type Prepared = { path: "compiled"; query: CompiledQuery } | { path: "graphql-js" };
+
+/**
+ * Apollo Server 5 takes a custom executor only through its gateway interface (the `executor`
+ * option of Apollo Server 3 is gone; its migration guide points there). The schema is fixed: it
+ * is announced once. How each operation runs is decided (and compiled) once per parsed document,
+ * which Apollo caches (LRU), so the decision lives as long as the document does. With
+ * `compiled: false` (GRAPHQL_COMPILED_EXECUTION=false) every operation runs on graphql-js.
+ */
+export function compiledExecutorGateway(schema: GraphQLSchema, options: { compiled: boolean }): GatewayInterface {
+  const prepared = new WeakMap<DocumentNode, Map<string, Prepared>>();
+
+  function prepare(document: DocumentNode, operation: OperationDefinitionNode, operationName: string | null): Prepared {
+    let byName = prepared.get(document);
+    if (!byName) prepared.set(document, (byName = new Map()));
+    const key = operationName ?? "";
+    let entry = byName.get(key);
+    if (!entry) {
+      const compiled =
+        options.compiled && executionPathOf(schema, document, operation) === "compiled"
+          ? compileQuery(schema, document, operationName ?? undefined)
+          : null;
+      entry = compiled && isCompiledQuery(compiled) ? { path: "compiled", query: compiled } : { path: "graphql-js" };
+      byName.set(key, entry);
+    }
+    return entry;
+  }
+
+  return {
+    async load() {
+      return {
+        async executor(request) {
+          const { document, operation, operationName, context } = request;
+          const variableValues = request.request.variables ?? {};
+          const viaGraphqlJs = () =>
+            execute({
+              schema,
+              document,
+              contextValue: context,
+              variableValues,
+              operationName,
+            }) as Promise<ExecutionResult>;
+          const entry = prepare(document, operation, operationName);
+          if (entry.path === "graphql-js") return viaGraphqlJs();
+          const result = (await entry.query.query(undefined, context, variableValues)) as ExecutionResult;
+          // No data: the variables did not coerce. graphql-js answers those, with its own messages.
+          if (!("data" in result)) return viaGraphqlJs();
+          return result.errors ? { ...result, errors: result.errors.map(asGraphqlJsError) } : result;
+        },
+      };
+    },
+    onSchemaLoadOrUpdate(callback) {
+      callback({ apiSchema: schema, coreSupergraphSdl: "" });
+      return () => undefined;
+    },
+    async stop() {},
+  };
+}

@@ -1,0 +1,150 @@
+import { compileQuery } from "graphql-jit";
+import { getOperationAST, parse } from "graphql";
+import request from "supertest";
+import { createApp, type RegapiApp } from "../../src/app";
+import { executionPathOf } from "../../src/graphql/compiled-executor";
+import { encodeNodeId } from "../../src/graphql/nodes/node-id";
+import { buildGraphqlSchema } from "../../src/graphql/schema";
+import { createLogger } from "../../src/http/logger";
+import { NESTED_USER_QUERY, USERS_PAGE_QUERY } from "../../bench/scenarios";
+import { MAPLE, mapleHeaders, OTHER } from "../fixtures/test-fixture";
+import { startTestApp, type TestApp } from "../support/test-app";
+
+// Eligible queries run compiled by graphql-jit (compiled-executor.ts). They must answer exactly as
+// graphql-js does: the same app on the same database with GRAPHQL_COMPILED_EXECUTION off is the
+// reference, for reads, errors, fragments, aliases, directives and abstract types.
+
+// Counted, to prove which app compiled (its module exports cannot be spied on).
+jest.mock("graphql-jit", () => {
+  const actual = jest.requireActual<typeof import("graphql-jit")>("graphql-jit");
+  return { ...actual, compileQuery: jest.fn(actual.compileQuery) };
+});
+const compiles = compileQuery as jest.MockedFunction<typeof compileQuery>;
+
+const pathOf = async (query: string) => {
+  const schema = await buildGraphqlSchema();
+  const document = parse(query);
+  return executionPathOf(schema, document, getOperationAST(document)!);
+};
+
+describe("which operations run compiled", () => {
+  it("queries whose variables are built-in scalars or enums", async () => {
+    expect(await pathOf(NESTED_USER_QUERY)).toBe("compiled");
+    expect(await pathOf(USERS_PAGE_QUERY)).toBe("compiled");
+    expect(await pathOf(`{ project(groupId: 1) { name } }`)).toBe("compiled");
+    expect(await pathOf(`query($id: ID!) { node(id: $id) { id } }`)).toBe("compiled");
+  });
+
+  it("not mutations, nor queries with input-object or custom-scalar variables (graphql-js coerces those)", async () => {
+    expect(await pathOf(`mutation { __typename }`)).toBe("graphql-js");
+    expect(await pathOf(`query($f: UserFilter) { users(groupId: 1, filter: $f) { totalCount } }`)).toBe("graphql-js");
+    expect(await pathOf(`query($m: Money) { __typename }`)).toBe("graphql-js");
+    expect(await pathOf(`query($x: NoSuchType) { __typename }`)).toBe("graphql-js");
+  });
+
+  it("not a query selecting nodes, whose items fail one by one (also through a fragment)", async () => {
+    expect(await pathOf(`query($ids: [ID!]!) { nodes(ids: $ids) { id } }`)).toBe("graphql-js");
+    expect(await pathOf(`query { ...F } fragment F on Query { nodes(ids: []) { id } }`)).toBe("graphql-js");
+  });
+});
+
+let t: TestApp;
+let reference: RegapiApp;
+beforeAll(async () => {
+  t = await startTestApp();
+  reference = await createApp({
+    dataSource: t.dataSource,
+    logger: createLogger("silent"),
+    config: { graphqlIntrospection: true, graphqlCompiledExecution: false },
+  });
+});
+afterAll(async () => {
+  await reference.stop();
+  await t.close();
+});
+beforeEach(() => compiles.mockClear());
+
+const otherHeaders = { "Api-Id": OTHER.apiId, "Api-User": OTHER.apiUser, "Api-Token": OTHER.apiToken };
+const userId = encodeNodeId("User", { groupId: MAPLE.groupId, cloginId: MAPLE.miles });
+
+interface Case {
+  name: string;
+  query: string;
+  variables?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  /** 0: refused before execution (validation or cost limits), so nothing is compiled. */
+  compiles?: number;
+}
+
+const CASES: Case[] = [
+  { name: "the nested user read", query: NESTED_USER_QUERY, variables: { g: MAPLE.groupId, c: MAPLE.miles } },
+  { name: "a users page with its total", query: USERS_PAGE_QUERY, variables: { g: MAPLE.groupId, n: 2 } },
+  {
+    name: "a page read backwards, with page info and cursors",
+    query: `query($g: Int!) { users(groupId: $g, last: 2) { pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+      edges { cursor node { cloginId status { name } } } } }`,
+    variables: { g: MAPLE.groupId },
+  },
+  {
+    name: "aliases, @include and @skip by variables, __typename",
+    query: `query($g: Int!, $c: Int!, $withForms: Boolean!, $noTags: Boolean!) {
+      a: user(groupId: $g, cloginId: $c) { __typename cloginId forms @include(if: $withForms) { id completed } tags @skip(if: $noTags) { name } }
+      b: user(groupId: $g, cloginId: $c) { meta: metaInfo { totalForms } } }`,
+    variables: { g: MAPLE.groupId, c: MAPLE.miles, withForms: true, noTags: true },
+  },
+  {
+    name: "an abstract type through a fragment (node)",
+    query: `query($id: ID!) { node(id: $id) { __typename id ... on User { cloginId metaInfo { id totalForms } } } }`,
+    variables: { id: userId },
+  },
+  {
+    name: "a project another organization owns (FORBIDDEN with its path)",
+    query: `query($g: Int!) { users(groupId: $g, first: 1) { totalCount } }`,
+    variables: { g: MAPLE.groupId },
+    headers: otherHeaders,
+  },
+  {
+    name: "a user who is not registered (NOT_FOUND) next to one who is",
+    query: `query($g: Int!) { missing: user(groupId: $g, cloginId: 1) { cloginId } found: user(groupId: $g, cloginId: ${MAPLE.miles}) { cloginId } }`,
+    variables: { g: MAPLE.groupId },
+  },
+  {
+    name: "a variable that does not coerce (graphql-js's message)",
+    query: `query($g: Int!) { users(groupId: $g, first: 2) { totalCount } }`,
+    variables: { g: "not a number" },
+  },
+  {
+    name: "a first beyond the page limit (refused before execution)",
+    query: `query($g: Int!) { users(groupId: $g, first: 100000) { totalCount } }`,
+    variables: { g: MAPLE.groupId },
+    compiles: 0,
+  },
+];
+
+describe("compiled queries answer as graphql-js does", () => {
+  it.each(CASES)("$name", async ({ query, variables = {}, headers = mapleHeaders, compiles: compiled = 1 }) => {
+    const send = (app: RegapiApp) =>
+      request(app.app).post("/graphql").set(headers).set("Content-Type", "application/json").send({ query, variables });
+    const expected = await send(reference);
+    expect(compiles).not.toHaveBeenCalled();
+    const actual = await send(t.regapi);
+    expect({ status: actual.status, body: actual.body }).toEqual({ status: expected.status, body: expected.body });
+    // The answer came from the compiled query.
+    expect(compiles).toHaveBeenCalledTimes(compiled);
+  });
+
+  it("the compiled path is taken: a first request compiles its document, a repeat reuses it", async () => {
+    const query = `query($g: Int!) { users(groupId: $g, first: 3) { edges { node { cloginId } } } }`;
+    const send = () =>
+      request(t.app)
+        .post("/graphql")
+        .set(mapleHeaders)
+        .set("Content-Type", "application/json")
+        .send({ query, variables: { g: MAPLE.groupId } });
+    const first = await send();
+    const second = await send();
+    expect(compiles).toHaveBeenCalledTimes(1);
+    expect(second.body).toEqual(first.body);
+    expect(first.body.data.users.edges).toHaveLength(3);
+  });
+});
