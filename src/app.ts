@@ -20,6 +20,11 @@ export interface AppDependencies {
   dataSource: DataSource;
   logger: Logger;
   /**
+   * Compile an eligible GraphQL document on its first run instead of its second
+   * (compiled-executor.ts). The test app sets it, so every test exercises the compiled path.
+   */
+  graphqlCompileOnFirstRun?: boolean;
+  /**
    * Without `rateLimit` (in-process tests, the benchmark) no limits apply; loginTokenTtlSeconds defaults to 900;
    * without `resilience` the defaults of config.ts apply; without `corsOrigins` no cross-origin access;
    * without `trustProxy` no proxy is trusted (req.ip is the socket's address); without

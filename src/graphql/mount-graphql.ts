@@ -77,7 +77,10 @@ export async function mountGraphql(app: Express, deps: AppDependencies): Promise
   const credentialMutations = credentialMutationsOf(schema);
   const server = new ApolloServer<GraphqlContext>({
     // The schema and executor come through Apollo's gateway interface (compiled-executor.ts).
-    gateway: compiledExecutorGateway(schema, { compiled: deps.config.graphqlCompiledExecution ?? true }),
+    gateway: compiledExecutorGateway(schema, {
+      compiled: deps.config.graphqlCompiledExecution ?? true,
+      compileOnFirstRun: deps.graphqlCompileOnFirstRun ?? false,
+    }),
     introspection: deps.config.graphqlIntrospection,
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
