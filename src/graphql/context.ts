@@ -54,12 +54,34 @@ export async function createGraphqlContext(deps: AppDependencies, req: Request):
     registrant,
     settings: domainSettingsOf(deps.config),
   });
-  return {
-    requestId: req.requestId,
-    log: req.log ?? deps.logger,
-    request,
-    authFailure,
-    loaders: createUserLoaders(request.em),
-    observation: req.res ? observationOf(req.res) : {},
-  };
+  return new RequestGraphqlContext(req.requestId, req.log ?? deps.logger, request, authFailure, observation(req));
+}
+
+const observation = (req: Request): RequestObservation => (req.res ? observationOf(req.res) : {});
+
+/**
+ * `loaders` are made on first use, over the entity manager the context holds then: an operation
+ * answered by its root alone (a users page) makes none of the fourteen, and a query whose read
+ * snapshot replaces them (read-snapshot.plugin.ts) makes them once. The getter sits on the
+ * prototype because Apollo copies the context's own members into an object of the same prototype
+ * for each operation; an own getter would be called by that copy.
+ */
+class RequestGraphqlContext implements GraphqlContext {
+  private madeLoaders: UserLoaders | null = null;
+
+  constructor(
+    readonly requestId: string,
+    readonly log: Logger,
+    public request: RequestContext,
+    readonly authFailure: unknown,
+    readonly observation: RequestObservation,
+  ) {}
+
+  get loaders(): UserLoaders {
+    return (this.madeLoaders ??= createUserLoaders(this.request.em));
+  }
+
+  set loaders(replacement: UserLoaders) {
+    this.madeLoaders = replacement;
+  }
 }

@@ -8,7 +8,12 @@ import { applyRegistrantScope } from "./registrant-scope";
 import { ProjectResolver } from "./resolvers/project.resolver";
 import { StatusResolver } from "./resolvers/status.resolver";
 import { UserMutationResolver } from "./resolvers/user-mutation.resolver";
-import { UserConnectionResolver, UserFieldsResolver, UserQueryResolver } from "./resolvers/user.resolver";
+import {
+  UserConnectionResolver,
+  UserFieldsResolver,
+  UserQueryResolver,
+  withPageMetaInfoShortcut,
+} from "./resolvers/user.resolver";
 import { WritesMutationResolver } from "./resolvers/writes.resolver";
 import { WebhooksResolver } from "./resolvers/webhooks.resolver";
 
@@ -40,11 +45,13 @@ function withSynchronousNodeType(schema: GraphQLSchema): GraphQLSchema {
 
 /**
  * The schema, built once per process from the decorated classes. `validate: true` runs
- * class-validator on every argument and input (type-graphql 2 defaults to off). The registrant
- * scope wraps the few fields it guards (registrant-scope.ts).
+ * class-validator on every argument and input (type-graphql 2 defaults to off). A page's nodes
+ * answer metaInfo without type-graphql's wrapper (user.resolver.ts); the registrant scope then
+ * wraps the few fields it guards (registrant-scope.ts).
  */
 export function buildGraphqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({ resolvers: [...RESOLVERS], validate: true })
+    .then(withPageMetaInfoShortcut)
     .then(applyRegistrantScope)
     .then(withSynchronousNodeType);
   return built;

@@ -141,11 +141,6 @@ export function createUserLoaders(em: EntityManager) {
   };
   return {
     ...loaders,
-    /**
-     * Summaries a users page read with only the parts its query asks for, by node object: only
-     * that node's own fields read them, never the summaries loader (which holds whole summaries).
-     */
-    pageSummaries: new WeakMap<object, UserSummary>(),
     /** Form sets read from now on come with their forms' fields. */
     wantFormFields() {
       formFieldsWanted = true;

@@ -1,4 +1,4 @@
-import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from "graphql";
+import { assertObjectType, Kind, type GraphQLResolveInfo, type GraphQLSchema, type SelectionSetNode } from "graphql";
 import { Args, Ctx, Extensions, FieldResolver, Info, Int, Query, Resolver, Root } from "type-graphql";
 import { countUsers, listUsersPage, type SummaryPart, type UserListFilter } from "../../domain/users/user-reads";
 import { matchingBucketsOf } from "../../domain/projects/project-counters";
@@ -264,7 +264,7 @@ export class UserConnectionResolver {
     const edges = page.users.map((ref, i) => {
       const node = userFromRef(ref);
       if (summaryParts === null) ctx.loaders.summaries.prime(ref.uid, page.summaries[i]);
-      else ctx.loaders.pageSummaries.set(node, page.summaries[i]);
+      else node.pageSummary = page.summaries[i];
       return { cursor: encodeUserCursor(ref.uid), node };
     });
     return {
@@ -290,7 +290,7 @@ export class UserConnectionResolver {
 @Resolver(() => UserType)
 export class UserFieldsResolver {
   private async summary(user: UserType, ctx: GraphqlContext) {
-    const summary = ctx.loaders.pageSummaries.get(user) ?? (await ctx.loaders.summaries.load(user.uid));
+    const summary = user.pageSummary ?? (await ctx.loaders.summaries.load(user.uid));
     if (!summary) throw new Error(`registration ${user.uid} vanished while its fields were read`);
     return summary;
   }
@@ -301,11 +301,10 @@ export class UserFieldsResolver {
     return person;
   }
 
+  // A page's nodes skip this resolver (withPageMetaInfoShortcut below).
   @FieldResolver(() => MetaInfoType)
-  metaInfo(@Root() user: UserType, @Ctx() ctx: GraphqlContext): MetaInfoType | Promise<MetaInfoType> {
-    // A page's nodes come with their summaries: answered without a promise per node.
-    const onPage = ctx.loaders.pageSummaries.get(user);
-    return onPage ? presentMetaInfo(onPage) : this.summary(user, ctx).then(presentMetaInfo);
+  async metaInfo(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<MetaInfoType> {
+    return presentMetaInfo(await this.summary(user, ctx));
   }
 
   @FieldResolver(() => String, { description: "First + last name; else organization name; else username." })
@@ -383,7 +382,7 @@ export class UserFieldsResolver {
   @FieldResolver(() => [TagType])
   async tags(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<TagType[]> {
     // Tags are read with the summary, in the same statement.
-    const summary = ctx.loaders.pageSummaries.get(user) ?? (await ctx.loaders.summaries.load(user.uid));
+    const summary = user.pageSummary ?? (await ctx.loaders.summaries.load(user.uid));
     return (summary?.tags ?? []).map((tag) => presentTag(tag, user.groupId));
   }
 
@@ -406,4 +405,19 @@ export class UserFieldsResolver {
     if (!project) throw new Error(`project ${user.groupId} of registration ${user.uid} is missing`);
     return presentProjectListing(project);
   }
+}
+
+/**
+ * A users page's nodes carry their summaries (`pageSummary`), so their metaInfo needs neither a
+ * loader nor type-graphql's resolver wrapper, which costs an async call, a promise and a
+ * parameter list per node of every page. The field's resolver answers them directly and hands
+ * every other User to the type-graphql resolver above.
+ */
+export function withPageMetaInfoShortcut(schema: GraphQLSchema): GraphQLSchema {
+  const field = assertObjectType(schema.getType("User")).getFields().metaInfo;
+  const viaTypeGraphql = field.resolve;
+  if (!viaTypeGraphql) throw new Error("User.metaInfo has no resolver to shortcut");
+  field.resolve = (user: UserType, args, context, info) =>
+    user.pageSummary ? presentMetaInfo(user.pageSummary) : viaTypeGraphql(user, args, context, info);
+  return schema;
 }

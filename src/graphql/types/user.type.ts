@@ -146,36 +146,37 @@ export function presentStatus(
 
 /** The one mapping from the domain summary to the GraphQL meta info. */
 export function presentMetaInfo(summary: UserSummary): MetaInfoType {
-  return Object.assign(new MetaInfoType(), {
-    summary,
-    name: summary.name,
-    totalForms: summary.totalForms,
-    completedForms: summary.completedForms,
-    totalUserForms: summary.totalUserForms,
-    totalCompletedUserForms: summary.totalCompletedUserForms,
-    totalUserMandatoryForms: summary.totalUserMandatoryForms,
-    totalCompletedUserMandatoryForms: summary.totalCompletedUserMandatoryForms,
-    totalOrder: formatCents(summary.totalOrderCents),
-    totalPaid: formatCents(summary.totalPaidCents),
-    totalBalance: formatCents(summary.totalBalanceCents),
-    status: summary.status && presentStatus(summary.status, summary.groupId),
-    applicationDate: summary.applicationDate,
-    commentCount: summary.commentCount,
-    groupId: summary.groupId,
-    uid: summary.uid,
-    cloginId: summary.cloginId,
-    connectedTo: summary.connectedTo,
-    excluded: summary.excluded,
-    totalUserTags: summary.tagIds.length,
-    tagIds: summary.tagIds,
-    totalNonExcludedChildren: summary.nonExcludedChildren,
-    star: summary.star,
-    assignedAdmin: summary.assignedAdmin && {
-      adminId: summary.assignedAdmin.id,
-      initials: summary.assignedAdmin.initials,
-      color: summary.assignedAdmin.color,
-    },
-  });
+  // Member by member on the new instance (one per user of a page): no intermediate literal copied over.
+  const meta = new MetaInfoType();
+  meta.summary = summary;
+  meta.name = summary.name;
+  meta.totalForms = summary.totalForms;
+  meta.completedForms = summary.completedForms;
+  meta.totalUserForms = summary.totalUserForms;
+  meta.totalCompletedUserForms = summary.totalCompletedUserForms;
+  meta.totalUserMandatoryForms = summary.totalUserMandatoryForms;
+  meta.totalCompletedUserMandatoryForms = summary.totalCompletedUserMandatoryForms;
+  meta.totalOrder = formatCents(summary.totalOrderCents);
+  meta.totalPaid = formatCents(summary.totalPaidCents);
+  meta.totalBalance = formatCents(summary.totalBalanceCents);
+  meta.status = summary.status && presentStatus(summary.status, summary.groupId);
+  meta.applicationDate = summary.applicationDate;
+  meta.commentCount = summary.commentCount;
+  meta.groupId = summary.groupId;
+  meta.uid = summary.uid;
+  meta.cloginId = summary.cloginId;
+  meta.connectedTo = summary.connectedTo;
+  meta.excluded = summary.excluded;
+  meta.totalUserTags = summary.tagIds.length;
+  meta.tagIds = summary.tagIds;
+  meta.totalNonExcludedChildren = summary.nonExcludedChildren;
+  meta.star = summary.star;
+  meta.assignedAdmin = summary.assignedAdmin && {
+    adminId: summary.assignedAdmin.id,
+    initials: summary.assignedAdmin.initials,
+    color: summary.assignedAdmin.color,
+  };
+  return meta;
 }
 
 @GraphqlObjectType("FieldValue", {
@@ -352,6 +353,13 @@ export class UtmType implements Node {
   implements: Node,
 })
 export class UserType implements Node {
+  /**
+   * The summary a users page read for this node with only the parts its query asks for (not a
+   * GraphQL field): only this node's own fields read it, never the summaries loader (which holds
+   * whole summaries). Absent outside a page.
+   */
+  declare pageSummary?: UserSummary;
+
   /** The Node id (see node-id.ts), encoded when asked. */
   get id(): string {
     return encodeNodeId("User", { groupId: this.groupId, cloginId: this.cloginId });
