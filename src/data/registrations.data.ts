@@ -247,30 +247,6 @@ type FormCount =
 /** The columns a user summary is built from; counts and sums are per registration. */
 export type SummaryRow = Omit<RowOf<typeof SUMMARY_SQL_SHAPE>, "form_counts"> & Record<FormCount, number>;
 
-/** The columns each summary part reads; a part left out has no columns in the statement. */
-const SUMMARY_PART_COLUMNS: Readonly<Record<SummaryPart, readonly (keyof typeof SUMMARY_SQL_SHAPE)[]>> = {
-  formCount: ["form_counts"],
-  forms: ["form_counts"],
-  order: ["order_cents"],
-  paid: ["paid_cents"],
-  comments: ["comment_count"],
-  children: ["non_excluded_children"],
-  tags: ["tags"],
-  person: ["username", "first_name", "last_name", "org_name"],
-  status: ["status_id", "status_name", "status_color", "status_excluded"],
-  admin: ["admin_id", "admin_initials", "admin_color"],
-};
-
-const ALWAYS_READ_COLUMNS = ["uid", "project_id", "person_id", "connected_to", "star", "application_date"] as const;
-
-/** The columns a summary statement reading `parts` (null: every part) must return. */
-function summaryColumnsOf(parts: ReadonlySet<SummaryPart> | null): readonly string[] {
-  if (parts === null) return Object.keys(SUMMARY_SQL_SHAPE);
-  const columns: string[] = [...ALWAYS_READ_COLUMNS];
-  for (const part of parts) columns.push(...SUMMARY_PART_COLUMNS[part]);
-  return columns;
-}
-
 // Summary rows are read for every user of every page: decoded by one function that builds each
 // row as a literal (one hidden class, no intermediate objects), since the generic decodeRows plus
 // six added properties showed among the largest costs of a users page in a CPU profile (and its
@@ -284,7 +260,7 @@ function summaryRowsOf(
   sql: string,
   parts: ReadonlySet<SummaryPart> | null,
 ): SummaryRow[] {
-  if (raw.length > 0) assertColumns(summaryColumnsOf(parts), raw[0], sql);
+  if (raw.length > 0) assertColumns(summaryColumnsRead(parts), raw[0], sql);
   return raw.map(summaryRowOf);
 }
 
@@ -352,52 +328,100 @@ export type SummaryPart =
 /** Whether a summary read with `parts` (null: every part) reads `part`. */
 const readsPart = (parts: ReadonlySet<SummaryPart> | null, part: SummaryPart) => parts === null || parts.has(part);
 
-/** The summary columns; without `parts`, all of them. A part left out is not selected (summaryRowOf). */
-const SUMMARY_COLUMNS = (em: EntityManager, parts: ReadonlySet<SummaryPart> | null = null) => {
-  const wanted = (part: SummaryPart) => readsPart(parts, part);
-  const columns = [REF_COLUMNS, "r.star", "r.application_date"];
-  if (wanted("person")) columns.push("p.username, p.first_name, p.last_name, p.org_name");
-  if (wanted("status")) {
-    columns.push("s.id AS status_id, s.name AS status_name, s.color AS status_color, s.is_excluded AS status_excluded");
-  }
-  if (wanted("admin")) columns.push("a.id AS admin_id, a.initials AS admin_initials, a.color AS admin_color");
-  if (wanted("forms")) {
-    columns.push(`(SELECT CONCAT(COUNT(*),
+type SummaryColumn = keyof typeof SUMMARY_SQL_SHAPE;
+
+/** A summary part's select-list entries and the columns they name. */
+interface SummaryPartSql {
+  columns: readonly SummaryColumn[];
+  sql: (em: EntityManager) => string;
+}
+
+/**
+ * Each part's columns, in select-list order; a part left out is not selected (summaryRowOf
+ * decodes its members as zero, empty or null). `forms` and `formCount` both fill `form_counts`:
+ * `forms` wins when both are read.
+ */
+const SUMMARY_PART_SQL: Readonly<Record<SummaryPart, SummaryPartSql>> = {
+  person: {
+    columns: ["username", "first_name", "last_name", "org_name"],
+    sql: () => "p.username, p.first_name, p.last_name, p.org_name",
+  },
+  status: {
+    columns: ["status_id", "status_name", "status_color", "status_excluded"],
+    sql: () => "s.id AS status_id, s.name AS status_name, s.color AS status_color, s.is_excluded AS status_excluded",
+  },
+  admin: {
+    columns: ["admin_id", "admin_initials", "admin_color"],
+    sql: () => "a.id AS admin_id, a.initials AS admin_initials, a.color AS admin_color",
+  },
+  forms: {
+    columns: ["form_counts"],
+    sql: () => `(SELECT CONCAT(COUNT(*),
                  ',', COALESCE(SUM(CASE WHEN rf.completed = 1 THEN 1 ELSE 0 END), 0),
                  ',', COALESCE(SUM(CASE WHEN f.audience = 'user' THEN 1 ELSE 0 END), 0),
                  ',', COALESCE(SUM(CASE WHEN f.audience = 'user' AND rf.completed = 1 THEN 1 ELSE 0 END), 0),
                  ',', COALESCE(SUM(CASE WHEN f.audience = 'user' AND f.mandatory = 1 THEN 1 ELSE 0 END), 0),
                  ',', COALESCE(SUM(CASE WHEN f.audience = 'user' AND f.mandatory = 1 AND rf.completed = 1 THEN 1 ELSE 0 END), 0))
           FROM registration_form rf JOIN form f ON f.id = rf.form_id
-         WHERE rf.registration_id = r.uid) AS form_counts`);
-  } else if (wanted("formCount")) {
+         WHERE rf.registration_id = r.uid) AS form_counts`,
+  },
+  formCount: {
+    columns: ["form_counts"],
     // COUNT(*) alone needs no join to form: an index-only count (the other five counts read as 0).
-    columns.push("(SELECT COUNT(*) FROM registration_form rf WHERE rf.registration_id = r.uid) AS form_counts");
-  }
-  if (wanted("order")) {
-    columns.push(
+    sql: () => "(SELECT COUNT(*) FROM registration_form rf WHERE rf.registration_id = r.uid) AS form_counts",
+  },
+  order: {
+    columns: ["order_cents"],
+    sql: () =>
       `(SELECT COALESCE(SUM(${cartLineAmountSql("c")}), 0) FROM cart_line c WHERE c.registration_id = r.uid) AS order_cents`,
-    );
-  }
-  if (wanted("paid")) {
-    columns.push(
+  },
+  paid: {
+    columns: ["paid_cents"],
+    sql: () =>
       `(SELECT COALESCE(SUM(${paymentAmountSql("pm")}), 0) FROM payment pm WHERE pm.registration_id = r.uid) AS paid_cents`,
-    );
-  }
-  if (wanted("comments")) {
-    columns.push("(SELECT COUNT(*) FROM admin_comment ac WHERE ac.registration_id = r.uid) AS comment_count");
-  }
-  if (wanted("children")) {
-    columns.push(`(SELECT COUNT(*) FROM registration ch LEFT JOIN status cs ON cs.id = ch.status_id
+  },
+  comments: {
+    columns: ["comment_count"],
+    sql: () => "(SELECT COUNT(*) FROM admin_comment ac WHERE ac.registration_id = r.uid) AS comment_count",
+  },
+  children: {
+    columns: ["non_excluded_children"],
+    sql: () => `(SELECT COUNT(*) FROM registration ch LEFT JOIN status cs ON cs.id = ch.status_id
           WHERE ch.project_id = r.project_id AND ch.connected_to = r.person_id
-            AND ${statusExcludedSql("cs", false)}) AS non_excluded_children`);
-  }
-  if (wanted("tags")) {
-    columns.push(`(SELECT ${tagsJsonSql(em)} FROM registration_tag rt JOIN tag t ON t.id = rt.tag_id
-          WHERE rt.registration_id = r.uid) AS tags`);
-  }
-  return columns.join(",\n       ");
+            AND ${statusExcludedSql("cs", false)}) AS non_excluded_children`,
+  },
+  tags: {
+    columns: ["tags"],
+    sql: (em) => `(SELECT ${tagsJsonSql(em)} FROM registration_tag rt JOIN tag t ON t.id = rt.tag_id
+          WHERE rt.registration_id = r.uid) AS tags`,
+  },
 };
+
+const SUMMARY_PARTS = Object.keys(SUMMARY_PART_SQL) as SummaryPart[];
+// The identity columns every summary statement reads: those of the shape no part names.
+const PART_COLUMNS = new Set<SummaryColumn>(SUMMARY_PARTS.flatMap((part) => SUMMARY_PART_SQL[part].columns));
+const ALWAYS_READ_COLUMNS = (Object.keys(SUMMARY_SQL_SHAPE) as SummaryColumn[]).filter(
+  (column) => !PART_COLUMNS.has(column),
+);
+
+/** The parts a summary statement reading `parts` (null: every part) selects, in select-list order. */
+const partsSelected = (parts: ReadonlySet<SummaryPart> | null): SummaryPart[] =>
+  SUMMARY_PARTS.filter((part) => readsPart(parts, part) && !(part === "formCount" && readsPart(parts, "forms")));
+
+/** The columns a summary statement reading `parts` returns. */
+const summaryColumnsRead = (parts: ReadonlySet<SummaryPart> | null): SummaryColumn[] => [
+  ...ALWAYS_READ_COLUMNS,
+  ...partsSelected(parts).flatMap((part) => SUMMARY_PART_SQL[part].columns),
+];
+
+/** The summary select list; without `parts`, every part. */
+const SUMMARY_COLUMNS = (em: EntityManager, parts: ReadonlySet<SummaryPart> | null = null): string =>
+  [
+    REF_COLUMNS,
+    "r.star",
+    "r.application_date",
+    ...partsSelected(parts).map((part) => SUMMARY_PART_SQL[part].sql(em)),
+  ].join(",\n       ");
 
 /**
  * The joins the wanted parts (all without `parts`) and the filter need (the filter reads the
