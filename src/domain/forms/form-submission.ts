@@ -89,7 +89,7 @@ export async function submitFormsWithValues(
     submitted.filter((formId) => forms.get(formId)?.completed),
     { submittedAt: now },
   );
-  await recordEvents(
+  recordEvents(
     em,
     submissionEvents(settings, submitted, (formId) => !forms.get(formId)?.completed),
     now,
@@ -168,7 +168,7 @@ export async function markFormsComplete(
       : { completed: true, completedAt: now },
   );
 
-  await recordEvents(
+  recordEvents(
     em,
     formEvents("form.completed", settings.projectId, cloginId, newlyCompleted).concat(
       settings.submitForms ? formEvents("form.submitted", settings.projectId, cloginId, newlyCompleted) : [],

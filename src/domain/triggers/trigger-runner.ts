@@ -3,7 +3,7 @@ import type { EntityManager } from "typeorm";
 import { recordEvents } from "../events/record-event";
 import { readUnfiredTriggers, writeTriggerEffects, type TriggerWrites } from "../../data/triggers.data";
 import { lineAmountCents } from "../account-totals";
-import { countersAddOrder } from "../projects/project-counters";
+import { countOrder, type CounterBucket } from "../projects/project-counters";
 
 // What a form submission sets off (contract §4): each trigger of the submitted forms acts at most
 // once per registration, which the trigger_firing rows record. All effects of one submission are
@@ -16,6 +16,8 @@ export interface TriggerTarget {
   registrationId: number;
   cloginId: number;
   mainEmail: string | null;
+  /** Its counter bucket, for the money of products the triggers add. */
+  bucket: CounterBucket;
 }
 
 export interface TriggerOptions {
@@ -111,10 +113,11 @@ export async function runFormTriggers(
   }
 
   await writeTriggerEffects(em, writes);
-  await recordEvents(em, emailQueuedEvents(options.projectId, target.cloginId, writes.outbox), options.now);
-  await countersAddOrder(
+  recordEvents(em, emailQueuedEvents(options.projectId, target.cloginId, writes.outbox), options.now);
+  countOrder(
     em,
-    target.registrationId,
+    options.projectId,
+    target.bucket,
     writes.cartLines.reduce((sum, line) => sum + lineAmountCents(line.quantity, line.unitPriceCents), 0),
   );
   return effects;

@@ -10,10 +10,10 @@ import {
 } from "../../data/forms.data";
 import { findPersonOfOrganization, findUsernameHolder, insertPerson, updatePerson } from "../../data/persons.data";
 import {
-  findRegistration,
   insertRegistration,
   isFamilyProject,
   isRegistered,
+  lockRegistration,
   readOwnedSummaryRow,
   type SummaryPart,
 } from "../../data/registrations.data";
@@ -25,12 +25,12 @@ import { saveFieldValues, type PersonAttributes } from "../forms/field-values";
 import { initialForms, MAX_KEYS_PER_CALL } from "../forms/form-rules";
 import { markFormsComplete, submitFormsWithValues, type SubmissionSettings } from "../forms/form-submission";
 import { notOwnedProject, resolveOwnedProject } from "../group-scope";
-import { countersAddRegistrations } from "../projects/project-counters";
+import { countRegistration } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { isEmailAddress } from "../../common/email";
 import { assertSendingAdmins, emailListProblems, emailRecords } from "./email-history";
 import { readPersonData, type PersonData } from "./new-user-data";
-import { connectedToOf, requireRegisteredUser, type RegisteredUser } from "./registration-lookup";
+import { connectedToOf, counterBucketOf, requireRegisteredUser, type RegisteredUser } from "./registration-lookup";
 import {
   AddEmailsCommand,
   CreateChildCommand,
@@ -99,10 +99,10 @@ export async function saveValuesAndSubmit(
   for (const key of Object.keys(options.explicitPerson ?? {}) as (keyof PersonAttributes)[]) delete person[key];
   const mappedPersonChanged = await updatePerson(em, user.cloginId, person);
   if (options.updated && (saved.changedFieldIds.length > 0 || options.updated.personChanged || mappedPersonChanged))
-    await recordEvent(em, userUpdatedEvent(user, saved.changedFieldIds), options.now);
+    recordEvent(em, userUpdatedEvent(user, saved.changedFieldIds), options.now);
   const mainEmail = person.mainEmail !== undefined ? person.mainEmail : user.mainEmail;
   const settings: SubmissionSettings = {
-    target: { registrationId: user.uid, cloginId: user.cloginId, mainEmail },
+    target: { registrationId: user.uid, cloginId: user.cloginId, mainEmail, bucket: counterBucketOf(user) },
     projectId: user.groupId,
     submitForms: options.submitForms,
     disableEmailSending: options.disableEmailSending,
@@ -165,7 +165,7 @@ export async function createUser(
   const passwordHash = newPerson && data.password !== null ? await hashPassword(data.password) : null;
   return inTransaction(ctx, ({ em }) =>
     registerPerson(em, organizationId, cmd, data, passwordHash, {
-      parentCloginId: null,
+      parent: null,
       applicationDate: new Date(),
     }),
   );
@@ -193,23 +193,23 @@ export async function createChild(
   const passwordHash = newPerson && data.password !== null ? await hashPassword(data.password) : null;
 
   return inTransaction(ctx, async ({ em }) => {
+    // The parent's row is the family's lock, taken first (docs/counters.md, "Locks"): its
+    // exclusion, which puts the child in its counter bucket, cannot change until this commits.
+    const parent = await lockRegistration(em, cmd.groupId, parentCloginId);
     const familyProblems: Problem[] = [];
     if (!(await isFamilyProject(em, cmd.groupId))) {
       familyProblems.push({
         path: ["groupId"],
         message: `${cmd.groupId} is not a family project; create_child needs one`,
       });
-    } else {
-      const parent = await findRegistration(em, cmd.groupId, parentCloginId);
-      if (!parent || parent.connectedTo !== null)
-        familyProblems.push({
-          path: ["connectedTo"],
-          message: `${parentCloginId} is not a parent or individual registered in project ${cmd.groupId}`,
-        });
-    }
+    } else if (!parent || parent.connectedTo !== null)
+      familyProblems.push({
+        path: ["connectedTo"],
+        message: `${parentCloginId} is not a parent or individual registered in project ${cmd.groupId}`,
+      });
     failOnProblems(familyProblems);
     return registerPerson(em, organizationId, cmd, data, passwordHash, {
-      parentCloginId,
+      parent: { cloginId: parentCloginId, excluded: parent!.excluded },
       applicationDate: cmd.applicationDate ?? new Date(),
     });
   });
@@ -225,8 +225,9 @@ async function registerPerson(
   cmd: CreateUserCommand,
   data: PersonData,
   passwordHash: string | null,
-  options: { parentCloginId: number | null; applicationDate: Date },
+  options: { parent: { cloginId: number; excluded: boolean } | null; applicationDate: Date },
 ): Promise<UserOutcome> {
+  const parentCloginId = options.parent?.cloginId ?? null;
   const now = new Date();
   const notices: string[] = [];
   let cloginId: number;
@@ -270,16 +271,15 @@ async function registerPerson(
     uid = await insertRegistration(em, {
       projectId: cmd.groupId,
       personId: cloginId,
-      connectedTo: options.parentCloginId,
+      connectedTo: parentCloginId,
       applicationDate: options.applicationDate,
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw alreadyRegistered(cloginId, cmd.groupId);
     throw error;
   }
-  await countersAddRegistrations(em, [uid]);
   // create makes a parent (family project) or an individual: parent-level forms; a child gets child-level ones.
-  const level = options.parentCloginId === null ? "parent" : "child";
+  const level = parentCloginId === null ? "parent" : "child";
   const startForms = initialForms(await readProjectForms(em, cmd.groupId), level);
   await addFormsToRegistration(
     em,
@@ -294,10 +294,14 @@ async function registerPerson(
     uid,
     groupId: cmd.groupId,
     cloginId,
-    parentCloginId: options.parentCloginId,
+    parentCloginId,
     mainEmail,
+    // A new registration has no status yet.
+    excluded: false,
+    parentExcluded: options.parent?.excluded ?? false,
   };
-  await recordEvent(em, userCreatedEvent(user), now);
+  countRegistration(em, cmd.groupId, counterBucketOf(user));
+  recordEvent(em, userCreatedEvent(user), now);
   const personKeys = personKeyValues(data);
   const values = { ...personKeys, ...cmd.values };
   if (Object.keys(values).length > 0) {
@@ -431,7 +435,7 @@ export async function updateUser(
       const marked = await markFormsComplete(
         em,
         {
-          target: { registrationId: user.uid, cloginId: user.cloginId, mainEmail },
+          target: { registrationId: user.uid, cloginId: user.cloginId, mainEmail, bucket: counterBucketOf(user) },
           projectId: user.groupId,
           submitForms: cmd.submitForms,
           disableEmailSending: cmd.disableEmailSending,
@@ -464,7 +468,7 @@ export async function addEmails(
     const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId);
     await assertSendingAdmins(em, organizationId, cmd.groupId, cmd.emails);
     await insertEmailHistory(em, emailRecords(user.uid, cmd.emails, new Date()));
-    await recordEvents(em, emailRecordedEvents(user, cmd.emails));
+    recordEvents(em, emailRecordedEvents(user, cmd.emails));
     return outcomeOf(em, user, []);
   });
 }
