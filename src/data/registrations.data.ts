@@ -1,9 +1,19 @@
 import type { EntityManager } from "typeorm";
 import { Registration } from "../entities";
+import { insertRowReturningId } from "../db/insert-rows";
+import { isUniqueViolation } from "../db/unique-violation";
 import { cartLineAmountSql, paymentAmountSql } from "./account-sums";
 import { chunked } from "./batch";
 import { registrationsInBucketsSql, type CounterBucket } from "./project-counters.data";
-import { assertColumns, decodeColumn, selectRawRows, selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
+import {
+  assertColumns,
+  decodeColumn,
+  jsonObjectsSql,
+  selectRawRows,
+  selectRows,
+  sqlPlaceholders,
+  type RowOf,
+} from "./sql-rows";
 import { statusExcludedSql } from "./statuses.data";
 
 // Registrations (users of a project): who they are, their lists and summaries, their tags.
@@ -97,18 +107,25 @@ export async function isRegistered(em: EntityManager, projectId: number, personI
   return rows.length > 0;
 }
 
-/** Inserts a registration without status, star or assigned admin; returns its uid. */
+/**
+ * Inserts a registration without status, star or assigned admin; returns its uid, or null when
+ * the person is registered in the project already (the unique index on (project_id, person_id)).
+ */
 export async function insertRegistration(
   em: EntityManager,
   registration: { projectId: number; personId: number; connectedTo: number | null; applicationDate: Date },
-): Promise<number> {
-  const inserted = await em.insert(Registration, {
-    ...registration,
-    statusId: null,
-    star: false,
-    assignedAdminId: null,
-  });
-  return Number(inserted.identifiers[0].uid);
+): Promise<number | null> {
+  try {
+    return await insertRowReturningId(em, Registration, {
+      ...registration,
+      statusId: null,
+      star: false,
+      assignedAdminId: null,
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) return null;
+    throw error;
+  }
 }
 
 /** Registrations by (group_id, clogin_id), e.g. the parents of children. */
@@ -328,9 +345,10 @@ async function selectSummaryRows(em: EntityManager, sql: string, parameters: rea
 
 // A registration's tags as one JSON array column, so a summary costs one statement.
 const tagsJsonSql = (em: EntityManager) =>
-  onSqlite(em)
-    ? "json_group_array(json_object('id', t.id, 'name', t.name))"
-    : "JSON_ARRAYAGG(JSON_OBJECT('id', t.id, 'name', t.name))";
+  jsonObjectsSql(em, [
+    ["id", "t.id"],
+    ["name", "t.name"],
+  ]);
 
 /**
  * The parts of a summary a caller may ask for alone (identity columns are always read). `formCount`
