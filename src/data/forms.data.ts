@@ -63,7 +63,7 @@ export const FORM_MEMBERS = [
   ["form_level", "fo.audience_level"],
   ["form_initial", "fo.initial"],
 ] as const;
-const FORM_COLUMNS = FORM_MEMBERS.map(([member, sql]) => `${sql} AS ${member}`).join(", ");
+export const FORM_COLUMNS = FORM_MEMBERS.map(([member, sql]) => `${sql} AS ${member}`).join(", ");
 export const FORM_SHAPE = {
   form_id: "int",
   form_project_id: "int",
@@ -94,7 +94,7 @@ export const FIELD_MEMBERS = [
   ["field_mandatory", "f.mandatory"],
   ["field_options", "f.choice_options"],
 ] as const;
-const FIELD_COLUMNS = FIELD_MEMBERS.map(([member, sql]) => `${sql} AS ${member}`).join(", ");
+export const FIELD_COLUMNS = FIELD_MEMBERS.map(([member, sql]) => `${sql} AS ${member}`).join(", ");
 export const FIELD_SHAPE = {
   field_id: "text",
   field_form_id: "int",
@@ -106,7 +106,7 @@ export const FIELD_SHAPE = {
 } as const;
 
 // The same columns through a LEFT JOIN: null where a form has no fields.
-const LEFT_JOINED_FIELD_SHAPE = {
+export const LEFT_JOINED_FIELD_SHAPE = {
   field_id: "textOrNull",
   field_form_id: "intOrNull",
   field_name: "textOrNull",
@@ -199,7 +199,7 @@ export async function readProjectFormIds(
   return new Set(rows.map((row) => row.id));
 }
 
-const FORM_STATE_SHAPE = {
+export const FORM_STATE_SHAPE = {
   ...FORM_SHAPE,
   registration_id: "int",
   completed: "flag",
@@ -297,80 +297,6 @@ export async function readFormSetsWithFields(
 /** One registration's form set in form order. */
 export async function readFormSet(em: EntityManager, uid: number): Promise<RegistrationFormState[]> {
   return (await readFormSets(em, [uid])).get(uid) ?? [];
-}
-
-const VALUE_TARGET_SHAPE = {
-  ...FORM_SHAPE,
-  held_by: "intOrNull",
-  completed: "flag",
-  completed_at: "dateOrNull",
-  submitted_at: "dateOrNull",
-  ...LEFT_JOINED_FIELD_SHAPE,
-  stored_value: "textOrNull",
-} as const;
-
-/** What writing `doc` values to one registration needs to know, read at once. */
-export interface ValueTargets {
-  /** The registration's form set in form order. */
-  formSet: RegistrationFormState[];
-  /** Fields of the project named by the keys (identifier or mapped name), whoever holds their form. */
-  fields: FieldDefinition[];
-  /** The registration's stored values of those fields, by field id (encoded as stored). */
-  stored: Map<string, string>;
-}
-
-/**
- * A registration's form set, the project's fields named by `keys` and their stored values, in one
- * statement: every form of the project that the registration holds or that has a named field,
- * with the named fields joined to it.
- */
-export async function readValueTargets(
-  em: EntityManager,
-  uid: number,
-  projectId: number,
-  keys: readonly string[],
-): Promise<ValueTargets> {
-  const list = sqlPlaceholders(keys.length);
-  const named = keys.length === 0 ? "1 = 0" : `(f.id IN (${list}) OR f.name IN (${list}))`;
-  const rows = await selectRows(
-    em,
-    VALUE_TARGET_SHAPE,
-    `SELECT rf.registration_id AS held_by, rf.completed, rf.completed_at, rf.submitted_at, ${FORM_COLUMNS},
-            ${FIELD_COLUMNS}, fv.value AS stored_value
-       FROM form fo
-       LEFT JOIN registration_form rf ON rf.form_id = fo.id AND rf.registration_id = ?
-       LEFT JOIN field f ON f.form_id = fo.id AND f.project_id = fo.project_id AND ${named}
-       LEFT JOIN field_value fv ON fv.registration_id = ? AND fv.field_id = f.id
-      WHERE fo.project_id = ? AND (rf.registration_id IS NOT NULL OR f.id IS NOT NULL)
-      ORDER BY fo.sort_order, fo.id`,
-    [uid, ...keys, ...keys, uid, projectId],
-  );
-  const targets: ValueTargets = { formSet: [], fields: [], stored: new Map() };
-  const seenForms = new Set<number>();
-  for (const row of rows) {
-    if (row.held_by !== null && !seenForms.has(row.form_id)) {
-      seenForms.add(row.form_id);
-      targets.formSet.push({
-        uid,
-        form: toForm(row),
-        completed: row.completed,
-        completedAt: row.completed_at,
-        submittedAt: row.submitted_at,
-      });
-    }
-    if (row.field_id === null) continue;
-    targets.fields.push(
-      toField({
-        ...row,
-        field_id: row.field_id,
-        field_form_id: row.field_form_id ?? row.form_id,
-        field_label: row.field_label ?? "",
-        field_type: row.field_type ?? "",
-      }),
-    );
-    if (row.stored_value !== null) targets.stored.set(row.field_id, row.stored_value);
-  }
-  return targets;
 }
 
 /** A form joining a registration's form set: not completed unless its state says so. */

@@ -1,6 +1,6 @@
 import type { EntityManager } from "typeorm";
 import { Product, ProductCategory, type ProductBaseType, type ProductLevel } from "../entities";
-import { selectRows, sqlPlaceholders } from "./sql-rows";
+import { selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
 
 // SQL of the products component: categories, products and what add_product needs to know about them.
 
@@ -67,7 +67,23 @@ export async function findProductReferences(
   };
 }
 
-const CART_PRODUCT = {
+/** A product as a cart sees it (alias `p`, its category `c`): member names and the SQL of each. */
+export const CART_PRODUCT_MEMBERS = [
+  ["id", "p.id"],
+  ["name", "p.name"],
+  ["price_cents", "p.price_cents"],
+  ["base_type", "p.base_type"],
+  ["category_id", "p.category_id"],
+  ["level", "p.level"],
+  ["available_from", "p.available_from"],
+  ["available_until", "p.available_until"],
+  ["only_one", "p.only_one"],
+  ["is_private", "p.is_private"],
+  ["quota_ordered", "c.quota_ordered"],
+  ["interchange", "c.interchange"],
+] as const;
+
+export const CART_PRODUCT = {
   id: "int",
   name: "text",
   price_cents: "int",
@@ -96,41 +112,19 @@ export interface CartProduct {
   category: { quotaOrdered: number | null; interchange: boolean } | null;
 }
 
-/** The products of the project among `ids`, with their category's cart rules: one statement. */
-export async function loadCartProducts(
-  em: EntityManager,
-  projectId: number,
-  ids: number[],
-): Promise<Map<number, CartProduct>> {
-  if (ids.length === 0) return new Map();
-  const rows = await selectRows(
-    em,
-    CART_PRODUCT,
-    `SELECT p.id, p.name, p.price_cents, p.base_type, p.category_id, p.level, p.available_from, p.available_until,
-            p.only_one, p.is_private, c.quota_ordered, c.interchange
-       FROM product p LEFT JOIN product_category c ON c.id = p.category_id
-      WHERE p.project_id = ? AND p.id IN (${sqlPlaceholders(ids.length)})`,
-    [projectId, ...ids],
-  );
-  return new Map(
-    rows.map((row) => [
-      row.id,
-      {
-        id: row.id,
-        name: row.name,
-        priceCents: row.price_cents,
-        baseType: row.base_type as ProductBaseType,
-        categoryId: row.category_id,
-        level: row.level as ProductLevel,
-        availableFrom: row.available_from,
-        availableUntil: row.available_until,
-        onlyOne: row.only_one,
-        isPrivate: row.is_private,
-        category: row.category_id === null ? null : { quotaOrdered: row.quota_ordered, interchange: row.interchange },
-      },
-    ]),
-  );
-}
+export const toCartProduct = (row: RowOf<typeof CART_PRODUCT>): CartProduct => ({
+  id: row.id,
+  name: row.name,
+  priceCents: row.price_cents,
+  baseType: row.base_type as ProductBaseType,
+  categoryId: row.category_id,
+  level: row.level as ProductLevel,
+  availableFrom: row.available_from,
+  availableUntil: row.available_until,
+  onlyOne: row.only_one,
+  isPrivate: row.is_private,
+  category: row.category_id === null ? null : { quotaOrdered: row.quota_ordered, interchange: row.interchange },
+});
 
 const CATEGORY_ROW = {
   id: "int",

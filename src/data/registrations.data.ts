@@ -634,12 +634,25 @@ export async function findTagOfProject(em: EntityManager, projectId: number, tag
 
 // Statuses and families, for the write commands (set_status, create_child).
 
-export async function findProjectStatus(em: EntityManager, projectId: number, statusId: number): Promise<boolean> {
-  const rows = await selectRows(em, { id: "int" }, `SELECT id FROM status WHERE project_id = ? AND id = ?`, [
-    projectId,
-    statusId,
-  ]);
-  return rows.length > 0;
+/**
+ * Whether the organization owns the project and, when it does, the project's status `statusId`
+ * (null when it has none of that id), in one statement.
+ */
+export async function findOwnedProjectStatus(
+  em: EntityManager,
+  organizationId: number,
+  projectId: number,
+  statusId: number,
+): Promise<{ owned: boolean; status: { excluded: boolean } | null }> {
+  const [row] = await selectRows(
+    em,
+    { status_id: "intOrNull", is_excluded: "flag" },
+    `SELECT s.id AS status_id, s.is_excluded FROM project p LEFT JOIN status s ON s.project_id = p.id AND s.id = ?
+      WHERE p.id = ? AND p.organization_id = ?`,
+    [statusId, projectId, organizationId],
+  );
+  if (!row) return { owned: false, status: null };
+  return { owned: true, status: row.status_id === null ? null : { excluded: row.is_excluded } };
 }
 
 /** Sets (or, null, removes) the status; true when it changed. An equal status is not matched, so nothing is written. */

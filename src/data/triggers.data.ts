@@ -18,7 +18,13 @@ export interface PendingTrigger {
   addFormId: number | null;
   /** The product's current price; null when the product no longer exists. */
   priceCents: number | null;
+  /** Its place in trigger order (with its id). */
+  sortOrder: number;
 }
+
+/** Trigger order: sort_order, then id. */
+export const inTriggerOrder = (a: PendingTrigger, b: PendingTrigger): number =>
+  a.sortOrder - b.sortOrder || a.id - b.id;
 
 /**
  * A trigger's columns (alias `t`, its product `p`): its row shape's member names and the SQL of
@@ -54,8 +60,7 @@ export const TRIGGER_SHAPE = {
 
 /** Triggers in trigger order (sort_order, then id). */
 export function toTriggers(rows: RowOf<typeof TRIGGER_SHAPE>[]): PendingTrigger[] {
-  return [...rows]
-    .sort((a, b) => a.sort - b.sort || a.id - b.id)
+  return rows
     .map((row) => ({
       id: row.id,
       formId: row.form_id,
@@ -67,7 +72,9 @@ export function toTriggers(rows: RowOf<typeof TRIGGER_SHAPE>[]): PendingTrigger[
       quantity: row.quantity,
       addFormId: row.add_form_id,
       priceCents: row.price_cents,
-    }));
+      sortOrder: row.sort,
+    }))
+    .sort(inTriggerOrder);
 }
 
 /** The triggers of the forms that have not fired for the registration, in trigger order. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { insertCartLines, insertPrivateProducts, loadCartContent, type NewCartLine } from "../../data/carts.data";
-import { loadCartProducts, type CartProduct } from "../../data/products.data";
+import { insertCartLines, insertPrivateProducts, readCartBeforeAdding, type NewCartLine } from "../../data/carts.data";
+import type { CartProduct } from "../../data/products.data";
 import { PRODUCT_BASE_TYPES } from "../../entities";
 import type { RequestContext } from "../context";
 import { validationFailed, type Problem, type ProblemPath } from "../errors";
@@ -183,8 +183,7 @@ export async function addProducts(
     const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });
     const level = user.parentCloginId === null ? "parent" : "child";
     const productIds = [...new Set(entries.flatMap((e) => (e.kind === "product" ? [e.productId] : [])))];
-    const products = await loadCartProducts(em, cmd.groupId, productIds);
-    const cart = await loadCartContent(em, user.uid);
+    const { products, lines: cart, lastLineId } = await readCartBeforeAdding(em, cmd.groupId, user.uid, productIds);
 
     const problems: Problem[] = [];
     const notices: string[] = [];
@@ -298,7 +297,7 @@ export async function addProducts(
         recurringStartDate: null,
       }),
     );
-    const cartIds = await insertCartLines(em, user.uid, lines);
+    const cartIds = await insertCartLines(em, user.uid, lines, lastLineId);
     if (cartIds.length > 0) recordEvent(em, productAddedEvent(cmd.groupId, cmd.cloginId, cartIds, lines), now);
     countOrder(em, cmd.groupId, counterBucketOf(user), orderCentsOf(lines));
     const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid)!;

@@ -1,11 +1,6 @@
 import type { EntityManager } from "typeorm";
-import {
-  readFieldsByKeys,
-  readStoredValues,
-  upsertFieldValues,
-  type FieldDefinition,
-  type ValueTargets,
-} from "../../data/forms.data";
+import { readFieldsByKeys, readStoredValues, upsertFieldValues, type FieldDefinition } from "../../data/forms.data";
+import type { ValueTargets } from "../../data/form-submission.data";
 import { isEmailAddress } from "../../common/email";
 import { PERSON_FIELD_MAX_LENGTH } from "../users/person-fields";
 import { answerIsEmpty, decodeAnswer } from "./field-value-codec";
@@ -186,7 +181,7 @@ export async function saveFieldValues(
   em: EntityManager,
   values: Record<string, unknown>,
   options: SaveValuesOptions,
-): Promise<SavedValues> {
+): Promise<PlannedValues> {
   const fieldKeys = Object.keys(values).filter((key) => !key.startsWith("_"));
   const fields = options.preread?.fields ?? (await readFieldsByKeys(em, options.projectId, fieldKeys));
   const accepted = acceptValues(values, fields, options);

@@ -1,13 +1,19 @@
 import type { EntityManager } from "typeorm";
 import {
-  readFormSet,
   readMandatoryFieldValues,
   readProjectFormIds,
   updateRegistrationForms,
   type FieldDefinition,
   type RegistrationFormState,
 } from "../../data/forms.data";
-import { runFormTriggers, type TriggerTarget } from "../triggers/trigger-runner";
+import {
+  applyTriggerEffects,
+  planTriggerEffects,
+  runFormTriggers,
+  type TriggerTarget,
+} from "../triggers/trigger-runner";
+import { inTriggerOrder, type PendingTrigger } from "../../data/triggers.data";
+import { readFormSetWithRules, type FormRules } from "../../data/form-submission.data";
 import { decodeAnswer } from "./field-value-codec";
 import type { SavedValues } from "./field-values";
 import { missingMandatoryFields } from "./form-rules";
@@ -80,13 +86,16 @@ export function formsToSubmit(
 
 /**
  * Submits the forms that received values: a form is submitted when one of its values changed or
- * it was never submitted, so a repeated call with the same values submits nothing again.
+ * it was never submitted, so a repeated call with the same values submits nothing again. With
+ * `rules` (read with the registration's form set before the values were saved), nothing more is
+ * read.
  */
 export async function submitFormsWithValues(
   em: EntityManager,
   settings: SubmissionSettings,
   forms: ReadonlyMap<number, RegistrationFormState>,
-  saved: SavedValues,
+  saved: SavedValues & { answers: ReadonlyMap<string, string> },
+  rules?: ReadonlyMap<number, FormRules>,
 ): Promise<string[]> {
   if (!settings.submitForms) return [];
   const candidates = saved.formsWithValues.filter(
@@ -94,7 +103,17 @@ export async function submitFormsWithValues(
   );
   if (candidates.length === 0) return [];
   const registrationId = settings.target.registrationId;
-  const submitted = formsToSubmit(candidates, await firstEmptyMandatoryByForm(em, registrationId, candidates));
+  const known = rules && candidates.every((formId) => rules.has(formId)) ? rules : null;
+  const firstEmpty = known
+    ? firstEmptyMandatory(
+        candidates.flatMap((formId) =>
+          known
+            .get(formId)!
+            .mandatory.map(({ field, value }) => ({ field, value: saved.answers.get(field.id) ?? value })),
+        ),
+      )
+    : await firstEmptyMandatoryByForm(em, registrationId, candidates);
+  const submitted = formsToSubmit(candidates, firstEmpty);
   const now = settings.now;
   await updateRegistrationForms(
     em,
@@ -113,8 +132,27 @@ export async function submitFormsWithValues(
     submissionEvents(settings, submitted, (formId) => !forms.get(formId)?.completed),
     now,
   );
-  const effects = await runFormTriggers(em, settings.target, submitted, new Set(forms.keys()), settings);
+  const formSet = new Set(forms.keys());
+  const effects = known
+    ? await fireTriggers(em, unfiredTriggersOf(known, submitted), settings, formSet)
+    : await runFormTriggers(em, settings.target, submitted, formSet, settings);
   return effects.notices;
+}
+
+/** The unfired triggers of the forms, in trigger order, from their rules. */
+const unfiredTriggersOf = (rules: ReadonlyMap<number, FormRules>, formIds: readonly number[]) =>
+  formIds.flatMap((formId) => rules.get(formId)?.unfiredTriggers ?? []).sort(inTriggerOrder);
+
+/** Plans and writes what known unfired triggers do. */
+async function fireTriggers(
+  em: EntityManager,
+  triggers: PendingTrigger[],
+  settings: SubmissionSettings,
+  formSet: Set<number>,
+) {
+  const planned = planTriggerEffects(triggers, settings.target, formSet, settings);
+  await applyTriggerEffects(em, planned, settings.target, settings);
+  return planned.effects;
 }
 
 /** form.submitted for each submitted form, form.completed for those it completed. */
@@ -141,7 +179,7 @@ export async function markFormsComplete(
 ): Promise<MarkedForms> {
   const registrationId = settings.target.registrationId;
   const cloginId = settings.target.cloginId;
-  const forms = await readFormSet(em, registrationId);
+  const { formSet: forms, rules } = await readFormSetWithRules(em, registrationId);
   const byId = new Map(forms.map((entry) => [entry.form.id, entry]));
   const result: MarkedForms = { markedComplete: [], skipped: [], notices: [] };
 
@@ -194,7 +232,7 @@ export async function markFormsComplete(
     ),
     now,
   );
-  const firstEmpty = await firstEmptyMandatoryByForm(em, registrationId, result.markedComplete);
+  const firstEmpty = firstEmptyMandatory(result.markedComplete.flatMap((formId) => rules.get(formId)?.mandatory ?? []));
   for (const { form } of forms) {
     const empty = firstEmpty.get(form.id);
     if (marked.has(form.id) && empty) {
@@ -205,7 +243,7 @@ export async function markFormsComplete(
   }
 
   if (settings.submitForms && newlyCompleted.length > 0) {
-    const effects = await runFormTriggers(em, settings.target, newlyCompleted, new Set(byId.keys()), settings);
+    const effects = await fireTriggers(em, unfiredTriggersOf(rules, newlyCompleted), settings, new Set(byId.keys()));
     result.notices.push(...effects.notices);
   }
   return result;

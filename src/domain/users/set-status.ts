@@ -1,12 +1,12 @@
 import { z } from "zod";
-import type { RequestContext } from "../context";
+import { requirePrincipal, type RequestContext } from "../context";
 import { validationFailed } from "../errors";
-import { resolveOwnedProject } from "../group-scope";
+import { notOwnedProject } from "../group-scope";
 import { integerId } from "../commands/members";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { countStatusChange } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
-import { findProjectStatus, setRegistrationStatus } from "../../data/registrations.data";
+import { findOwnedProjectStatus, setRegistrationStatus } from "../../data/registrations.data";
 import { requireRegisteredUser } from "./registration-lookup";
 import type { UserOutcome } from "./user-commands";
 import { loadUserSummaries } from "./user-summary";
@@ -33,15 +33,19 @@ export async function setUserStatus(
   const cmd = parseCommand(SetStatusCommand, draft);
   const statusId = cmd.statusId;
 
-  // Outside the transaction: the family's lock is its first statement, so what it reads after is current.
-  await resolveOwnedProject(ctx, cmd.groupId);
+  // Outside the transaction (a status is never deleted, nor its exclusion changed): the family's
+  // lock is the transaction's first statement, so what it reads after that is current.
+  const found = await findOwnedProjectStatus(ctx.em, requirePrincipal(ctx).organizationId, cmd.groupId, statusId);
+  if (!found.owned) throw notOwnedProject(cmd.groupId);
   return inTransaction(ctx, async ({ em }) => {
     const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });
-    if (statusId !== 0 && !(await findProjectStatus(em, cmd.groupId, statusId)))
+    if (statusId !== 0 && !found.status)
       throw validationFailed([
         { path: ["statusId"], message: `${statusId} is not a status of this project (0 removes the status)` },
       ]);
-    await countStatusChange(em, user.uid, statusId === 0 ? null : statusId);
+    // Only a change of exclusion moves the registration (and a parent's children) between buckets.
+    if ((found.status?.excluded ?? false) !== user.excluded)
+      await countStatusChange(em, user.uid, statusId === 0 ? null : statusId);
     const changed = await setRegistrationStatus(em, user.uid, statusId === 0 ? null : statusId);
     if (changed) recordEvent(em, statusChangedEvent(cmd.groupId, cmd.cloginId, statusId));
     const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid)!;

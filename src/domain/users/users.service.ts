@@ -1,12 +1,8 @@
 import type { EntityManager } from "typeorm";
 import { hashPassword } from "../../auth/secrets";
 import { insertEmailHistory } from "../../data/email-history.data";
-import {
-  addFormsToRegistration,
-  readValueTargets,
-  type RegistrationFormState,
-  type ValueTargets,
-} from "../../data/forms.data";
+import { addFormsToRegistration, type RegistrationFormState } from "../../data/forms.data";
+import { readValueTargets, type ValueTargets } from "../../data/form-submission.data";
 import { readRegistrationPlan, type RegistrationPlan } from "../../data/registration-plan.data";
 import { findPersonOfOrganization, findUsernameHolder, insertPerson, updatePerson } from "../../data/persons.data";
 import {
@@ -86,7 +82,7 @@ export async function saveValuesAndSubmit(
     now: Date;
     consumedKeys?: ReadonlySet<string>;
     explicitPerson?: PersonAttributes;
-    preread?: Pick<ValueTargets, "fields" | "stored">;
+    preread?: Pick<ValueTargets, "fields" | "stored" | "rules">;
     /** update and updateMe: record user.updated when a value (or, `personChanged`, a person field) changed. */
     updated?: { personChanged: boolean };
   },
@@ -113,7 +109,7 @@ export async function saveValuesAndSubmit(
     disableEmailSending: options.disableEmailSending,
     now: options.now,
   };
-  const submissionNotices = await submitFormsWithValues(em, settings, forms, saved);
+  const submissionNotices = await submitFormsWithValues(em, settings, forms, saved, options.preread?.rules);
   return { notices: [...saved.notices, ...submissionNotices], mainEmail };
 }
 
