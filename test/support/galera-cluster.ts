@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, chownSync, readFileSync, rmSync } from "node:fs";
-import { userInfo } from "node:os";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { RowDataPacket } from "mysql2/promise";
 import {
@@ -10,6 +9,7 @@ import {
   run,
   serverAccount,
   serverFolder,
+  serverOwnedFolder,
 } from "./private-mariadb";
 import { freePorts, spawnOwned, waitUntil, type OwnedProcess } from "./processes";
 
@@ -130,6 +130,7 @@ export class GaleraNode {
       `--port=${this.ports.sql}`,
       `--socket=${join(cluster.dir, `${this.name}.sock`)}`,
       `--pid-file=${join(cluster.dir, `${this.name}.pid`)}`,
+      `--tmpdir=${join(cluster.dir, `${this.name}.tmp`)}`,
       ...SMALL_SERVER_ARGS,
       "--wsrep-on=ON",
       `--wsrep-provider=${GALERA_PROVIDER}`,
@@ -302,12 +303,10 @@ export class GaleraCluster {
         const [sql, gmcast, ist, sst] = ports.slice(4 * i, 4 * i + 4);
         cluster.nodes.push(new GaleraNode(cluster, i + 1, { sql, gmcast, ist, sst }));
       }
-      await installDatadir(cluster.nodes[0].datadir);
-      const account = serverAccount();
-      for (const node of cluster.nodes.slice(1)) {
-        mkdirSync(node.datadir);
-        if (userInfo().uid === 0) chownSync(node.datadir, account.uid, account.gid);
-      }
+      for (const node of cluster.nodes) serverOwnedFolder(join(cluster.dir, `${node.name}.tmp`));
+      await installDatadir(cluster.nodes[0].datadir, join(cluster.dir, "node1.tmp"));
+      // The joiners start empty: their state transfer fills the folder.
+      for (const node of cluster.nodes.slice(1)) serverOwnedFolder(node.datadir);
       await cluster.nodes[0].start({ bootstrap: true });
       // The account deploy/haproxy/galera-check.sh connects as (no privileges: SHOW STATUS needs none).
       await cluster.nodes[0].query("CREATE USER IF NOT EXISTS 'haproxy_check'@'%'");

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { createConnection, type ConnectionOptions, type RowDataPacket } from "mysql2/promise";
@@ -58,12 +58,26 @@ export function run(command: string, args: string[], timeoutMs = 60_000): Promis
   });
 }
 
-/** mariadb-install-db into `datadir` (about 1–2 s): system tables, root@localhost without a password, no test db. */
-export async function installDatadir(datadir: string): Promise<void> {
+/** Creates `path` (if needed) owned by the server's account. */
+export function serverOwnedFolder(path: string): string {
+  mkdirSync(path, { recursive: true });
+  const account = serverAccount();
+  if (userInfo().uid === 0) chownSync(path, account.uid, account.gid);
+  return path;
+}
+
+/**
+ * mariadb-install-db into `datadir` (about 1–2 s): system tables, root@localhost without a
+ * password, no test db. Every server gets a `--tmpdir` of its own: temporary tables are files
+ * named after the server's pid, and in a /tmp shared by every test run (pids wrap around) an
+ * install once failed on a temporary table that had vanished.
+ */
+export async function installDatadir(datadir: string, tmp: string): Promise<void> {
   await run("mariadb-install-db", [
     "--no-defaults",
     `--user=${serverAccount().user}`,
     `--datadir=${datadir}`,
+    `--tmpdir=${tmp}`,
     "--auth-root-authentication-method=normal",
     "--skip-test-db",
     "--innodb-buffer-pool-size=32M",
@@ -141,7 +155,7 @@ export class PrivateMariadb {
   static async create(options: PrivateMariadbOptions = {}): Promise<PrivateMariadb> {
     const dir = serverFolder("mariadb");
     try {
-      await installDatadir(join(dir, "data"));
+      await installDatadir(join(dir, "data"), serverOwnedFolder(join(dir, "tmp")));
       for (let attempt = 1; ; attempt++) {
         const server = new PrivateMariadb(dir, await freePort(), options);
         try {
@@ -195,6 +209,7 @@ export class PrivateMariadb {
         `--socket=${join(this.dir, "mariadb.sock")}`,
         `--pid-file=${join(this.dir, "mariadb.pid")}`,
         `--log-error=${this.errorLog}`,
+        `--tmpdir=${join(this.dir, "tmp")}`,
         `--server-id=${this.serverId}`,
         ...SMALL_SERVER_ARGS,
         ...binlog,
