@@ -10,7 +10,7 @@ import { loadFixture } from "../../src/fixtures/load-fixture";
 import { testFixture } from "../fixtures/test-fixture";
 import { buildService, startService, type ServiceProcess } from "../foundation/support/service-process";
 import { onMysqlFamily } from "../support/database";
-import { PrivateMariadb } from "./support/private-mariadb";
+import { PrivateMariadb } from "../support/private-mariadb";
 import { getStatus, hit, percentile, rssOf, sleep, sustainedLoad, type Answer } from "./support/load";
 
 // Issue 13 deliverable 6: the real process under a flood, SIGTERM under load and, on the MariaDB

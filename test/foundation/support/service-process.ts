@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { recordProcess } from "../../support/processes";
 
 const ROOT = join(__dirname, "../../..");
 
@@ -43,6 +44,8 @@ export function spawnService(mainJs: string, env: Record<string, string>): Servi
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  // Killed by the jest safety net if a test leaves it running (test/support/processes.ts).
+  recordProcess(child, { group: false, command: `node ${mainJs}` });
   const lines: LogLine[] = [];
   const waiters: { match: (line: LogLine) => boolean; resolve: (line: LogLine) => void }[] = [];
   let stderr = "";
