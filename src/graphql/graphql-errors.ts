@@ -55,7 +55,12 @@ function flattenValidationErrors(errors: readonly ValidationError[], parent = ""
       : parent
         ? `${parent}.${error.property}`
         : error.property;
-    const own = Object.values(error.constraints ?? {}).map((message) => ({ path, message }));
+    // class-validator's messages start with the property's name ("first must not be greater
+    // than 100"); the path names it already, and the summary puts the path first.
+    const own = Object.values(error.constraints ?? {}).map((message) => ({
+      path,
+      message: message.startsWith(`${error.property} `) ? message.slice(error.property.length + 1) : message,
+    }));
     return [...own, ...flattenValidationErrors(error.children ?? [], path)];
   });
 }
