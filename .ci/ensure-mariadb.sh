@@ -14,7 +14,9 @@ fi
 if ! mariadb-admin ping >/dev/null 2>&1; then
   echo "starting mariadbd"
   install -d -o mysql -g mysql /run/mysqld
-  start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd -- --user=mysql
+  # --pidfile: without it start-stop-daemon takes any mariadbd (a test's private server, a Galera
+  # node) for this one and starts nothing.
+  start-stop-daemon --start --oknodo --background --pidfile /run/mysqld/mysqld.pid --exec /usr/sbin/mariadbd -- --user=mysql
   for _ in $(seq 1 120); do mariadb-admin ping >/dev/null 2>&1 && break; sleep 0.5; done
 fi
 

@@ -240,13 +240,13 @@ async function update(db: Pool, body: Row, groupId: number): Promise<unknown> {
 async function userList(db: Pool, groupId: number): Promise<unknown> {
   const active = `(r.status_id IS NULL OR r.status_id NOT IN (SELECT id FROM status WHERE project_id = ? AND is_excluded = 1))`;
   // The listed registrations are the active parents and their active children: two buckets of
-  // the project's counter row.
+  // the project's counter slots, summed.
   const [totals] = await query(
     db,
-    `SELECT parent_active_registrations AS top_level,
-            parent_active_registrations + child_active_registrations AS total_users,
-            parent_active_order_cents + child_active_order_cents AS order_cents,
-            parent_active_paid_cents + child_active_paid_cents AS paid_cents
+    `SELECT SUM(parent_active_registrations) AS top_level,
+            SUM(parent_active_registrations + child_active_registrations) AS total_users,
+            SUM(parent_active_order_cents + child_active_order_cents) AS order_cents,
+            SUM(parent_active_paid_cents + child_active_paid_cents) AS paid_cents
        FROM project_counter WHERE project_id = ?`,
     [groupId],
   );
@@ -302,7 +302,7 @@ const ALL_BUCKETS = [
 ];
 const ACTIVE_BUCKETS = ["parent_active", "child_active", "orphan_active"];
 const sumOfBuckets = (measure: string, buckets = ALL_BUCKETS) =>
-  `COALESCE(${buckets.map((bucket) => `pc.${bucket}_${measure}`).join(" + ")}, 0)`;
+  `COALESCE(SUM(${buckets.map((bucket) => `pc.${bucket}_${measure}`).join(" + ")}), 0)`;
 
 /** projects get_project_list with archived projects and totals (2 statements). */
 async function projectList(db: Pool, organizationId: number): Promise<unknown> {
@@ -314,7 +314,7 @@ async function projectList(db: Pool, organizationId: number): Promise<unknown> {
             ${sumOfBuckets("order_cents")} AS order_cents,
             ${sumOfBuckets("paid_cents")} AS paid_cents
        FROM project pr LEFT JOIN project_counter pc ON pc.project_id = pr.id
-      WHERE pr.organization_id = ? ORDER BY pr.id`,
+      WHERE pr.organization_id = ? GROUP BY pr.id ORDER BY pr.id`,
     [organizationId],
   );
   return {

@@ -80,7 +80,11 @@ export function defaultMailDir(database: DatabaseConfig): string {
         : `sqlite:${resolve(database.file)}`
       : `${database.kind}://${database.host}:${database.port}/${database.database}`;
   const label =
-    database.kind === "sqlite" ? (database.file === ":memory:" ? "memory" : basename(database.file)) : database.database;
+    database.kind === "sqlite"
+      ? database.file === ":memory:"
+        ? "memory"
+        : basename(database.file)
+      : database.database;
   const digest = createHash("sha256").update(identity).digest("hex").slice(0, 10);
   return join(tmpdir(), "regapi-mail", `${label.replace(/[^A-Za-z0-9._-]/g, "_")}-${digest}`);
 }

@@ -53,10 +53,18 @@ export interface StoredAnswer {
   updatedAt: Date;
 }
 
-const FORM_COLUMNS = `fo.id AS form_id, fo.project_id AS form_project_id, fo.name AS form_name,
-       fo.mandatory AS form_mandatory, fo.audience AS form_audience, fo.audience_level AS form_level,
-       fo.initial AS form_initial`;
-const FORM_SHAPE = {
+/** A form's columns (alias `fo`): its row shape's member names and the SQL of each. */
+export const FORM_MEMBERS = [
+  ["form_id", "fo.id"],
+  ["form_project_id", "fo.project_id"],
+  ["form_name", "fo.name"],
+  ["form_mandatory", "fo.mandatory"],
+  ["form_audience", "fo.audience"],
+  ["form_level", "fo.audience_level"],
+  ["form_initial", "fo.initial"],
+] as const;
+const FORM_COLUMNS = FORM_MEMBERS.map(([member, sql]) => `${sql} AS ${member}`).join(", ");
+export const FORM_SHAPE = {
   form_id: "int",
   form_project_id: "int",
   form_name: "text",
@@ -66,7 +74,7 @@ const FORM_SHAPE = {
   form_initial: "flag",
 } as const;
 
-const toForm = (row: RowOf<typeof FORM_SHAPE>): FormDefinition => ({
+export const toForm = (row: RowOf<typeof FORM_SHAPE>): FormDefinition => ({
   id: row.form_id,
   projectId: row.form_project_id,
   name: row.form_name,
@@ -76,9 +84,18 @@ const toForm = (row: RowOf<typeof FORM_SHAPE>): FormDefinition => ({
   initial: row.form_initial,
 });
 
-const FIELD_COLUMNS = `f.id AS field_id, f.form_id AS field_form_id, f.name AS field_name, f.label AS field_label,
-       f.field_type AS field_type, f.mandatory AS field_mandatory, f.choice_options AS field_options`;
-const FIELD_SHAPE = {
+/** A field's columns (alias `f`): its row shape's member names and the SQL of each. */
+export const FIELD_MEMBERS = [
+  ["field_id", "f.id"],
+  ["field_form_id", "f.form_id"],
+  ["field_name", "f.name"],
+  ["field_label", "f.label"],
+  ["field_type", "f.field_type"],
+  ["field_mandatory", "f.mandatory"],
+  ["field_options", "f.choice_options"],
+] as const;
+const FIELD_COLUMNS = FIELD_MEMBERS.map(([member, sql]) => `${sql} AS ${member}`).join(", ");
+export const FIELD_SHAPE = {
   field_id: "text",
   field_form_id: "int",
   field_name: "textOrNull",
@@ -99,7 +116,7 @@ const LEFT_JOINED_FIELD_SHAPE = {
   field_options: "textOrNull",
 } as const;
 
-const toField = (row: RowOf<typeof FIELD_SHAPE>): FieldDefinition => ({
+export const toField = (row: RowOf<typeof FIELD_SHAPE>): FieldDefinition => ({
   id: row.field_id,
   formId: row.field_form_id,
   name: row.field_name,
@@ -356,22 +373,30 @@ export async function readValueTargets(
   return targets;
 }
 
-/** Adds forms to a registration's form set, not completed. */
+/** A form joining a registration's form set: not completed unless its state says so. */
+export interface NewRegistrationForm {
+  formId: number;
+  completed?: boolean;
+  completedAt?: Date | null;
+  submittedAt?: Date | null;
+}
+
+/** Adds forms to a registration's form set: one statement. */
 export async function addFormsToRegistration(
   em: EntityManager,
   registrationId: number,
-  formIds: readonly number[],
+  forms: readonly NewRegistrationForm[],
   addedAt: Date,
 ): Promise<void> {
   await insertRows(
     em,
     RegistrationForm,
-    formIds.map((formId) => ({
+    forms.map((form) => ({
       registrationId,
-      formId,
-      completed: false,
-      completedAt: null,
-      submittedAt: null,
+      formId: form.formId,
+      completed: form.completed ?? false,
+      completedAt: form.completedAt ?? null,
+      submittedAt: form.submittedAt ?? null,
       addedAt,
     })),
   );

@@ -1,5 +1,7 @@
 import { In, type EntityManager } from "typeorm";
 import { Person } from "../entities";
+import { executeWrite, insertRowReturningId } from "../db/insert-rows";
+import { isUniqueViolation } from "../db/unique-violation";
 import { chunked } from "./batch";
 import { selectRows } from "./sql-rows";
 
@@ -66,16 +68,54 @@ export async function findUsernameHolder(
   return rows[0]?.id ?? null;
 }
 
-/** Inserts a person; returns its id (the clogin_id). */
-export async function insertPerson(
-  em: EntityManager,
-  person: Pick<
-    Person,
-    "organizationId" | "username" | "passwordHash" | "mainEmail" | "firstName" | "lastName" | "orgName"
-  >,
-): Promise<number> {
-  const inserted = await em.insert(Person, person);
-  return Number(inserted.identifiers[0].id);
+/** A new person's row. */
+export type NewPerson = Pick<
+  Person,
+  "organizationId" | "username" | "passwordHash" | "mainEmail" | "firstName" | "lastName" | "orgName"
+>;
+
+/**
+ * Inserts a person unless its username is used in the organization already, compared
+ * case-insensitively; one statement either way. Returns its id (the clogin_id), or null when the
+ * username is taken. MySQL/MariaDB's unique index on (organization_id, username) compares through
+ * the column's case-insensitive collation; SQLite's compares bytes, so there the insert checks the
+ * folded username itself (SQLite's writes take turns: nothing can slip in between).
+ */
+export async function insertPerson(em: EntityManager, person: NewPerson): Promise<number | null> {
+  if (em.connection.options.type === "better-sqlite3") {
+    const columns = [
+      "organization_id",
+      "username",
+      "password_hash",
+      "main_email",
+      "first_name",
+      "last_name",
+      "org_name",
+    ];
+    const result = await executeWrite(
+      em,
+      `INSERT INTO person (${columns.join(", ")}) SELECT ${columns.map(() => "?").join(", ")}
+        WHERE NOT EXISTS (SELECT 1 FROM person WHERE organization_id = ? AND LOWER(username) = ?)`,
+      [
+        person.organizationId,
+        person.username,
+        person.passwordHash,
+        person.mainEmail,
+        person.firstName,
+        person.lastName,
+        person.orgName,
+        person.organizationId,
+        person.username?.toLowerCase() ?? null,
+      ],
+    );
+    return result.affected === 0 ? null : result.insertId;
+  }
+  try {
+    return await insertRowReturningId(em, Person, person);
+  } catch (error) {
+    if (isUniqueViolation(error)) return null;
+    throw error;
+  }
 }
 
 /**

@@ -4,11 +4,14 @@ import type { TotalsSelection } from "./projects.data";
 import { decodeRows, selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
 import { statusExcludedSql } from "./statuses.data";
 
-// SQL of the per-project counters (table project_counter, one row per project). Every change is
-// one INSERT … SELECT … upsert that ADDS what it selects to the row (`x = x + new.x`), never a
-// read-modify-write, so several instances writing to one project stay exact: the row lock of
-// the upsert orders them. What is added is computed from the registrations themselves by one
-// SQL expression (`bucketSql`) that the recount uses too.
+// SQL of the per-project counters (table project_counter: COUNTER_SLOTS rows per project, summed
+// on read). A write adds a delta its transaction computed from what it wrote itself (literal
+// values, `x = x + new.x`) to one slot, as the last statement before COMMIT: no statement of a
+// write reads rows other transactions are writing (an INSERT … SELECT over registrations or cart
+// lines takes shared next-key locks that made concurrent creates deadlock), and concurrent writes
+// to one project spread over the slots instead of queueing on one row. The recount and the
+// bucket moves of set_status compute buckets with one SQL expression (`bucketSql`); its
+// TypeScript twin for writes that know their rows is `bucketOf` (src/domain/projects).
 
 /** The six buckets a registration counts in, in column order. */
 export const COUNTER_BUCKETS = [
@@ -27,6 +30,13 @@ export interface BucketTotals {
   paidCents: number;
 }
 export type ProjectCounters = Record<CounterBucket, BucketTotals>;
+
+/**
+ * Rows per project a write picks its slot among. More slots, fewer writes waiting for one row
+ * (and, on Galera, fewer certification conflicts between nodes); reads sum them all.
+ * BENCHMARKS.md ("Registration day") has the measurements behind the number.
+ */
+export const COUNTER_SLOTS = 16;
 
 const MEASURES = ["registrations", "order_cents", "paid_cents"] as const;
 const COLUMNS = COUNTER_BUCKETS.flatMap((bucket) => MEASURES.map((measure) => `${bucket}_${measure}`));
@@ -68,11 +78,16 @@ function upsertSql(dialect: Dialect, changesSql: string): string {
   );
   const select = `SELECT t.project_id, ${sums.join(",\n ")}
     FROM (${changesSql}) t WHERE 1 = 1 GROUP BY t.project_id`;
-  const insert = `INSERT INTO project_counter (project_id, ${COLUMNS.join(", ")})\n${select}\n`;
-  if (dialect === "sqlite")
-    return `${insert} ON CONFLICT (project_id) DO UPDATE SET ${COLUMNS.map((c) => `${c} = project_counter.${c} + excluded.${c}`).join(", ")}`;
-  return `${insert} ON DUPLICATE KEY UPDATE ${COLUMNS.map((c) => `${c} = ${c} + VALUES(${c})`).join(", ")}`;
+  // No slot column: the recount writes slot 0, the column's default. The migration that created the
+  // table (ProjectCounters, before there were slots) backfills with this statement too.
+  return `INSERT INTO project_counter (project_id, ${COLUMNS.join(", ")})\n${select}\n${addOnConflict(dialect)}`;
 }
+
+/** The clause that adds a new row's measures to an existing slot's. */
+const addOnConflict = (dialect: Dialect) =>
+  dialect === "sqlite"
+    ? `ON CONFLICT (project_id, slot) DO UPDATE SET ${COLUMNS.map((c) => `${c} = project_counter.${c} + excluded.${c}`).join(", ")}`
+    : `ON DUPLICATE KEY UPDATE ${COLUMNS.map((c) => `${c} = ${c} + VALUES(${c})`).join(", ")}`;
 
 /** Rows of whole registrations (count and money) joining their current bucket. */
 const wholeRegistrationsSql = (where: string) =>
@@ -80,59 +95,64 @@ const wholeRegistrationsSql = (where: string) =>
           ${ORDER_CENTS_OF_R} AS order_cents, ${PAID_CENTS_OF_R} AS paid_cents
      FROM ${REGISTRATION_FROM} WHERE ${where}`;
 
-/** Adds the registrations (count and money) with the given uids to their projects' counters. */
-export async function addRegistrationsToCounters(em: EntityManager, uids: readonly number[]): Promise<void> {
-  if (uids.length === 0) return;
-  await em.query(upsertSql(dialectOf(em), wholeRegistrationsSql(`r.uid IN (${sqlPlaceholders(uids.length)})`)), [
-    ...uids,
-  ]);
+/** A delta a transaction adds to one slot of a project's counters. */
+export interface SlotDelta {
+  projectId: number;
+  slot: number;
+  delta: ProjectCounters;
 }
 
 /**
- * Adds counts and cents computed by the caller to a project's row (`regapi seed`, which knows
- * every row it wrote): one statement of literal values, no read.
+ * Adds deltas computed by the caller (from the rows it wrote) to counter slots: one statement of
+ * literal values, however many projects, and no read. A slot row missing yet is created.
  */
-export async function addDeltaToCounters(em: EntityManager, projectId: number, delta: ProjectCounters): Promise<void> {
-  const values = COUNTER_BUCKETS.flatMap((bucket) => [
-    delta[bucket].registrations,
-    delta[bucket].orderCents,
-    delta[bucket].paidCents,
+export async function addToCounterSlots(em: EntityManager, deltas: readonly SlotDelta[]): Promise<void> {
+  if (deltas.length === 0) return;
+  const tuple = `(${sqlPlaceholders(COLUMNS.length + 2)})`;
+  const parameters = deltas.flatMap(({ projectId, slot, delta }) => [
+    projectId,
+    slot,
+    ...COUNTER_BUCKETS.flatMap((bucket) => [
+      delta[bucket].registrations,
+      delta[bucket].orderCents,
+      delta[bucket].paidCents,
+    ]),
   ]);
-  const insert = `INSERT INTO project_counter (project_id, ${COLUMNS.join(", ")}) VALUES (${sqlPlaceholders(COLUMNS.length + 1)})`;
   await em.query(
-    dialectOf(em) === "sqlite"
-      ? `${insert} ON CONFLICT (project_id) DO UPDATE SET ${COLUMNS.map((c) => `${c} = project_counter.${c} + excluded.${c}`).join(", ")}`
-      : `${insert} ON DUPLICATE KEY UPDATE ${COLUMNS.map((c) => `${c} = ${c} + VALUES(${c})`).join(", ")}`,
-    [projectId, ...values],
+    `INSERT INTO project_counter (project_id, slot, ${COLUMNS.join(", ")})
+     VALUES ${deltas.map(() => tuple).join(", ")}
+     ${addOnConflict(dialectOf(em))}`,
+    parameters,
   );
 }
 
-/** Adds order and paid cents to the bucket registration `uid` is in now. */
-export async function addCentsToCounters(
-  em: EntityManager,
-  uid: number,
-  cents: { orderCents: number; paidCents: number },
-): Promise<void> {
-  await em.query(
-    upsertSql(
-      dialectOf(em),
-      `SELECT r.project_id, NULL AS bucket_from, ${bucketSql()} AS bucket_to, 0 AS registrations,
-              ? AS order_cents, ? AS paid_cents
-         FROM ${REGISTRATION_FROM} WHERE r.uid = ?`,
-    ),
-    [cents.orderCents, cents.paidCents, uid],
-  );
+/** A registration (with its money) leaving one bucket for another. */
+export interface BucketMove {
+  projectId: number;
+  from: CounterBucket;
+  to: CounterBucket;
+  orderCents: number;
+  paidCents: number;
 }
+
+const MOVE_ROW = {
+  project_id: "int",
+  bucket_from: "int",
+  bucket_to: "int",
+  order_cents: "int",
+  paid_cents: "int",
+} as const;
 
 /**
- * Moves registration `uid` and, for a parent, its children to the buckets they fall in once its
- * status becomes `statusId` (null: none). Run BEFORE the status changes. Nothing is written when
- * the new status excludes as much as the old one (no registration changes bucket).
+ * The registrations that change bucket when registration `uid` gets status `statusId` (null:
+ * none): itself and, for a parent, its children, with their money. A plain read: the caller holds
+ * the family's lock (the registration's row, and a child's parent), so no write of the family can
+ * commit between this read and its own.
  */
-export async function moveFamilyForStatus(em: EntityManager, uid: number, statusId: number | null): Promise<void> {
+export async function readStatusMoves(em: EntityManager, uid: number, statusId: number | null): Promise<BucketMove[]> {
   const newExcluded = `(SELECT COUNT(*) FROM status ns WHERE ns.id = ? AND ns.is_excluded = 1) = 1`;
   const change = (where: string, own: string, parent: string) =>
-    `SELECT r.project_id, ${bucketSql()} AS bucket_from, ${bucketSql(own, parent)} AS bucket_to, 1 AS registrations,
+    `SELECT r.project_id, ${bucketSql()} AS bucket_from, ${bucketSql(own, parent)} AS bucket_to,
             ${ORDER_CENTS_OF_R} AS order_cents, ${PAID_CENTS_OF_R} AS paid_cents
        FROM ${REGISTRATION_FROM} WHERE ${where}`;
   // Two branches rather than an OR, so each seeks its own index (the registration; the parent's children).
@@ -144,13 +164,20 @@ export async function moveFamilyForStatus(em: EntityManager, uid: number, status
       statusExcludedSql("s"),
       newExcluded,
     )}`;
-  await em.query(upsertSql(dialectOf(em), `SELECT * FROM (${family}) f WHERE f.bucket_from <> f.bucket_to`), [
+  const rows = await selectRows(em, MOVE_ROW, `SELECT * FROM (${family}) f WHERE f.bucket_from <> f.bucket_to`, [
     statusId ?? 0,
     uid,
     statusId ?? 0,
     uid,
     uid,
   ]);
+  return rows.map((row) => ({
+    projectId: row.project_id,
+    from: COUNTER_BUCKETS[row.bucket_from],
+    to: COUNTER_BUCKETS[row.bucket_to],
+    orderCents: row.order_cents,
+    paidCents: row.paid_cents,
+  }));
 }
 
 /** The projects a recount covers: one, or every project. */
@@ -164,9 +191,10 @@ export type RunStatement = (sql: string, parameters?: unknown[]) => Promise<unkn
 
 /**
  * Rebuilds the counters from the registrations, cart lines and payments: delete the rows, then
- * add the registrations slice by slice of uids (one upsert each), so no statement grows with the
- * project and a million registrations fit under the per-statement time limit. In one
- * transaction, the upserts' locking reads make concurrent writes to the project wait.
+ * add the registrations slice by slice of uids into slot 0 (one INSERT … SELECT each), so no
+ * statement grows with the project and a million registrations fit under the per-statement time
+ * limit. In one transaction, its locking reads make concurrent writes to the project wait: an
+ * administrative operation, not one of the API's writes.
  */
 export async function recountCounters(em: EntityManager, scope: RecountScope): Promise<void> {
   await recountWith((sql, parameters) => em.query(sql, parameters), dialectOf(em), scope);
@@ -202,7 +230,16 @@ const COUNTER_ROW = Object.fromEntries([["project_id", "int"], ...COLUMNS.map((c
 
 const COUNTER_COLUMNS_ROW = Object.fromEntries(COLUMNS.map((column) => [column, "int"])) as Record<string, "int">;
 
-/** The counter columns of the counter row `alias`, for a statement that reads them with other data. */
+const SUMMED_COLUMNS = COLUMNS.map((column) => `SUM(${column}) AS ${column}`).join(", ");
+
+/**
+ * A derived table of one project's counters (its slots summed), for a statement that reads them
+ * with other data: `LEFT JOIN ${projectCountersSql} pc ON pc.project_id = …`, with the project id
+ * bound at the `?`. No row when the project has no counters yet.
+ */
+export const projectCountersSql = `(SELECT project_id, ${SUMMED_COLUMNS} FROM project_counter WHERE project_id = ? GROUP BY project_id)`;
+
+/** The counter columns of the derived table `alias` (projectCountersSql). */
 export const counterColumnsSql = (alias: string): string => COLUMNS.map((column) => `${alias}.${column}`).join(", ");
 
 /** The counters a row read with counterColumnsSql holds; NULLs (a project without a counter row yet) read as zero. */
@@ -222,10 +259,14 @@ function countersOf(row: RowOf<typeof COUNTER_COLUMNS_ROW>): ProjectCounters {
   return counters;
 }
 
-/** SQL summing the registrations of `buckets` in the counter row `alias` (0 when the project has no row yet). */
-export function registrationsInBucketsSql(alias: string, buckets: readonly CounterBucket[]): string {
+/**
+ * SQL summing the registrations of `buckets` over the counter slots of project `projectIdSql` (a
+ * column of the outer statement); 0 when the project has no counters yet.
+ */
+export function registrationsInBucketsSql(projectIdSql: string, buckets: readonly CounterBucket[]): string {
   if (buckets.length === 0) return "0";
-  return `COALESCE(${buckets.map((bucket) => `${alias}.${bucket}_registrations`).join(" + ")}, 0)`;
+  return `(SELECT COALESCE(SUM(${buckets.map((bucket) => `pcs.${bucket}_registrations`).join(" + ")}), 0)
+             FROM project_counter pcs WHERE pcs.project_id = ${projectIdSql})`;
 }
 
 /** A project's counters, all zero when it has none (no registration yet). */
@@ -257,8 +298,8 @@ export async function readProjectCounters(
   const rows = await selectRows(
     em,
     COUNTER_ROW,
-    `SELECT pc.project_id, ${COLUMNS.map((c) => `pc.${c}`).join(", ")}
-       FROM project_counter pc JOIN project p ON p.id = pc.project_id WHERE ${where}`,
+    `SELECT pc.project_id, ${SUMMED_COLUMNS}
+       FROM project_counter pc JOIN project p ON p.id = pc.project_id WHERE ${where} GROUP BY pc.project_id`,
     [parameter],
   );
   return new Map(rows.map((row) => [row.project_id, countersOf(row)]));

@@ -1,9 +1,19 @@
 import type { EntityManager } from "typeorm";
 import { Registration } from "../entities";
+import { insertRowReturningId } from "../db/insert-rows";
+import { isUniqueViolation } from "../db/unique-violation";
 import { cartLineAmountSql, paymentAmountSql } from "./account-sums";
 import { chunked } from "./batch";
 import { registrationsInBucketsSql, type CounterBucket } from "./project-counters.data";
-import { assertColumns, decodeColumn, selectRawRows, selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
+import {
+  assertColumns,
+  decodeColumn,
+  jsonObjectsSql,
+  selectRawRows,
+  selectRows,
+  sqlPlaceholders,
+  type RowOf,
+} from "./sql-rows";
 import { statusExcludedSql } from "./statuses.data";
 
 // Registrations (users of a project): who they are, their lists and summaries, their tags.
@@ -20,6 +30,10 @@ export interface RegistrationRef {
 /** A registration with the person data the users operations need. */
 export interface RegisteredUser extends RegistrationRef {
   mainEmail: string | null;
+  /** Its status excludes it (docs/counters.md): with `parentExcluded`, its counter bucket. */
+  excluded: boolean;
+  /** A child whose parent's status excludes the parent; false for a parent or individual. */
+  parentExcluded: boolean;
 }
 
 /** A registration in a project, addressed by the wire pair (group_id, clogin_id). */
@@ -47,11 +61,19 @@ const toRef = (row: RowOf<typeof REF_SHAPE>): RegistrationRef => ({
 
 const onSqlite = (em: EntityManager) => em.connection.options.type === "better-sqlite3";
 
+// Whether status `statusIdSql` excludes: a scalar subquery, so a locking read of the registration
+// does not lock the status row that every registration with that status shares.
+const excludedByStatusSql = (statusIdSql: string) =>
+  `COALESCE((SELECT st.is_excluded FROM status st WHERE st.id = ${statusIdSql}), 0)`;
+
 /**
- * The registration of a person in a project with the person's main email, or null. With `lock`,
- * the row is read with FOR UPDATE on MySQL/MariaDB, so concurrent writes to one user run one after
- * the other and read each other's results; SQLite needs no row lock, as its transactions already
- * take turns (src/domain/transaction.ts).
+ * The registration of a person in a project with the person's main email and the exclusions of
+ * its counter bucket, or null. With `lock` (MySQL/MariaDB; SQLite's transactions already take
+ * turns), the statement locks the family of the registration, in the one order every write takes
+ * (docs/counters.md, "Locks"): the registration's row, then its person's, then, for a child, its
+ * parent's registration. Writes to one family then run one after the other, and read each other's
+ * results: a trigger cannot fire twice because two calls both saw it unfired, and the counter
+ * bucket of a child cannot change under a write to it.
  */
 export async function findRegisteredUser(
   em: EntityManager,
@@ -62,13 +84,17 @@ export async function findRegisteredUser(
   const forUpdate = options.lock && !onSqlite(em) ? " FOR UPDATE" : "";
   const [row] = await selectRows(
     em,
-    { ...REF_SHAPE, main_email: "textOrNull" },
-    `SELECT ${REF_COLUMNS}, p.main_email
+    { ...REF_SHAPE, main_email: "textOrNull", excluded: "flag", parent_excluded: "flag" },
+    `SELECT ${REF_COLUMNS}, p.main_email, ${excludedByStatusSql("r.status_id")} AS excluded,
+            ${excludedByStatusSql("pr.status_id")} AS parent_excluded
        FROM registration r JOIN person p ON p.id = r.person_id
+       LEFT JOIN registration pr ON pr.project_id = r.project_id AND pr.person_id = r.connected_to
       WHERE r.project_id = ? AND r.person_id = ?${forUpdate}`,
     [projectId, personId],
   );
-  return row ? { ...toRef(row), mainEmail: row.main_email } : null;
+  return row
+    ? { ...toRef(row), mainEmail: row.main_email, excluded: row.excluded, parentExcluded: row.parent_excluded }
+    : null;
 }
 
 export async function isRegistered(em: EntityManager, projectId: number, personId: number): Promise<boolean> {
@@ -81,18 +107,25 @@ export async function isRegistered(em: EntityManager, projectId: number, personI
   return rows.length > 0;
 }
 
-/** Inserts a registration without status, star or assigned admin; returns its uid. */
+/**
+ * Inserts a registration without status, star or assigned admin; returns its uid, or null when
+ * the person is registered in the project already (the unique index on (project_id, person_id)).
+ */
 export async function insertRegistration(
   em: EntityManager,
   registration: { projectId: number; personId: number; connectedTo: number | null; applicationDate: Date },
-): Promise<number> {
-  const inserted = await em.insert(Registration, {
-    ...registration,
-    statusId: null,
-    star: false,
-    assignedAdminId: null,
-  });
-  return Number(inserted.identifiers[0].uid);
+): Promise<number | null> {
+  try {
+    return await insertRowReturningId(em, Registration, {
+      ...registration,
+      statusId: null,
+      star: false,
+      assignedAdminId: null,
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) return null;
+    throw error;
+  }
 }
 
 /** Registrations by (group_id, clogin_id), e.g. the parents of children. */
@@ -312,9 +345,10 @@ async function selectSummaryRows(em: EntityManager, sql: string, parameters: rea
 
 // A registration's tags as one JSON array column, so a summary costs one statement.
 const tagsJsonSql = (em: EntityManager) =>
-  onSqlite(em)
-    ? "json_group_array(json_object('id', t.id, 'name', t.name))"
-    : "JSON_ARRAYAGG(JSON_OBJECT('id', t.id, 'name', t.name))";
+  jsonObjectsSql(em, [
+    ["id", "t.id"],
+    ["name", "t.name"],
+  ]);
 
 /**
  * The parts of a summary a caller may ask for alone (identity columns are always read). `formCount`
@@ -540,9 +574,8 @@ export async function readSummaryPageInRange(
   const { where, parameters } = filterSql(groupId, filter);
   const { keyset, keysetParameters } = keysetSql(range);
   const direction = range.fromEnd ? "DESC" : "ASC";
-  const sql = `SELECT pg.*, ${countBuckets ? registrationsInBucketsSql("pc", countBuckets) : "NULL"} AS matching_total
+  const sql = `SELECT pg.*, ${countBuckets ? registrationsInBucketsSql("pr.id", countBuckets) : "NULL"} AS matching_total
        FROM project pr
-       ${countBuckets ? "LEFT JOIN project_counter pc ON pc.project_id = pr.id" : ""}
        LEFT JOIN (SELECT ${SUMMARY_COLUMNS(em, parts)}
                     FROM registration r ${pageIndexHint(em, filter)} ${summaryJoinsFor(parts, filter)}
                    WHERE ${where}${keyset} ORDER BY r.uid ${direction} LIMIT ${Math.max(0, Math.trunc(range.limit))}) pg ON 1 = 1
@@ -629,17 +662,22 @@ export async function isFamilyProject(em: EntityManager, projectId: number): Pro
   return rows[0]?.family_system ?? false;
 }
 
-/** The registration of `cloginId` in the project: its connected_to tells a child from a parent. */
-export async function findRegistration(
+/**
+ * The registration of `cloginId` in the project, locked (MySQL/MariaDB), for a write that adds a
+ * child to its family (create_child): its connected_to tells a child from a parent, its exclusion
+ * puts the new child in its counter bucket.
+ */
+export async function lockRegistration(
   em: EntityManager,
   projectId: number,
   cloginId: number,
-): Promise<{ uid: number; connectedTo: number | null } | null> {
+): Promise<{ uid: number; connectedTo: number | null; excluded: boolean } | null> {
   const rows = await selectRows(
     em,
-    { uid: "int", connected_to: "intOrNull" },
-    `SELECT uid, connected_to FROM registration WHERE project_id = ? AND person_id = ?`,
+    { uid: "int", connected_to: "intOrNull", excluded: "flag" },
+    `SELECT r.uid, r.connected_to, ${excludedByStatusSql("r.status_id")} AS excluded
+       FROM registration r WHERE r.project_id = ? AND r.person_id = ?${onSqlite(em) ? "" : " FOR UPDATE"}`,
     [projectId, cloginId],
   );
-  return rows[0] ? { uid: rows[0].uid, connectedTo: rows[0].connected_to } : null;
+  return rows[0] ? { uid: rows[0].uid, connectedTo: rows[0].connected_to, excluded: rows[0].excluded } : null;
 }

@@ -105,3 +105,24 @@ export async function selectRows<S extends RowShape>(
 
 /** `?, ?, ?` for an IN list of `count` bound values. */
 export const sqlPlaceholders = (count: number): string => Array.from({ length: count }, () => "?").join(", ");
+
+/**
+ * An aggregate of the rows a subquery reads, as one JSON array of objects with these members
+ * (`[member, SQL expression]`), so a statement can return a list per row: `JSON_ARRAYAGG` on
+ * MySQL/MariaDB, `json_group_array` on SQLite. Its order is not defined: sort after decoding.
+ */
+export function jsonObjectsSql(em: EntityManager, members: readonly (readonly [string, string])[]): string {
+  const pairs = members.map(([member, sql]) => `'${member}', ${sql}`).join(", ");
+  return em.connection.options.type === "better-sqlite3"
+    ? `json_group_array(json_object(${pairs}))`
+    : `JSON_ARRAYAGG(JSON_OBJECT(${pairs}))`;
+}
+
+/**
+ * The typed rows of a column read with jsonObjectsSql; NULL (MySQL/MariaDB aggregate no row so)
+ * reads as none.
+ */
+export function decodeJsonRows<S extends RowShape>(shape: S, value: unknown, sql = ""): RowOf<S>[] {
+  const parsed = decodeColumn("jsonOrNull", value);
+  return Array.isArray(parsed) ? decodeRows(shape, parsed as Record<string, unknown>[], sql) : [];
+}

@@ -3,7 +3,7 @@ import { CartLine, OutboxEmail, TriggerFiring, type TriggerAction } from "../ent
 import { insertRows } from "../db/insert-rows";
 import { insertEmailHistory, type NewEmailHistoryEntry } from "./email-history.data";
 import { addFormsToRegistration } from "./forms.data";
-import { selectRows, sqlPlaceholders } from "./sql-rows";
+import { selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
 
 /** A trigger of a submitted form that has not acted for the registration yet. */
 export interface PendingTrigger {
@@ -20,6 +20,56 @@ export interface PendingTrigger {
   priceCents: number | null;
 }
 
+/**
+ * A trigger's columns (alias `t`, its product `p`): its row shape's member names and the SQL of
+ * each. `sort` orders triggers where SQL cannot (a JSON aggregate).
+ */
+export const TRIGGER_MEMBERS = [
+  ["id", "t.id"],
+  ["form_id", "t.form_id"],
+  ["action", "t.action"],
+  ["email_to", "t.email_to"],
+  ["email_subject", "t.email_subject"],
+  ["email_body", "t.email_body"],
+  ["product_id", "t.product_id"],
+  ["quantity", "t.quantity"],
+  ["add_form_id", "t.add_form_id"],
+  ["price_cents", "p.price_cents"],
+  ["sort", "t.sort_order"],
+] as const;
+
+export const TRIGGER_SHAPE = {
+  id: "int",
+  form_id: "int",
+  action: "text",
+  email_to: "textOrNull",
+  email_subject: "textOrNull",
+  email_body: "textOrNull",
+  product_id: "intOrNull",
+  quantity: "intOrNull",
+  add_form_id: "intOrNull",
+  price_cents: "intOrNull",
+  sort: "int",
+} as const;
+
+/** Triggers in trigger order (sort_order, then id). */
+export function toTriggers(rows: RowOf<typeof TRIGGER_SHAPE>[]): PendingTrigger[] {
+  return [...rows]
+    .sort((a, b) => a.sort - b.sort || a.id - b.id)
+    .map((row) => ({
+      id: row.id,
+      formId: row.form_id,
+      action: row.action as TriggerAction,
+      emailTo: row.email_to,
+      emailSubject: row.email_subject,
+      emailBody: row.email_body,
+      productId: row.product_id,
+      quantity: row.quantity,
+      addFormId: row.add_form_id,
+      priceCents: row.price_cents,
+    }));
+}
+
 /** The triggers of the forms that have not fired for the registration, in trigger order. */
 export async function readUnfiredTriggers(
   em: EntityManager,
@@ -29,39 +79,15 @@ export async function readUnfiredTriggers(
   if (formIds.length === 0) return [];
   const rows = await selectRows(
     em,
-    {
-      id: "int",
-      form_id: "int",
-      action: "text",
-      email_to: "textOrNull",
-      email_subject: "textOrNull",
-      email_body: "textOrNull",
-      product_id: "intOrNull",
-      quantity: "intOrNull",
-      add_form_id: "intOrNull",
-      price_cents: "intOrNull",
-    },
-    `SELECT t.id, t.form_id, t.action, t.email_to, t.email_subject, t.email_body, t.product_id, t.quantity, t.add_form_id,
-            p.price_cents
+    TRIGGER_SHAPE,
+    `SELECT ${TRIGGER_MEMBERS.map(([member, sql]) => `${sql} AS ${member}`).join(", ")}
        FROM form_trigger t
        LEFT JOIN trigger_firing tf ON tf.trigger_id = t.id AND tf.registration_id = ?
        LEFT JOIN product p ON p.id = t.product_id
-      WHERE t.form_id IN (${sqlPlaceholders(formIds.length)}) AND tf.trigger_id IS NULL
-      ORDER BY t.sort_order, t.id`,
+      WHERE t.form_id IN (${sqlPlaceholders(formIds.length)}) AND tf.trigger_id IS NULL`,
     [registrationId, ...formIds],
   );
-  return rows.map((row) => ({
-    id: row.id,
-    formId: row.form_id,
-    action: row.action as TriggerAction,
-    emailTo: row.email_to,
-    emailSubject: row.email_subject,
-    emailBody: row.email_body,
-    productId: row.product_id,
-    quantity: row.quantity,
-    addFormId: row.add_form_id,
-    priceCents: row.price_cents,
-  }));
+  return toTriggers(rows);
 }
 
 /** Everything the triggers of one submission do to one registration. */
@@ -98,7 +124,12 @@ export async function writeTriggerEffects(em: EntityManager, writes: TriggerWrit
     CartLine,
     writes.cartLines.map((line) => ({ registrationId, ...line, createdAt: now })),
   );
-  await addFormsToRegistration(em, registrationId, writes.addedFormIds, now);
+  await addFormsToRegistration(
+    em,
+    registrationId,
+    writes.addedFormIds.map((formId) => ({ formId })),
+    now,
+  );
   await insertRows(
     em,
     TriggerFiring,

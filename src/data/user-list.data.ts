@@ -1,5 +1,11 @@
 import type { EntityManager } from "typeorm";
-import { counterColumnsSql, countersOfColumns, emptyCounters, type ProjectCounters } from "./project-counters.data";
+import {
+  counterColumnsSql,
+  countersOfColumns,
+  emptyCounters,
+  projectCountersSql,
+  type ProjectCounters,
+} from "./project-counters.data";
 import { readSummaryRowsPicked, type SummaryRow } from "./registrations.data";
 import { decodeRows, selectRawRows, selectRows, sqlPlaceholders } from "./sql-rows";
 
@@ -47,10 +53,10 @@ export async function readListScope(
 ): Promise<{ owned: boolean; excludingStatusIds: number[]; counters: ProjectCounters }> {
   const sql = `SELECT s.id AS status_id, ${counterColumnsSql("pc")}
        FROM project pr
-       LEFT JOIN project_counter pc ON pc.project_id = pr.id
+       LEFT JOIN ${projectCountersSql} pc ON pc.project_id = pr.id
        LEFT JOIN status s ON s.project_id = pr.id AND s.is_excluded = 1
       WHERE pr.id = ? AND pr.organization_id = ?`;
-  const raw = await selectRawRows(em, sql, [groupId, organizationId]);
+  const raw = await selectRawRows(em, sql, [groupId, groupId, organizationId]);
   if (raw.length === 0) return { owned: false, excludingStatusIds: [], counters: emptyCounters() };
   const statuses = decodeRows({ status_id: "intOrNull" }, raw, sql);
   return {

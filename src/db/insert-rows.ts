@@ -1,4 +1,4 @@
-import type { EntityManager, EntityTarget, ObjectLiteral } from "typeorm";
+import type { EntityManager, EntityTarget, ObjectLiteral, QueryResult } from "typeorm";
 
 /**
  * One multi-row INSERT. TypeORM's `em.insert` re-reads defaulted columns afterwards (an extra
@@ -30,6 +30,15 @@ export async function insertPlainRows<T extends ObjectLiteral>(
   rows: Partial<T>[],
 ): Promise<void> {
   if (rows.length === 0) return;
+  await insertPlainRowsRaw(em, target, rows);
+}
+
+/** insertPlainRows, answering what executeWrite answers. */
+async function insertPlainRowsRaw<T extends ObjectLiteral>(
+  em: EntityManager,
+  target: EntityTarget<T>,
+  rows: Partial<T>[],
+): Promise<WriteResult> {
   const metadata = em.connection.getMetadata(target);
   const driver = em.connection.driver;
   const columns = Object.keys(rows[0]).map((property) => {
@@ -41,8 +50,43 @@ export async function insertPlainRows<T extends ObjectLiteral>(
   const parameters: unknown[] = [];
   for (const row of rows)
     for (const column of columns) parameters.push(driver.preparePersistentValue(row[column.propertyName], column));
-  await em.query(
+  return executeWrite(
+    em,
     `INSERT INTO ${driver.escape(metadata.tableName)} (${columns.map((c) => driver.escape(c.databaseName)).join(", ")}) VALUES ${rows.map(() => placeholders).join(", ")}`,
     parameters,
   );
+}
+
+/** What a write statement did: the rows it changed and, for an INSERT, the first generated key. */
+export interface WriteResult {
+  affected: number;
+  insertId: number;
+}
+
+/**
+ * Runs one INSERT, UPDATE or DELETE and says what it did, the same way on every driver (mysql2
+ * answers a result header, better-sqlite3 through TypeORM the last rowid and a change count).
+ */
+export async function executeWrite(em: EntityManager, sql: string, parameters: unknown[]): Promise<WriteResult> {
+  const runner = em.queryRunner ?? em.connection.createQueryRunner();
+  try {
+    const result = (await runner.query(sql, parameters, true)) as QueryResult;
+    const raw = result.raw as { insertId?: number } | number | bigint | undefined;
+    const insertId = typeof raw === "object" && raw !== null ? Number(raw.insertId ?? 0) : Number(raw ?? 0);
+    return { affected: result.affected ?? 0, insertId };
+  } finally {
+    if (!em.queryRunner) await runner.release();
+  }
+}
+
+/**
+ * One row inserted the way insertPlainRows inserts (no read-back of defaulted columns); returns
+ * its generated key (the auto-increment id or uid).
+ */
+export async function insertRowReturningId<T extends ObjectLiteral>(
+  em: EntityManager,
+  target: EntityTarget<T>,
+  row: Partial<T>,
+): Promise<number> {
+  return (await insertPlainRowsRaw(em, target, [row])).insertId;
 }

@@ -1,6 +1,14 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { holdSqliteTurn, inSqliteTurn } from "../db/sqlite-turns";
+import {
+  retryDelayMs,
+  TRANSACTION_ATTEMPTS,
+  transactionConflictOf,
+  transactionRetryCountsOf,
+} from "../db/transaction-conflicts";
 import { startReadSnapshot } from "../data/read-snapshot.data";
 import type { RequestContext } from "./context";
+import { completeUnitOfWork, openUnitOfWork } from "./unit-of-work";
 
 // better-sqlite3 has a single connection: a second BEGIN while a transaction is open fails with
 // "cannot start a transaction within a transaction" (concurrent requests, or parallel GraphQL
@@ -9,12 +17,40 @@ import type { RequestContext } from "./context";
 /**
  * The one place a transaction starts. Nested calls reuse the outer transaction, so a domain
  * method can call another and both commit or roll back together: a failed call writes nothing.
+ *
+ * A transaction that loses a deadlock or a lock wait to another one (on Galera also a write set
+ * that failed certification) is rolled back by the database; the whole unit of work then runs
+ * again from the start, up to TRANSACTION_ATTEMPTS runs with jittered backoff, before the conflict
+ * is answered 503. `work` must therefore keep its effects inside the transaction (rows, events,
+ * counter deltas, outbox emails, trigger firings): nothing leaves the process before COMMIT, so
+ * a rerun repeats nothing a client or a receiver could see. Events and counter deltas are written
+ * at the end of the unit of work (src/domain/unit-of-work.ts).
  */
 export async function inTransaction<T>(ctx: RequestContext, work: (tx: RequestContext) => Promise<T>): Promise<T> {
   if (ctx.inTransaction) return work(ctx);
-  // eslint-disable-next-line no-restricted-syntax -- the one place a transaction starts
-  const run = () => ctx.dataSource.transaction((em) => work({ ...ctx, em, inTransaction: true }));
-  return inSqliteTurn(ctx.dataSource, run);
+  const run = () =>
+    // eslint-disable-next-line no-restricted-syntax -- the one place a transaction starts
+    ctx.dataSource.transaction(async (em) => {
+      openUnitOfWork(em);
+      const result = await work({ ...ctx, em, inTransaction: true });
+      await completeUnitOfWork(em);
+      return result;
+    });
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await inSqliteTurn(ctx.dataSource, run);
+    } catch (error) {
+      const conflict = transactionConflictOf(error);
+      if (conflict === null) throw error;
+      const counts = transactionRetryCountsOf(ctx.dataSource);
+      if (attempt >= TRANSACTION_ATTEMPTS) {
+        counts.exhausted += 1;
+        throw error;
+      }
+      counts[conflict] += 1;
+      await sleep(retryDelayMs(attempt));
+    }
+  }
 }
 
 /** A context whose reads all see one snapshot, until `close`. */

@@ -1,11 +1,13 @@
-import { Column, Entity, JoinColumn, OneToOne, PrimaryColumn, type Relation } from "typeorm";
+import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from "typeorm";
 import { Project } from "./project.entity";
 
-// Per-project running totals, so project totals, users totalCount and get_user_list totals read
-// one row instead of counting every registration, cart line and payment. Registrations fall into
+// Per-project running totals, so project totals, users totalCount and get_user_list totals read a
+// few rows instead of counting every registration, cart line and payment. Registrations fall into
 // six buckets by level, own exclusion and (for a child) the parent's exclusion: every list filter
-// of get_user_list is a sum of buckets. Maintained by relative updates in the transaction of each
-// write (src/domain/projects/project-counters.ts); `regapi recount` rebuilds them.
+// of get_user_list is a sum of buckets. A project's totals are spread over COUNTER_SLOTS rows
+// (`slot`); a write adds its delta to one slot picked at random, at the end of its transaction, so
+// concurrent writes to one project rarely wait for the same row; reads sum the slots
+// (src/domain/projects/project-counters.ts, docs/counters.md). `regapi recount` rebuilds them.
 
 const CountColumn = () => Column({ type: "bigint", default: 0 });
 
@@ -14,7 +16,11 @@ export class ProjectCounter {
   @PrimaryColumn({ type: "int" })
   projectId: number;
 
-  @OneToOne(() => Project, { onDelete: "CASCADE" })
+  /** 0 … COUNTER_SLOTS - 1 (src/data/project-counters.data.ts); the recount writes slot 0. */
+  @PrimaryColumn({ type: "smallint", default: 0 })
+  slot: number;
+
+  @ManyToOne(() => Project, { onDelete: "CASCADE" })
   @JoinColumn({ name: "project_id" })
   project?: Relation<Project>;
 

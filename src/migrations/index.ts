@@ -8,6 +8,7 @@ import { RegistrantSessions1795387373854 } from "./1795387373854-RegistrantSessi
 import { UserListPageIndex1795388242981 } from "./1795388242981-UserListPageIndex";
 import { ProjectCounters1795397156494 } from "./1795397156494-ProjectCounters";
 import { RegistrationProjectUidIndex1795410047356 } from "./1795410047356-RegistrationProjectUidIndex";
+import { ProjectCounterSlots1795642095480 } from "./1795642095480-ProjectCounterSlots";
 
 // Migrations for MySQL/MariaDB, listed by reference (TypeORM 1 deprecates globs), in timestamp
 // order. Add each new one here; never edit one that has landed.
@@ -22,4 +23,5 @@ export const MIGRATIONS: (new () => object)[] = [
   ProjectCounters1795397156494,
   IdempotencyKeys1795397342283,
   RegistrationProjectUidIndex1795410047356,
+  ProjectCounterSlots1795642095480,
 ];

@@ -65,7 +65,7 @@ it("kill -9 between claim and recording, then a restart: the event is delivered 
       settings: { ...DEFAULT_DOMAIN_SETTINGS, webhookAllowPrivate: true },
     });
     await createWebhookEndpoint(ctx, { url: receiver.url(), events: ["user.updated"] });
-    await inTransaction(ctx, ({ em }) =>
+    await inTransaction(ctx, async ({ em }) =>
       recordEvents(em, [{ type: "user.updated", groupId: MAPLE.groupId, data: { clogin_id: MAPLE.miles } }]),
     );
 
@@ -110,7 +110,7 @@ itOnMysqlFamily("two regapi worker processes deliver 1,000 events exactly once b
       groupId: MAPLE.groupId,
       data: { clogin_id: MAPLE.miles, n },
     }));
-    await inTransaction(ctx, ({ em }) => recordEvents(em, events));
+    await inTransaction(ctx, async ({ em }) => recordEvents(em, events));
     const workers = [spawnWorker("info"), spawnWorker("info")];
     try {
       await receiver.waitFor(1000, 30_000);

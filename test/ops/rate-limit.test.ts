@@ -177,6 +177,7 @@ describe("rate limits (Redis store at 127.0.0.1:6379)", () => {
       dataSource: t.dataSource,
       logger: createLogger("silent"),
       config: {
+        graphqlIntrospection: true,
         accountCacheTtlMs: 0,
         rateLimit: {
           perMinute: 3,

@@ -8,7 +8,7 @@ import { findProject } from "../../data/projects.data";
 import { lineAmountCents } from "../../domain/account-totals";
 import { encodeAnswer, isChoiceType } from "../../domain/forms/field-value-codec";
 import { initialForms, type RegistrationLevel } from "../../domain/forms/form-rules";
-import { bucketOf, countersAddDelta, emptyCounters } from "../../domain/projects/project-counters";
+import { bucketOf, countDelta, emptyCounters } from "../../domain/projects/project-counters";
 import { inTransaction } from "../../domain/transaction";
 import { insertPlainRows } from "../../db/insert-rows";
 import {
@@ -351,7 +351,7 @@ async function seedChunk(
   await insertMany(em, RegistrationTag, tagRows, shared.bindLimit);
   await insertMany(em, CartLine, cartRows, shared.bindLimit);
   await insertMany(em, Payment, paymentRows, shared.bindLimit);
-  await countersAddDelta(em, plan.project.id, counters);
+  countDelta(em, plan.project.id, counters);
 
   return {
     persons: persons.length,

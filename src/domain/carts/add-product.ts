@@ -10,12 +10,12 @@ import { resolveOwnedProject } from "../group-scope";
 import { MemberReader } from "../member-parsers";
 import { inTransaction } from "../transaction";
 import { recordEvent } from "../events/record-event";
-import { requireRegisteredUser } from "../users/registration-lookup";
+import { counterBucketOf, requireRegisteredUser } from "../users/registration-lookup";
 import type { UserOutcome } from "../users/user-commands";
 import { loadUserSummaries } from "../users/user-summary";
 import { clientValue } from "../../common/client-value";
 import { lineAmountCents } from "../account-totals";
-import { countersAddOrder } from "../projects/project-counters";
+import { countOrder } from "../projects/project-counters";
 
 // users `add_product` (contract §13, §18): products of the project, or private ones made for this
 // cart by name, added to a user's cart, all or nothing.
@@ -175,9 +175,10 @@ export async function addProducts(
 ): Promise<AddProductOutcome> {
   const cmd = parseCommand(AddProductCommand, draft);
   const entries = readEntries(cmd.productList);
+  // Outside the transaction: the family's lock is its first statement, so what it reads after is current.
+  await resolveOwnedProject(ctx, cmd.groupId);
   return inTransaction(ctx, async ({ em }) => {
     const now = new Date();
-    await resolveOwnedProject(ctx, cmd.groupId, em);
     // Locked: concurrent adds to one cart run one after the other, so the category rules hold.
     const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });
     const level = user.parentCloginId === null ? "parent" : "child";
@@ -298,8 +299,8 @@ export async function addProducts(
       }),
     );
     const cartIds = await insertCartLines(em, user.uid, lines);
-    if (cartIds.length > 0) await recordEvent(em, productAddedEvent(cmd.groupId, cmd.cloginId, cartIds, lines), now);
-    await countersAddOrder(em, user.uid, orderCentsOf(lines));
+    if (cartIds.length > 0) recordEvent(em, productAddedEvent(cmd.groupId, cmd.cloginId, cartIds, lines), now);
+    countOrder(em, cmd.groupId, counterBucketOf(user), orderCentsOf(lines));
     const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid)!;
     return { uid: user.uid, groupId: cmd.groupId, cloginId: cmd.cloginId, summary, notices, cartIds };
   });

@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "typeorm";
-import { insertEvents } from "../../data/events.data";
+import { pendingWritesOf } from "../unit-of-work";
 
 // Events (contract §16) are recorded by the domain, inside the transaction of the change, so REST,
-// GraphQL and the registrant session emit the same ones and a rolled-back call emits none. The
-// delivery worker (src/delivery/) sends them to webhook endpoints after the commit.
+// GraphQL and the registrant session emit the same ones and a rolled-back call emits none. They
+// are written together at the end of the transaction (one INSERT, src/domain/unit-of-work.ts), in
+// the order recorded. The delivery worker (src/delivery/) sends them to webhook endpoints after
+// the commit.
 
 export const EVENT_TYPES = [
   "user.created",
@@ -47,11 +49,10 @@ function boundedText(value: unknown): unknown {
   return value;
 }
 
-/** Records events in one statement (none when the list is empty). */
-export async function recordEvents(em: EntityManager, events: readonly DomainEvent[], now = new Date()): Promise<void> {
-  await insertEvents(
-    em,
-    events.map((event) => ({
+/** Records events in `em`'s transaction; they are written when its unit of work completes. */
+export function recordEvents(em: EntityManager, events: readonly DomainEvent[], now = new Date()): void {
+  pendingWritesOf(em).events.push(
+    ...events.map((event) => ({
       publicId: randomUUID(),
       groupId: event.groupId,
       type: event.type,
@@ -61,8 +62,7 @@ export async function recordEvents(em: EntityManager, events: readonly DomainEve
   );
 }
 
-export const recordEvent = (em: EntityManager, event: DomainEvent, now?: Date): Promise<void> =>
-  recordEvents(em, [event], now);
+export const recordEvent = (em: EntityManager, event: DomainEvent, now?: Date): void => recordEvents(em, [event], now);
 
 /** form.submitted / form.completed for each form, in one statement. */
 export function formEvents(

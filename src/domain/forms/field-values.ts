@@ -4,7 +4,6 @@ import {
   readStoredValues,
   upsertFieldValues,
   type FieldDefinition,
-  type RegistrationFormState,
   type ValueTargets,
 } from "../../data/forms.data";
 import { isEmailAddress } from "../../common/email";
@@ -33,8 +32,8 @@ export interface SaveValuesOptions {
   registrationId: number;
   projectId: number;
   cloginId: number;
-  /** The registration's form set, by form id. */
-  forms: ReadonlyMap<number, RegistrationFormState>;
+  /** The registration's form set: its form ids (or any map keyed by them). */
+  forms: Pick<ReadonlySet<number>, "has">;
   /** Keys the caller has already consumed (create's person data): no notice when they name no field of the user's forms. */
   consumedKeys?: ReadonlySet<string>;
   now: Date;
@@ -54,29 +53,32 @@ export interface SavedValues {
   person: PersonAttributes;
 }
 
+/** The values accepted for writing, before they are compared with what is stored. */
+interface AcceptedValues {
+  notices: string[];
+  accepted: { key: string; field: FieldDefinition; encoded: string }[];
+}
+
+/** What writing values changes: the rows to write (encoded as stored) and what they mean. */
+export interface PlannedValues extends SavedValues {
+  rows: { fieldId: string; value: string }[];
+  /** The answers the registration holds once the rows are written, of the fields written. */
+  answers: Map<string, string>;
+}
+
 const quote = (value: string) => clientValue(value);
 
-export async function saveFieldValues(
-  em: EntityManager,
+/** Which values may be written (contract §4), each refusal with its notice. */
+function acceptValues(
   values: Record<string, unknown>,
-  options: SaveValuesOptions,
-): Promise<SavedValues> {
-  const result: SavedValues = {
-    notices: [],
-    formsWithValues: [],
-    changedForms: new Set(),
-    changedFieldIds: [],
-    person: {},
-  };
-  const keys = Object.keys(values);
-  const fieldKeys = keys.filter((key) => !key.startsWith("_"));
-  const fields = options.preread?.fields ?? (await readFieldsByKeys(em, options.projectId, fieldKeys));
+  fields: readonly FieldDefinition[],
+  options: Pick<SaveValuesOptions, "projectId" | "cloginId" | "forms" | "consumedKeys">,
+): AcceptedValues {
+  const result: AcceptedValues = { notices: [], accepted: [] };
   const byId = new Map(fields.map((field) => [field.id, field]));
   const byName = new Map(fields.filter((field) => field.name !== null).map((field) => [field.name!, field]));
-
-  const accepted: { key: string; field: FieldDefinition; encoded: string }[] = [];
   const keyOfField = new Map<string, string>();
-  for (const key of keys) {
+  for (const key of Object.keys(values)) {
     const name = quote(key);
     if (key.startsWith("_")) {
       result.notices.push(`${name} is a system field and cannot be updated; it was not written.`);
@@ -88,8 +90,7 @@ export async function saveFieldValues(
         result.notices.push(`${name} is not a field of project ${options.projectId}; it was not written.`);
       continue;
     }
-    const form = options.forms.get(field.formId);
-    if (!form) {
+    if (!options.forms.has(field.formId)) {
       if (options.consumedKeys?.has(key)) continue;
       result.notices.push(
         `${name} belongs to form ${field.formId}, which user ${options.cloginId} does not have; it was not written.`,
@@ -122,18 +123,23 @@ export async function saveFieldValues(
       }
     }
     keyOfField.set(field.id, key);
-    accepted.push({ key, field, encoded: input.encoded });
+    result.accepted.push({ key, field, encoded: input.encoded });
   }
+  return result;
+}
 
-  const stored =
-    options.preread?.stored ??
-    (await readStoredValues(
-      em,
-      options.registrationId,
-      accepted.map((a) => a.field.id),
-    ));
-  const rows: { registrationId: number; fieldId: string; value: string; updatedAt: Date }[] = [];
-  for (const { field, encoded } of accepted) {
+/** The accepted values compared with the stored ones (by field id): what changes. */
+function compareWithStored(accepted: AcceptedValues, stored: ReadonlyMap<string, string>): PlannedValues {
+  const result: PlannedValues = {
+    notices: accepted.notices,
+    formsWithValues: [],
+    changedForms: new Set(),
+    changedFieldIds: [],
+    person: {},
+    rows: [],
+    answers: new Map(),
+  };
+  for (const { field, encoded } of accepted.accepted) {
     if (!result.formsWithValues.includes(field.formId)) result.formsWithValues.push(field.formId);
     const previous = stored.get(field.id);
     const unchanged =
@@ -141,12 +147,57 @@ export async function saveFieldValues(
     if (unchanged) continue;
     result.changedForms.add(field.formId);
     result.changedFieldIds.push(field.id);
-    rows.push({ registrationId: options.registrationId, fieldId: field.id, value: encoded, updatedAt: options.now });
+    result.rows.push({ fieldId: field.id, value: encoded });
+    result.answers.set(field.id, encoded);
     if (field.name !== null && field.name in PERSON_FIELD_NAMES) {
       const text = encoded.trim();
       result.person[PERSON_FIELD_NAMES[field.name as PersonFieldName].attribute] = text === "" ? null : text;
     }
   }
-  await upsertFieldValues(em, rows);
   return result;
+}
+
+/**
+ * The values of a registration that holds none yet (create): what writing `values` writes, with
+ * its notices, without reading anything. `fields` are the project's fields the keys name.
+ */
+export function planNewValues(
+  values: Record<string, unknown>,
+  fields: readonly FieldDefinition[],
+  options: Pick<SaveValuesOptions, "projectId" | "cloginId" | "forms" | "consumedKeys">,
+): PlannedValues {
+  return compareWithStored(acceptValues(values, fields, options), new Map());
+}
+
+/** Writes planned values to a registration: one statement (none without rows). */
+export async function writePlannedValues(
+  em: EntityManager,
+  registrationId: number,
+  planned: PlannedValues,
+  now: Date,
+): Promise<void> {
+  await upsertFieldValues(
+    em,
+    planned.rows.map((row) => ({ registrationId, fieldId: row.fieldId, value: row.value, updatedAt: now })),
+  );
+}
+
+export async function saveFieldValues(
+  em: EntityManager,
+  values: Record<string, unknown>,
+  options: SaveValuesOptions,
+): Promise<SavedValues> {
+  const fieldKeys = Object.keys(values).filter((key) => !key.startsWith("_"));
+  const fields = options.preread?.fields ?? (await readFieldsByKeys(em, options.projectId, fieldKeys));
+  const accepted = acceptValues(values, fields, options);
+  const stored =
+    options.preread?.stored ??
+    (await readStoredValues(
+      em,
+      options.registrationId,
+      accepted.accepted.map((a) => a.field.id),
+    ));
+  const planned = compareWithStored(accepted, stored);
+  await writePlannedValues(em, options.registrationId, planned, options.now);
+  return planned;
 }

@@ -39,13 +39,13 @@ export interface MarkedForms {
   notices: string[];
 }
 
-/** The first mandatory field without an answer of each form that has one, by form id. */
-async function firstEmptyMandatoryByForm(
-  em: EntityManager,
-  registrationId: number,
-  formIds: readonly number[],
-): Promise<Map<number, FieldDefinition>> {
-  const mandatory = await readMandatoryFieldValues(em, registrationId, formIds);
+/**
+ * The first mandatory field without an answer of each form that has one, by form id, of the
+ * mandatory fields given (in field order) with their stored answers (encoded; null: none).
+ */
+export function firstEmptyMandatory(
+  mandatory: readonly { field: FieldDefinition; value: string | null }[],
+): Map<number, FieldDefinition> {
   const answers = new Map(
     mandatory.flatMap(({ field, value }) => (value === null ? [] : [[field.id, decodeAnswer(field.fieldType, value)]])),
   );
@@ -56,6 +56,26 @@ async function firstEmptyMandatoryByForm(
   );
   for (const field of missing) if (!firstEmpty.has(field.formId)) firstEmpty.set(field.formId, field);
   return firstEmpty;
+}
+
+async function firstEmptyMandatoryByForm(
+  em: EntityManager,
+  registrationId: number,
+  formIds: readonly number[],
+): Promise<Map<number, FieldDefinition>> {
+  return firstEmptyMandatory(await readMandatoryFieldValues(em, registrationId, formIds));
+}
+
+/**
+ * The forms a submission after saving values submits (contract §4): those that received a value
+ * and, unless `resubmit` says so, were never submitted, whose mandatory fields all hold an answer
+ * (`firstEmpty`, from firstEmptyMandatory).
+ */
+export function formsToSubmit(
+  candidates: readonly number[],
+  firstEmpty: ReadonlyMap<number, FieldDefinition>,
+): number[] {
+  return candidates.filter((formId) => !firstEmpty.has(formId));
 }
 
 /**
@@ -74,8 +94,7 @@ export async function submitFormsWithValues(
   );
   if (candidates.length === 0) return [];
   const registrationId = settings.target.registrationId;
-  const incomplete = await firstEmptyMandatoryByForm(em, registrationId, candidates);
-  const submitted = candidates.filter((formId) => !incomplete.has(formId));
+  const submitted = formsToSubmit(candidates, await firstEmptyMandatoryByForm(em, registrationId, candidates));
   const now = settings.now;
   await updateRegistrationForms(
     em,
@@ -89,7 +108,7 @@ export async function submitFormsWithValues(
     submitted.filter((formId) => forms.get(formId)?.completed),
     { submittedAt: now },
   );
-  await recordEvents(
+  recordEvents(
     em,
     submissionEvents(settings, submitted, (formId) => !forms.get(formId)?.completed),
     now,
@@ -99,7 +118,7 @@ export async function submitFormsWithValues(
 }
 
 /** form.submitted for each submitted form, form.completed for those it completed. */
-const submissionEvents = (
+export const submissionEvents = (
   settings: SubmissionSettings,
   submitted: number[],
   completesNow: (formId: number) => boolean,
@@ -186,7 +205,7 @@ export async function markFormsComplete(
       : { completed: true, completedAt: now },
   );
 
-  await recordEvents(
+  recordEvents(
     em,
     formEvents("form.completed", settings.projectId, cloginId, newlyCompleted).concat(
       settings.submitForms ? formEvents("form.submitted", settings.projectId, cloginId, newlyCompleted) : [],

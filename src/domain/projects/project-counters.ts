@@ -1,13 +1,10 @@
 import type { EntityManager } from "typeorm";
 import {
-  addCentsToCounters,
-  addDeltaToCounters,
-  addRegistrationsToCounters,
   COUNTER_BUCKETS,
   emptyCounters,
-  moveFamilyForStatus,
   readProjectCounters,
   readProjectIds,
+  readStatusMoves,
   recountCounters,
   type BucketTotals,
   type CounterBucket,
@@ -16,23 +13,22 @@ import {
 import type { ExclusionFilter } from "../../data/user-list.data";
 import type { RequestContext } from "../context";
 import { inTransaction } from "../transaction";
+import { pendingWritesOf } from "../unit-of-work";
 
 // Per-project counters (registrations, active, parents, children, excluded, order and paid cents)
-// kept in the transaction of every write that changes them, so totals cost one row read whatever
-// the number of registrations. Each write site calls one of the `counters…` functions below with
-// its transaction's manager; each is one relative upsert. Registrations are never deleted.
+// kept in the transaction of every write that changes them, so totals cost a few rows' read
+// whatever the number of registrations. Each write site states what it changed in terms of
+// buckets (`count…` below); the transaction sums those into one delta per project and adds it to
+// one counter slot as its last statement (src/domain/unit-of-work.ts). Registrations are never
+// deleted.
 
-export { emptyCounters, readProjectCounters, type ProjectCounters };
-
-/** New registrations (create, create_child, seed, fixture load): their count and any money they already have. */
-export async function countersAddRegistrations(em: EntityManager, uids: readonly number[]): Promise<void> {
-  await addRegistrationsToCounters(em, uids);
-}
+export { emptyCounters, readProjectCounters, type CounterBucket, type ProjectCounters };
 
 /**
  * The bucket of a registration, as the counters' SQL (`bucketSql` in
- * src/data/project-counters.data.ts) computes it; for writers that know their rows (`regapi
- * seed`). test/cli/recount.test.ts checks that a seed's counters equal a recount.
+ * src/data/project-counters.data.ts) computes it, for writers that know their rows.
+ * The property test (test/domain/project-counters.property.test.ts) holds the two to the same
+ * answer after every step.
  */
 export function bucketOf(registration: {
   isChild: boolean;
@@ -44,26 +40,50 @@ export function bucketOf(registration: {
   return registration.excluded ? "child_excluded" : "child_active";
 }
 
-/** New registrations whose buckets and money the caller computed (`regapi seed`): one statement. */
-export async function countersAddDelta(em: EntityManager, projectId: number, delta: ProjectCounters): Promise<void> {
-  await addDeltaToCounters(em, projectId, delta);
+/** Adds `change` to `bucket` of the pending delta of `projectId` in `em`'s transaction. */
+function addToPending(em: EntityManager, projectId: number, bucket: CounterBucket, change: BucketTotals): void {
+  const deltas = pendingWritesOf(em).counters;
+  let delta = deltas.get(projectId);
+  if (!delta) {
+    delta = emptyCounters();
+    deltas.set(projectId, delta);
+  }
+  delta[bucket].registrations += change.registrations;
+  delta[bucket].orderCents += change.orderCents;
+  delta[bucket].paidCents += change.paidCents;
 }
 
-/** Cart lines added to a registration (add_product, triggers): their summed amount. */
-export async function countersAddOrder(em: EntityManager, uid: number, orderCents: number): Promise<void> {
-  if (orderCents !== 0) await addCentsToCounters(em, uid, { orderCents, paidCents: 0 });
+/** A new registration (create, create_child) in its bucket. */
+export function countRegistration(em: EntityManager, projectId: number, bucket: CounterBucket): void {
+  addToPending(em, projectId, bucket, { registrations: 1, orderCents: 0, paidCents: 0 });
+}
+
+/** Cart lines added to a registration in `bucket` (add_product, triggers): their summed amount. */
+export function countOrder(em: EntityManager, projectId: number, bucket: CounterBucket, orderCents: number): void {
+  if (orderCents !== 0) addToPending(em, projectId, bucket, { registrations: 0, orderCents, paidCents: 0 });
+}
+
+/** Registrations whose buckets and money the caller computed (`regapi seed`). */
+export function countDelta(em: EntityManager, projectId: number, delta: ProjectCounters): void {
+  for (const bucket of COUNTER_BUCKETS) addToPending(em, projectId, bucket, delta[bucket]);
 }
 
 /**
  * Before a registration's status becomes `statusId` (null: none): moves it, and a parent's
- * children, between active and excluded buckets when the exclusion changes; writes nothing otherwise.
+ * children, between active and excluded buckets when the exclusion changes; nothing otherwise.
+ * The caller holds the family's lock (requireRegisteredUser with `lock`), so the money read here
+ * is the family's current money.
  */
-export async function countersBeforeStatusChange(
-  em: EntityManager,
-  uid: number,
-  statusId: number | null,
-): Promise<void> {
-  await moveFamilyForStatus(em, uid, statusId);
+export async function countStatusChange(em: EntityManager, uid: number, statusId: number | null): Promise<void> {
+  for (const move of await readStatusMoves(em, uid, statusId)) {
+    const money = { orderCents: move.orderCents, paidCents: move.paidCents };
+    addToPending(em, move.projectId, move.from, {
+      registrations: -1,
+      orderCents: -money.orderCents,
+      paidCents: -money.paidCents,
+    });
+    addToPending(em, move.projectId, move.to, { registrations: 1, ...money });
+  }
 }
 
 /** Rebuilds one project's counters inside the caller's transaction (fixture load: rows written in bulk). */

@@ -1,9 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "typeorm";
 import { recordEvents } from "../events/record-event";
-import { readUnfiredTriggers, writeTriggerEffects, type TriggerWrites } from "../../data/triggers.data";
+import {
+  readUnfiredTriggers,
+  writeTriggerEffects,
+  type PendingTrigger,
+  type TriggerWrites,
+} from "../../data/triggers.data";
 import { lineAmountCents } from "../account-totals";
-import { countersAddOrder } from "../projects/project-counters";
+import { countOrder, type CounterBucket } from "../projects/project-counters";
 
 // What a form submission sets off (contract §4): each trigger of the submitted forms acts at most
 // once per registration, which the trigger_firing rows record. All effects of one submission are
@@ -16,6 +21,8 @@ export interface TriggerTarget {
   registrationId: number;
   cloginId: number;
   mainEmail: string | null;
+  /** Its counter bucket, for the money of products the triggers add. */
+  bucket: CounterBucket;
 }
 
 export interface TriggerOptions {
@@ -32,20 +39,28 @@ export interface TriggerEffects {
   notices: string[];
 }
 
+/** What a submission's triggers do, planned before anything is written. */
+export interface PlannedTriggerEffects {
+  effects: TriggerEffects;
+  writes: TriggerWrites;
+  /** email.queued for each email the triggers queue. */
+  events: ReturnType<typeof emailQueuedEvents>;
+  /** The amount of the cart lines the triggers add. */
+  orderCents: number;
+}
+
 /**
- * Runs the not-yet-fired triggers of the submitted forms for one registration.
- * `formSet` is the registration's current form set; forms added here are added to it too.
+ * What the given triggers (not fired yet for the registration, of its submitted forms, in trigger
+ * order) do: pure, so a new registration's triggers are planned with its other rows and written
+ * with them. `formSet` is the registration's form set; forms added here join it.
  */
-export async function runFormTriggers(
-  em: EntityManager,
+export function planTriggerEffects(
+  triggers: readonly PendingTrigger[],
   target: TriggerTarget,
-  submittedFormIds: readonly number[],
   formSet: Set<number>,
   options: TriggerOptions,
-): Promise<TriggerEffects> {
+): PlannedTriggerEffects {
   const effects: TriggerEffects = { addedFormIds: [], notices: [] };
-  if (submittedFormIds.length === 0) return effects;
-  const triggers = await readUnfiredTriggers(em, target.registrationId, submittedFormIds);
   const writes: TriggerWrites = {
     registrationId: target.registrationId,
     now: options.now,
@@ -109,15 +124,42 @@ export async function runFormTriggers(
     }
     writes.firedTriggerIds.push(trigger.id);
   }
+  return {
+    effects,
+    writes,
+    events: emailQueuedEvents(options.projectId, target.cloginId, writes.outbox),
+    orderCents: writes.cartLines.reduce((sum, line) => sum + lineAmountCents(line.quantity, line.unitPriceCents), 0),
+  };
+}
 
-  await writeTriggerEffects(em, writes);
-  await recordEvents(em, emailQueuedEvents(options.projectId, target.cloginId, writes.outbox), options.now);
-  await countersAddOrder(
-    em,
-    target.registrationId,
-    writes.cartLines.reduce((sum, line) => sum + lineAmountCents(line.quantity, line.unitPriceCents), 0),
-  );
-  return effects;
+/** Writes planned trigger effects: their rows, their events and their money in the counters. */
+export async function applyTriggerEffects(
+  em: EntityManager,
+  planned: PlannedTriggerEffects,
+  target: TriggerTarget,
+  options: TriggerOptions,
+): Promise<void> {
+  await writeTriggerEffects(em, planned.writes);
+  recordEvents(em, planned.events, options.now);
+  countOrder(em, options.projectId, target.bucket, planned.orderCents);
+}
+
+/**
+ * Runs the not-yet-fired triggers of the submitted forms for one registration.
+ * `formSet` is the registration's current form set; forms added here are added to it too.
+ */
+export async function runFormTriggers(
+  em: EntityManager,
+  target: TriggerTarget,
+  submittedFormIds: readonly number[],
+  formSet: Set<number>,
+  options: TriggerOptions,
+): Promise<TriggerEffects> {
+  if (submittedFormIds.length === 0) return { addedFormIds: [], notices: [] };
+  const triggers = await readUnfiredTriggers(em, target.registrationId, submittedFormIds);
+  const planned = planTriggerEffects(triggers, target, formSet, options);
+  await applyTriggerEffects(em, planned, target, options);
+  return planned.effects;
 }
 
 const emailQueuedEvents = (groupId: number, cloginId: number, outbox: TriggerWrites["outbox"]) =>

@@ -4,7 +4,7 @@ import { validationFailed } from "../errors";
 import { resolveOwnedProject } from "../group-scope";
 import { integerId } from "../commands/members";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
-import { countersBeforeStatusChange } from "../projects/project-counters";
+import { countStatusChange } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { findProjectStatus, setRegistrationStatus } from "../../data/registrations.data";
 import { requireRegisteredUser } from "./registration-lookup";
@@ -33,16 +33,17 @@ export async function setUserStatus(
   const cmd = parseCommand(SetStatusCommand, draft);
   const statusId = cmd.statusId;
 
+  // Outside the transaction: the family's lock is its first statement, so what it reads after is current.
+  await resolveOwnedProject(ctx, cmd.groupId);
   return inTransaction(ctx, async ({ em }) => {
-    await resolveOwnedProject(ctx, cmd.groupId, em);
-    const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId);
+    const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });
     if (statusId !== 0 && !(await findProjectStatus(em, cmd.groupId, statusId)))
       throw validationFailed([
         { path: ["statusId"], message: `${statusId} is not a status of this project (0 removes the status)` },
       ]);
-    await countersBeforeStatusChange(em, user.uid, statusId === 0 ? null : statusId);
+    await countStatusChange(em, user.uid, statusId === 0 ? null : statusId);
     const changed = await setRegistrationStatus(em, user.uid, statusId === 0 ? null : statusId);
-    if (changed) await recordEvent(em, statusChangedEvent(cmd.groupId, cmd.cloginId, statusId));
+    if (changed) recordEvent(em, statusChangedEvent(cmd.groupId, cmd.cloginId, statusId));
     const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid)!;
     return { uid: user.uid, groupId: cmd.groupId, cloginId: cmd.cloginId, summary, notices: [] };
   });

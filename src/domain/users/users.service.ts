@@ -3,41 +3,42 @@ import { hashPassword } from "../../auth/secrets";
 import { insertEmailHistory } from "../../data/email-history.data";
 import {
   addFormsToRegistration,
-  readProjectForms,
   readValueTargets,
   type RegistrationFormState,
   type ValueTargets,
 } from "../../data/forms.data";
+import { readRegistrationPlan, type RegistrationPlan } from "../../data/registration-plan.data";
 import { findPersonOfOrganization, findUsernameHolder, insertPerson, updatePerson } from "../../data/persons.data";
 import {
   findRegisteredUser,
-  findRegistration,
   insertRegistration,
-  isFamilyProject,
-  isRegistered,
+  lockRegistration,
   readOwnedSummaryRow,
   type SummaryPart,
 } from "../../data/registrations.data";
-import { isUniqueViolation } from "../../db/unique-violation";
 import { requirePrincipal, type RequestContext } from "../context";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { conflict, DomainError, failOnProblems, userNotFound, validationFailed, type Problem } from "../errors";
-import { saveFieldValues, type PersonAttributes } from "../forms/field-values";
-import { initialForms, MAX_KEYS_PER_CALL } from "../forms/form-rules";
+import { planNewValues, saveFieldValues, writePlannedValues, type PersonAttributes } from "../forms/field-values";
+import { initialForms, MAX_KEYS_PER_CALL, registrationLevel } from "../forms/form-rules";
 import {
+  firstEmptyMandatory,
+  formsToSubmit,
   markFormsComplete,
   notAFormId,
   sentFormIds,
+  submissionEvents,
   submitFormsWithValues,
   type SubmissionSettings,
 } from "../forms/form-submission";
+import { applyTriggerEffects, planTriggerEffects } from "../triggers/trigger-runner";
 import { notOwnedProject, resolveOwnedProject } from "../group-scope";
-import { countersAddRegistrations } from "../projects/project-counters";
+import { countRegistration } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { isEmailAddress } from "../../common/email";
 import { assertSendingAdmins, emailListProblems, emailRecords } from "./email-history";
 import { readPersonData, type PersonData } from "./new-user-data";
-import { connectedToOf, requireRegisteredUser, type RegisteredUser } from "./registration-lookup";
+import { connectedToOf, counterBucketOf, requireRegisteredUser, type RegisteredUser } from "./registration-lookup";
 import {
   AddEmailsCommand,
   CreateChildCommand,
@@ -107,10 +108,10 @@ export async function saveValuesAndSubmit(
   for (const key of Object.keys(options.explicitPerson ?? {}) as (keyof PersonAttributes)[]) delete person[key];
   const mappedPersonChanged = await updatePerson(em, user.cloginId, person);
   if (options.updated && (saved.changedFieldIds.length > 0 || options.updated.personChanged || mappedPersonChanged))
-    await recordEvent(em, userUpdatedEvent(user, saved.changedFieldIds), options.now);
+    recordEvent(em, userUpdatedEvent(user, saved.changedFieldIds), options.now);
   const mainEmail = person.mainEmail !== undefined ? person.mainEmail : user.mainEmail;
   const settings: SubmissionSettings = {
-    target: { registrationId: user.uid, cloginId: user.cloginId, mainEmail },
+    target: { registrationId: user.uid, cloginId: user.cloginId, mainEmail, bucket: counterBucketOf(user) },
     projectId: user.groupId,
     submitForms: options.submitForms,
     disableEmailSending: options.disableEmailSending,
@@ -157,9 +158,9 @@ export async function createUser(
 ): Promise<UserOutcome> {
   const cmd = parseCommand(CreateUserCommand, draft);
   const organizationId = requirePrincipal(ctx).organizationId;
-  await resolveOwnedProject(ctx, cmd.groupId);
   const newPerson = cmd.cloginId === null;
   const { data, problems } = readPersonData(cmd, newPerson);
+  const plan = await readOwnedRegistrationPlan(ctx, cmd.groupId, { ...personKeyValues(data), ...cmd.values });
   if (cmd.connectedTo !== null && cmd.connectedTo !== cmd.cloginId) {
     problems.unshift({
       path: ["connectedTo"],
@@ -172,8 +173,8 @@ export async function createUser(
   // scrypt is slow on purpose: hash before the transaction so no locks are held meanwhile.
   const passwordHash = newPerson && data.password !== null ? await hashPassword(data.password) : null;
   return inTransaction(ctx, ({ em }) =>
-    registerPerson(em, organizationId, cmd, data, passwordHash, {
-      parentCloginId: null,
+    registerPerson(em, organizationId, cmd, data, passwordHash, plan, {
+      parent: null,
       applicationDate: new Date(),
     }),
   );
@@ -192,40 +193,60 @@ export async function createChild(
 ): Promise<UserOutcome> {
   const cmd = parseCommand(CreateChildCommand, draft);
   const organizationId = requirePrincipal(ctx).organizationId;
-  await resolveOwnedProject(ctx, cmd.groupId);
   const newPerson = cmd.cloginId === null;
   const { data, problems } = readPersonData(cmd, newPerson, { mainEmailRequired: false });
+  const plan = await readOwnedRegistrationPlan(ctx, cmd.groupId, { ...personKeyValues(data), ...cmd.values });
   failOnProblems(problems);
   const parentCloginId = cmd.connectedTo;
   assertKeyCount(cmd.values);
   const passwordHash = newPerson && data.password !== null ? await hashPassword(data.password) : null;
 
   return inTransaction(ctx, async ({ em }) => {
+    // The parent's row is the family's lock, taken first (docs/counters.md, "Locks"): its
+    // exclusion, which puts the child in its counter bucket, cannot change until this commits.
+    const parent = await lockRegistration(em, cmd.groupId, parentCloginId);
     const familyProblems: Problem[] = [];
-    if (!(await isFamilyProject(em, cmd.groupId))) {
+    if (!plan.familySystem) {
       familyProblems.push({
         path: ["groupId"],
         message: `${cmd.groupId} is not a family project; create_child needs one`,
       });
-    } else {
-      const parent = await findRegistration(em, cmd.groupId, parentCloginId);
-      if (!parent || parent.connectedTo !== null)
-        familyProblems.push({
-          path: ["connectedTo"],
-          message: `${parentCloginId} is not a parent or individual registered in project ${cmd.groupId}`,
-        });
-    }
+    } else if (!parent || parent.connectedTo !== null)
+      familyProblems.push({
+        path: ["connectedTo"],
+        message: `${parentCloginId} is not a parent or individual registered in project ${cmd.groupId}`,
+      });
     failOnProblems(familyProblems);
-    return registerPerson(em, organizationId, cmd, data, passwordHash, {
-      parentCloginId,
+    return registerPerson(em, organizationId, cmd, data, passwordHash, plan, {
+      parent: { cloginId: parentCloginId, excluded: parent!.excluded },
       applicationDate: cmd.applicationDate ?? new Date(),
     });
   });
 }
 
 /**
+ * What registering into the project needs to know of it (one statement, before the
+ * transaction), when the caller's organization owns it; FORBIDDEN otherwise. `values` are the
+ * call's doc values, whose keys name fields.
+ */
+async function readOwnedRegistrationPlan(
+  ctx: RequestContext,
+  groupId: number,
+  values: Record<string, unknown>,
+): Promise<RegistrationPlan> {
+  const keys = Object.keys(values).filter((key) => !key.startsWith("_"));
+  const plan = await readRegistrationPlan(ctx.em, groupId, keys.slice(0, MAX_KEYS_PER_CALL));
+  if (!plan || plan.organizationId !== requirePrincipal(ctx).organizationId) throw notOwnedProject(groupId);
+  return plan;
+}
+
+/**
  * The registration shared by create and create_child: a new person (or an existing one of the
- * organization, registered here too), the initial forms of its level, then the `doc` values.
+ * organization, registered here too), the initial forms of its level, then the `doc` values, the
+ * submission of the forms they complete and what those forms' triggers do. Everything is decided
+ * from the project's plan first, then written with one multi-row statement per table (a create
+ * with values and a trigger costs about a dozen statements, whatever the number of forms, fields
+ * and triggers).
  */
 async function registerPerson(
   em: EntityManager,
@@ -233,91 +254,136 @@ async function registerPerson(
   cmd: CreateUserCommand,
   data: PersonData,
   passwordHash: string | null,
-  options: { parentCloginId: number | null; applicationDate: Date },
+  plan: RegistrationPlan,
+  options: { parent: { cloginId: number; excluded: boolean } | null; applicationDate: Date },
 ): Promise<UserOutcome> {
+  const parentCloginId = options.parent?.cloginId ?? null;
   const now = new Date();
   const notices: string[] = [];
+  // create makes a parent (family project) or an individual: parent-level forms; a child gets child-level ones.
+  const startForms = initialForms(plan.initialForms, registrationLevel(parentCloginId));
+  const formIds = new Set(startForms.map((form) => form.id));
+  const personKeys = personKeyValues(data);
+  const values = { ...personKeys, ...cmd.values };
+  // Pure, so it is planned before the person exists (its mapped fields are part of the person's
+  // row) and again once its clogin_id, which some notices name, is known.
+  const planValues = (cloginId: number) =>
+    planNewValues(values, plan.namedFields, {
+      projectId: cmd.groupId,
+      cloginId,
+      forms: formIds,
+      consumedKeys: new Set(Object.keys(personKeys)),
+    });
+  // Mapped fields set the person's own data too, unless the call set that member itself.
+  const explicit = explicitAttributes(data);
+  const mapped: PersonAttributes = { ...planValues(cmd.cloginId ?? 0).person };
+  for (const key of Object.keys(explicit) as (keyof PersonAttributes)[]) delete mapped[key];
+
   let cloginId: number;
   let mainEmail: string | null;
   if (cmd.cloginId !== null) {
     cloginId = cmd.cloginId;
     const person = await findPersonOfOrganization(em, cloginId, organizationId);
     if (!person) throw new DomainError("USER_NOT_FOUND", `clogin_id ${cloginId} is not a user of your organization.`);
-    if (await isRegistered(em, cmd.groupId, cloginId)) throw alreadyRegistered(cloginId, cmd.groupId);
     if (cmd.username !== undefined || cmd.password !== undefined) {
       notices.push(`username and password were ignored: user ${cloginId} already exists and keeps its login.`);
     }
-    await updatePerson(em, cloginId, explicitAttributes(data));
+    await updatePerson(em, cloginId, { ...mapped, ...explicit });
     mainEmail = data.mainEmail ?? person.mainEmail;
   } else {
     // A child without a main email has no login (contract §9): its username stays empty.
     const username = data.username ?? data.mainEmail;
-    if (username !== null) {
-      const holder = await findUsernameHolder(em, organizationId, username);
-      if (holder !== null) throw usernameTaken(username, holder);
-    }
-    try {
-      cloginId = await insertPerson(em, {
-        organizationId,
-        username,
-        passwordHash,
-        mainEmail: data.mainEmail,
-        firstName: data.firstName,
-        lastName: data.lastName,
-        orgName: data.orgName,
-      });
-    } catch (error) {
-      if (isUniqueViolation(error) && username !== null) throw usernameTaken(username, null);
-      throw error;
-    }
+    const inserted = await insertPerson(em, {
+      organizationId,
+      username,
+      passwordHash,
+      mainEmail: data.mainEmail,
+      firstName: data.firstName,
+      lastName: data.lastName,
+      orgName: data.orgName,
+      ...mapped,
+    });
+    if (inserted === null) throw usernameTaken(username!, await findUsernameHolder(em, organizationId, username!));
+    cloginId = inserted;
     mainEmail = data.mainEmail;
   }
-
-  let uid: number;
-  try {
-    uid = await insertRegistration(em, {
-      projectId: cmd.groupId,
-      personId: cloginId,
-      connectedTo: options.parentCloginId,
-      applicationDate: options.applicationDate,
-    });
-  } catch (error) {
-    if (isUniqueViolation(error)) throw alreadyRegistered(cloginId, cmd.groupId);
-    throw error;
-  }
-  await countersAddRegistrations(em, [uid]);
-  // create makes a parent (family project) or an individual: parent-level forms; a child gets child-level ones.
-  const level = options.parentCloginId === null ? "parent" : "child";
-  const startForms = initialForms(await readProjectForms(em, cmd.groupId), level);
-  await addFormsToRegistration(
-    em,
-    uid,
-    startForms.map((form) => form.id),
-    now,
-  );
-  const forms = new Map<number, RegistrationFormState>(
-    startForms.map((form) => [form.id, { uid, form, completed: false, completedAt: null, submittedAt: null }]),
-  );
+  const uid = await insertRegistration(em, {
+    projectId: cmd.groupId,
+    personId: cloginId,
+    connectedTo: parentCloginId,
+    applicationDate: options.applicationDate,
+  });
+  if (uid === null) throw alreadyRegistered(cloginId, cmd.groupId);
+  const planned = planValues(cloginId);
   const user: RegisteredUser = {
     uid,
     groupId: cmd.groupId,
     cloginId,
-    parentCloginId: options.parentCloginId,
+    parentCloginId,
     mainEmail,
+    // A new registration has no status yet.
+    excluded: false,
+    parentExcluded: options.parent?.excluded ?? false,
   };
-  await recordEvent(em, userCreatedEvent(user), now);
-  const personKeys = personKeyValues(data);
-  const values = { ...personKeys, ...cmd.values };
-  if (Object.keys(values).length > 0) {
-    const saved = await saveValuesAndSubmit(em, user, forms, values, {
-      submitForms: cmd.submitForms,
-      disableEmailSending: cmd.disableEmailSending,
-      now,
-      consumedKeys: new Set(Object.keys(personKeys)),
-      explicitPerson: explicitAttributes(data),
-    });
-    notices.push(...saved.notices);
-  }
+  notices.push(...planned.notices);
+
+  // The forms the values complete are submitted (contract §4): a new registration submitted none yet.
+  const candidates = cmd.submitForms ? planned.formsWithValues : [];
+  const submitted = formsToSubmit(
+    candidates,
+    firstEmptyMandatory(
+      plan.mandatoryFields
+        .filter((field) => candidates.includes(field.formId))
+        .map((field) => ({ field, value: planned.answers.get(field.id) ?? null })),
+    ),
+  );
+  const settings: SubmissionSettings = {
+    target: {
+      registrationId: uid,
+      cloginId,
+      mainEmail: mapped.mainEmail !== undefined ? mapped.mainEmail : mainEmail,
+      bucket: counterBucketOf(user),
+    },
+    projectId: cmd.groupId,
+    submitForms: cmd.submitForms,
+    disableEmailSending: cmd.disableEmailSending,
+    now,
+  };
+  const triggers = planTriggerEffects(
+    plan.triggers.filter((trigger) => submitted.includes(trigger.formId)),
+    settings.target,
+    formIds,
+    settings,
+  );
+  notices.push(...triggers.effects.notices);
+
+  const done = new Set(submitted);
+  await addFormsToRegistration(
+    em,
+    uid,
+    [
+      ...startForms.map((form) => ({
+        formId: form.id,
+        ...(done.has(form.id) ? { completed: true, completedAt: now, submittedAt: now } : {}),
+      })),
+      ...triggers.writes.addedFormIds.map((formId) => ({ formId })),
+    ],
+    now,
+  );
+  await writePlannedValues(em, uid, planned, now);
+  countRegistration(em, cmd.groupId, counterBucketOf(user));
+  recordEvent(em, userCreatedEvent(user), now);
+  recordEvents(
+    em,
+    submissionEvents(settings, submitted, () => true),
+    now,
+  );
+  await applyTriggerEffects(
+    em,
+    { ...triggers, writes: { ...triggers.writes, addedFormIds: [] } },
+    settings.target,
+    settings,
+  );
   return outcomeOf(em, user, notices);
 }
 
@@ -496,7 +562,7 @@ async function runUpdate(
       const marked = await markFormsComplete(
         em,
         {
-          target: { registrationId: user.uid, cloginId: user.cloginId, mainEmail },
+          target: { registrationId: user.uid, cloginId: user.cloginId, mainEmail, bucket: counterBucketOf(user) },
           projectId: user.groupId,
           submitForms: cmd.submitForms,
           disableEmailSending: cmd.disableEmailSending,
@@ -529,7 +595,7 @@ export async function addEmails(
     const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId);
     await assertSendingAdmins(em, organizationId, cmd.groupId, cmd.emails);
     await insertEmailHistory(em, emailRecords(user.uid, cmd.emails, new Date()));
-    await recordEvents(em, emailRecordedEvents(user, cmd.emails));
+    recordEvents(em, emailRecordedEvents(user, cmd.emails));
     return outcomeOf(em, user, []);
   });
 }

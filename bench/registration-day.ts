@@ -1,0 +1,386 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { createConnection } from "mysql2/promise";
+import { DataSource } from "typeorm";
+import { parseDatabaseUrl } from "../src/config/config";
+import { buildDataSourceOptions } from "../src/db/data-source-options";
+import { DEMO_CREDENTIALS, DEMO_FIXTURE } from "../src/fixtures/demo";
+
+// Registration day (issue 26): N concurrent clients register into one project at the same minute
+// (users `create` with the documented doc keys; the demo's form-301 triggers add a cart line, a
+// form and an email), then update the registrant they created. The same load spread over 10
+// projects. Every build is a real process (`node dist/src/main.js`) on a fresh database, so two
+// checkouts can be measured side by side:
+//   npm run bench:registration-day                               # this checkout, MariaDB and SQLite
+//   BENCH_COMPARE=/path/to/other/checkout npm run bench:registration-day
+// Environment: BENCH_DATABASES (mariadb,sqlite), BENCH_CLIENTS (10,40,100), BENCH_CREATES_PER_CLIENT
+// (15), BENCH_PASSWORD (1: every create sends a password), BENCH_MARIADB_URL (mariadb://root@127.0.0.1:3306; the database regapi_bench_regday is
+// dropped and re-created), BENCH_COMPARE (another checkout, built, whose figures print beside).
+
+const CLIENTS = (process.env.BENCH_CLIENTS ?? "10,40,100").split(",").map(Number);
+const CREATES_PER_CLIENT = Number(process.env.BENCH_CREATES_PER_CLIENT ?? 15);
+const DATABASES = (process.env.BENCH_DATABASES ?? "mariadb,sqlite").split(",") as ("mariadb" | "sqlite")[];
+const MARIADB = process.env.BENCH_MARIADB_URL ?? "mariadb://root@127.0.0.1:3306";
+// scrypt (src/auth/secrets.ts) costs about 40 ms of CPU per password on purpose: with passwords,
+// a 2-core machine hashes at most about 50 per second whatever the database does.
+const WITH_PASSWORD = process.env.BENCH_PASSWORD === "1";
+const DEMO_GROUP = 100909072;
+const SPREAD_PROJECTS = 10;
+
+interface Checkout {
+  label: string;
+  root: string;
+}
+
+const checkouts: Checkout[] = [{ label: "this checkout", root: resolve(__dirname, "../..") }];
+if (process.env.BENCH_COMPARE) checkouts.push({ label: "compared", root: resolve(process.env.BENCH_COMPARE) });
+
+// ---------------------------------------------------------------------------------------------
+// The fixture: the demo organization plus nine copies of its camp project (ids shifted), so the
+// spread load has ten projects of the same shape, triggers included.
+
+type Json = Record<string, unknown>;
+
+const groupOfCopy = (copy: number) => DEMO_GROUP + copy * 100;
+
+function cloneProject(project: Json, copy: number): Json {
+  const shift = (id: unknown) => Number(id) + copy * 10_000;
+  const clone = structuredClone(project) as Json & {
+    forms: (Json & { fields: Json[] })[];
+    triggers: Json[];
+    products: Json[];
+    statuses: Json[];
+    tags: Json[];
+    categories?: Json[];
+  };
+  clone.id = groupOfCopy(copy);
+  clone.name = `${String(project.name)} (copy ${copy})`;
+  clone.users = [];
+  for (const list of [clone.statuses, clone.tags, clone.categories ?? []])
+    for (const item of list) item.id = shift(item.id);
+  for (const product of clone.products) {
+    product.id = shift(product.id);
+    if (product.categoryId !== undefined) product.categoryId = shift(product.categoryId);
+    if (product.parentProductId !== undefined) product.parentProductId = shift(product.parentProductId);
+  }
+  for (const form of clone.forms) {
+    const formId = shift(form.id);
+    form.id = formId;
+    for (const field of form.fields) field.id = String(field.id).replace(/^f_\d+_/, `f_${formId}_`);
+  }
+  for (const trigger of clone.triggers) {
+    trigger.formId = shift(trigger.formId);
+    if (trigger.productId !== undefined) trigger.productId = shift(trigger.productId);
+    if (trigger.addFormId !== undefined) trigger.addFormId = shift(trigger.addFormId);
+  }
+  return clone;
+}
+
+function benchFixture(): Json {
+  const fixture = structuredClone(DEMO_FIXTURE) as { organizations: (Json & { projects: Json[] })[] };
+  const org = fixture.organizations[0];
+  const demo = org.projects.find((project) => project.id === DEMO_GROUP)!;
+  for (let copy = 1; copy < SPREAD_PROJECTS; copy += 1) org.projects.push(cloneProject(demo, copy));
+  for (const admin of (org.admins ?? []) as Json[]) admin.projectIds = org.projects.map((project) => project.id);
+  return fixture;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One build on one database: prepare with its own CLI, then run it as a process.
+
+function cli(checkout: Checkout, databaseUrl: string, ...args: string[]): void {
+  const run = spawnSync(process.execPath, [join(checkout.root, "bin/regapi.js"), ...args], {
+    cwd: checkout.root,
+    env: { PATH: process.env.PATH ?? "", DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" },
+    encoding: "utf8",
+  });
+  if (run.status !== 0) throw new Error(`regapi ${args.join(" ")} failed: ${run.stderr}${run.stdout}`);
+}
+
+async function freshDatabase(kind: "mariadb" | "sqlite", fixtureFile: string, checkout: Checkout) {
+  let databaseUrl: string;
+  let cleanup = () => undefined as void;
+  if (kind === "mariadb") {
+    const admin = await createConnection({ uri: MARIADB.replace(/^mariadb:/, "mysql:") });
+    await admin.query("DROP DATABASE IF EXISTS regapi_bench_regday");
+    await admin.query("CREATE DATABASE regapi_bench_regday CHARACTER SET utf8mb4");
+    await admin.end();
+    databaseUrl = `${MARIADB}/regapi_bench_regday`;
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), "regapi-regday-"));
+    databaseUrl = `sqlite:${join(dir, "regday.sqlite")}`;
+    cleanup = () => rmSync(dir, { recursive: true, force: true });
+  }
+  cli(checkout, databaseUrl, "migrate");
+  cli(checkout, databaseUrl, "load", fixtureFile);
+  return { databaseUrl, cleanup };
+}
+
+async function startService(checkout: Checkout, databaseUrl: string): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [join(checkout.root, "dist/src/main.js")], {
+    cwd: checkout.root,
+    env: {
+      PATH: process.env.PATH ?? "",
+      NODE_ENV: "production",
+      DATABASE_URL: databaseUrl,
+      PORT: "0",
+      DEMO: "false",
+      LOG_LEVEL: "info",
+      LOG_FORMAT: "json",
+      RATE_LIMIT_PER_MINUTE: "0",
+      RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: "0",
+      DELIVERY_WORKER: "false",
+      MAIL_DIR: mkdtempSync(join(tmpdir(), "regapi-regday-mail-")),
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const port = await new Promise<number>((resolvePort, reject) => {
+    child.once("exit", (code) => reject(new Error(`service exited ${code} before listening`)));
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      try {
+        const parsed = JSON.parse(line) as { msg?: string; port?: number };
+        if (parsed.msg === "listening" && parsed.port) resolvePort(parsed.port);
+      } catch {
+        // not a log line
+      }
+    });
+  });
+  return { child, port };
+}
+
+async function stopService(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((done) => child.once("exit", done));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The load: each client creates a registrant, then updates it, CREATES_PER_CLIENT times.
+
+interface Answer {
+  status: number;
+  code: string | null;
+  ms: number;
+  body: Json | null;
+}
+
+function post(agent: Agent, port: number, path: string, body: unknown): Promise<Answer> {
+  const payload = Buffer.from(JSON.stringify(body));
+  const started = performance.now();
+  return new Promise((done) => {
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port,
+        path,
+        method: "POST",
+        agent,
+        headers: {
+          "content-type": "application/json",
+          "content-length": payload.length,
+          "api-id": DEMO_CREDENTIALS.apiId,
+          "api-user": DEMO_CREDENTIALS.apiUser,
+          "api-token": DEMO_CREDENTIALS.apiToken,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => {
+          let parsed: Json | null;
+          try {
+            parsed = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Json;
+          } catch {
+            parsed = null;
+          }
+          const code = parsed && typeof parsed.error_code === "string" ? parsed.error_code : null;
+          done({ status: res.statusCode ?? 0, code, ms: performance.now() - started, body: parsed });
+        });
+      },
+    );
+    req.on("error", (error) => done({ status: 0, code: error.message, ms: performance.now() - started, body: null }));
+    req.end(payload);
+  });
+}
+
+interface LoadResult {
+  creates: number;
+  createsPerSecond: number;
+  p50: number;
+  p99: number;
+  updates: number;
+  updateP50: number;
+  failures: Map<string, number>;
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+
+async function runLoad(port: number, clients: number, groups: number[], run: string): Promise<LoadResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: clients });
+  const createTimes: number[] = [];
+  const updateTimes: number[] = [];
+  const failures = new Map<string, number>();
+  const fail = (what: string, answer: Answer) => {
+    const key = `${what} ${answer.status} ${answer.code ?? ""}`.trim();
+    failures.set(key, (failures.get(key) ?? 0) + 1);
+  };
+  const created = new Map<number, number>();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async (_, client) => {
+      for (let i = 0; i < CREATES_PER_CLIENT; i += 1) {
+        const group = groups[(client + i) % groups.length];
+        const formId = 301 + ((group - DEMO_GROUP) / 100) * 10_000;
+        const email = `regday-${run}-${client}-${i}@bench.test`;
+        const create = await post(agent, port, "/reg/api2/users/", {
+          action: "create",
+          group_id: group,
+          doc: {
+            main_email: email,
+            ...(WITH_PASSWORD ? { password: "bench-password" } : {}),
+            first_name: `Camper${client}`,
+            last_name: `Bench${i}`,
+            [`f_${formId}_1`]: `Camper${client}`,
+            [`f_${formId}_3`]: "M",
+          },
+        });
+        if (create.status !== 200) {
+          fail("create", create);
+          continue;
+        }
+        createTimes.push(create.ms);
+        created.set(group, (created.get(group) ?? 0) + 1);
+        const cloginId = (create.body?.user_info as Json | undefined)?.clogin_id;
+        const update = await post(agent, port, "/reg/api2/users/", {
+          action: "update",
+          group_id: group,
+          clogin_id: cloginId,
+          doc: { [`f_${formId}_3`]: "L" },
+        });
+        if (update.status !== 200) fail("update", update);
+        else updateTimes.push(update.ms);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  createTimes.sort((a, b) => a - b);
+  updateTimes.sort((a, b) => a - b);
+  return {
+    creates: createTimes.length,
+    createsPerSecond: createTimes.length / seconds,
+    p50: percentile(createTimes, 50),
+    p99: percentile(createTimes, 99),
+    updates: updateTimes.length,
+    updateP50: percentile(updateTimes, 50),
+    failures,
+  };
+}
+
+/** The registrations each project's counters hold (get_project_list with totals). */
+async function projectUsers(port: number): Promise<Map<number, number>> {
+  const agent = new Agent({ keepAlive: false });
+  const answer = await post(agent, port, "/reg/api2/projects/", {
+    action: "get_project_list",
+    group_id: DEMO_GROUP,
+    doc: { with_group_totals: true },
+  });
+  agent.destroy();
+  if (answer.status !== 200) return new Map([[-1, answer.status]]);
+  const list = (answer.body?.projects ?? []) as { group_id: string; group_totals?: { total_users: string } }[];
+  return new Map(list.map((project) => [Number(project.group_id), Number(project.group_totals?.total_users)]));
+}
+
+/** Registrations per project, counted in the database itself. */
+async function registrationsPerProject(databaseUrl: string): Promise<Map<number, number>> {
+  const dataSource = new DataSource(buildDataSourceOptions(parseDatabaseUrl(databaseUrl)));
+  await dataSource.initialize();
+  const rows = (await dataSource.query("SELECT project_id, COUNT(*) AS n FROM registration GROUP BY project_id")) as {
+    project_id: number;
+    n: number;
+  }[];
+  await dataSource.destroy();
+  return new Map(rows.map((row) => [Number(row.project_id), Number(row.n)]));
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface Row {
+  checkout: string;
+  database: string;
+  spread: string;
+  clients: number;
+  result: LoadResult;
+  counted: string;
+}
+
+async function measure(checkout: Checkout, kind: "mariadb" | "sqlite", fixtureFile: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const spread of ["1 project", `${SPREAD_PROJECTS} projects`]) {
+    const groups =
+      spread === "1 project" ? [DEMO_GROUP] : Array.from({ length: SPREAD_PROJECTS }, (_, i) => groupOfCopy(i));
+    for (const clients of CLIENTS) {
+      const database = await freshDatabase(kind, fixtureFile, checkout);
+      const service = await startService(checkout, database.databaseUrl);
+      try {
+        const result = await runLoad(service.port, clients, groups, `${Date.now().toString(36)}-${clients}`);
+        const counters = await projectUsers(service.port);
+        const recount = await registrationsPerProject(database.databaseUrl);
+        const wrong = [...recount].filter(([group, count]) => counters.get(group) !== count);
+        rows.push({
+          checkout: checkout.label,
+          database: kind,
+          spread,
+          clients,
+          result,
+          counted:
+            wrong.length === 0
+              ? "= recount"
+              : wrong.map(([group, count]) => `${group}: ${counters.get(group)} ≠ ${count}`).join(", "),
+        });
+        printRow(rows[rows.length - 1]);
+      } finally {
+        await stopService(service.child);
+        database.cleanup();
+      }
+    }
+  }
+  return rows;
+}
+
+const HEADER =
+  "| build | database | spread | clients | creates | creates/s | create p50 ms | create p99 ms | update p50 ms | failures | counters |";
+
+function printRow(row: Row): void {
+  const failures = [...row.result.failures].map(([key, count]) => `${count} × ${key}`).join("; ") || "0";
+  console.log(
+    `| ${row.checkout} | ${row.database} | ${row.spread} | ${row.clients} | ${row.result.creates} | ${row.result.createsPerSecond.toFixed(1)} | ${row.result.p50.toFixed(0)} | ${row.result.p99.toFixed(0)} | ${row.result.updateP50.toFixed(0)} | ${failures} | ${row.counted} |`,
+  );
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "regapi-regday-fixture-"));
+  const fixtureFile = join(dir, "fixture.json");
+  writeFileSync(fixtureFile, JSON.stringify(benchFixture()));
+  console.log(
+    `registration day: ${CREATES_PER_CLIENT} creates (+ an update each) per client; clients ${CLIENTS.join(", ")}`,
+  );
+  console.log(HEADER);
+  console.log(HEADER.replace(/[^|]/g, "-").replace(/\|-/g, "|-").replace(/-\|/g, "-|"));
+  try {
+    for (const kind of DATABASES) for (const checkout of checkouts) await measure(checkout, kind, fixtureFile);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,157 @@
+import { createConnection } from "mysql2/promise";
+import { databaseFailureOf } from "../../src/db/database-failure";
+import {
+  retryDelayMs,
+  TRANSACTION_ATTEMPTS,
+  transactionConflictOf,
+  transactionRetryCountsOf,
+} from "../../src/db/transaction-conflicts";
+import { inTransaction } from "../../src/domain/transaction";
+import { MAPLE } from "../fixtures/test-fixture";
+import { describeOnMysqlFamily, type MysqlFamilyConfig } from "../support/database";
+import { openDomainDatabase, type DomainDatabase } from "../support/domain-database";
+import { uidOf } from "../support/rows";
+
+// Issue 26 §2 / issue 22 §1: a transaction that loses a deadlock or a lock wait to another one is
+// rerun whole by inTransaction, a bounded number of times; what still fails is a 503, never a 500.
+// Real conflicts on MariaDB/MySQL: two units of work locking two rows in opposite order, and a row
+// held by another connection past the lock wait timeout.
+
+let t: DomainDatabase;
+let first: number;
+let second: number;
+beforeAll(async () => {
+  t = await openDomainDatabase();
+  first = await uidOf(t.dataSource, MAPLE.groupId, MAPLE.miles);
+  second = await uidOf(t.dataSource, MAPLE.groupId, MAPLE.bill);
+});
+afterAll(() => t.dispose());
+
+/** A promise and its resolver: lets two transactions meet after their first lock. */
+function barrier(parties: number) {
+  let arrived = 0;
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return async () => {
+    arrived += 1;
+    if (arrived === parties) open();
+    await opened;
+  };
+}
+
+const lockRow = (em: { query(sql: string, p: unknown[]): Promise<unknown> }, uid: number) =>
+  em.query(`SELECT uid FROM registration WHERE uid = ? FOR UPDATE`, [uid]);
+
+describe("the retry policy", () => {
+  it("waits longer after each attempt, with jitter, and keeps the bound small", () => {
+    expect(retryDelayMs(1, () => 1)).toBe(20);
+    expect(retryDelayMs(3, () => 1)).toBe(80);
+    expect(retryDelayMs(3, () => 0)).toBe(0);
+    expect(TRANSACTION_ATTEMPTS).toBeGreaterThanOrEqual(3);
+  });
+
+  it("reruns only conflicts: another error is thrown at once", async () => {
+    let runs = 0;
+    await expect(
+      inTransaction(t.context(), async () => {
+        runs += 1;
+        throw new Error("not a conflict");
+      }),
+    ).rejects.toThrow("not a conflict");
+    expect(runs).toBe(1);
+  });
+});
+
+describeOnMysqlFamily("transactions rerun after a conflict (MariaDB/MySQL)", () => {
+  it("a deadlock between two units of work: the loser reruns and both commit", async () => {
+    const before = { ...transactionRetryCountsOf(t.dataSource) };
+    const meet = barrier(2);
+    const runs = { a: 0, b: 0 };
+    // Each locks its first row, waits until the other holds its own, then asks for the other's.
+    const unit = (name: "a" | "b", mine: number, theirs: number) =>
+      inTransaction(t.context(), async ({ em }) => {
+        runs[name] += 1;
+        await lockRow(em, mine);
+        if (runs[name] === 1) await meet();
+        await lockRow(em, theirs);
+        await em.query(`UPDATE registration SET star = star WHERE uid IN (?, ?)`, [mine, theirs]);
+        return name;
+      });
+    await expect(Promise.all([unit("a", first, second), unit("b", second, first)])).resolves.toEqual(["a", "b"]);
+    // InnoDB chose one victim; it ran again, the other ran once.
+    expect(runs.a + runs.b).toBe(3);
+    const after = transactionRetryCountsOf(t.dataSource);
+    expect(after.deadlock - before.deadlock).toBe(1);
+    expect(after.exhausted).toBe(before.exhausted);
+  });
+
+  it("a lock wait timeout: reruns until the other transaction lets go", async () => {
+    const config = t.config as MysqlFamilyConfig;
+    const holder = await createConnection({
+      host: config.host,
+      port: config.port,
+      user: config.user,
+      password: config.password,
+      database: config.database,
+    });
+    try {
+      await holder.query("START TRANSACTION");
+      await holder.query("SELECT uid FROM registration WHERE uid = ? FOR UPDATE", [first]);
+      const before = transactionRetryCountsOf(t.dataSource).lock_wait_timeout;
+      let runs = 0;
+      const waiting = inTransaction(t.context(), async ({ em }) => {
+        runs += 1;
+        await em.query("SET SESSION innodb_lock_wait_timeout = 1");
+        await lockRow(em, first);
+        return runs;
+      });
+      // Held past the first run's one-second wait, released before the bound is spent.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await holder.query("COMMIT");
+      await expect(waiting).resolves.toBeGreaterThanOrEqual(2);
+      expect(transactionRetryCountsOf(t.dataSource).lock_wait_timeout - before).toBe(runs - 1);
+    } finally {
+      await holder.end();
+    }
+  });
+
+  it("a conflict that outlasts every rerun is answered as overload (503), and is a real server error", async () => {
+    // Provoke one real deadlock error to classify it: run both units outside inTransaction's reruns.
+    const config = t.config as MysqlFamilyConfig;
+    const connect = () =>
+      createConnection({
+        host: config.host,
+        port: config.port,
+        user: config.user,
+        password: config.password,
+        database: config.database,
+      });
+    const [a, b] = await Promise.all([connect(), connect()]);
+    let lost: unknown = null;
+    try {
+      await a.query("START TRANSACTION");
+      await b.query("START TRANSACTION");
+      await lockRow(a, first);
+      await lockRow(b, second);
+      const results = await Promise.allSettled([lockRow(a, second), lockRow(b, first)]);
+      lost = results.find((r) => r.status === "rejected")?.reason ?? null;
+    } finally {
+      await a.query("ROLLBACK").catch(() => undefined);
+      await b.query("ROLLBACK").catch(() => undefined);
+      await Promise.all([a.end(), b.end()]);
+    }
+    expect(transactionConflictOf(lost)).toBe("deadlock");
+    expect(databaseFailureOf(lost)).toBe("overloaded");
+
+    const before = transactionRetryCountsOf(t.dataSource).exhausted;
+    let runs = 0;
+    await expect(
+      inTransaction(t.context(), async () => {
+        runs += 1;
+        throw lost;
+      }),
+    ).rejects.toBe(lost);
+    expect(runs).toBe(TRANSACTION_ATTEMPTS);
+    expect(transactionRetryCountsOf(t.dataSource).exhausted - before).toBe(1);
+  });
+});
