@@ -1,4 +1,5 @@
 import { configureAccountCache } from "./auth/account-cache";
+import compression from "compression";
 import express, { type ErrorRequestHandler, type Express } from "express";
 import type { DataSource } from "typeorm";
 import { DEFAULT_RESILIENCE, type Config } from "./config/config";
@@ -58,6 +59,9 @@ export interface RegapiApp {
   stop(): Promise<void>;
 }
 
+/** The static pages, their files and the OpenAPI document: what compression() serves compressed. */
+export const COMPRESSED_PATHS = ["/explorer", "/docs", "/openapi.json"];
+
 /** Builds the express app without listening, so tests drive it in-process with supertest. */
 export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   let shuttingDown = false;
@@ -81,6 +85,9 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   // Cross-origin browsers (CORS_ORIGINS only): preflights are answered before routes and limits.
   const crossOrigin = corsFor(deps.config.corsOrigins ?? []);
   if (crossOrigin) app.use(["/reg/api2", "/graphql"], crossOrigin);
+  // The pages' bundles (GraphiQL and Swagger UI, 1–1.7 MB each) and the OpenAPI document go
+  // compressed to clients that accept it; API answers are small and stay as they are.
+  app.use(COMPRESSED_PATHS, compression());
   // Probes and the scrape come before the rate limiter: never limited.
   const pages = express.Router();
   pages.use(apiDocsRouter(LEGACY_ENDPOINTS));

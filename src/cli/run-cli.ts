@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import type { DataSource } from "typeorm";
+import { packageVersion } from "../common/package-root";
 import { ConfigError, loadConfig, type Config } from "../config/config";
 import { DomainError } from "../domain/errors";
 import { FixtureError } from "../fixtures/load-fixture";
@@ -66,6 +67,7 @@ function buildProgram(session: CliSession): Command {
   const { io } = session;
   const program = new Command("regapi")
     .description("Administer a regapi database: schema, fixtures, demo data, API keys and bulk test data.")
+    .version(packageVersion(), "-V, --version", "print the version of regapi and exit")
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
     .showHelpAfterError("(run regapi --help for usage)")

@@ -1,4 +1,7 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join, resolve } from "node:path";
 import { z } from "zod";
 
 /** Where the data lives. Parsed from DATABASE_URL once, at start. */
@@ -63,6 +66,29 @@ export interface DeliveryConfig {
   readonly mailDir: string;
 }
 
+/**
+ * Where trigger emails go as .eml files without SMTP_URL: a folder of the system's temporary
+ * folder named after the database, outside the checkout. Instances on one database share its
+ * outbox and so its folder; another database (each test file's, a second instance's) gets its
+ * own. An in-memory database lives as long as its process, and so does its folder's name.
+ */
+export function defaultMailDir(database: DatabaseConfig): string {
+  const identity =
+    database.kind === "sqlite"
+      ? database.file === ":memory:"
+        ? `memory:${process.pid}`
+        : `sqlite:${resolve(database.file)}`
+      : `${database.kind}://${database.host}:${database.port}/${database.database}`;
+  const label =
+    database.kind === "sqlite"
+      ? database.file === ":memory:"
+        ? "memory"
+        : basename(database.file)
+      : database.database;
+  const digest = createHash("sha256").update(identity).digest("hex").slice(0, 10);
+  return join(tmpdir(), "regapi-mail", `${label.replace(/[^A-Za-z0-9._-]/g, "_")}-${digest}`);
+}
+
 export const DEFAULT_DELIVERY: DeliveryConfig = Object.freeze({
   workerInService: true,
   pollIntervalMs: 500,
@@ -71,7 +97,7 @@ export const DEFAULT_DELIVERY: DeliveryConfig = Object.freeze({
   retryWindowSeconds: 24 * 3600,
   webhookAllowPrivate: false,
   smtpUrl: null,
-  mailDir: "data/mail",
+  mailDir: defaultMailDir({ kind: "sqlite", file: ":memory:" }),
 });
 
 /** Connection and overload settings of a MySQL/MariaDB pool (docs/operations.md, docs/resilience.md); SQLite ignores them. */
@@ -305,7 +331,7 @@ const envSchema = z.object({
     .string()
     .regex(/^smtps?:\/\/\S+$/, "SMTP_URL: expected smtp://user:pass@host:port or smtps://host:port")
     .optional(),
-  MAIL_DIR: z.string().default(DEFAULT_DELIVERY.mailDir),
+  MAIL_DIR: z.string().optional(),
   // Resilience: probes, Retry-After, shutdown, HTTP timeouts, JSON depth (docs/resilience.md).
   READINESS_TIMEOUT_MS: integerInRange("READINESS_TIMEOUT_MS", 1, 60_000).default(
     DEFAULT_RESILIENCE.readinessTimeoutMs,
@@ -425,7 +451,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryWindowSeconds: values.DELIVERY_RETRY_WINDOW_S,
       webhookAllowPrivate: values.WEBHOOK_ALLOW_PRIVATE,
       smtpUrl: values.SMTP_URL ?? null,
-      mailDir: values.MAIL_DIR,
+      mailDir: values.MAIL_DIR ?? defaultMailDir(database),
     }),
     resilience: Object.freeze({
       readinessTimeoutMs: values.READINESS_TIMEOUT_MS,

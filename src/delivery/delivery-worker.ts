@@ -193,7 +193,14 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     }
   })();
 
-  logger.info({ emails: emails.kind, pollIntervalMs: config.pollIntervalMs }, "delivery worker started");
+  logger.info(
+    {
+      emails: emails.kind,
+      ...(emails.kind === "eml" ? { mailDir: config.mailDir } : {}),
+      pollIntervalMs: config.pollIntervalMs,
+    },
+    "delivery worker started",
+  );
   return {
     stats,
     async stop() {

@@ -1,4 +1,5 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import nodemailer, { type Transporter } from "nodemailer";
 import type { ClaimedEmail } from "../data/delivery.data";
@@ -50,8 +51,21 @@ export function createEmailSender(settings: {
     async send(email) {
       const info = await files.sendMail(message(email));
       await mkdir(settings.mailDir, { recursive: true });
-      await writeFile(join(settings.mailDir, `${String(email.id).padStart(8, "0")}.eml`), info.message as Buffer);
+      const name = emlFileName(email);
+      // Written under a temporary name, then renamed: a reader of the folder never sees half a file.
+      const partial = join(settings.mailDir, `.${name}.${randomUUID()}.partial`);
+      await writeFile(partial, info.message as Buffer, { flag: "wx" });
+      await rename(partial, join(settings.mailDir, name));
     },
     close: () => files.close(),
   };
+}
+
+/**
+ * `<outbox id>-<Message-ID>.eml`: sorted in the order queued, and unique across databases and
+ * processes sharing a folder (outbox ids repeat between databases, Message-IDs do not).
+ */
+export function emlFileName(email: Pick<ClaimedEmail, "id" | "messageId">): string {
+  const messageId = (email.messageId ?? randomUUID()).replace(/^<|>$/g, "").replace(/[^A-Za-z0-9._@-]/g, "_");
+  return `${String(email.id).padStart(8, "0")}-${messageId}.eml`;
 }

@@ -116,7 +116,13 @@ export function compiledExecutorGateway(
     async load() {
       return {
         async executor(request) {
-          const { document, operation, operationName, context } = request;
+          const { document, operationName, context } = request;
+          // Typed as always set, but Apollo hands over a document whose operation it could not
+          // resolve (an operationName the document does not define, or several operations and no
+          // name) and expects the executor's errors to say why. graphql-js says so only when it
+          // gets the name the client sent: the resolved `operationName` is null then, and with it
+          // graphql-js would run a document's only operation.
+          const operation = request.operation as OperationDefinitionNode | undefined;
           const variableValues = request.request.variables ?? {};
           const viaGraphqlJs = () =>
             execute({
@@ -124,8 +130,9 @@ export function compiledExecutorGateway(
               document,
               contextValue: context,
               variableValues,
-              operationName,
+              operationName: request.request.operationName ?? null,
             }) as Promise<ExecutionResult>;
+          if (!operation) return viaGraphqlJs();
           const entry = prepare(document, operation, operationName);
           if (entry.path === "graphql-js") return viaGraphqlJs();
           const result = (await entry.query.query(undefined, context, variableValues)) as ExecutionResult;

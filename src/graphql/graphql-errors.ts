@@ -3,6 +3,7 @@ import { unwrapResolverError } from "@apollo/server/errors";
 import type { ValidationError } from "class-validator";
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import { ArgumentValidationError, type MiddlewareFn } from "type-graphql";
+import { capEchoedValues } from "../common/client-value";
 import { assertUnreachable, DomainError, type DomainErrorCode } from "../domain/errors";
 import { summarizeProblems, type RenderedProblem } from "../domain/problems";
 import type { Logger } from "../http/logger";
@@ -54,7 +55,12 @@ function flattenValidationErrors(errors: readonly ValidationError[], parent = ""
       : parent
         ? `${parent}.${error.property}`
         : error.property;
-    const own = Object.values(error.constraints ?? {}).map((message) => ({ path, message }));
+    // class-validator's messages start with the property's name ("first must not be greater
+    // than 100"); the path names it already, and the summary puts the path first.
+    const own = Object.values(error.constraints ?? {}).map((message) => ({
+      path,
+      message: message.startsWith(`${error.property} `) ? message.slice(error.property.length + 1) : message,
+    }));
     return [...own, ...flattenValidationErrors(error.children ?? [], path)];
   });
 }
@@ -128,10 +134,11 @@ export function presentError(error: GraphQLError, reporter: Reporter): GraphQLFo
         extensions: { ...new QueryLimitError("tokens", error.message).extensions },
       };
     }
-    return { message: error.message, ...where, extensions: { code } };
+    // graphql-js and Apollo quote the values they refuse whole; ours are capped (contract §3).
+    return { message: capEchoedValues(error.message), ...where, extensions: { code } };
   }
   const requestCode = requestLevelCode(error, original, unexpected);
-  if (requestCode) return { message: error.message, ...where, extensions: { code: requestCode } };
+  if (requestCode) return { message: capEchoedValues(error.message), ...where, extensions: { code: requestCode } };
   const masked = maskUnexpected(original instanceof Error ? original : error, reporter.log, reporter.requestId);
   return { message: masked.message, ...where, extensions: { code: masked.code } };
 }

@@ -1,5 +1,6 @@
 import cors from "cors";
 import type { RequestHandler } from "express";
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from "./idempotency";
 
 /** Headers a browser client may send: the API account's, a registrant session's, and the request's own. */
 export const CORS_ALLOWED_HEADERS = [
@@ -13,10 +14,17 @@ export const CORS_ALLOWED_HEADERS = [
   "X-Request-Id",
   "Apollo-Require-Preflight",
   "X-Apollo-Operation-Name",
+  IDEMPOTENCY_KEY_HEADER,
 ] as const;
 
-/** Response headers a browser client may read. */
-export const CORS_EXPOSED_HEADERS = ["X-Request-Id", "RateLimit", "RateLimit-Policy", "Retry-After"] as const;
+/** Response headers a browser client may read: a retried write learns it got the stored answer. */
+export const CORS_EXPOSED_HEADERS = [
+  "X-Request-Id",
+  "RateLimit",
+  "RateLimit-Policy",
+  "Retry-After",
+  IDEMPOTENT_REPLAYED_HEADER,
+] as const;
 
 /**
  * Cross-origin access for the allowed origins only (CORS_ORIGINS). Another origin gets no CORS

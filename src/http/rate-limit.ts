@@ -33,7 +33,15 @@ export function createRateLimiter(config: RateLimitConfig, dataSource: DataSourc
   let redis: Redis | null = null;
   if (config.redisUrl) {
     // Few retries and a short timeout: a Redis outage should let requests through (below), not stall them.
-    redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, enableAutoPipelining: true });
+    redis = new Redis(config.redisUrl, {
+      maxRetriesPerRequest: 1,
+      connectTimeout: 2000,
+      enableAutoPipelining: true,
+      // A disconnect (close() while Redis is unreachable) ends the socket and arms a timer to destroy
+      // it; for a socket that had already closed, ioredis waits out the whole timer, 2 s by default,
+      // which held a stopped app's process (and Jest's workers) open. Counts need no graceful close.
+      disconnectTimeout: 0,
+    });
     redis.on("error", (error: Error) => logger.warn({ err: error.message }, "rate limit store (Redis) unavailable"));
   }
   const client = redis;

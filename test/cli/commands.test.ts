@@ -227,6 +227,14 @@ describe("configuration and usage", () => {
       expect(run.stdout).toContain(command);
   });
 
+  it("prints its version (package.json's) with --version and -V, exit 0, without reading the configuration", async () => {
+    const { version } = JSON.parse(readFileSync(join(__dirname, "../../package.json"), "utf8"));
+    for (const flag of ["--version", "-V"]) {
+      const run = await regapi([flag], demo.dataSource, { env: { PORT: "http" } });
+      expect(run).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: "" });
+    }
+  });
+
   it("refuses an unknown command", async () => {
     const run = await regapi(["frobnicate"], demo.dataSource);
     expect(run.code).toBe(1);

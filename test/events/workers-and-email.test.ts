@@ -1,4 +1,5 @@
-import { readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SMTPServer } from "smtp-server";
 import type { AddressInfo } from "node:net";
@@ -69,8 +70,8 @@ describe("trigger emails through the worker", () => {
   });
   afterAll(() => t.close());
 
-  const submitProfile = (cloginId: number) =>
-    postRest(t.app, "users", {
+  const submitProfile = (cloginId: number, app: TestApp = t) =>
+    postRest(app.app, "users", {
       action: "update",
       group_id: LAB.groupId,
       clogin_id: cloginId,
@@ -150,9 +151,8 @@ describe("trigger emails through the worker", () => {
     }
   });
 
-  it("without SMTP_URL: the email is written as an .eml file into the mail folder", async () => {
-    const mailDir = join("node_modules/.cache", `regapi-mail-${process.pid}`);
-    await rm(mailDir, { recursive: true, force: true });
+  it("without SMTP_URL: the email is written whole as <outbox id>-<Message-ID>.eml into the mail folder", async () => {
+    const mailDir = await mkdtemp(join(tmpdir(), "regapi-mail-test-"));
     const worker = startDeliveryWorker({
       dataSource: t.dataSource,
       logger: silentLogger,
@@ -160,15 +160,60 @@ describe("trigger emails through the worker", () => {
     });
     try {
       expect((await submitProfile(730001)).status).toBe(200);
-      await until(async () => (await readdir(mailDir).catch(() => [])).length >= 1, 10_000, "an .eml file");
-      const files = await readdir(mailDir);
-      const raw = await readFile(join(mailDir, files[0]), "utf8");
-      expect(files[0]).toMatch(/\.eml$/);
+      await until(async () => (await emlFiles(mailDir)).length >= 1, 10_000, "an .eml file");
+      const [file] = await emlFiles(mailDir);
+      // The file appears by a rename once written: whoever sees it reads the whole message.
+      const raw = await readFile(join(mailDir, file), "utf8");
       expect(raw).toMatch(/^To: mail1@lab.test$/m);
       expect(raw).toMatch(/^Subject: Profile received$/m);
+      const [outbox] = await t.dataSource.query(
+        "SELECT id, message_id FROM outbox_email WHERE to_addresses = 'mail1@lab.test'",
+      );
+      expect(raw).toContain(`Message-ID: ${outbox.message_id}`);
+      expect(file).toBe(`${String(outbox.id).padStart(8, "0")}-${outbox.message_id.slice(1, -1)}.eml`);
     } finally {
       await worker.stop();
       await rm(mailDir, { recursive: true, force: true });
     }
   });
+
+  it("two databases' workers writing into one mail folder keep each other's emails (issue 20)", async () => {
+    // Outbox ids start at 1 in every database; the files were named by them alone and overwrote each other.
+    const other = await startTestApp({ fixture: labFixtureWithUsers(730000, 3, "mail") });
+    const mailDir = await mkdtemp(join(tmpdir(), "regapi-mail-test-"));
+    const config = { ...FAST_DELIVERY, smtpUrl: null, mailDir };
+    const workers = [t, other].map((app) =>
+      startDeliveryWorker({ dataSource: app.dataSource, logger: silentLogger, config }),
+    );
+    try {
+      expect((await submitProfile(730000, other)).status).toBe(200);
+      expect((await submitProfile(730002)).status).toBe(200);
+      await until(async () => (await emlFiles(mailDir)).length >= 2, 10_000, "two .eml files");
+      const expected = await Promise.all(
+        [
+          [other, "mail0@lab.test"],
+          [t, "mail2@lab.test"],
+        ].map(async ([app, to]) => {
+          const [row] = await (app as TestApp).dataSource.query(
+            "SELECT id, message_id FROM outbox_email WHERE to_addresses = ?",
+            [to],
+          );
+          return { file: `${String(row.id).padStart(8, "0")}-${row.message_id.slice(1, -1)}.eml`, id: row.id, to };
+        }),
+      );
+      // The other database's first email has outbox id 1, as an earlier one of this database had.
+      expect(Number(expected[0].id)).toBe(1);
+      expect((await emlFiles(mailDir)).sort()).toEqual(expected.map((entry) => entry.file).sort());
+      for (const { file, to } of expected)
+        expect(await readFile(join(mailDir, file), "utf8")).toMatch(new RegExp(`^To: ${to}$`, "m"));
+    } finally {
+      await Promise.all(workers.map((worker) => worker.stop()));
+      await other.close();
+      await rm(mailDir, { recursive: true, force: true });
+    }
+  });
 });
+
+/** The finished .eml files of a folder (a file being written has a hidden temporary name). */
+const emlFiles = async (dir: string) =>
+  (await readdir(dir).catch(() => [])).filter((name) => /^\d{8}-.+\.eml$/.test(name));

@@ -112,6 +112,48 @@ describe.each(ENDPOINT_ACTIONS)("REST /reg/api2/%s/", (endpoint, actions) => {
   });
 });
 
+// Issue 20: add_email accepts texts of up to 65,535 bytes; an accepted email must fit every row it
+// writes (its email.recorded event once outgrew the event table's TEXT column on MariaDB). Valid
+// addresses and texts near the limit, made of characters that JSON escapes to several bytes.
+describe("REST /reg/api2/users/ add_email at the size limits", () => {
+  const address = fc.constantFrom("a@maple.test", "office@maple.test", "x".repeat(60) + "@maple.test");
+  const limitText = fc
+    .tuple(fc.constantFrom('"', "\\", "\u0001", "é", "😀", "x"), fc.integer({ min: 1, max: 65_535 }))
+    .map(([unit, bytes]) => unit.repeat(Math.max(1, Math.floor(bytes / Buffer.byteLength(unit)))));
+  const addressList = fc.tuple(address, fc.integer({ min: 1, max: 5_000 })).map(([one, count]) =>
+    Array(count)
+      .fill(one)
+      .join(",")
+      .slice(0, 65_535)
+      .replace(/,[^,]*$/, ""),
+  );
+  const email = fc.record({
+    from: address,
+    to: fc.oneof(address, addressList),
+    subject: limitText,
+    body: fc.oneof(limitText, fc.constant("body")),
+  });
+  it("no 5xx: every email is recorded or refused with the error contract", async () => {
+    let recorded = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(email, { minLength: 1, maxLength: 2 }), async (emails) => {
+        const res = await postRest(t.app, "users", {
+          action: "add_email",
+          group_id: MAPLE.groupId,
+          clogin_id: MAPLE.miles,
+          doc: { email_list: emails },
+        });
+        expect(res.status).toBeLessThan(500);
+        if (res.status === 200) recorded += 1;
+        else expect(res.body).toMatchObject({ success: false, msg_type: "error" });
+      }),
+      { numRuns: Math.ceil(RUNS / 3) },
+    );
+    // The texts stay within what add_email accepts, so most are recorded: the property tests storing them.
+    expect(recorded).toBeGreaterThan(0);
+  });
+});
+
 const OPERATIONS: [string, string][] = [
   ["createUser", "mutation($input: CreateUserInput!) { createUser(input: $input) { notices } }"],
   ["updateUser", "mutation($input: UpdateUserInput!) { updateUser(input: $input) { notices } }"],
@@ -159,15 +201,22 @@ const graphqlInput = fc.oneof(
   hostileValue,
 );
 
+// Mostly absent; otherwise a name the documents do not define (issue 20: an operation Apollo
+// could not resolve reached the executor and ended as INTERNAL).
+const operationName = fc.option(fc.oneof(fc.constantFrom("x", "", "Query"), fc.string({ maxLength: 8 })), {
+  nil: undefined,
+  freq: 3,
+});
+
 describe("GraphQL", () => {
   it.each(OPERATIONS)("%s: no 5xx and never INTERNAL, nothing written when refused", async (_name, query) => {
     await fc.assert(
-      fc.asyncProperty(graphqlInput, groupId, cloginId, async (input, gid, cid) => {
+      fc.asyncProperty(graphqlInput, groupId, cloginId, operationName, async (input, gid, cid, name) => {
         const before = await counted();
         const res = await request(t.app)
           .post("/graphql")
           .set(mapleHeaders)
-          .send({ query, variables: { input, groupId: gid, cloginId: cid } });
+          .send({ query, variables: { input, groupId: gid, cloginId: cid }, operationName: name });
         expect(res.status).toBeLessThan(500);
         const errors = (res.body.errors ?? []) as { extensions?: { code?: string } }[];
         for (const error of errors) {

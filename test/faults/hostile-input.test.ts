@@ -179,6 +179,114 @@ describe("GraphQL requests outside the schema's operations (defects 2–5)", () 
   });
 });
 
+describe("GraphQL operations Apollo cannot resolve (issue 20, found by fuzzing)", () => {
+  const UPDATE_USER = "mutation($input: UpdateUserInput!) { updateUser(input: $input) { notices } }";
+  const ADD_EMAIL = "mutation($input: AddEmailInput!) { addEmail(input: $input) { notices } }";
+  const input = { groupId: MAPLE.groupId, cloginId: MAPLE.miles, values: { f_301_1: "Changed" } };
+  const send = (body: Record<string, unknown>) => request(t.app).post("/graphql").set(mapleHeaders).send(body);
+
+  it.each([
+    ["updateUser", UPDATE_USER, { input }],
+    ["addEmail", ADD_EMAIL, { input: { ...input, emails: [] } }],
+    ["projects", "{ projects { groupId } }", { input: {} }],
+  ])(
+    "%s with an operationName the document does not define is 400 OPERATION_RESOLUTION_FAILURE",
+    async (_n, query, variables) => {
+      for (const operationName of ["x", ""]) {
+        const res = await send({ query, variables, operationName });
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({
+          errors: [
+            {
+              message: `Unknown operation named "${operationName}".`,
+              extensions: { code: "OPERATION_RESOLUTION_FAILURE" },
+            },
+          ],
+        });
+      }
+    },
+  );
+
+  it("a document of two operations without an operationName is 400 OPERATION_RESOLUTION_FAILURE; with one, it runs it", async () => {
+    const query = "query A { projects { groupId } } query B { projects { name } }";
+    const res = await send({ query });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([
+      {
+        message: "Must provide operation name if query contains multiple operations.",
+        extensions: { code: "OPERATION_RESOLUTION_FAILURE" },
+      },
+    ]);
+    const named = await send({ query, operationName: "B" });
+    expect(named.status).toBe(200);
+    expect(named.body.data.projects[0]).toEqual({ name: expect.any(String) });
+  });
+});
+
+describe("GraphQL caps the values its coercion and validation messages echo, as REST does (issue 20)", () => {
+  const huge = "x".repeat(900_000);
+  const quoted = `"${"x".repeat(58)}…`;
+  const send = (body: Record<string, unknown>) => request(t.app).post("/graphql").set(mapleHeaders).send(body);
+
+  it("a 900 KB string in an Int variable: a small answer quoting at most 60 characters of it", async () => {
+    const res = await send({ query: "query($g: Int!) { project(groupId: $g) { name } }", variables: { g: huge } });
+    expect(res.status).toBe(400);
+    expect(res.text.length).toBeLessThan(1000);
+    expect(res.body.errors).toEqual([
+      {
+        message: `Variable "$g" got invalid value ${quoted}; Int cannot represent non-integer value: ${quoted}`,
+        locations: [{ line: 1, column: 7 }],
+        extensions: { code: "BAD_USER_INPUT" },
+      },
+    ]);
+  });
+
+  it("an input object with a huge key and huge values: every echo cut, every message at most 1,000 characters", async () => {
+    const res = await send({
+      query: "mutation($input: UpdateUserInput!) { updateUser(input: $input) { notices } }",
+      variables: {
+        input: {
+          groupId: huge.slice(0, 400_000),
+          cloginId: 1,
+          values: {},
+          [huge.slice(0, 100_000)]: huge.slice(0, 400_000),
+        },
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(res.text.length).toBeLessThan(3000);
+    const messages = (res.body.errors as { message: string }[]).map((error) => error.message);
+    expect(messages).toContain(
+      `Variable "$input" got invalid value ${quoted} at "input.groupId"; Int cannot represent non-integer value: ${quoted}`,
+    );
+    const bare = `${"x".repeat(59)}…`; // graphql-js prints an object's keys unquoted
+    expect(messages).toEqual([
+      `Variable "$input" got invalid value ${quoted} at "input.groupId"; Int cannot represent non-integer value: ${quoted}`,
+      `Variable "$input" got invalid value { groupId: ${quoted}, cloginId: 1, values: {}, ${bare} ${quoted} }; ` +
+        `Field ${quoted} is not defined by type "UpdateUserInput".`,
+    ]);
+    for (const message of messages) {
+      expect(message.length).toBeLessThanOrEqual(1000);
+      expect(message).not.toMatch(/x{60}/);
+    }
+  });
+
+  it("a huge literal in the document (validation) and a huge operationName are cut the same way", async () => {
+    const literal = await send({ query: `{ project(groupId: "${huge.slice(0, 100_000)}") { name } }` });
+    expect(literal.status).toBe(400);
+    expect(literal.body.errors).toEqual([
+      {
+        message: `Int cannot represent non-integer value: ${quoted}`,
+        locations: [{ line: 1, column: 20 }],
+        extensions: { code: "GRAPHQL_VALIDATION_FAILED" },
+      },
+    ]);
+    const name = await send({ query: "{ projects { groupId } }", operationName: huge.slice(0, 100_000) });
+    expect(name.status).toBe(400);
+    expect(name.body.errors[0].message).toBe(`Unknown operation named ${quoted}.`);
+  });
+});
+
 it("none of these requests wrote anything", async () => {
   await tables.expectNothingWritten();
 });

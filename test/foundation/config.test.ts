@@ -1,8 +1,11 @@
+import { tmpdir } from "node:os";
+import { basename, join, relative, sep } from "node:path";
 import {
   ConfigError,
   DEFAULT_DATABASE_URL,
   DEFAULT_DELIVERY,
   DEFAULT_RESILIENCE,
+  defaultMailDir,
   loadConfig,
   parseDatabaseUrl,
   redactUrl,
@@ -46,7 +49,7 @@ describe("configuration", () => {
       corsOrigins: [],
       trustProxy: false,
       idempotencyWaitMs: 10_000,
-      delivery: DEFAULT_DELIVERY,
+      delivery: { ...DEFAULT_DELIVERY, mailDir: defaultMailDir({ kind: "sqlite", file: "data/regapi.sqlite" }) },
       accountCacheTtlMs: 5000,
     });
   });
@@ -69,6 +72,26 @@ describe("configuration", () => {
   it("IDEMPOTENCY_WAIT_MS bounds how long a repeated key waits; 100 to 600000", () => {
     expect(loadConfig({ IDEMPOTENCY_WAIT_MS: "2500" }).idempotencyWaitMs).toBe(2500);
     expect(() => loadConfig({ IDEMPOTENCY_WAIT_MS: "50" })).toThrow(/^IDEMPOTENCY_WAIT_MS: /);
+  });
+
+  it("MAIL_DIR defaults to a folder of the system's temporary folder named after the database (issue 20)", () => {
+    const mailDir = (env: NodeJS.ProcessEnv) => loadConfig(env).delivery.mailDir;
+    const fileDb = mailDir({ DATABASE_URL: "sqlite:data/regapi.sqlite" });
+    // Outside the checkout, where no test or other checkout writes by accident.
+    expect(fileDb.startsWith(join(tmpdir(), "regapi-mail") + sep)).toBe(true);
+    expect(basename(fileDb)).toMatch(/^regapi\.sqlite-[0-9a-f]{10}$/);
+    expect(relative(process.cwd(), fileDb).startsWith("..")).toBe(true);
+    // The same database, however named, is one folder; another database is another.
+    expect(mailDir({ DATABASE_URL: `sqlite:${join(process.cwd(), "data/regapi.sqlite")}` })).toBe(fileDb);
+    expect(mailDir({ MAIL_DIR: "" })).toBe(fileDb);
+    expect(mailDir({ DATABASE_URL: "sqlite:other/regapi.sqlite" })).not.toBe(fileDb);
+    const maria = mailDir({ DATABASE_URL: "mariadb://root@127.0.0.1:3306/regapi" });
+    expect(basename(maria)).toMatch(/^regapi-[0-9a-f]{10}$/);
+    expect(mailDir({ DATABASE_URL: "mariadb://root@127.0.0.1:3306/regapi_second" })).not.toBe(maria);
+    expect(mailDir({ DATABASE_URL: "mariadb://root@127.0.0.1:3307/regapi" })).not.toBe(maria);
+    // An in-memory database is its process's own.
+    expect(basename(mailDir({ DATABASE_URL: "sqlite::memory:" }))).toMatch(/^memory-[0-9a-f]{10}$/);
+    expect(DEFAULT_DELIVERY.mailDir).toBe(mailDir({ DATABASE_URL: "sqlite::memory:" }));
   });
 
   it("the delivery worker's settings: DELIVERY_*, WEBHOOK_ALLOW_PRIVATE, SMTP_URL, MAIL_DIR; bad values are refused by name", () => {

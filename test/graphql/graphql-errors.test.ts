@@ -170,12 +170,27 @@ describe("domain errors keep their codes", () => {
     );
     const error = response.errors?.[0];
     expect(error?.extensions?.code).toBe("BAD_USER_INPUT");
+    // Issue 20: the path names the member once ("first first must not be …" before).
+    expect(error?.message).toBe("first must not be greater than 100 (and 1 more problem, see errors).");
     expect(error?.extensions?.problems).toEqual([
-      { path: "first", message: "first must not be greater than 100" },
-      { path: "filter.search", message: "search must be shorter than or equal to 100 characters" },
+      { path: "first", message: "must not be greater than 100" },
+      { path: "filter.search", message: "must be shorter than or equal to 100 characters" },
     ]);
     expect(Object.keys(error?.extensions ?? {}).sort()).toEqual(["code", "problems"]);
     expect(JSON.stringify(response.body)).not.toContain("s".repeat(101));
+  });
+
+  it("BAD_USER_INPUT naming last once when a page gets both first and last", async () => {
+    const response = await graphql(t.app, "query($g: Int!) { users(groupId: $g, first: 2, last: 2) { totalCount } }", {
+      g: MAPLE.groupId,
+    });
+    expect(response.errors?.[0]).toMatchObject({
+      message: "last cannot be given with first: give first (forward) or last (backward).",
+      extensions: {
+        code: "BAD_USER_INPUT",
+        problems: [{ path: "last", message: "cannot be given with first: give first (forward) or last (backward)" }],
+      },
+    });
   });
 
   it("BAD_USER_INPUT for a cursor this API did not make", async () => {

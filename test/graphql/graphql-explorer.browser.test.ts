@@ -57,4 +57,21 @@ describeWithBrowser("GraphQL explorer in headless Chromium", () => {
     expect(pageErrors).toEqual([]);
     await page.close();
   });
+
+  it("has this server's icon (issue 20), loaded from the page like its other files", async () => {
+    const { page, failed } = await openIsolatedPage(harness);
+    await page.goto(`${harness.origin}/explorer`);
+    const icon = await page.evaluate(async () => {
+      const link = document.querySelector('link[rel="icon"]') as unknown as { href: string };
+      const response = await fetch(link.href);
+      return { href: link.href, status: response.status, type: response.headers.get("content-type") };
+    });
+    expect(icon).toEqual({
+      href: `${harness.origin}/favicon.svg`,
+      status: 200,
+      type: expect.stringMatching(/^image\/svg\+xml/),
+    });
+    expect(failed).toEqual([]);
+    await page.close();
+  });
 });

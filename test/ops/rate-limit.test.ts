@@ -167,4 +167,30 @@ describe("rate limits (Redis store at 127.0.0.1:6379)", () => {
     const app = await appWith({ redisUrl: "redis://127.0.0.1:1" });
     for (let i = 0; i < 5; i += 1) expect((await rest(app, maple)).status).toBe(200);
   });
+
+  it("a stopped app leaves no timer behind when Redis could not be reached (issue 20)", async () => {
+    // ioredis kept a 2 s timer after closing a client whose socket had already closed: the
+    // process stayed up that long after stop(), and Jest reported a worker that would not exit.
+    const timers = () => process.getActiveResourcesInfo().filter((type) => type === "Timeout").length;
+    const before = timers();
+    const regapi = await createApp({
+      dataSource: t.dataSource,
+      logger: createLogger("silent"),
+      config: {
+        graphqlIntrospection: true,
+        accountCacheTtlMs: 0,
+        rateLimit: {
+          perMinute: 3,
+          unauthenticatedPerMinute: 2,
+          redisUrl: "redis://127.0.0.1:1",
+          redisPrefix: REDIS_PREFIX,
+        },
+      },
+    });
+    expect((await rest(regapi.app, maple)).status).toBe(200);
+    await regapi.stop();
+    // The socket is destroyed on the next timer tick (disconnectTimeout 0), not 2 s later.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(timers()).toBeLessThanOrEqual(before);
+  });
 });

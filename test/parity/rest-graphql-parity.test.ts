@@ -233,6 +233,8 @@ const CREATE_USER = "mutation($input: CreateUserInput!) { createUser(input: $inp
 const UPDATE_USER = "mutation($input: UpdateUserInput!) { updateUser(input: $input) { notices } }";
 const MARK = "mutation($input: MarkFormsCompleteInput!) { markFormsComplete(input: $input) { markedComplete } }";
 const ADD_EMAIL = "mutation($input: AddEmailInput!) { addEmail(input: $input) { notices } }";
+const SET_STATUS = "mutation($input: SetStatusInput!) { setStatus(input: $input) { notices } }";
+const ADD_PRODUCT = "mutation($input: AddProductInput!) { addProduct(input: $input) { cartIds } }";
 const CREATE_STATUS = "mutation($input: CreateStatusInput!) { createStatus(input: $input) { status { id } } }";
 const NO_CREDENTIALS = { "Api-Id": MAPLE.apiId, "Api-User": MAPLE.apiUser, "Api-Token": "not-the-token" };
 const email = { from: "office@maple.test", to: "a@x.test", subject: "S", body: "B" };
@@ -305,16 +307,13 @@ const errorCases: ErrorCase[] = [
     problems: [{ rest: "doc", graphql: "input.values" }],
   },
   {
-    name: "update: unknown user",
+    name: "set status: unknown user",
     expected: "USER_NOT_FOUND",
     rest: {
       endpoint: "users",
-      body: { action: "update", group_id: MAPLE.groupId, clogin_id: 555, doc: { f_301_1: "x" } },
+      body: { action: "set_status", group_id: MAPLE.groupId, clogin_id: 555, status_id: 0 },
     },
-    graphql: {
-      query: UPDATE_USER,
-      variables: { input: { groupId: MAPLE.groupId, cloginId: 555, values: { f_301_1: "x" } } },
-    },
+    graphql: { query: SET_STATUS, variables: { input: { groupId: MAPLE.groupId, cloginId: 555, statusId: 0 } } },
   },
   {
     name: "update: foreign group",
@@ -357,13 +356,16 @@ const errorCases: ErrorCase[] = [
     problems: [{ rest: "mark_forms_complete", graphql: "input.formIds" }],
   },
   {
-    name: "mark: unknown user",
+    name: "add product: unknown user",
     expected: "USER_NOT_FOUND",
     rest: {
       endpoint: "users",
-      body: { action: "update", group_id: MAPLE.groupId, clogin_id: 555, mark_forms_complete: "all" },
+      body: { action: "add_product", group_id: MAPLE.groupId, clogin_id: 555, product_list: [{ p_id: 77, q: 1 }] },
     },
-    graphql: { query: MARK, variables: { input: { groupId: MAPLE.groupId, cloginId: 555, all: true } } },
+    graphql: {
+      query: ADD_PRODUCT,
+      variables: { input: { groupId: MAPLE.groupId, cloginId: 555, productList: [{ pId: 77, q: 1 }] } },
+    },
   },
   {
     name: "mark: foreign group",
@@ -676,4 +678,31 @@ describe("same failure through REST and GraphQL: code (VALIDATION_FAILED ↔ BAD
     expect(viaGraphql.errors?.[0].extensions?.statusId).toBe(viaRest.body.status_id);
     expect(viaGraphql.errors?.[0].message).toBe(viaRest.body.msg);
   });
+});
+
+describe("update for someone not registered in the project: REST follows the seed, GraphQL refuses", () => {
+  // Seed §7 case 1: the original interface accepts such an update and changes nothing; legacy
+  // integrations that loop over their own user lists rely on it. GraphQL is our interface and
+  // keeps USER_NOT_FOUND. Both come from the same domain call and write nothing.
+  it.each([
+    ["update", { doc: { f_301_1: "x" } }, UPDATE_USER, { values: { f_301_1: "x" } }],
+    ["mark", { mark_forms_complete: "all" }, MARK, { all: true }],
+  ])(
+    "%s: REST 200 with a notice and meta_info null; GraphQL USER_NOT_FOUND; nothing written",
+    async (_n, members, query, input) => {
+      const before = await tableCounts(t.dataSource);
+      const viaRest = await rest(t.app, "users", { action: "update", group_id: g, clogin_id: 555, ...members });
+      expect(viaRest.status).toBe(200);
+      expect(viaRest.body).toMatchObject({
+        success: true,
+        system_action: [],
+        notices: [`User 555 is not registered in project ${g}; nothing was written.`],
+        meta_info: null,
+      });
+      const viaGraphql = await graphqlFailure(t.app, query, { input: { groupId: g, cloginId: 555, ...input } });
+      expect(viaGraphql.code).toBe("USER_NOT_FOUND");
+      expect(viaGraphql.message).toBe(`User 555 is not registered in project ${g}.`);
+      expect(await tableCounts(t.dataSource)).toEqual(before);
+    },
+  );
 });

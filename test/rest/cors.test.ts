@@ -25,7 +25,7 @@ const preflight = (app: TestApp["app"], path: string, origin: string) =>
     .options(path)
     .set("Origin", origin)
     .set("Access-Control-Request-Method", "POST")
-    .set("Access-Control-Request-Headers", "content-type,api-id,api-user,api-token,authorization");
+    .set("Access-Control-Request-Headers", "content-type,api-id,api-user,api-token,authorization,idempotency-key");
 
 describe("CORS with an allowlist (CORS_ORIGINS)", () => {
   for (const path of ["/reg/api2/projects/", "/graphql"]) {
@@ -35,7 +35,15 @@ describe("CORS with an allowlist (CORS_ORIGINS)", () => {
       expect(res.headers["access-control-allow-origin"]).toBe(ALLOWED);
       expect(res.headers["access-control-allow-methods"]).toContain("POST");
       const allowed = String(res.headers["access-control-allow-headers"]).toLowerCase().split(",");
-      for (const header of ["content-type", "api-id", "api-user", "api-token", "authorization", "timestamp"]) {
+      for (const header of [
+        "content-type",
+        "api-id",
+        "api-user",
+        "api-token",
+        "authorization",
+        "timestamp",
+        "idempotency-key",
+      ]) {
         expect(allowed).toContain(header);
       }
     });
@@ -67,6 +75,25 @@ describe("CORS with an allowlist (CORS_ORIGINS)", () => {
     expect(res.headers["access-control-allow-origin"]).toBe(ALLOWED);
     const simple = await request(t.app).get("/graphql?query=%7B__typename%7D").set(mapleHeaders).set("Origin", ALLOWED);
     expect(simple.status).toBe(400);
+  });
+
+  it("a write retried with Idempotency-Key from the allowed origin: the browser may read Idempotent-Replayed (issue 20)", async () => {
+    const write = () =>
+      request(t.app)
+        .post("/reg/api2/statuses/")
+        .set(mapleHeaders)
+        .set("Origin", ALLOWED)
+        .set("Idempotency-Key", "cors-retry-1")
+        .send({ action: "create", group_id: MAPLE.groupId, doc: { status_name: "Cors retry", color: "#123456" } });
+    const first = await write();
+    expect(first.status).toBe(200);
+    const replay = await write();
+    expect(replay.status).toBe(200);
+    expect(replay.headers["idempotent-replayed"]).toBe("true");
+    expect(replay.headers["access-control-allow-origin"]).toBe(ALLOWED);
+    const exposed = String(replay.headers["access-control-expose-headers"]).toLowerCase().split(",");
+    expect(exposed).toContain("idempotent-replayed");
+    expect(replay.text).toBe(first.text);
   });
 
   it("a call from another origin gets no Access-Control-Allow-Origin", async () => {

@@ -224,3 +224,26 @@ describe("add_email: admin_id (contract §7.2)", () => {
     expect(res.status).toBe(200);
   });
 });
+
+describe("whatever add_email accepts fits what it stores (issue 20, found by fuzzing)", () => {
+  it("a 65,535-byte subject and address list that JSON escapes to twice their size are recorded whole; the event carries them cut", async () => {
+    // 32,767 quotes: 65,534 bytes once JSON-escaped, which with `to` outgrew the event's TEXT column.
+    const subject = '"'.repeat(32_767) + "\u0001".repeat(10_000);
+    const to = Array(5_000)
+      .fill("ann@lab.test")
+      .join(",")
+      .slice(0, 65_000)
+      .replace(/,[^,]*$/, "");
+    expect(Buffer.byteLength(subject)).toBeLessThanOrEqual(65_535);
+    const res = await addEmail(email({ subject, to }));
+    expect(res.status).toBe(200);
+    const rows = await history();
+    expect(rows.at(-1)).toMatchObject({ subject, to_addresses: to });
+    const [event] = await t.dataSource.query(
+      "SELECT data FROM event WHERE type = 'email.recorded' ORDER BY id DESC LIMIT 1",
+    );
+    const data = JSON.parse(event.data);
+    expect(data.subject).toBe('"'.repeat(999) + "…");
+    expect(data.to).toBe(to.slice(0, 999) + "…");
+  });
+});

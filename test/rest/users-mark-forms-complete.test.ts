@@ -197,16 +197,45 @@ describe("mark_forms_complete: states (contract §5)", () => {
 });
 
 describe("mark_forms_complete: failures write nothing (contract §3, §4)", () => {
-  it("a user not in the project: 404 USER_NOT_FOUND, neither values nor marks written", async () => {
+  it("a user not in the project (seed §7 case 1): accepted, nothing marked, every id sent skipped, nothing written", async () => {
     const tables = await watchTables(t.dataSource);
     const res = await postRest(t.app, "users", {
       action: "update",
       group_id: LAB.groupId,
       clogin_id: 102670540,
       doc: { f_505_1: "x" },
+      mark_forms_complete: [501, "501", "504", 999, "abc"],
+    });
+    expect(res.status).toBe(200);
+    const nobody = `user 102670540 is not registered in project ${LAB.groupId}`;
+    expect(res.body).toEqual({
+      success: true,
+      msg: "Information updated",
+      system_action: [],
+      marked_complete: [],
+      skipped: [
+        { form_id: "501", reason: `Form 501 was not marked complete: ${nobody}.` },
+        { form_id: "504", reason: `Form 504 was not marked complete: ${nobody}.` },
+        { form_id: "999", reason: `Form 999 was not marked complete: ${nobody}.` },
+        { form_id: "abc", reason: '"abc" is not a form id.' },
+      ],
+      notices: [`User 102670540 is not registered in project ${LAB.groupId}; nothing was written.`],
+      user_info: { clogin_id: "102670540", group_id: String(LAB.groupId), connected_to: "102670540" },
+      meta_info: null,
+    });
+    const all = await postRest(t.app, "users", {
+      action: "update",
+      group_id: LAB.groupId,
+      clogin_id: 102670540,
       mark_forms_complete: "all",
     });
-    expectLegacyError(res, 404, "USER_NOT_FOUND");
+    expect(all.status).toBe(200);
+    expect(all.body).toMatchObject({
+      msg: "Forms marked complete.",
+      marked_complete: [],
+      skipped: [],
+      meta_info: null,
+    });
     await tables.expectNothingWritten();
   });
 

@@ -192,6 +192,12 @@ describe("statement budgets per request (issue 12)", () => {
     }
   });
 
+  it("update for someone not registered (seed §7 case 1): ownership, START TRANSACTION, the lookup, COMMIT", async () => {
+    const body = { action: "update", group_id: SMALL.groupId, clogin_id: 424242, doc: { f_8001_1: "Ada" } };
+    expect(await statementsOf(body)).toBe(4);
+    expect(await statementsOf({ ...body, mark_forms_complete: [SMALL.firstFormId] })).toBe(4);
+  });
+
   it("get_project_list with totals: 2 statements (the list proves ownership, then the counters); a foreign group_id is FORBIDDEN", async () => {
     await postRest(t.app, "projects", { action: "get_project_list" });
     const body = {

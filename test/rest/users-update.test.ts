@@ -96,12 +96,68 @@ describe("users update: doc keys and values (contract §4)", () => {
 });
 
 describe("users update: the three 'changes nothing' cases of the original interface (contract §4)", () => {
-  it("case 1: a user that does not exist in the project is 404 USER_NOT_FOUND and nothing is written", async () => {
+  it("case 1 (seed §7): someone not registered in the project is accepted, nothing is written, a notice says so", async () => {
     const tables = await watchTables(t.dataSource);
+    // A person of the organization registered elsewhere, no person at all, another organization's person.
     for (const cloginId of [MAPLE.bill, 999999999, 300000001]) {
-      const res = await update(cloginId, { f_501_3: "1" });
+      const res = await update(cloginId, { f_501_3: "1", first_name: "Nobody" });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        success: true,
+        msg: "User updated.",
+        system_action: [],
+        notices: [`User ${cloginId} is not registered in project ${LAB.groupId}; nothing was written.`],
+        user_info: { clogin_id: String(cloginId), group_id: String(LAB.groupId), connected_to: String(cloginId) },
+        meta_info: null,
+      });
+    }
+    // Ids as digit strings, with submit_forms and a connected_to: user_info echoes what was sent, as strings.
+    const res = await postRest(t.app, "users", {
+      action: "update",
+      group_id: String(LAB.groupId),
+      clogin_id: "999999998",
+      connected_to: LAB.ann,
+      submit_forms: false,
+      doc: { f_501_3: "2" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.user_info).toEqual({
+      clogin_id: "999999998",
+      group_id: String(LAB.groupId),
+      connected_to: String(LAB.ann),
+    });
+    expect(res.body.meta_info).toBeNull();
+    await tables.expectNothingWritten();
+  });
+
+  it("case 1 keeps the checks before it: members (400), the project's ownership (403)", async () => {
+    const tables = await watchTables(t.dataSource);
+    expectLegacyError(await update(999999999, undefined), 400, "VALIDATION_FAILED", {
+      errors: [{ path: "doc", message: "is required unless forms are marked complete" }],
+    });
+    const foreign = await postRest(t.app, "users", {
+      action: "update",
+      group_id: OTHER.groupId,
+      clogin_id: 999999999,
+      doc: { f_501_3: "1" },
+    });
+    expectLegacyError(foreign, 403, "FORBIDDEN");
+    await tables.expectNothingWritten();
+  });
+
+  it("case 1 is update's alone: add_email, get_info, login, set_status and add_product keep 404 USER_NOT_FOUND", async () => {
+    const tables = await watchTables(t.dataSource);
+    const bodies = [
+      { action: "add_email", doc: { email_list: { from: "a@lab.test", to: "b@lab.test", subject: "S", body: "B" } } },
+      { action: "get_info" },
+      { action: "login" },
+      { action: "set_status", status_id: 0 },
+      { action: "add_product", product_list: [{ p_id: LAB.products.kit, q: 1 }] },
+    ];
+    for (const body of bodies) {
+      const res = await postRest(t.app, "users", { ...body, group_id: LAB.groupId, clogin_id: 999999999 });
       expectLegacyError(res, 404, "USER_NOT_FOUND", {
-        msg: `User ${cloginId} is not registered in project ${LAB.groupId}.`,
+        msg: `User 999999999 is not registered in project ${LAB.groupId}.`,
       });
     }
     await tables.expectNothingWritten();

@@ -28,6 +28,27 @@ export interface DomainEvent {
   data: Record<string, unknown>;
 }
 
+/**
+ * Longest string in an event's `data`. A payload is stored in a TEXT column (65,535 bytes on
+ * MySQL/MariaDB) and sent to every endpoint, while `add_email` accepts a 65,535-byte subject and
+ * address list; a cut value ends with "…" and the email history keeps it whole. At 6 bytes per
+ * character at worst (JSON's \u escapes), a payload's few strings stay far below the column.
+ */
+export const EVENT_TEXT_MAX_CHARS = 1000;
+
+function boundedText(value: unknown): unknown {
+  if (typeof value === "string") {
+    if (value.length <= EVENT_TEXT_MAX_CHARS) return value;
+    // By code points, so a cut never splits a surrogate pair.
+    const points = Array.from(value);
+    return points.length <= EVENT_TEXT_MAX_CHARS ? value : `${points.slice(0, EVENT_TEXT_MAX_CHARS - 1).join("")}…`;
+  }
+  if (Array.isArray(value)) return value.map(boundedText);
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, boundedText(member)]));
+  return value;
+}
+
 /** Records events in `em`'s transaction; they are written when its unit of work completes. */
 export function recordEvents(em: EntityManager, events: readonly DomainEvent[], now = new Date()): void {
   pendingWritesOf(em).events.push(
@@ -35,7 +56,7 @@ export function recordEvents(em: EntityManager, events: readonly DomainEvent[], 
       publicId: randomUUID(),
       groupId: event.groupId,
       type: event.type,
-      data: JSON.stringify(event.data),
+      data: JSON.stringify(boundedText(event.data)),
       createdAt: now,
     })),
   );

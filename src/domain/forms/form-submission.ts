@@ -167,6 +167,30 @@ export const submissionEvents = (
 
 const asSent = (value: unknown) => (typeof value === "string" ? value : (JSON.stringify(value) ?? String(value)));
 
+/** A `mark_forms_complete` id as sent (a string, for `skipped`) and as a form id when it is one. */
+export interface SentFormId {
+  sent: string;
+  formId: number | null;
+}
+
+/** The ids of a `mark_forms_complete` list in the order sent, each once (`"304"` and `304` are one). */
+export function sentFormIds(formIds: readonly unknown[]): SentFormId[] {
+  const seen = new Set<string>();
+  const ids: SentFormId[] = [];
+  for (const sentValue of formIds) {
+    const formId = toInteger(sentValue);
+    const sent = asSent(sentValue);
+    const key = formId === null ? `sent:${sent}` : `id:${formId}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    ids.push({ sent, formId });
+  }
+  return ids;
+}
+
+/** The `skipped` reason of an entry that is no form id at all. */
+export const notAFormId = (sent: string) => `${clientValue(sent)} is not a form id.`;
+
 /**
  * Marks forms of the registration complete. `selection` is `all` (the current form set, read
  * now, after any values were saved) or the ids as sent. Already complete forms are listed again
@@ -186,17 +210,11 @@ export async function markFormsComplete(
   if ("all" in selection) {
     result.markedComplete = forms.map((entry) => entry.form.id);
   } else {
-    const seen = new Set<string>();
     // Skipped ids keep the order they were sent in; ids outside the set need one look-up to say why.
-    const skippedInOrder: { sent: string; formId: number | null }[] = [];
-    for (const sentValue of selection.formIds) {
-      const formId = toInteger(sentValue);
-      const sent = asSent(sentValue);
-      const key = formId === null ? `sent:${sent}` : `id:${formId}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      if (formId !== null && byId.has(formId)) result.markedComplete.push(formId);
-      else skippedInOrder.push({ sent, formId });
+    const skippedInOrder: SentFormId[] = [];
+    for (const entry of sentFormIds(selection.formIds)) {
+      if (entry.formId !== null && byId.has(entry.formId)) result.markedComplete.push(entry.formId);
+      else skippedInOrder.push(entry);
     }
     const outsideSet = skippedInOrder.flatMap((entry) => (entry.formId === null ? [] : [entry.formId]));
     const projectForms = await readProjectFormIds(em, settings.projectId, outsideSet);
@@ -204,7 +222,7 @@ export async function markFormsComplete(
       formId: sent,
       reason:
         formId === null
-          ? `${clientValue(sent)} is not a form id.`
+          ? notAFormId(sent)
           : projectForms.has(formId)
             ? `Form ${formId} is not in the form set of user ${cloginId}.`
             : `Form ${formId} is not a form of project ${settings.projectId}.`,

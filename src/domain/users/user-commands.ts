@@ -194,3 +194,19 @@ export interface UpdateUserOutcome extends UserOutcome {
   /** Present when the command carried `mark_forms_complete`. */
   markFormsComplete: { markedComplete: number[]; skipped: SkippedForm[] } | null;
 }
+
+/**
+ * `update` for someone not registered in the project, where the caller accepts it as the
+ * original interface does (seed §7, case 1): nothing was written; the answer names who and where.
+ */
+export interface NotRegisteredUpdateOutcome {
+  notRegistered: true;
+  groupId: number;
+  cloginId: number;
+  /** The `connectedTo` sent, else the clogin id (what a registered individual would have). */
+  connectedTo: number;
+  valuesSent: boolean;
+  /** With form ids: none marked, every id skipped with its reason. */
+  markFormsComplete: { markedComplete: number[]; skipped: SkippedForm[] } | null;
+  notices: string[];
+}

@@ -6,6 +6,7 @@ import { readValueTargets, type ValueTargets } from "../../data/form-submission.
 import { readRegistrationPlan, type RegistrationPlan } from "../../data/registration-plan.data";
 import { findPersonOfOrganization, findUsernameHolder, insertPerson, updatePerson } from "../../data/persons.data";
 import {
+  findRegisteredUser,
   insertRegistration,
   lockRegistration,
   readOwnedSummaryRow,
@@ -20,6 +21,8 @@ import {
   firstEmptyMandatory,
   formsToSubmit,
   markFormsComplete,
+  notAFormId,
+  sentFormIds,
   submissionEvents,
   submitFormsWithValues,
   type SubmissionSettings,
@@ -37,6 +40,7 @@ import {
   CreateChildCommand,
   CreateUserCommand,
   UpdateUserCommand,
+  type NotRegisteredUpdateOutcome,
   type UpdateUserOutcome,
   type UserOutcome,
 } from "./user-commands";
@@ -437,10 +441,61 @@ function readPersonKeysOfUpdate(values: Record<string, unknown> | null): {
  * `notices`. Throws FORBIDDEN, VALIDATION_FAILED (no doc and no mark_forms_complete; a
  * connected_to that is not the user's) or USER_NOT_FOUND.
  */
-export async function updateUser(
+export function updateUser(
   ctx: RequestContext,
   draft: CommandDraft<typeof UpdateUserCommand>,
 ): Promise<UpdateUserOutcome> {
+  return runUpdate(ctx, draft, false);
+}
+
+/**
+ * `update` as the original interface defines it (seed §7, case 1): for someone not registered in
+ * the project (no such person, or a person of the organization registered elsewhere) the call is
+ * accepted, writes nothing and says so, instead of USER_NOT_FOUND. Every other outcome and
+ * failure is `updateUser`'s.
+ */
+export function updateUserIfRegistered(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof UpdateUserCommand>,
+): Promise<UpdateUserOutcome | NotRegisteredUpdateOutcome> {
+  return runUpdate(ctx, draft, true);
+}
+
+function notRegisteredOutcome(cmd: UpdateUserCommand, valuesSent: boolean): NotRegisteredUpdateOutcome {
+  const where = `user ${cmd.cloginId} is not registered in project ${cmd.groupId}`;
+  const skipped =
+    cmd.markFormsComplete && "formIds" in cmd.markFormsComplete
+      ? sentFormIds(cmd.markFormsComplete.formIds).map(({ sent, formId }) => ({
+          formId: sent,
+          reason: formId === null ? notAFormId(sent) : `Form ${formId} was not marked complete: ${where}.`,
+        }))
+      : [];
+  return {
+    notRegistered: true,
+    groupId: cmd.groupId,
+    cloginId: cmd.cloginId,
+    connectedTo: cmd.connectedTo ?? cmd.cloginId,
+    valuesSent,
+    markFormsComplete: cmd.markFormsComplete ? { markedComplete: [], skipped } : null,
+    notices: [`User ${cmd.cloginId} is not registered in project ${cmd.groupId}; nothing was written.`],
+  };
+}
+
+async function runUpdate(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof UpdateUserCommand>,
+  acceptNotRegistered: false,
+): Promise<UpdateUserOutcome>;
+async function runUpdate(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof UpdateUserCommand>,
+  acceptNotRegistered: boolean,
+): Promise<UpdateUserOutcome | NotRegisteredUpdateOutcome>;
+async function runUpdate(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof UpdateUserCommand>,
+  acceptNotRegistered: boolean,
+): Promise<UpdateUserOutcome | NotRegisteredUpdateOutcome> {
   const cmd = parseCommand(UpdateUserCommand, draft);
   await resolveOwnedProject(ctx, cmd.groupId);
   if (cmd.values === null && cmd.markFormsComplete === null) {
@@ -462,9 +517,16 @@ export async function updateUser(
       ? null
       : Object.fromEntries(Object.entries(cmd.values).filter(([key]) => !person.refused.has(key)));
 
+  const valuesSent = values !== null && Object.keys(values).length > 0;
+
   return inTransaction(ctx, async ({ em }) => {
     const now = new Date();
-    const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });
+    const found = await findRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });
+    if (!found) {
+      if (acceptNotRegistered) return notRegisteredOutcome(cmd, valuesSent);
+      throw userNotFound(cmd.cloginId, cmd.groupId);
+    }
+    const user: RegisteredUser = found;
     // Contract §17: the person's own fields are updated in every project, mapped field or not.
     const personChanged = await updatePerson(em, user.cloginId, person.attributes);
     if (person.attributes.mainEmail !== undefined) user.mainEmail = person.attributes.mainEmail;
@@ -474,7 +536,6 @@ export async function updateUser(
       throw validationFailed([{ path: ["connectedTo"], message }]);
     }
     const notices: string[] = [...person.notices];
-    const valuesSent = values !== null && Object.keys(values).length > 0;
     let mainEmail = user.mainEmail;
     if (valuesSent) {
       const keys = Object.keys(values!).filter((key) => !key.startsWith("_"));

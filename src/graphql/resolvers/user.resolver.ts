@@ -239,7 +239,9 @@ export class UserConnectionResolver {
     @Info() info: GraphQLResolveInfo,
   ): Promise<UserConnectionType> {
     if (args.first != null && args.last != null) {
-      throw validationFailed([{ path: ["last"], message: "give first (forward) or last (backward), not both" }]);
+      throw validationFailed([
+        { path: ["last"], message: "cannot be given with first: give first (forward) or last (backward)" },
+      ]);
     }
     const afterUid = args.after == null ? null : decodeUserCursor(args.after);
     const beforeUid = args.before == null ? null : decodeUserCursor(args.before, "before");

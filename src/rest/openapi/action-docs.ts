@@ -65,7 +65,7 @@ export const ENDPOINT_DOCS: Record<string, EndpointDoc> = {
       update: {
         summary: "Save field values, submit forms, mark forms complete",
         answer:
-          "msg, system_action [user_updated], notices; with mark_forms_complete also marked_complete and skipped; user_info, meta_info",
+          "msg, system_action [user_updated], notices; with mark_forms_complete also marked_complete and skipped; user_info, meta_info. For someone not registered in the project the call is accepted and writes nothing (the original interface's rule): system_action [], a notice naming the clogin_id and the project, user_info with the ids sent, meta_info null, and with mark_forms_complete marked_complete [] and every id in skipped",
         example: {
           action: "update",
           group_id: groupId,

@@ -6,7 +6,7 @@ import type { ActionTable } from "../envelope/action-table";
 import { buildOpenApiDocument } from "./openapi-document";
 
 // GET /openapi.json (the document, built from the router's action tables), GET /docs (Swagger UI
-// from node_modules, nothing fetched elsewhere) and GET / (where to go next).
+// from node_modules, nothing fetched elsewhere), GET / (where to go next) and the pages' icon.
 
 const VENDOR_FILES = ["swagger-ui.css", "swagger-ui-bundle.js"];
 
@@ -18,9 +18,16 @@ export const API_LINKS = {
   health: "/healthz",
 } as const;
 
+/** The icon of every page we serve (public/icons), from this server like everything the pages load. */
+const ICONS = { "favicon.svg": "image/svg+xml", "favicon.ico": "image/x-icon" } as const;
+
 const HOME_PAGE = `<!doctype html>
 <html lang="en">
-  <head><meta charset="utf-8" /><title>regapi</title></head>
+  <head>
+    <meta charset="utf-8" />
+    <title>regapi</title>
+    <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+  </head>
   <body>
     <h1>regapi</h1>
     <p>Registration-platform API.</p>
@@ -52,6 +59,10 @@ export function apiDocsRouter(endpoints: Readonly<Record<string, ActionTable>>):
     document ??= JSON.stringify(buildOpenApiDocument(endpoints, version));
     res.type("json").send(document);
   });
+  const iconsDir = join(packageRoot(), "public", "icons");
+  for (const [name, type] of Object.entries(ICONS)) {
+    router.get(`/${name}`, (_req, res) => res.type(type).sendFile(join(iconsDir, name), { maxAge: "1d" }));
+  }
   const publicDir = join(packageRoot(), "public", "docs");
   router.get(["/docs", "/docs/"], pageSecurityHeaders, (_req, res) => res.sendFile(join(publicDir, "index.html")));
   router.get("/docs/init.js", pageSecurityHeaders, (_req, res) => res.sendFile(join(publicDir, "init.js")));

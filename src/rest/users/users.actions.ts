@@ -5,6 +5,7 @@ import {
   CreateChildCommand,
   CreateUserCommand,
   UpdateUserCommand,
+  type NotRegisteredUpdateOutcome,
   type UpdateUserOutcome,
   type UserOutcome,
 } from "../../domain/users/user-commands";
@@ -12,7 +13,7 @@ import { AddProductCommand, addProducts } from "../../domain/carts/add-product";
 import { loginUser } from "../../domain/sessions/registrant-sessions";
 import { LoginCommand } from "../../domain/users/read-commands";
 import { SetStatusCommand, setUserStatus } from "../../domain/users/set-status";
-import { addEmails, createChild, createUser, updateUser } from "../../domain/users/users.service";
+import { addEmails, createChild, createUser, updateUserIfRegistered } from "../../domain/users/users.service";
 import { formatUtcDateTime } from "../../common/dates";
 import type { PathNames } from "../../http/problem-paths";
 import { defineAction, type ActionTable } from "../envelope/action-table";
@@ -172,24 +173,40 @@ function userEnvelope(outcome: UserOutcome) {
 
 const noticesIfAny = (notices: string[]) => (notices.length > 0 ? { notices } : {});
 
-function presentUpdate(outcome: UpdateUserOutcome): Record<string, unknown> {
+/**
+ * The update answer. For someone not registered in the project (seed §7 case 1) it is the same
+ * body with nothing done: no system action, `user_info` as sent and no `meta_info` to show.
+ */
+function presentUpdate(outcome: UpdateUserOutcome | NotRegisteredUpdateOutcome): Record<string, unknown> {
+  const envelope =
+    "notRegistered" in outcome
+      ? {
+          user_info: {
+            clogin_id: String(outcome.cloginId),
+            group_id: String(outcome.groupId),
+            connected_to: String(outcome.connectedTo),
+          },
+          meta_info: null,
+        }
+      : userEnvelope(outcome);
+  const systemAction = "notRegistered" in outcome ? [] : ["user_updated"];
   if (!outcome.markFormsComplete) {
     return {
       success: true,
       msg: "User updated.",
-      system_action: ["user_updated"],
+      system_action: systemAction,
       ...noticesIfAny(outcome.notices),
-      ...userEnvelope(outcome),
+      ...envelope,
     };
   }
   return {
     success: true,
     msg: outcome.valuesSent ? "Information updated" : "Forms marked complete.",
-    system_action: ["user_updated"],
+    system_action: systemAction,
     marked_complete: outcome.markFormsComplete.markedComplete.map(String),
     skipped: outcome.markFormsComplete.skipped.map((entry) => ({ form_id: entry.formId, reason: entry.reason })),
     notices: outcome.notices,
-    ...userEnvelope(outcome),
+    ...envelope,
   };
 }
 
@@ -241,7 +258,7 @@ export const usersActions: ActionTable = {
     command: UpdateUserCommand,
     problemPaths: USER_PATHS,
     async run(ctx: RequestContext, input) {
-      const outcome = await updateUser(ctx, {
+      const outcome = await updateUserIfRegistered(ctx, {
         groupId: input.group_id,
         cloginId: input.clogin_id,
         connectedTo: input.connected_to,

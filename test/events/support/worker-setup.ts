@@ -15,7 +15,6 @@ export const FAST_DELIVERY: DeliveryConfig = {
   timeoutMs: 400,
   retryBaseMs: 50,
   webhookAllowPrivate: true,
-  mailDir: "data/test-mail",
 };
 
 export const silentLogger = createLogger("silent");
