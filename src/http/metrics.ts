@@ -2,6 +2,7 @@ import { Router } from "express";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { DataSource } from "typeorm";
 import { readDeliveryBacklog } from "../data/delivery.data";
+import { transactionRetryCountsOf } from "../db/transaction-conflicts";
 import type { RequestLabels } from "./request-labels";
 
 /** Prometheus metrics of one app instance, in a registry of its own (tests build several apps). */
@@ -74,6 +75,20 @@ export function createMetrics(dataSource: DataSource): AppMetrics {
       },
     });
   }
+
+  // Units of work inTransaction reran after losing a deadlock or a lock wait, and those that still
+  // failed after every rerun (answered 503): src/db/transaction-conflicts.ts keeps the tallies.
+  new Counter({
+    name: "regapi_transaction_reruns_total",
+    help: "Transactions rerun by inTransaction, by cause (deadlock, lock_wait_timeout); exhausted: still failing after every rerun (answered 503).",
+    labelNames: ["cause"],
+    registers: [registry],
+    collect() {
+      const counts = transactionRetryCountsOf(dataSource);
+      this.reset();
+      for (const cause of ["deadlock", "lock_wait_timeout", "exhausted"] as const) this.inc({ cause }, counts[cause]);
+    },
+  });
 
   // Read at scrape time from the tables the worker drains, so every instance reports the shared
   // backlog of the database, whichever instance runs the worker.

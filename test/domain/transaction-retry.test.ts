@@ -11,6 +11,7 @@ import { MAPLE } from "../fixtures/test-fixture";
 import { describeOnMysqlFamily, type MysqlFamilyConfig } from "../support/database";
 import { openDomainDatabase, type DomainDatabase } from "../support/domain-database";
 import { uidOf } from "../support/rows";
+import { deadlockTwoUnits, lockRegistrationRow as lockRow } from "../support/conflicts";
 
 // Issue 26 §2 / issue 22 §1: a transaction that loses a deadlock or a lock wait to another one is
 // rerun whole by inTransaction, a bounded number of times; what still fails is a 503, never a 500.
@@ -26,21 +27,6 @@ beforeAll(async () => {
   second = await uidOf(t.dataSource, MAPLE.groupId, MAPLE.bill);
 });
 afterAll(() => t.dispose());
-
-/** A promise and its resolver: lets two transactions meet after their first lock. */
-function barrier(parties: number) {
-  let arrived = 0;
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return async () => {
-    arrived += 1;
-    if (arrived === parties) open();
-    await opened;
-  };
-}
-
-const lockRow = (em: { query(sql: string, p: unknown[]): Promise<unknown> }, uid: number) =>
-  em.query(`SELECT uid FROM registration WHERE uid = ? FOR UPDATE`, [uid]);
 
 describe("the retry policy", () => {
   it("waits longer after each attempt, with jitter, and keeps the bound small", () => {
@@ -65,19 +51,8 @@ describe("the retry policy", () => {
 describeOnMysqlFamily("transactions rerun after a conflict (MariaDB/MySQL)", () => {
   it("a deadlock between two units of work: the loser reruns and both commit", async () => {
     const before = { ...transactionRetryCountsOf(t.dataSource) };
-    const meet = barrier(2);
-    const runs = { a: 0, b: 0 };
-    // Each locks its first row, waits until the other holds its own, then asks for the other's.
-    const unit = (name: "a" | "b", mine: number, theirs: number) =>
-      inTransaction(t.context(), async ({ em }) => {
-        runs[name] += 1;
-        await lockRow(em, mine);
-        if (runs[name] === 1) await meet();
-        await lockRow(em, theirs);
-        await em.query(`UPDATE registration SET star = star WHERE uid IN (?, ?)`, [mine, theirs]);
-        return name;
-      });
-    await expect(Promise.all([unit("a", first, second), unit("b", second, first)])).resolves.toEqual(["a", "b"]);
+    const { names, runs } = await deadlockTwoUnits(t.dataSource, first, second);
+    expect(names).toEqual(["a", "b"]);
     // InnoDB chose one victim; it ran again, the other ran once.
     expect(runs.a + runs.b).toBe(3);
     const after = transactionRetryCountsOf(t.dataSource);

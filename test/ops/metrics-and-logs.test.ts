@@ -3,7 +3,9 @@ import request from "supertest";
 import { createApp, type RegapiApp } from "../../src/app";
 import { createLogger, resolveLogFormat } from "../../src/http/logger";
 import { MAPLE } from "../fixtures/test-fixture";
-import { onMysqlFamily } from "../support/database";
+import { itOnMysqlFamily, onMysqlFamily } from "../support/database";
+import { deadlockTwoUnits } from "../support/conflicts";
+import { uidOf } from "../support/rows";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 class LogCapture extends Writable {
@@ -157,6 +159,19 @@ describe("GET /metrics", () => {
     } finally {
       await second.stop();
     }
+  });
+
+  itOnMysqlFamily("counts transactions rerun after a deadlock (issue 26)", async () => {
+    const scrape = async (cause: string) =>
+      sample((await request(regapi.app).get("/metrics")).text, "regapi_transaction_reruns_total", { cause });
+    const before = await scrape("deadlock");
+    const [miles, bill] = [
+      await uidOf(t.dataSource, MAPLE.groupId, MAPLE.miles),
+      await uidOf(t.dataSource, MAPLE.groupId, MAPLE.bill),
+    ];
+    await deadlockTwoUnits(t.dataSource, miles, bill);
+    expect(await scrape("deadlock")).toBe(before! + 1);
+    expect(await scrape("exhausted")).toBe(0);
   });
 });
 
