@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -19,7 +19,8 @@ import { DEMO_CREDENTIALS, DEMO_FIXTURE } from "../src/fixtures/demo";
 //   BENCH_COMPARE=/path/to/other/checkout npm run bench:registration-day
 // Environment: BENCH_DATABASES (mariadb,sqlite), BENCH_CLIENTS (10,40,100), BENCH_CREATES_PER_CLIENT
 // (15), BENCH_PASSWORD (1: every create sends a password), BENCH_MARIADB_URL (mariadb://root@127.0.0.1:3306; the database regapi_bench_regday is
-// dropped and re-created), BENCH_COMPARE (another checkout, built, whose figures print beside).
+// dropped and re-created), BENCH_COMPARE (another checkout, built, whose figures print beside),
+// BENCH_NODE_ARGS (node arguments for the service, e.g. --cpu-prof).
 
 const CLIENTS = (process.env.BENCH_CLIENTS ?? "10,40,100").split(",").map(Number);
 const CREATES_PER_CLIENT = Number(process.env.BENCH_CREATES_PER_CLIENT ?? 15);
@@ -121,7 +122,9 @@ async function freshDatabase(kind: "mariadb" | "sqlite", fixtureFile: string, ch
 }
 
 async function startService(checkout: Checkout, databaseUrl: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [join(checkout.root, "dist/src/main.js")], {
+  // e.g. BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the service under the load.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, join(checkout.root, "dist/src/main.js")], {
     cwd: checkout.root,
     env: {
       PATH: process.env.PATH ?? "",
@@ -157,6 +160,29 @@ async function stopService(child: ChildProcess): Promise<void> {
   const exited = new Promise((done) => child.once("exit", done));
   child.kill("SIGTERM");
   await exited;
+}
+
+/**
+ * CPU time a process has used so far, in ms (Linux /proc; null elsewhere or when unreadable):
+ * where a request's time goes, the service or the database server.
+ */
+function cpuMs(pid: number | null | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    // utime and stime, fields 14 and 15 of stat (11 and 12 after the command name), in clock ticks.
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
+function mariadbPid(): number | null {
+  try {
+    return Number(readFileSync("/run/mysqld/mysqld.pid", "utf8").trim());
+  } catch {
+    return null;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -318,6 +344,9 @@ interface Row {
   clients: number;
   result: LoadResult;
   counted: string;
+  /** CPU ms per create (and its update) of the service and of the database server. */
+  serviceCpu: number | null;
+  databaseCpu: number | null;
 }
 
 async function measure(checkout: Checkout, kind: "mariadb" | "sqlite", fixtureFile: string): Promise<Row[]> {
@@ -329,7 +358,14 @@ async function measure(checkout: Checkout, kind: "mariadb" | "sqlite", fixtureFi
       const database = await freshDatabase(kind, fixtureFile, checkout);
       const service = await startService(checkout, database.databaseUrl);
       try {
+        const dbPid = kind === "mariadb" ? mariadbPid() : null;
+        const cpuBefore = [cpuMs(service.child.pid), cpuMs(dbPid)];
         const result = await runLoad(service.port, clients, groups, `${Date.now().toString(36)}-${clients}`);
+        const cpuAfter = [cpuMs(service.child.pid), cpuMs(dbPid)];
+        const perCreate = (i: number) =>
+          cpuBefore[i] === null || cpuAfter[i] === null || result.creates === 0
+            ? null
+            : (cpuAfter[i]! - cpuBefore[i]!) / result.creates;
         const counters = await projectUsers(service.port);
         const recount = await registrationsPerProject(database.databaseUrl);
         const wrong = [...recount].filter(([group, count]) => counters.get(group) !== count);
@@ -339,6 +375,8 @@ async function measure(checkout: Checkout, kind: "mariadb" | "sqlite", fixtureFi
           spread,
           clients,
           result,
+          serviceCpu: perCreate(0),
+          databaseCpu: perCreate(1),
           counted:
             wrong.length === 0
               ? "= recount"
@@ -355,12 +393,14 @@ async function measure(checkout: Checkout, kind: "mariadb" | "sqlite", fixtureFi
 }
 
 const HEADER =
-  "| build | database | spread | clients | creates | creates/s | create p50 ms | create p99 ms | update p50 ms | failures | counters |";
+  "| build | database | spread | clients | creates | creates/s | create p50 ms | create p99 ms | update p50 ms | failures | counters | CPU ms/create: service, database |";
+
+const cpu = (ms: number | null) => (ms === null ? "–" : ms.toFixed(1));
 
 function printRow(row: Row): void {
   const failures = [...row.result.failures].map(([key, count]) => `${count} × ${key}`).join("; ") || "0";
   console.log(
-    `| ${row.checkout} | ${row.database} | ${row.spread} | ${row.clients} | ${row.result.creates} | ${row.result.createsPerSecond.toFixed(1)} | ${row.result.p50.toFixed(0)} | ${row.result.p99.toFixed(0)} | ${row.result.updateP50.toFixed(0)} | ${failures} | ${row.counted} |`,
+    `| ${row.checkout} | ${row.database} | ${row.spread} | ${row.clients} | ${row.result.creates} | ${row.result.createsPerSecond.toFixed(1)} | ${row.result.p50.toFixed(0)} | ${row.result.p99.toFixed(0)} | ${row.result.updateP50.toFixed(0)} | ${failures} | ${row.counted} | ${cpu(row.serviceCpu)}, ${cpu(row.databaseCpu)} |`,
   );
 }
 

@@ -1,7 +1,7 @@
-import { In, type EntityManager } from "typeorm";
+import type { EntityManager } from "typeorm";
 import { FieldValue, RegistrationForm, type FieldType, type FormAudience, type FormLevel } from "../entities";
 import { decodeAnswer, parseChoiceOptions, type FieldAnswer } from "../domain/forms/field-value-codec";
-import { insertRows } from "../db/insert-rows";
+import { executeWrite, insertRows, preparedValue, upsertRows } from "../db/insert-rows";
 import { chunked, groupBy } from "./batch";
 import { selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
 
@@ -335,7 +335,20 @@ export async function updateRegistrationForms(
   formIds: readonly number[],
   state: Partial<Pick<RegistrationForm, "completed" | "completedAt" | "submittedAt">>,
 ): Promise<void> {
-  if (formIds.length > 0) await em.update(RegistrationForm, { registrationId, formId: In([...formIds]) }, state);
+  const members = (Object.keys(state) as (keyof typeof state)[]).filter((member) => state[member] !== undefined);
+  if (formIds.length === 0 || members.length === 0) return;
+  const column = (member: string) =>
+    em.connection.getMetadata(RegistrationForm).findColumnWithPropertyName(member)!.databaseName;
+  await executeWrite(
+    em,
+    `UPDATE registration_form SET ${members.map((member) => `${column(member)} = ?`).join(", ")}
+      WHERE registration_id = ? AND form_id IN (${sqlPlaceholders(formIds.length)})`,
+    [
+      ...members.map((member) => preparedValue(em, RegistrationForm, member, state[member])),
+      registrationId,
+      ...formIds,
+    ],
+  );
 }
 
 /** Stored values of the given fields, by field id (encoded as stored). */
@@ -359,7 +372,7 @@ export async function upsertFieldValues(
   em: EntityManager,
   rows: readonly { registrationId: number; fieldId: string; value: string; updatedAt: Date }[],
 ): Promise<void> {
-  if (rows.length > 0) await em.upsert(FieldValue, [...rows], ["registrationId", "fieldId"]);
+  await upsertRows(em, FieldValue, [...rows], ["registrationId", "fieldId"], ["value", "updatedAt"]);
 }
 
 /** Mandatory fields of the given forms with the registration's stored (encoded) value, in form then field order. */

@@ -1,6 +1,6 @@
 import type { EntityManager } from "typeorm";
 import { Registration } from "../entities";
-import { insertRowReturningId } from "../db/insert-rows";
+import { executeWrite, insertRowReturningId } from "../db/insert-rows";
 import { isUniqueViolation } from "../db/unique-violation";
 import { cartLineAmountSql, paymentAmountSql } from "./account-sums";
 import { chunked } from "./batch";
@@ -658,13 +658,12 @@ export async function findOwnedProjectStatus(
 /** Sets (or, null, removes) the status; true when it changed. An equal status is not matched, so nothing is written. */
 export async function setRegistrationStatus(em: EntityManager, uid: number, statusId: number | null): Promise<boolean> {
   const differs = em.connection.options.type === "better-sqlite3" ? "status_id IS NOT ?" : "NOT (status_id <=> ?)";
-  const result = await em
-    .createQueryBuilder()
-    .update(Registration)
-    .set({ statusId })
-    .where(`uid = :uid AND ${differs.replace("?", ":statusId")}`, { uid, statusId })
-    .execute();
-  return (result.affected ?? 0) > 0;
+  const result = await executeWrite(em, `UPDATE registration SET status_id = ? WHERE uid = ? AND ${differs}`, [
+    statusId,
+    uid,
+    statusId,
+  ]);
+  return result.affected > 0;
 }
 
 /** Whether the project keeps families (parents with children). */

@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { InsertQueryBuilder, type ObjectLiteral } from "typeorm";
 import { authenticate } from "../../src/auth/authenticate";
 import { hashApiToken, verifyPassword } from "../../src/auth/secrets";
 import { createRequestContext } from "../../src/domain/context";
@@ -195,19 +194,22 @@ describe("the spec example", () => {
     const fixture = specExample() as unknown as { organizations: SpecOrganization[] };
     renumber(fixture.organizations[0]);
     const tables = await watchTables(db.dataSource);
-    // Every insert (em.insert and multi-row inserts alike) ends in InsertQueryBuilder.execute.
-    const execute = InsertQueryBuilder.prototype.execute;
-    jest.spyOn(InsertQueryBuilder.prototype, "execute").mockImplementation(function (
-      this: InsertQueryBuilder<ObjectLiteral>,
-    ) {
-      // Payments are the last rows of a user: by then most of the fixture has been inserted.
-      if (this.expressionMap.mainAlias?.target === Payment)
-        return Promise.reject(new Error("simulated database failure"));
-      return execute.call(this);
-    });
-    await expect(load(fixture)).rejects.toThrow("simulated database failure");
-    // The failure came late: organization, project, forms, person, registration… were inserted first.
-    expect(jest.mocked(InsertQueryBuilder.prototype.execute).mock.calls.length).toBeGreaterThan(10);
+    // A real failure from the database: a trigger refusing payments, the last rows of a user, so
+    // by then most of the fixture has been inserted.
+    const sqlite = db.dataSource.options.type === "better-sqlite3";
+    await db.dataSource.query(
+      sqlite
+        ? `CREATE TRIGGER refuse_payment BEFORE INSERT ON payment BEGIN SELECT RAISE(ABORT, 'simulated database failure'); END`
+        : `CREATE TRIGGER refuse_payment BEFORE INSERT ON payment FOR EACH ROW SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'simulated database failure'`,
+    );
+    const before = db.sql.total;
+    try {
+      await expect(load(fixture)).rejects.toThrow("simulated database failure");
+    } finally {
+      await db.dataSource.query(`DROP TRIGGER refuse_payment`);
+    }
+    // The failure came late: project setup, forms, persons, registrations… were inserted first.
+    expect(db.sql.total - before).toBeGreaterThan(10);
     await tables.expectNothingWritten();
   });
 });
