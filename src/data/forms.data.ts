@@ -375,25 +375,6 @@ export async function upsertFieldValues(
   await upsertRows(em, FieldValue, [...rows], ["registrationId", "fieldId"], ["value", "updatedAt"]);
 }
 
-/** Mandatory fields of the given forms with the registration's stored (encoded) value, in form then field order. */
-export async function readMandatoryFieldValues(
-  em: EntityManager,
-  registrationId: number,
-  formIds: readonly number[],
-): Promise<{ field: FieldDefinition; value: string | null }[]> {
-  if (formIds.length === 0) return [];
-  const rows = await selectRows(
-    em,
-    { ...FIELD_SHAPE, value: "textOrNull" },
-    `SELECT ${FIELD_COLUMNS}, fv.value
-       FROM field f LEFT JOIN field_value fv ON fv.field_id = f.id AND fv.registration_id = ?
-      WHERE f.form_id IN (${sqlPlaceholders(formIds.length)}) AND f.mandatory = 1
-      ORDER BY f.form_id, f.sort_order, f.id`,
-    [registrationId, ...formIds],
-  );
-  return rows.map((row) => ({ field: toField(row), value: row.value }));
-}
-
 /** Each registration's stored answers, decoded, in form and field order, by uid. */
 export async function readStoredAnswers(
   em: EntityManager,

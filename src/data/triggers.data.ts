@@ -3,7 +3,7 @@ import { CartLine, OutboxEmail, TriggerFiring, type TriggerAction } from "../ent
 import { insertRows } from "../db/insert-rows";
 import { insertEmailHistory, type NewEmailHistoryEntry } from "./email-history.data";
 import { addFormsToRegistration } from "./forms.data";
-import { selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
+import type { RowOf } from "./sql-rows";
 
 /** A trigger of a submitted form that has not acted for the registration yet. */
 export interface PendingTrigger {
@@ -75,26 +75,6 @@ export function toTriggers(rows: RowOf<typeof TRIGGER_SHAPE>[]): PendingTrigger[
       sortOrder: row.sort,
     }))
     .sort(inTriggerOrder);
-}
-
-/** The triggers of the forms that have not fired for the registration, in trigger order. */
-export async function readUnfiredTriggers(
-  em: EntityManager,
-  registrationId: number,
-  formIds: readonly number[],
-): Promise<PendingTrigger[]> {
-  if (formIds.length === 0) return [];
-  const rows = await selectRows(
-    em,
-    TRIGGER_SHAPE,
-    `SELECT ${TRIGGER_MEMBERS.map(([member, sql]) => `${sql} AS ${member}`).join(", ")}
-       FROM form_trigger t
-       LEFT JOIN trigger_firing tf ON tf.trigger_id = t.id AND tf.registration_id = ?
-       LEFT JOIN product p ON p.id = t.product_id
-      WHERE t.form_id IN (${sqlPlaceholders(formIds.length)}) AND tf.trigger_id IS NULL`,
-    [registrationId, ...formIds],
-  );
-  return toTriggers(rows);
 }
 
 /** Everything the triggers of one submission do to one registration. */

@@ -1,19 +1,13 @@
 import type { EntityManager } from "typeorm";
 import {
-  readMandatoryFieldValues,
   readProjectFormIds,
   updateRegistrationForms,
   type FieldDefinition,
   type RegistrationFormState,
 } from "../../data/forms.data";
-import {
-  applyTriggerEffects,
-  planTriggerEffects,
-  runFormTriggers,
-  type TriggerTarget,
-} from "../triggers/trigger-runner";
+import { applyTriggerEffects, planTriggerEffects, type TriggerTarget } from "../triggers/trigger-runner";
 import { inTriggerOrder, type PendingTrigger } from "../../data/triggers.data";
-import { readFormSetWithRules, type FormRules } from "../../data/form-submission.data";
+import { readFormRules, readFormSetWithMandatory, type FormRules } from "../../data/form-submission.data";
 import { decodeAnswer } from "./field-value-codec";
 import type { SavedValues } from "./field-values";
 import { missingMandatoryFields } from "./form-rules";
@@ -45,17 +39,20 @@ export interface MarkedForms {
   notices: string[];
 }
 
+/** What checking a mandatory field needs to know of it. */
+type MandatoryFieldLike = Pick<FieldDefinition, "id" | "formId" | "label" | "fieldType" | "mandatory">;
+
 /**
  * The first mandatory field without an answer of each form that has one, by form id, of the
  * mandatory fields given (in field order) with their stored answers (encoded; null: none).
  */
-export function firstEmptyMandatory(
-  mandatory: readonly { field: FieldDefinition; value: string | null }[],
-): Map<number, FieldDefinition> {
+export function firstEmptyMandatory<F extends MandatoryFieldLike>(
+  mandatory: readonly { field: F; value: string | null }[],
+): Map<number, F> {
   const answers = new Map(
     mandatory.flatMap(({ field, value }) => (value === null ? [] : [[field.id, decodeAnswer(field.fieldType, value)]])),
   );
-  const firstEmpty = new Map<number, FieldDefinition>();
+  const firstEmpty = new Map<number, F>();
   const missing = missingMandatoryFields(
     mandatory.map(({ field }) => field),
     (fieldId) => answers.get(fieldId),
@@ -64,38 +61,26 @@ export function firstEmptyMandatory(
   return firstEmpty;
 }
 
-async function firstEmptyMandatoryByForm(
-  em: EntityManager,
-  registrationId: number,
-  formIds: readonly number[],
-): Promise<Map<number, FieldDefinition>> {
-  return firstEmptyMandatory(await readMandatoryFieldValues(em, registrationId, formIds));
-}
-
 /**
  * The forms a submission after saving values submits (contract §4): those that received a value
  * and, unless `resubmit` says so, were never submitted, whose mandatory fields all hold an answer
  * (`firstEmpty`, from firstEmptyMandatory).
  */
-export function formsToSubmit(
-  candidates: readonly number[],
-  firstEmpty: ReadonlyMap<number, FieldDefinition>,
-): number[] {
+export function formsToSubmit(candidates: readonly number[], firstEmpty: ReadonlyMap<number, unknown>): number[] {
   return candidates.filter((formId) => !firstEmpty.has(formId));
 }
 
 /**
  * Submits the forms that received values: a form is submitted when one of its values changed or
- * it was never submitted, so a repeated call with the same values submits nothing again. With
- * `rules` (read with the registration's form set before the values were saved), nothing more is
- * read.
+ * it was never submitted, so a repeated call with the same values submits nothing again. The rules
+ * of the candidate forms (mandatory fields, unfired triggers) are read in one statement, only when
+ * there is a candidate.
  */
 export async function submitFormsWithValues(
   em: EntityManager,
   settings: SubmissionSettings,
   forms: ReadonlyMap<number, RegistrationFormState>,
   saved: SavedValues & { answers: ReadonlyMap<string, string> },
-  rules?: ReadonlyMap<number, FormRules>,
 ): Promise<string[]> {
   if (!settings.submitForms) return [];
   const candidates = saved.formsWithValues.filter(
@@ -103,17 +88,12 @@ export async function submitFormsWithValues(
   );
   if (candidates.length === 0) return [];
   const registrationId = settings.target.registrationId;
-  const known = rules && candidates.every((formId) => rules.has(formId)) ? rules : null;
-  const firstEmpty = known
-    ? firstEmptyMandatory(
-        candidates.flatMap((formId) =>
-          known
-            .get(formId)!
-            .mandatory.map(({ field, value }) => ({ field, value: saved.answers.get(field.id) ?? value })),
-        ),
-      )
-    : await firstEmptyMandatoryByForm(em, registrationId, candidates);
-  const submitted = formsToSubmit(candidates, firstEmpty);
+  // Read after the values were written: the stored answers already hold them.
+  const rules = await readFormRules(em, registrationId, candidates);
+  const submitted = formsToSubmit(
+    candidates,
+    firstEmptyMandatory(candidates.flatMap((formId) => rules.get(formId)?.mandatory ?? [])),
+  );
   const now = settings.now;
   await updateRegistrationForms(
     em,
@@ -132,10 +112,7 @@ export async function submitFormsWithValues(
     submissionEvents(settings, submitted, (formId) => !forms.get(formId)?.completed),
     now,
   );
-  const formSet = new Set(forms.keys());
-  const effects = known
-    ? await fireTriggers(em, unfiredTriggersOf(known, submitted), settings, formSet)
-    : await runFormTriggers(em, settings.target, submitted, formSet, settings);
+  const effects = await fireTriggers(em, unfiredTriggersOf(rules, submitted), settings, new Set(forms.keys()));
   return effects.notices;
 }
 
@@ -203,7 +180,7 @@ export async function markFormsComplete(
 ): Promise<MarkedForms> {
   const registrationId = settings.target.registrationId;
   const cloginId = settings.target.cloginId;
-  const { formSet: forms, rules } = await readFormSetWithRules(em, registrationId);
+  const { formSet: forms, mandatory } = await readFormSetWithMandatory(em, registrationId);
   const byId = new Map(forms.map((entry) => [entry.form.id, entry]));
   const result: MarkedForms = { markedComplete: [], skipped: [], notices: [] };
 
@@ -250,7 +227,7 @@ export async function markFormsComplete(
     ),
     now,
   );
-  const firstEmpty = firstEmptyMandatory(result.markedComplete.flatMap((formId) => rules.get(formId)?.mandatory ?? []));
+  const firstEmpty = firstEmptyMandatory(result.markedComplete.flatMap((formId) => mandatory.get(formId) ?? []));
   for (const { form } of forms) {
     const empty = firstEmpty.get(form.id);
     if (marked.has(form.id) && empty) {
@@ -261,6 +238,7 @@ export async function markFormsComplete(
   }
 
   if (settings.submitForms && newlyCompleted.length > 0) {
+    const rules = await readFormRules(em, registrationId, newlyCompleted);
     const effects = await fireTriggers(em, unfiredTriggersOf(rules, newlyCompleted), settings, new Set(byId.keys()));
     result.notices.push(...effects.notices);
   }

@@ -1,12 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "typeorm";
 import { recordEvents } from "../events/record-event";
-import {
-  readUnfiredTriggers,
-  writeTriggerEffects,
-  type PendingTrigger,
-  type TriggerWrites,
-} from "../../data/triggers.data";
+import { writeTriggerEffects, type PendingTrigger, type TriggerWrites } from "../../data/triggers.data";
 import { lineAmountCents } from "../account-totals";
 import { countOrder, type CounterBucket } from "../projects/project-counters";
 
@@ -142,24 +137,6 @@ export async function applyTriggerEffects(
   await writeTriggerEffects(em, planned.writes);
   recordEvents(em, planned.events, options.now);
   countOrder(em, options.projectId, target.bucket, planned.orderCents);
-}
-
-/**
- * Runs the not-yet-fired triggers of the submitted forms for one registration.
- * `formSet` is the registration's current form set; forms added here are added to it too.
- */
-export async function runFormTriggers(
-  em: EntityManager,
-  target: TriggerTarget,
-  submittedFormIds: readonly number[],
-  formSet: Set<number>,
-  options: TriggerOptions,
-): Promise<TriggerEffects> {
-  if (submittedFormIds.length === 0) return { addedFormIds: [], notices: [] };
-  const triggers = await readUnfiredTriggers(em, target.registrationId, submittedFormIds);
-  const planned = planTriggerEffects(triggers, target, formSet, options);
-  await applyTriggerEffects(em, planned, target, options);
-  return planned.effects;
 }
 
 const emailQueuedEvents = (groupId: number, cloginId: number, outbox: TriggerWrites["outbox"]) =>

@@ -86,7 +86,7 @@ export async function saveValuesAndSubmit(
     now: Date;
     consumedKeys?: ReadonlySet<string>;
     explicitPerson?: PersonAttributes;
-    preread?: Pick<ValueTargets, "fields" | "stored" | "rules">;
+    preread?: Pick<ValueTargets, "fields" | "stored">;
     /** update and updateMe: record user.updated when a value (or, `personChanged`, a person field) changed. */
     updated?: { personChanged: boolean };
   },
@@ -113,7 +113,7 @@ export async function saveValuesAndSubmit(
     disableEmailSending: options.disableEmailSending,
     now: options.now,
   };
-  const submissionNotices = await submitFormsWithValues(em, settings, forms, saved, options.preread?.rules);
+  const submissionNotices = await submitFormsWithValues(em, settings, forms, saved);
   return { notices: [...saved.notices, ...submissionNotices], mainEmail };
 }
 
