@@ -53,7 +53,13 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   let stopping = false;
   let wake: (() => void) | null = null;
 
-  const fanOut = () =>
+  // Counted once the transaction has committed: inTransaction may run its work more than once.
+  const fanOut = async () => {
+    const dispatched = await fanOutOnce();
+    stats.dispatched += dispatched;
+    return dispatched;
+  };
+  const fanOutOnce = () =>
     inTransaction(ctx, async ({ em }) => {
       const events = await claimUndispatchedEvents(em, batchSize * 4);
       if (events.length === 0) return 0;
@@ -74,7 +80,6 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         pairs,
         new Date(),
       );
-      stats.dispatched += events.length;
       return events.length;
     });
 
