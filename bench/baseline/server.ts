@@ -314,7 +314,7 @@ async function projectList(db: Pool, organizationId: number): Promise<unknown> {
             ${sumOfBuckets("order_cents")} AS order_cents,
             ${sumOfBuckets("paid_cents")} AS paid_cents
        FROM project pr LEFT JOIN project_counter pc ON pc.project_id = pr.id
-      WHERE pr.organization_id = ? GROUP BY pr.id ORDER BY pr.id`,
+      WHERE pr.organization_id = ? GROUP BY pr.id, pr.name, pr.currency, pr.created_at, pr.archived ORDER BY pr.id`,
     [organizationId],
   );
   return {

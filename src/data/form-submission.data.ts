@@ -11,7 +11,15 @@ import {
   type FieldDefinition,
   type RegistrationFormState,
 } from "./forms.data";
-import { decodeJsonRows, decodeRows, jsonObjectsSql, selectRawRows, selectRows, sqlPlaceholders } from "./sql-rows";
+import {
+  compareText,
+  decodeJsonRows,
+  decodeRows,
+  jsonObjectsSql,
+  selectRawRows,
+  selectRows,
+  sqlPlaceholders,
+} from "./sql-rows";
 import { toTriggers, TRIGGER_MEMBERS, TRIGGER_SHAPE, type PendingTrigger } from "./triggers.data";
 
 // What submitting or completing a registration's forms needs, read with its form set so that a
@@ -68,7 +76,7 @@ function formRulesSql(em: EntityManager, registrationSql: string, triggersWhen?:
 
 function formRulesOf(raw: Record<string, unknown>, sql: string): FormRules {
   const mandatory = decodeJsonRows(MANDATORY_SHAPE, raw.mandatory_fields, sql).sort(
-    (a, b) => a.sort - b.sort || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    (a, b) => a.sort - b.sort || compareText(a.id, b.id),
   );
   return {
     mandatory: mandatory.map((row) => ({
@@ -150,7 +158,7 @@ export async function readFormSetWithMandatory(
     });
   }
   for (const fields of mandatory.values())
-    fields.sort((a, b) => a.sort - b.sort || (a.field.id < b.field.id ? -1 : a.field.id > b.field.id ? 1 : 0));
+    fields.sort((a, b) => a.sort - b.sort || compareText(a.field.id, b.field.id));
   return { formSet, mandatory };
 }
 

@@ -9,7 +9,7 @@ import {
   type FieldDefinition,
   type FormDefinition,
 } from "./forms.data";
-import { decodeJsonRows, decodeRows, jsonObjectsSql, selectRawRows, sqlPlaceholders } from "./sql-rows";
+import { compareText, decodeJsonRows, decodeRows, jsonObjectsSql, selectRawRows, sqlPlaceholders } from "./sql-rows";
 import { toTriggers, TRIGGER_MEMBERS, TRIGGER_SHAPE, type PendingTrigger } from "./triggers.data";
 
 // Everything registering a person in a project needs to know of the project, read in one
@@ -61,10 +61,7 @@ export async function readRegistrationPlan(
     (a, b) => a.sort - b.sort || a.form_id - b.form_id,
   );
   const mandatory = decodeJsonRows({ ...FIELD_SHAPE, ...SORTED }, row.mandatory_fields, sql).sort(
-    (a, b) =>
-      a.field_form_id - b.field_form_id ||
-      a.sort - b.sort ||
-      (a.field_id < b.field_id ? -1 : a.field_id > b.field_id ? 1 : 0),
+    (a, b) => a.field_form_id - b.field_form_id || a.sort - b.sort || compareText(a.field_id, b.field_id),
   );
   const project = decodeRows({ organization_id: "int", family_system: "flag" }, [row], sql)[0];
   return {

@@ -126,3 +126,9 @@ export function decodeJsonRows<S extends RowShape>(shape: S, value: unknown, sql
   const parsed = decodeColumn("jsonOrNull", value);
   return Array.isArray(parsed) ? decodeRows(shape, parsed as Record<string, unknown>[], sql) : [];
 }
+
+/**
+ * Text compared as MySQL/MariaDB and SQLite order ASCII identifiers (`f_301_10` before `f_301_2`),
+ * for rows put in order after a statement rather than by ORDER BY.
+ */
+export const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
