@@ -4,6 +4,7 @@ import Redis from "ioredis";
 import { RedisStore, type RedisReply } from "rate-limit-redis";
 import type { DataSource } from "typeorm";
 import type { RateLimitConfig } from "../config/config";
+import { databaseFailureOf } from "../db/database-failure";
 import { TransportError } from "./transport-errors";
 import { sendLegacyError } from "../rest/legacy-errors";
 import type { Logger } from "./logger";
@@ -19,6 +20,16 @@ export interface RateLimiter {
 }
 
 const principalOf = (req: Request) => req.settledAuthentication?.principal ?? null;
+
+/**
+ * A request whose credentials could not be checked because the database failed (unreachable,
+ * overloaded): the service's trouble, not the client's. It is answered 503 and spends no budget;
+ * counting it against its address would answer 429 to every client while the database is down.
+ */
+const unauthenticatedForDatabase = (req: Request) => {
+  const failure = req.settledAuthentication?.failure;
+  return failure != null && databaseFailureOf(failure) !== null;
+};
 
 /**
  * Requests per minute per API account (authenticated callers) and per client IP (everyone else,
@@ -49,7 +60,7 @@ export function createRateLimiter(config: RateLimitConfig, dataSource: DataSourc
   const limiter = rateLimit({
     windowMs: WINDOW_MS,
     limit: limitFor,
-    skip: (req) => limitFor(req) === 0,
+    skip: (req) => limitFor(req) === 0 || unauthenticatedForDatabase(req),
     keyGenerator: (req) => {
       const principal = principalOf(req);
       return principal ? `account:${principal.apiAccountId}` : `ip:${ipKeyGenerator(req.ip ?? "unknown")}`;

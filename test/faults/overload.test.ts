@@ -159,3 +159,55 @@ describe("a database that is gone", () => {
     }
   });
 });
+
+describe("a database that is gone, with rate limits (issue 22)", () => {
+  it("answers every request 503, never 401 or 429: a request it cannot authenticate spends no budget", async () => {
+    const gone = new DataSource(buildDataSourceOptions(db.config, { connection: LIMITS }));
+    await gone.initialize();
+    const app = await createApp({
+      dataSource: gone,
+      logger: createLogger("silent"),
+      config: {
+        graphqlIntrospection: false,
+        resilience,
+        accountCacheTtlMs: 0,
+        // Two requests a minute: the third from one address would be refused if these counted.
+        rateLimit: { perMinute: 2, unauthenticatedPerMinute: 2, redisUrl: null, redisPrefix: "unused:" },
+      },
+    });
+    await gone.destroy();
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i += 1) {
+        statuses.push((await request(app.app).post("/reg/api2/projects/").set(mapleHeaders).send(listProjects)).status);
+        statuses.push(
+          (await request(app.app).post("/graphql").set(mapleHeaders).send({ query: "{ projects { groupId } }" }))
+            .status,
+        );
+      }
+      expect(statuses).toEqual(statuses.map(() => 503));
+    } finally {
+      await app.stop();
+    }
+    // The same limits with the database up: wrong credentials spend the address's budget, so the
+    // third request is refused. The limiter was on above; it only spared the database's failures.
+    const healthy = await createApp({
+      dataSource: db.dataSource,
+      logger: createLogger("silent"),
+      config: {
+        graphqlIntrospection: false,
+        accountCacheTtlMs: 0,
+        rateLimit: { perMinute: 2, unauthenticatedPerMinute: 2, redisUrl: null, redisPrefix: "unused:" },
+      },
+    });
+    try {
+      const wrong = { ...mapleHeaders, "Api-Token": "not-the-token" };
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i += 1)
+        statuses.push((await request(healthy.app).post("/reg/api2/projects/").set(wrong).send(listProjects)).status);
+      expect(statuses).toEqual([401, 401, 429]);
+    } finally {
+      await healthy.stop();
+    }
+  });
+});
