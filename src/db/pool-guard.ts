@@ -9,7 +9,31 @@ interface GuardedPool {
   on(event: "connection", listener: (connection: SessionConnection) => void): unknown;
 }
 interface SessionConnection {
-  query(sql: string, callback: (error: Error | null) => void): unknown;
+  query(...args: unknown[]): unknown;
+  destroy(): void;
+}
+
+/**
+ * A connection whose statement ran past the client-side timeout is given up: mysql2 reports the
+ * timeout but keeps the statement as the connection's current command, so the ROLLBACK that
+ * follows, and any statement of the next request handed that connection, would wait behind it for
+ * a frozen server, each for another timeout (a request took 13.5 s with the server frozen for
+ * 15 s, against about 5 s promised). Destroyed, the pool drops it and every command queued on it
+ * fails at once; the next request gets a new connection, bounded by the acquire timeout.
+ */
+export function destroyOnClientTimeout(connection: SessionConnection): void {
+  const query = connection.query.bind(connection);
+  connection.query = (...args: unknown[]) => {
+    const last = args.length - 1;
+    const callback = args[last];
+    if (typeof callback === "function") {
+      args[last] = (error: (Error & { code?: string }) | null, ...rest: unknown[]) => {
+        if (error?.code === "PROTOCOL_SEQUENCE_TIMEOUT") connection.destroy();
+        return (callback as (...values: unknown[]) => unknown)(error, ...rest);
+      };
+    }
+    return query(...args);
+  };
 }
 
 export type DatabaseLimits = Pick<
@@ -72,9 +96,12 @@ export function guardedMysqlDriver(kind: "mysql" | "mariadb", limits: DatabaseLi
     const guarded = pool as unknown as GuardedPool;
     if (limits.queryTimeoutMs > 0) {
       const sql = statementTimeoutSql(kind, limits.queryTimeoutMs);
-      // mysql2 queues commands per connection, so this runs before the caller's first statement.
-      // A server without the variable (an old MySQL) keeps only the client-side timeout.
-      guarded.on("connection", (connection) => connection.query(sql, () => undefined));
+      guarded.on("connection", (connection) => {
+        destroyOnClientTimeout(connection);
+        // mysql2 queues commands per connection, so this runs before the caller's first statement.
+        // A server without the variable (an old MySQL) keeps only the client-side timeout.
+        connection.query(sql, () => undefined);
+      });
     }
     boundAcquire(guarded, limits.acquireTimeoutMs);
     return pool;

@@ -9,7 +9,14 @@ import { loadFixture } from "../../src/fixtures/load-fixture";
 import { createLogger } from "../../src/http/logger";
 import { MAPLE, mapleHeaders } from "../fixtures/test-fixture";
 import { testFixture } from "../fixtures/test-fixture";
-import { itOnMysqlFamily, onMysqlFamily, openTestDatabase, type TestDatabase } from "../support/database";
+import {
+  itOnMysqlFamily,
+  onMysqlFamily,
+  openTestDatabase,
+  type MysqlFamilyConfig,
+  type TestDatabase,
+} from "../support/database";
+import { startTcpProxy } from "../support/tcp-proxy";
 import { postRest } from "../support/rest";
 
 // Issue 13 defects 8 and 9 and deliverable 2: a full pool, a slow statement, a database that
@@ -210,4 +217,48 @@ describe("a database that is gone, with rate limits (issue 22)", () => {
       await healthy.stop();
     }
   });
+});
+
+describe("a database that stops answering in the middle of a transaction (issue 22)", () => {
+  itOnMysqlFamily(
+    "the write is answered 503 after one statement timeout: its ROLLBACK does not wait another",
+    async () => {
+      const config = db.config as MysqlFamilyConfig;
+      const proxy = await startTcpProxy(config.port, config.host);
+      const frozenPath = new DataSource(
+        buildDataSourceOptions({ ...config, host: "127.0.0.1", port: proxy.port }, { connection: LIMITS }),
+      );
+      await frozenPath.initialize();
+      const app = await createApp({
+        dataSource: frozenPath,
+        logger: createLogger("silent"),
+        config: { graphqlIntrospection: false, resilience, accountCacheTtlMs: 60_000 },
+      });
+      try {
+        // Authenticated and warmed up while the server answers.
+        expect((await postRest(app.app, "projects", listProjects)).status).toBe(200);
+        // The server stops answering inside the transaction: at its first statement after BEGIN
+        // (set_status locks the user's family first).
+        proxy.freezeOn(/FOR UPDATE/);
+        const started = Date.now();
+        const res = await request(app.app)
+          .post("/reg/api2/users/")
+          .set(mapleHeaders)
+          .send({ action: "set_status", group_id: MAPLE.groupId, clogin_id: MAPLE.miles, status_id: 0 });
+        const took = Date.now() - started;
+        expectUnavailable(res);
+        // The client-side statement timeout is 1.5 s (LIMITS): once, not once for the statement and
+        // once more for the ROLLBACK queued behind it on the same connection.
+        expect(took).toBeLessThan(LIMITS.queryTimeoutMs + 500 + 900);
+        proxy.thaw();
+        // The connection that timed out was given up; the pool serves the next request on a new one.
+        expect((await postRest(app.app, "projects", listProjects)).status).toBe(200);
+      } finally {
+        proxy.thaw();
+        await app.stop();
+        await frozenPath.destroy();
+        await proxy.close();
+      }
+    },
+  );
 });
