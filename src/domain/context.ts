@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from "typeorm";
+import { DEFAULT_LOGIN_TOKEN_TTL_S, type Config } from "../config/config";
 
 /** Who is calling: an authenticated API account of one organization. */
 export interface Principal {
@@ -26,15 +27,16 @@ export interface DomainSettings {
   webhookAllowPrivate: boolean;
 }
 
-export const DEFAULT_DOMAIN_SETTINGS: DomainSettings = { loginTokenTtlSeconds: 900, webhookAllowPrivate: false };
+/** The settings of a context built without a configuration (CLI, fixtures): the config's defaults. */
+export const DEFAULT_DOMAIN_SETTINGS: DomainSettings = {
+  loginTokenTtlSeconds: DEFAULT_LOGIN_TOKEN_TTL_S,
+  webhookAllowPrivate: false,
+};
 
-/** The settings from a (possibly partial) configuration, defaults filled in. */
-export const domainSettingsOf = (config: {
-  loginTokenTtlSeconds?: number;
-  delivery?: { webhookAllowPrivate: boolean };
-}): DomainSettings => ({
-  loginTokenTtlSeconds: config.loginTokenTtlSeconds ?? DEFAULT_DOMAIN_SETTINGS.loginTokenTtlSeconds,
-  webhookAllowPrivate: config.delivery?.webhookAllowPrivate ?? DEFAULT_DOMAIN_SETTINGS.webhookAllowPrivate,
+/** The domain's share of the configuration. */
+export const domainSettingsOf = (config: Pick<Config, "loginTokenTtlSeconds" | "delivery">): DomainSettings => ({
+  loginTokenTtlSeconds: config.loginTokenTtlSeconds,
+  webhookAllowPrivate: config.delivery.webhookAllowPrivate,
 });
 
 /**
