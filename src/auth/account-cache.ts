@@ -3,7 +3,7 @@ import { DEFAULT_ACCOUNT_CACHE_TTL_MS } from "../config/config";
 import { findApiAccount, type ApiAccountRecord } from "../data/api-accounts.data";
 
 // Authentication reads the API account of every request. The account is kept for a few seconds
-// (ACCOUNT_CACHE_TTL_MS, default 5000; 0 turns the cache off) so a busy client does not pay one
+// (ACCOUNT_CACHE_TTL_MS, default in src/config; 0 turns the cache off) so a busy client does not pay one
 // statement per request for it. The token is still compared on every request: only the stored
 // row is kept, never a verdict. Unknown ids are kept too, so a known and an unknown Api-Id cost the
 // same and timing does not tell them apart. Key management in this process (create, revoke,

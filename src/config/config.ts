@@ -120,6 +120,15 @@ export interface DatabaseConnectionConfig {
   readonly tls: { readonly ca: string | null } | null;
 }
 
+export const DEFAULT_DATABASE_CONNECTION: DatabaseConnectionConfig = Object.freeze({
+  poolSize: 10,
+  connectTimeoutMs: 10_000,
+  queueLimit: 200,
+  acquireTimeoutMs: 3000,
+  queryTimeoutMs: 4000,
+  tls: null,
+});
+
 /** Requests per minute; 0 switches that limit off. */
 export interface RateLimitConfig {
   readonly perMinute: number;
@@ -305,12 +314,20 @@ const envSchema = z.object({
     .refine((v): v is LogFormat => (LOG_FORMATS as readonly string[]).includes(v), {
       message: `LOG_FORMAT: expected one of ${LOG_FORMATS.join(", ")}`,
     }),
-  DATABASE_POOL_SIZE: integerInRange("DATABASE_POOL_SIZE", 1, 1000).default(10),
-  DATABASE_CONNECT_TIMEOUT_MS: integerInRange("DATABASE_CONNECT_TIMEOUT_MS", 100, 600_000).default(10_000),
+  DATABASE_POOL_SIZE: integerInRange("DATABASE_POOL_SIZE", 1, 1000).default(DEFAULT_DATABASE_CONNECTION.poolSize),
+  DATABASE_CONNECT_TIMEOUT_MS: integerInRange("DATABASE_CONNECT_TIMEOUT_MS", 100, 600_000).default(
+    DEFAULT_DATABASE_CONNECTION.connectTimeoutMs,
+  ),
   DATABASE_SSL_CA: z.string().optional(),
-  DATABASE_QUEUE_LIMIT: integerInRange("DATABASE_QUEUE_LIMIT", 1, 100_000).default(200),
-  DATABASE_ACQUIRE_TIMEOUT_MS: integerInRange("DATABASE_ACQUIRE_TIMEOUT_MS", 1, 600_000).default(3000),
-  DATABASE_QUERY_TIMEOUT_MS: integerInRange("DATABASE_QUERY_TIMEOUT_MS", 0, 3_600_000).default(4000),
+  DATABASE_QUEUE_LIMIT: integerInRange("DATABASE_QUEUE_LIMIT", 1, 100_000).default(
+    DEFAULT_DATABASE_CONNECTION.queueLimit,
+  ),
+  DATABASE_ACQUIRE_TIMEOUT_MS: integerInRange("DATABASE_ACQUIRE_TIMEOUT_MS", 1, 600_000).default(
+    DEFAULT_DATABASE_CONNECTION.acquireTimeoutMs,
+  ),
+  DATABASE_QUERY_TIMEOUT_MS: integerInRange("DATABASE_QUERY_TIMEOUT_MS", 0, 3_600_000).default(
+    DEFAULT_DATABASE_CONNECTION.queryTimeoutMs,
+  ),
   LOGIN_TOKEN_TTL_S: integerInRange("LOGIN_TOKEN_TTL_S", 1, 7 * 24 * 3600).default(DEFAULT_LOGIN_TOKEN_TTL_S),
   ACCOUNT_CACHE_TTL_MS: integerInRange("ACCOUNT_CACHE_TTL_MS", 0, 60_000).default(DEFAULT_ACCOUNT_CACHE_TTL_MS),
   CORS_ORIGINS: z

@@ -8,13 +8,4 @@ export async function chunked<K>(keys: readonly K[], read: (chunk: K[]) => Promi
   for (let i = 0; i < unique.length; i += READ_CHUNK) await read(unique.slice(i, i + READ_CHUNK));
 }
 
-export function groupBy<K, V>(rows: readonly V[], keyOf: (row: V) => K): Map<K, V[]> {
-  const grouped = new Map<K, V[]>();
-  for (const row of rows) {
-    const key = keyOf(row);
-    const list = grouped.get(key);
-    if (list) list.push(row);
-    else grouped.set(key, [row]);
-  }
-  return grouped;
-}
+export { groupBy } from "../common/group-by";

@@ -67,24 +67,10 @@ export async function findProductReferences(
   };
 }
 
-/** A product as a cart sees it (alias `p`, its category `c`): member names and the SQL of each. */
-export const CART_PRODUCT_MEMBERS = [
-  ["id", "p.id"],
-  ["name", "p.name"],
-  ["price_cents", "p.price_cents"],
-  ["base_type", "p.base_type"],
-  ["category_id", "p.category_id"],
-  ["level", "p.level"],
-  ["available_from", "p.available_from"],
-  ["available_until", "p.available_until"],
-  ["only_one", "p.only_one"],
-  ["is_private", "p.is_private"],
-  ["quota_ordered", "c.quota_ordered"],
-  ["interchange", "c.interchange"],
-] as const;
-
-export const CART_PRODUCT = {
+/** The product table's row: the one shape of every statement that reads whole products. */
+const PRODUCT_ROW = {
   id: "int",
+  project_id: "int",
   name: "text",
   price_cents: "int",
   base_type: "int",
@@ -94,9 +80,42 @@ export const CART_PRODUCT = {
   available_until: "dateOrNull",
   only_one: "flag",
   is_private: "flag",
-  quota_ordered: "intOrNull",
-  interchange: "flag",
+  lock_once_funds_allocated: "flag",
+  remarks: "textOrNull",
+  location: "textOrNull",
+  internal_id: "textOrNull",
+  misc1: "textOrNull",
+  misc2: "textOrNull",
+  parent_product_id: "intOrNull",
 } as const;
+
+const productColumns = (alias: string) =>
+  Object.keys(PRODUCT_ROW)
+    .map((column) => `${alias}.${column}`)
+    .join(", ");
+
+/** What of a product row decides whether it is offered to a user (the domain's cart rules decide). */
+export const offerOfProductRow = (row: {
+  is_private: boolean;
+  level: string;
+  available_from: Date | null;
+  available_until: Date | null;
+}) => ({
+  isPrivate: row.is_private,
+  level: row.level,
+  availableFrom: row.available_from,
+  availableUntil: row.available_until,
+});
+
+/** A product as a cart sees it (alias `p`, its category `c`): the product's row and its category's cart rules. */
+export const CART_PRODUCT = { ...PRODUCT_ROW, quota_ordered: "intOrNull", interchange: "flag" } as const;
+
+/** The members of CART_PRODUCT and the SQL of each, for a JSON object per product. */
+export const CART_PRODUCT_MEMBERS: readonly (readonly [string, string])[] = [
+  ...Object.keys(PRODUCT_ROW).map((column) => [column, `p.${column}`] as const),
+  ["quota_ordered", "c.quota_ordered"],
+  ["interchange", "c.interchange"],
+];
 
 export interface CartProduct {
   id: number;
@@ -149,35 +168,14 @@ export async function readCategoriesOfProjects(em: EntityManager, projectIds: re
   );
 }
 
-const PRODUCT_ROW = {
-  id: "int",
-  project_id: "int",
-  name: "text",
-  price_cents: "int",
-  base_type: "int",
-  category_id: "intOrNull",
-  level: "text",
-  available_from: "dateOrNull",
-  available_until: "dateOrNull",
-  only_one: "flag",
-  lock_once_funds_allocated: "flag",
-  remarks: "textOrNull",
-  location: "textOrNull",
-  internal_id: "textOrNull",
-  misc1: "textOrNull",
-  misc2: "textOrNull",
-  parent_product_id: "intOrNull",
-} as const;
-
 /** The non-private products of these projects, by id: one statement. */
 export async function readProductsOfProjects(em: EntityManager, projectIds: readonly number[]) {
   if (projectIds.length === 0) return [];
   return selectRows(
     em,
     PRODUCT_ROW,
-    `SELECT id, project_id, name, price_cents, base_type, category_id, level, available_from, available_until, only_one,
-            lock_once_funds_allocated, remarks, location, internal_id, misc1, misc2, parent_product_id
-       FROM product WHERE is_private = 0 AND project_id IN (${sqlPlaceholders(projectIds.length)}) ORDER BY id`,
+    `SELECT ${productColumns("p")}
+       FROM product p WHERE p.is_private = 0 AND p.project_id IN (${sqlPlaceholders(projectIds.length)}) ORDER BY p.id`,
     [...projectIds],
   );
 }

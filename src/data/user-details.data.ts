@@ -91,27 +91,6 @@ export function readFamilies(em: EntityManager, groupId: number, headCloginIds: 
   );
 }
 
-/** The project's non-private products (availability and level are checked by the caller, per user). */
-export function readOfferedProducts(em: EntityManager, groupId: number) {
-  return selectRows(
-    em,
-    {
-      id: "int",
-      name: "text",
-      price_cents: "int",
-      base_type: "int",
-      category_id: "intOrNull",
-      level: "text",
-      only_one: "flag",
-      available_from: "dateOrNull",
-      available_until: "dateOrNull",
-    },
-    `SELECT id, name, price_cents, base_type, category_id, level, only_one, available_from, available_until
-       FROM product WHERE project_id = ? AND is_private = 0 ORDER BY id`,
-    [groupId],
-  );
-}
-
 /** Cart lines of the given registrations, oldest first. */
 export function readCartLines(em: EntityManager, uids: readonly number[]) {
   if (uids.length === 0) return Promise.resolve([]);

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { DataSourceOptions } from "typeorm";
-import type { DatabaseConfig, DatabaseConnectionConfig } from "../config/config";
+import { DEFAULT_DATABASE_CONNECTION, type DatabaseConfig, type DatabaseConnectionConfig } from "../config/config";
 import { ENTITIES } from "../entities";
 import { MIGRATIONS } from "../migrations";
 import { mysqlLimitOptions } from "./pool-guard";
@@ -14,14 +14,7 @@ export interface DataSourceExtras {
   connection?: DatabaseConnectionConfig;
 }
 
-export const DEFAULT_DATABASE_CONNECTION: DatabaseConnectionConfig = {
-  poolSize: 10,
-  connectTimeoutMs: 10_000,
-  queueLimit: 200,
-  acquireTimeoutMs: 3000,
-  queryTimeoutMs: 4000,
-  tls: null,
-};
+export { DEFAULT_DATABASE_CONNECTION };
 
 /**
  * Options for the one DataSource of a process. SQLite synchronizes its schema (embedded, zero

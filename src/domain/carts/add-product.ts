@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { insertCartLines, insertPrivateProducts, readCartBeforeAdding, type NewCartLine } from "../../data/carts.data";
-import type { CartProduct } from "../../data/products.data";
+import { registrationLevel } from "../forms/form-rules";
+import { CategoryTally, isOfferedTo } from "./cart-rules";
 import { PRODUCT_BASE_TYPES } from "../../entities";
 import type { RequestContext } from "../context";
 import { validationFailed, type Problem, type ProblemPath } from "../errors";
@@ -156,14 +157,6 @@ function readStartDate(
 
 const invalid = (problems: Problem[]) => validationFailed(problems);
 
-function isOffered(product: CartProduct | undefined, level: "parent" | "child", now: Date): product is CartProduct {
-  if (!product || product.isPrivate) return false;
-  if (product.level !== "all" && product.level !== level) return false;
-  if (product.availableFrom && now < product.availableFrom) return false;
-  if (product.availableUntil && now > product.availableUntil) return false;
-  return true;
-}
-
 /**
  * users `add_product`. Throws FORBIDDEN, USER_NOT_FOUND or VALIDATION_FAILED (every entry's
  * problems at once: shape, products the user may not buy, category quota and interchange rules).
@@ -181,20 +174,14 @@ export async function addProducts(
     const now = new Date();
     // Locked: concurrent adds to one cart run one after the other, so the category rules hold.
     const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });
-    const level = user.parentCloginId === null ? "parent" : "child";
+    const level = registrationLevel(user.parentCloginId);
     const productIds = [...new Set(entries.flatMap((e) => (e.kind === "product" ? [e.productId] : [])))];
     const { products, lines: cart, lastLineId } = await readCartBeforeAdding(em, cmd.groupId, user.uid, productIds);
 
     const problems: Problem[] = [];
     const notices: string[] = [];
     const inCart = new Set(cart.map((line) => line.productId));
-    const unitsByCategory = new Map<number, number>();
-    const linesByCategory = new Map<number, number>();
-    for (const line of cart) {
-      if (line.categoryId === null) continue;
-      unitsByCategory.set(line.categoryId, (unitsByCategory.get(line.categoryId) ?? 0) + line.quantity);
-      linesByCategory.set(line.categoryId, (linesByCategory.get(line.categoryId) ?? 0) + 1);
-    }
+    const tally = new CategoryTally(cart);
     const lines: NewCartLine[] = [];
     const privateEntries: Extract<Entry, { kind: "private" }>[] = [];
     for (const entry of entries) {
@@ -204,7 +191,7 @@ export async function addProducts(
         continue;
       }
       const product = products.get(entry.productId);
-      if (!isOffered(product, level, now)) {
+      if (!product || !isOfferedTo(product, level, now)) {
         problems.push({
           path: [...path, "pId"],
           message: `${entry.productId} is not a product of this project that this user may add now (non-private, of the user's level, available today)`,
@@ -230,26 +217,22 @@ export async function addProducts(
         }
       }
       const categoryId = product.categoryId;
-      if (categoryId !== null && product.category) {
-        const units = (unitsByCategory.get(categoryId) ?? 0) + quantity;
-        const categoryLines = (linesByCategory.get(categoryId) ?? 0) + 1;
-        if (product.category.interchange && categoryLines > 1) {
-          problems.push({
-            path,
-            message: `product ${product.id} is in category ${categoryId}, whose products are interchangeable: the cart may hold only one of them`,
-          });
-          continue;
-        }
-        if (product.category.quotaOrdered !== null && units > product.category.quotaOrdered) {
-          problems.push({
-            path,
-            message: `product ${product.id} would bring category ${categoryId} to ${units} units; its quota is ${product.category.quotaOrdered}`,
-          });
-          continue;
-        }
-        unitsByCategory.set(categoryId, units);
-        linesByCategory.set(categoryId, categoryLines);
+      const refusal = tally.refusal(categoryId, product.category, quantity);
+      if (refusal?.rule === "interchange") {
+        problems.push({
+          path,
+          message: `product ${product.id} is in category ${categoryId}, whose products are interchangeable: the cart may hold only one of them`,
+        });
+        continue;
       }
+      if (refusal?.rule === "quota") {
+        problems.push({
+          path,
+          message: `product ${product.id} would bring category ${categoryId} to ${refusal.units} units; its quota is ${refusal.quota}`,
+        });
+        continue;
+      }
+      tally.count(categoryId, quantity);
       inCart.add(product.id);
       lines.push({
         registrationId: user.uid,

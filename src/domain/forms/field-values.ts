@@ -2,7 +2,7 @@ import type { EntityManager } from "typeorm";
 import { readFieldsByKeys, readStoredValues, upsertFieldValues, type FieldDefinition } from "../../data/forms.data";
 import type { ValueTargets } from "../../data/form-submission.data";
 import { isEmailAddress } from "../../common/email";
-import { PERSON_FIELD_MAX_LENGTH } from "../users/person-fields";
+import { PERSON_FIELD_MAX_LENGTH, personAttributeOf, type PersonAttributes } from "../users/person-fields";
 import { answerIsEmpty, decodeAnswer } from "./field-value-codec";
 import { interpretFieldInput } from "./field-input";
 import { clientValue } from "../../common/client-value";
@@ -11,17 +11,7 @@ import { clientValue } from "../../common/client-value";
 // fields, unknown answers and fields of forms the user does not have are not written, and each
 // gets a notice naming the key and the reason. Everything else is written in two statements.
 
-/** Mapped names that also set the person's own data, so the displayed name follows the forms. */
-export const PERSON_FIELD_NAMES = {
-  first_name: { attribute: "firstName", maxLength: PERSON_FIELD_MAX_LENGTH.firstName },
-  last_name: { attribute: "lastName", maxLength: PERSON_FIELD_MAX_LENGTH.lastName },
-  org_name: { attribute: "orgName", maxLength: PERSON_FIELD_MAX_LENGTH.orgName },
-  main_email: { attribute: "mainEmail", maxLength: PERSON_FIELD_MAX_LENGTH.mainEmail },
-} as const;
-export type PersonFieldName = keyof typeof PERSON_FIELD_NAMES;
-export type PersonAttributes = Partial<
-  Record<(typeof PERSON_FIELD_NAMES)[PersonFieldName]["attribute"], string | null>
->;
+export type { PersonAttributes };
 
 export interface SaveValuesOptions {
   registrationId: number;
@@ -102,17 +92,15 @@ function acceptValues(
     const input = interpretFieldInput(key, field, values[key]);
     result.notices.push(...input.notices);
     if (!input.accepted) continue;
-    const personField =
-      field.name !== null && field.name in PERSON_FIELD_NAMES
-        ? PERSON_FIELD_NAMES[field.name as PersonFieldName]
-        : null;
-    if (personField) {
+    const attribute = personAttributeOf(field.name);
+    if (attribute) {
       const text = input.encoded.trim();
-      if (text.length > personField.maxLength) {
-        result.notices.push(`${name} is longer than ${personField.maxLength} characters; it was not written.`);
+      const maxLength = PERSON_FIELD_MAX_LENGTH[attribute];
+      if (text.length > maxLength) {
+        result.notices.push(`${name} is longer than ${maxLength} characters; it was not written.`);
         continue;
       }
-      if (personField.attribute === "mainEmail" && text !== "" && !isEmailAddress(text)) {
+      if (attribute === "mainEmail" && text !== "" && !isEmailAddress(text)) {
         result.notices.push(`${name}: ${quote(text)} is not a valid email address; it was not written.`);
         continue;
       }
@@ -144,9 +132,10 @@ function compareWithStored(accepted: AcceptedValues, stored: ReadonlyMap<string,
     result.changedFieldIds.push(field.id);
     result.rows.push({ fieldId: field.id, value: encoded });
     result.answers.set(field.id, encoded);
-    if (field.name !== null && field.name in PERSON_FIELD_NAMES) {
+    const attribute = personAttributeOf(field.name);
+    if (attribute) {
       const text = encoded.trim();
-      result.person[PERSON_FIELD_NAMES[field.name as PersonFieldName].attribute] = text === "" ? null : text;
+      result.person[attribute] = text === "" ? null : text;
     }
   }
   return result;

@@ -1,14 +1,11 @@
 import type { EntityManager } from "typeorm";
+import { groupBy } from "../../common/group-by";
 import { readCategoriesOfProjects, readProductsOfProjects } from "../../data/products.data";
 
 export type CategoryRow = Awaited<ReturnType<typeof readCategoriesOfProjects>>[number];
 export type ProductRow = Awaited<ReturnType<typeof readProductsOfProjects>>[number];
 
-function byProject<Row extends { project_id: number }>(rows: Row[]): Map<number, Row[]> {
-  const grouped = new Map<number, Row[]>();
-  for (const row of rows) grouped.set(row.project_id, [...(grouped.get(row.project_id) ?? []), row]);
-  return grouped;
-}
+const byProject = <Row extends { project_id: number }>(rows: Row[]) => groupBy(rows, (row) => row.project_id);
 
 /** The categories of each project (batched for GraphQL loaders; the caller checked ownership). */
 export async function readProjectCategories(em: EntityManager, projectIds: readonly number[]) {

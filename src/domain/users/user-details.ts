@@ -4,12 +4,15 @@ import {
   readFamilies,
   readFieldsOfForms,
   readFormSetRows,
-  readOfferedProducts,
   readPayments,
   readProjectFieldsByKeys,
   readStoredAnswers,
   readUtm,
 } from "../../data/user-details.data";
+import { offerOfProductRow, readProductsOfProjects } from "../../data/products.data";
+import { groupBy } from "../../common/group-by";
+import { isOfferedTo } from "../carts/cart-rules";
+import { registrationLevel } from "../forms/form-rules";
 import { readOwnedSummaryRow } from "../../data/registrations.data";
 import { readEmailHistory, type EmailHistoryEntry } from "../../data/email-history.data";
 import type { FieldType } from "../../entities";
@@ -174,17 +177,6 @@ export interface DetailTarget {
   parentCloginId: number | null;
 }
 
-function groupBy<V>(rows: readonly V[], keyOf: (row: V) => number): Map<number, V[]> {
-  const grouped = new Map<number, V[]>();
-  for (const row of rows) {
-    const key = keyOf(row);
-    const list = grouped.get(key);
-    if (list) list.push(row);
-    else grouped.set(key, [row]);
-  }
-  return grouped;
-}
-
 const toField = (row: {
   field_id: string;
   form_id: number;
@@ -202,18 +194,6 @@ const toField = (row: {
   mandatory: row.mandatory,
   options: parseChoiceOptions(row.choice_options),
 });
-
-/** A user may add a product of its level (parent/individual or child), available now. */
-function offeredTo(
-  product: { level: string; available_from: Date | null; available_until: Date | null },
-  isChild: boolean,
-  now: Date,
-) {
-  const levelOk = product.level === "all" || product.level === (isChild ? "child" : "parent");
-  const started = product.available_from === null || product.available_from.getTime() <= now.getTime();
-  const notEnded = product.available_until === null || product.available_until.getTime() >= now.getTime();
-  return levelOk && started && notEnded;
-}
 
 /**
  * Reads the selection for users of one project. The statement count depends only on which
@@ -314,12 +294,13 @@ export async function readUserDetails(
     for (const user of users) details.get(user.uid)!.cart = cart.get(user.uid) ?? [];
   }
   if (selection.system.has("_userproducts")) {
-    const products = await readOfferedProducts(em, groupId);
+    const products = await readProductsOfProjects(em, [groupId]);
     const now = new Date();
     for (const user of users) {
       const lines = cart.get(user.uid) ?? [];
+      const level = registrationLevel(user.parentCloginId);
       details.get(user.uid)!.products = products
-        .filter((product) => offeredTo(product, user.parentCloginId !== null, now))
+        .filter((product) => isOfferedTo(offerOfProductRow(product), level, now))
         .map((product) => ({
           productId: product.id,
           name: product.name,

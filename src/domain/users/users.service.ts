@@ -33,6 +33,7 @@ import { countRegistration } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { isEmailAddress } from "../../common/email";
 import { assertSendingAdmins, emailListProblems, emailRecords } from "./email-history";
+import { PERSON_FIELD_ATTRIBUTES, PERSON_FIELD_MAX_LENGTH } from "./person-fields";
 import { readPersonData, type PersonData } from "./new-user-data";
 import { connectedToOf, counterBucketOf, requireRegisteredUser, type RegisteredUser } from "./registration-lookup";
 import {
@@ -399,14 +400,6 @@ const usernameTaken = (username: string, holder: number | null) =>
     holder === null ? undefined : { clogin_id: String(holder) },
   );
 
-/** The person's own fields, accepted by `update` in every project (contract §17), and their limits. */
-const PERSON_KEYS = {
-  first_name: { attribute: "firstName", max: 100 },
-  last_name: { attribute: "lastName", max: 100 },
-  org_name: { attribute: "orgName", max: 200 },
-  main_email: { attribute: "mainEmail", max: 254 },
-} as const;
-
 /**
  * Reads the person keys of an update's values: trimmed, empty names cleared, main_email validated.
  * A value that cannot be written is left out with a notice, as update does for any field value.
@@ -419,8 +412,10 @@ function readPersonKeysOfUpdate(values: Record<string, unknown> | null): {
   const attributes: PersonAttributes = {};
   const notices: string[] = [];
   const refused = new Set<string>();
-  for (const [key, { attribute, max }] of Object.entries(PERSON_KEYS)) {
+  // The person's own fields are accepted by `update` in every project (contract §17).
+  for (const [key, attribute] of Object.entries(PERSON_FIELD_ATTRIBUTES)) {
     if (!values || !(key in values)) continue;
+    const max = PERSON_FIELD_MAX_LENGTH[attribute];
     const value = values[key];
     const text = typeof value === "string" ? value.trim() : null;
     let problem: string | null = null;
@@ -546,7 +541,7 @@ async function runUpdate(
         submitForms: cmd.submitForms,
         disableEmailSending: cmd.disableEmailSending,
         now,
-        consumedKeys: new Set(Object.keys(PERSON_KEYS).filter((key) => key in values!)),
+        consumedKeys: new Set(Object.keys(PERSON_FIELD_ATTRIBUTES).filter((key) => key in values!)),
         explicitPerson: person.attributes,
         updated: { personChanged },
       });
