@@ -1,13 +1,10 @@
 import type { EntityManager } from "typeorm";
 import {
-  readCartLines,
   readFamilies,
   readFieldsOfForms,
   readFormSetRows,
-  readPayments,
   readProjectFieldsByKeys,
   readStoredAnswers,
-  readUtm,
 } from "../../data/user-details.data";
 import { offerOfProductRow, readProductsOfProjects } from "../../data/products.data";
 import { groupBy } from "../../common/group-by";
@@ -20,75 +17,42 @@ import { answerIsEmpty, decodeAnswer, parseChoiceOptions, type FieldAnswer } fro
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { requirePrincipal, type RequestContext } from "../context";
 import { UserInfoCommand } from "./read-commands";
-import { userNotFound, validationFailed } from "../errors";
+import { userNotFound } from "../errors";
 import { notOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { loadUserSummaries, summaryOf, type UserSummary } from "./user-summary";
+import {
+  NO_UTM,
+  readCartOf,
+  readPaymentsOf,
+  readUtmOf,
+  type CartLineDetail,
+  type PaymentDetail,
+  type UtmDetail,
+} from "./user-account-details";
+import { readDetailSelection, type DetailSelection } from "./user-detail-selection";
 
 // What users get_info reads (contract §11), for one user or a whole get_user_list page: every
 // selector is one or two statements for all the users together, whatever the number of fields,
 // forms, children, cart lines or payments. Rules (which products a user may add, which fields
-// are missing) live here; the transports only present the result.
+// are missing) live here; the transports only present the result. Reading the `doc`'s selectors
+// and the cart, payment and UTM reads are modules of their own, named here for the transports.
 
-export const SYSTEM_SELECTORS = [
-  "_allfields",
-  "_userforms",
-  "_family",
-  "_userproducts",
-  "_usercart",
-  "_userpayments",
-  "_utm",
-  "_useremails",
-] as const;
-export type SystemSelector = (typeof SYSTEM_SELECTORS)[number];
-
-/** At most this many selector keys per call (as update's doc). */
-export const MAX_SELECTORS = 1000;
-
-export interface DetailSelection {
-  /** System selectors asked for. */
-  system: Set<SystemSelector>;
-  /** Field keys as sent (identifier or mapped name). */
-  fieldKeys: string[];
-  /** Problems with keys, the same for every user. */
-  notices: string[];
-}
-
-const TRUE_WORDS = new Set<unknown>([true, 1, "1", "true"]);
-const FALSE_WORDS = new Set<unknown>([false, 0, "0", "false", null]);
-
-/** Reads a get_info `doc` (or the selector part of a get_user_list doc): keys set to true are asked for. */
-export function readDetailSelection(doc: Record<string, unknown>): DetailSelection {
-  const keys = Object.keys(doc);
-  if (keys.length > MAX_SELECTORS) {
-    throw validationFailed([
-      { path: ["selectors"], message: `has ${keys.length} members; at most ${MAX_SELECTORS} are accepted per call` },
-    ]);
-  }
-  const selection: DetailSelection = { system: new Set(), fieldKeys: [], notices: [] };
-  for (const key of keys) {
-    const value = doc[key];
-    const isCartOptions = key === "_usercart" && typeof value === "object" && value !== null && !Array.isArray(value);
-    if (FALSE_WORDS.has(value)) continue;
-    if (!TRUE_WORDS.has(value) && !isCartOptions) {
-      selection.notices.push(`${key}: not read; put true to read it.`);
-      continue;
-    }
-    if ((SYSTEM_SELECTORS as readonly string[]).includes(key)) {
-      selection.system.add(key as SystemSelector);
-      if (isCartOptions) {
-        for (const option of Object.keys(value as object)) {
-          selection.notices.push(`_usercart.${option}: unknown option, ignored; the cart is listed in full.`);
-        }
-      }
-    } else if (key.startsWith("_")) {
-      selection.notices.push(`${key}: unknown selector; valid ones are ${SYSTEM_SELECTORS.join(", ")} and field keys.`);
-    } else {
-      selection.fieldKeys.push(key);
-    }
-  }
-  return selection;
-}
+export {
+  MAX_SELECTORS,
+  readDetailSelection,
+  SYSTEM_SELECTORS,
+  type DetailSelection,
+  type SystemSelector,
+} from "./user-detail-selection";
+export {
+  readCartOf,
+  readPaymentsOf,
+  readUtmOf,
+  type CartLineDetail,
+  type PaymentDetail,
+  type UtmDetail,
+} from "./user-account-details";
 
 export interface DetailField {
   identifier: string;
@@ -119,35 +83,6 @@ export interface OfferedProduct {
   onlyOne: boolean;
   cartLineId: number | null;
 }
-
-export interface CartLineDetail {
-  cartLineId: number;
-  productId: number;
-  productName: string;
-  quantity: number;
-  unitPriceCents: number;
-  remark: string | null;
-  recurringStartDate: Date | null;
-  addedAt: Date;
-}
-
-export interface PaymentDetail {
-  paymentId: number;
-  amountCents: number;
-  paidAt: Date;
-  method: string | null;
-  note: string | null;
-}
-
-export interface UtmDetail {
-  campaign: string | null;
-  content: string | null;
-  id: string | null;
-  medium: string | null;
-  source: string | null;
-  term: string | null;
-}
-
 /** One user's answers, each present only when asked for. */
 export interface UserDetails {
   /** Field key as sent → value (null when empty); keys that cannot be read are absent (see notices). */
@@ -367,71 +302,4 @@ export async function getUserInfo(
   };
   // Details are further statements: they and the summary then share one transaction.
   return Object.keys(cmd.selectors).length > 0 ? inTransaction(ctx, read) : read(ctx);
-}
-
-// Batch reads for the GraphQL User fields (cartLines, payments, utm), one statement per batch.
-
-export async function readCartOf(em: EntityManager, uids: readonly number[]): Promise<Map<number, CartLineDetail[]>> {
-  const rows = await readCartLines(em, uids);
-  return new Map(
-    [...groupBy(rows, (row) => row.registration_id)].map(([uid, lines]) => [
-      uid,
-      lines.map((row): CartLineDetail => ({
-        cartLineId: row.id,
-        productId: row.product_id,
-        productName: row.product_name,
-        quantity: row.quantity,
-        unitPriceCents: row.unit_price_cents,
-        remark: row.remark,
-        recurringStartDate: row.recurring_start_date,
-        addedAt: row.created_at,
-      })),
-    ]),
-  );
-}
-
-export async function readPaymentsOf(
-  em: EntityManager,
-  uids: readonly number[],
-): Promise<Map<number, PaymentDetail[]>> {
-  const rows = await readPayments(em, uids);
-  return new Map(
-    [...groupBy(rows, (row) => row.registration_id)].map(([uid, payments]) => [
-      uid,
-      payments.map((row) => ({
-        paymentId: row.id,
-        amountCents: row.amount_cents,
-        paidAt: row.paid_at,
-        method: row.method,
-        note: row.note,
-      })),
-    ]),
-  );
-}
-
-/** get_info's `_utm` of a registration without UTM data: every member present, null. */
-const NO_UTM: UtmDetail = Object.freeze({
-  campaign: null,
-  content: null,
-  id: null,
-  medium: null,
-  source: null,
-  term: null,
-});
-
-export async function readUtmOf(em: EntityManager, uids: readonly number[]): Promise<Map<number, UtmDetail>> {
-  const rows = await readUtm(em, uids);
-  return new Map(
-    rows.map((row) => [
-      row.uid,
-      {
-        campaign: row.utm_campaign,
-        content: row.utm_content,
-        id: row.utm_id,
-        medium: row.utm_medium,
-        source: row.utm_source,
-        term: row.utm_term,
-      },
-    ]),
-  );
 }

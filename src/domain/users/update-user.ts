@@ -1,0 +1,188 @@
+import { readValueTargets } from "../../data/form-submission.data";
+import { updatePerson } from "../../data/persons.data";
+import { findRegisteredUser } from "../../data/registrations.data";
+import type { RequestContext } from "../context";
+import { parseCommand, type CommandDraft } from "../commands/parse-command";
+import { userNotFound, validationFailed } from "../errors";
+import type { PersonAttributes } from "../forms/field-values";
+import { MAX_KEYS_PER_CALL } from "../forms/form-rules";
+import { markFormsComplete, notAFormId, sentFormIds } from "../forms/form-submission";
+import { resolveOwnedProject } from "../group-scope";
+import { inTransaction } from "../transaction";
+import { isEmailAddress } from "../../common/email";
+import { PERSON_FIELD_ATTRIBUTES, PERSON_FIELD_MAX_LENGTH } from "./person-fields";
+import { connectedToOf, counterBucketOf, type RegisteredUser } from "./registration-lookup";
+import { UpdateUserCommand, type NotRegisteredUpdateOutcome, type UpdateUserOutcome } from "./user-commands";
+import { assertKeyCount, outcomeOf, saveValuesAndSubmit } from "./user-values";
+
+// users `update` (contract §17): `doc` values, the person's own fields and mark_forms_complete,
+// in one transaction.
+
+/**
+ * Reads the person keys of an update's values: trimmed, empty names cleared, main_email validated.
+ * A value that cannot be written is left out with a notice, as update does for any field value.
+ */
+function readPersonKeysOfUpdate(values: Record<string, unknown> | null): {
+  attributes: PersonAttributes;
+  notices: string[];
+  refused: Set<string>;
+} {
+  const attributes: PersonAttributes = {};
+  const notices: string[] = [];
+  const refused = new Set<string>();
+  // The person's own fields are accepted by `update` in every project (contract §17).
+  for (const [key, attribute] of Object.entries(PERSON_FIELD_ATTRIBUTES)) {
+    if (!values || !(key in values)) continue;
+    const max = PERSON_FIELD_MAX_LENGTH[attribute];
+    const value = values[key];
+    const text = typeof value === "string" ? value.trim() : null;
+    let problem: string | null = null;
+    if (text === null) problem = "is not text";
+    else if (text.length > max) problem = `is longer than ${max} characters`;
+    else if (attribute === "mainEmail" && !isEmailAddress(text)) problem = "is not a valid email address";
+    if (problem !== null) {
+      refused.add(key);
+      notices.push(`"${key}" ${problem}; it was not written.`);
+    } else attributes[attribute] = text === "" ? null : text;
+  }
+  return { attributes, notices, refused };
+}
+
+/**
+ * users `update`: `doc` values first (with their submissions and triggers), then
+ * `mark_forms_complete`, in one transaction. Values that cannot be written are reported in
+ * `notices`. Throws FORBIDDEN, VALIDATION_FAILED (no doc and no mark_forms_complete; a
+ * connected_to that is not the user's) or USER_NOT_FOUND.
+ */
+export function updateUser(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof UpdateUserCommand>,
+): Promise<UpdateUserOutcome> {
+  return runUpdate(ctx, draft, false);
+}
+
+/**
+ * `update` as the original interface defines it (seed §7, case 1): for someone not registered in
+ * the project (no such person, or a person of the organization registered elsewhere) the call is
+ * accepted, writes nothing and says so, instead of USER_NOT_FOUND. Every other outcome and
+ * failure is `updateUser`'s.
+ */
+export function updateUserIfRegistered(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof UpdateUserCommand>,
+): Promise<UpdateUserOutcome | NotRegisteredUpdateOutcome> {
+  return runUpdate(ctx, draft, true);
+}
+
+function notRegisteredOutcome(cmd: UpdateUserCommand, valuesSent: boolean): NotRegisteredUpdateOutcome {
+  const where = `user ${cmd.cloginId} is not registered in project ${cmd.groupId}`;
+  const skipped =
+    cmd.markFormsComplete && "formIds" in cmd.markFormsComplete
+      ? sentFormIds(cmd.markFormsComplete.formIds).map(({ sent, formId }) => ({
+          formId: sent,
+          reason: formId === null ? notAFormId(sent) : `Form ${formId} was not marked complete: ${where}.`,
+        }))
+      : [];
+  return {
+    notRegistered: true,
+    groupId: cmd.groupId,
+    cloginId: cmd.cloginId,
+    connectedTo: cmd.connectedTo ?? cmd.cloginId,
+    valuesSent,
+    markFormsComplete: cmd.markFormsComplete ? { markedComplete: [], skipped } : null,
+    notices: [`User ${cmd.cloginId} is not registered in project ${cmd.groupId}; nothing was written.`],
+  };
+}
+
+async function runUpdate(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof UpdateUserCommand>,
+  acceptNotRegistered: false,
+): Promise<UpdateUserOutcome>;
+async function runUpdate(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof UpdateUserCommand>,
+  acceptNotRegistered: boolean,
+): Promise<UpdateUserOutcome | NotRegisteredUpdateOutcome>;
+async function runUpdate(
+  ctx: RequestContext,
+  draft: CommandDraft<typeof UpdateUserCommand>,
+  acceptNotRegistered: boolean,
+): Promise<UpdateUserOutcome | NotRegisteredUpdateOutcome> {
+  const cmd = parseCommand(UpdateUserCommand, draft);
+  await resolveOwnedProject(ctx, cmd.groupId);
+  if (cmd.values === null && cmd.markFormsComplete === null) {
+    throw validationFailed([{ path: ["values"], message: "is required unless forms are marked complete" }]);
+  }
+  assertKeyCount(cmd.values);
+  if (
+    cmd.markFormsComplete &&
+    "formIds" in cmd.markFormsComplete &&
+    cmd.markFormsComplete.formIds.length > MAX_KEYS_PER_CALL
+  ) {
+    const message = `lists ${cmd.markFormsComplete.formIds.length} ids; at most ${MAX_KEYS_PER_CALL} are accepted per call`;
+    throw validationFailed([{ path: ["markFormsComplete"], message }]);
+  }
+
+  const person = readPersonKeysOfUpdate(cmd.values);
+  const values =
+    cmd.values === null
+      ? null
+      : Object.fromEntries(Object.entries(cmd.values).filter(([key]) => !person.refused.has(key)));
+
+  const valuesSent = values !== null && Object.keys(values).length > 0;
+
+  return inTransaction(ctx, async ({ em }) => {
+    const now = new Date();
+    const found = await findRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });
+    if (!found) {
+      if (acceptNotRegistered) return notRegisteredOutcome(cmd, valuesSent);
+      throw userNotFound(cmd.cloginId, cmd.groupId);
+    }
+    const user: RegisteredUser = found;
+    // Contract §17: the person's own fields are updated in every project, mapped field or not.
+    const personChanged = await updatePerson(em, user.cloginId, person.attributes);
+    if (person.attributes.mainEmail !== undefined) user.mainEmail = person.attributes.mainEmail;
+    const ownConnection = connectedToOf(user);
+    if (cmd.connectedTo != null && cmd.connectedTo !== ownConnection) {
+      const message = `${cmd.connectedTo} does not match user ${cmd.cloginId}, whose connected_to is ${ownConnection}`;
+      throw validationFailed([{ path: ["connectedTo"], message }]);
+    }
+    const notices: string[] = [...person.notices];
+    let mainEmail = user.mainEmail;
+    if (valuesSent) {
+      const keys = Object.keys(values!).filter((key) => !key.startsWith("_"));
+      const targets = await readValueTargets(em, user.uid, user.groupId, keys);
+      const forms = new Map(targets.formSet.map((entry) => [entry.form.id, entry]));
+      const saved = await saveValuesAndSubmit(em, user, forms, values!, {
+        preread: targets,
+        submitForms: cmd.submitForms,
+        disableEmailSending: cmd.disableEmailSending,
+        now,
+        consumedKeys: new Set(Object.keys(PERSON_FIELD_ATTRIBUTES).filter((key) => key in values!)),
+        explicitPerson: person.attributes,
+        updated: { personChanged },
+      });
+      notices.push(...saved.notices);
+      mainEmail = saved.mainEmail;
+    }
+    let markFormsCompleteResult: UpdateUserOutcome["markFormsComplete"] = null;
+    if (cmd.markFormsComplete) {
+      const marked = await markFormsComplete(
+        em,
+        {
+          target: { registrationId: user.uid, cloginId: user.cloginId, mainEmail, bucket: counterBucketOf(user) },
+          projectId: user.groupId,
+          submitForms: cmd.submitForms,
+          disableEmailSending: cmd.disableEmailSending,
+          now,
+        },
+        cmd.markFormsComplete,
+      );
+      notices.push(...marked.notices);
+      markFormsCompleteResult = { markedComplete: marked.markedComplete, skipped: marked.skipped };
+    }
+    const outcome = await outcomeOf(em, user, notices);
+    return { ...outcome, valuesSent, markFormsComplete: markFormsCompleteResult };
+  });
+}
