@@ -80,20 +80,29 @@ export async function findRegisteredUser(
   projectId: number,
   personId: number,
   options: { lock?: boolean } = {},
-): Promise<RegisteredUser | null> {
+): Promise<(RegisteredUser & { organizationId: number }) | null> {
   const forUpdate = options.lock && !onSqlite(em) ? " FOR UPDATE" : "";
+  // The project's organization comes along (a scalar subquery, so the lock does not take the
+  // project's row): the caller proves ownership with the same statement.
   const [row] = await selectRows(
     em,
-    { ...REF_SHAPE, main_email: "textOrNull", excluded: "flag", parent_excluded: "flag" },
+    { ...REF_SHAPE, main_email: "textOrNull", excluded: "flag", parent_excluded: "flag", organization_id: "int" },
     `SELECT ${REF_COLUMNS}, p.main_email, ${excludedByStatusSql("r.status_id")} AS excluded,
-            ${excludedByStatusSql("pr.status_id")} AS parent_excluded
+            ${excludedByStatusSql("pr.status_id")} AS parent_excluded,
+            (SELECT o.organization_id FROM project o WHERE o.id = r.project_id) AS organization_id
        FROM registration r JOIN person p ON p.id = r.person_id
        LEFT JOIN registration pr ON pr.project_id = r.project_id AND pr.person_id = r.connected_to
       WHERE r.project_id = ? AND r.person_id = ?${forUpdate}`,
     [projectId, personId],
   );
   return row
-    ? { ...toRef(row), mainEmail: row.main_email, excluded: row.excluded, parentExcluded: row.parent_excluded }
+    ? {
+        ...toRef(row),
+        mainEmail: row.main_email,
+        excluded: row.excluded,
+        parentExcluded: row.parent_excluded,
+        organizationId: row.organization_id,
+      }
     : null;
 }
 

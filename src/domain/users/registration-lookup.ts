@@ -1,6 +1,9 @@
 import type { EntityManager } from "typeorm";
 import { findRegisteredUser, type RegisteredUser } from "../../data/registrations.data";
+import { findProjectOfOrganization } from "../../data/projects.data";
+import { requirePrincipal, type RequestContext } from "../context";
 import { userNotFound } from "../errors";
+import { notOwnedProject } from "../group-scope";
 import { bucketOf, type CounterBucket } from "../projects/project-counters";
 
 export type { RegisteredUser };
@@ -21,6 +24,34 @@ export async function requireRegisteredUser(
   const user = await findRegisteredUser(em, projectId, cloginId, { lock: options.lock });
   if (!user) throw userNotFound(cloginId, projectId);
   return user;
+}
+
+/**
+ * The registration of `cloginId` in `projectId` of the caller's organization, proving ownership
+ * with the same statement (the first of the transaction, locking with `lock` as
+ * requireRegisteredUser does): FORBIDDEN for a project of another organization (or none),
+ * USER_NOT_FOUND for someone not registered in an owned project. Only an absent registration
+ * costs a second statement, to tell those two apart. `whenOwned` runs once ownership is known and
+ * before USER_NOT_FOUND, for the checks a command makes between the two; `whenNotRegistered`
+ * answers an owned project's absent registration instead of USER_NOT_FOUND.
+ */
+export async function requireOwnedRegistration<T = never>(
+  ctx: RequestContext,
+  em: EntityManager,
+  projectId: number,
+  cloginId: number,
+  options: { lock?: boolean; whenOwned?: () => void; whenNotRegistered?: () => T } = {},
+): Promise<RegisteredUser | T> {
+  const { organizationId } = requirePrincipal(ctx);
+  const found = await findRegisteredUser(em, projectId, cloginId, { lock: options.lock });
+  const owned = found
+    ? found.organizationId === organizationId
+    : (await findProjectOfOrganization(em, projectId, organizationId)) !== null;
+  if (!owned) throw notOwnedProject(projectId);
+  options.whenOwned?.();
+  if (found) return found;
+  if (options.whenNotRegistered) return options.whenNotRegistered();
+  throw userNotFound(cloginId, projectId);
 }
 
 /** The counter bucket of a registration read by requireRegisteredUser. */

@@ -1,17 +1,15 @@
 import { readValueTargets } from "../../data/form-submission.data";
 import { updatePerson } from "../../data/persons.data";
-import { findRegisteredUser } from "../../data/registrations.data";
 import type { RequestContext } from "../context";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
-import { userNotFound, validationFailed } from "../errors";
+import { validationFailed } from "../errors";
 import type { PersonAttributes } from "../forms/field-values";
 import { MAX_KEYS_PER_CALL } from "../forms/form-rules";
 import { markFormsComplete, notAFormId, sentFormIds } from "../forms/form-submission";
-import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { isEmailAddress } from "../../common/email";
 import { PERSON_FIELD_ATTRIBUTES, PERSON_FIELD_MAX_LENGTH } from "./person-fields";
-import { connectedToOf, counterBucketOf, type RegisteredUser } from "./registration-lookup";
+import { connectedToOf, counterBucketOf, requireOwnedRegistration, type RegisteredUser } from "./registration-lookup";
 import { UpdateUserCommand, type NotRegisteredUpdateOutcome, type UpdateUserOutcome } from "./user-commands";
 import { assertKeyCount, outcomeOf, saveValuesAndSubmit } from "./user-values";
 
@@ -110,19 +108,21 @@ async function runUpdate(
   acceptNotRegistered: boolean,
 ): Promise<UpdateUserOutcome | NotRegisteredUpdateOutcome> {
   const cmd = parseCommand(UpdateUserCommand, draft);
-  await resolveOwnedProject(ctx, cmd.groupId);
-  if (cmd.values === null && cmd.markFormsComplete === null) {
-    throw validationFailed([{ path: ["values"], message: "is required unless forms are marked complete" }]);
-  }
-  assertKeyCount(cmd.values);
-  if (
-    cmd.markFormsComplete &&
-    "formIds" in cmd.markFormsComplete &&
-    cmd.markFormsComplete.formIds.length > MAX_KEYS_PER_CALL
-  ) {
-    const message = `lists ${cmd.markFormsComplete.formIds.length} ids; at most ${MAX_KEYS_PER_CALL} are accepted per call`;
-    throw validationFailed([{ path: ["markFormsComplete"], message }]);
-  }
+  // Checked once ownership is proven (FORBIDDEN comes first), before USER_NOT_FOUND.
+  const assertShape = () => {
+    if (cmd.values === null && cmd.markFormsComplete === null) {
+      throw validationFailed([{ path: ["values"], message: "is required unless forms are marked complete" }]);
+    }
+    assertKeyCount(cmd.values);
+    if (
+      cmd.markFormsComplete &&
+      "formIds" in cmd.markFormsComplete &&
+      cmd.markFormsComplete.formIds.length > MAX_KEYS_PER_CALL
+    ) {
+      const message = `lists ${cmd.markFormsComplete.formIds.length} ids; at most ${MAX_KEYS_PER_CALL} are accepted per call`;
+      throw validationFailed([{ path: ["markFormsComplete"], message }]);
+    }
+  };
 
   const person = readPersonKeysOfUpdate(cmd.values);
   const values =
@@ -134,11 +134,13 @@ async function runUpdate(
 
   return inTransaction(ctx, async ({ em }) => {
     const now = new Date();
-    const found = await findRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });
-    if (!found) {
-      if (acceptNotRegistered) return notRegisteredOutcome(cmd, valuesSent);
-      throw userNotFound(cmd.cloginId, cmd.groupId);
-    }
+    // The family lock, with ownership, as the transaction's first statement.
+    const found = await requireOwnedRegistration(ctx, em, cmd.groupId, cmd.cloginId, {
+      lock: true,
+      whenOwned: assertShape,
+      whenNotRegistered: acceptNotRegistered ? () => notRegisteredOutcome(cmd, valuesSent) : undefined,
+    });
+    if ("notRegistered" in found) return found;
     const user: RegisteredUser = found;
     // Contract §17: the person's own fields are updated in every project, mapped field or not.
     const personChanged = await updatePerson(em, user.cloginId, person.attributes);

@@ -3,10 +3,10 @@ import { readOwnedSummaryRow, type SummaryPart } from "../../data/registrations.
 import { requirePrincipal, type RequestContext } from "../context";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { failOnProblems, userNotFound } from "../errors";
-import { notOwnedProject, resolveOwnedProject } from "../group-scope";
+import { notOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { assertSendingAdmins, emailListProblems, emailRecords } from "./email-history";
-import { requireRegisteredUser, type RegisteredUser } from "./registration-lookup";
+import { requireOwnedRegistration, type RegisteredUser } from "./registration-lookup";
 import { AddEmailsCommand, type UserOutcome } from "./user-commands";
 import { summaryOf, type UserSummary } from "./user-summary";
 import { recordEvents } from "../events/record-event";
@@ -32,10 +32,11 @@ export async function addEmails(
 ): Promise<UserOutcome> {
   const cmd = parseCommand(AddEmailsCommand, draft);
   const organizationId = requirePrincipal(ctx).organizationId;
-  await resolveOwnedProject(ctx, cmd.groupId);
-  failOnProblems(emailListProblems(cmd.emails));
   return inTransaction(ctx, async ({ em }) => {
-    const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId);
+    // Ownership with the registration (one statement); the list's problems come after FORBIDDEN.
+    const user = await requireOwnedRegistration(ctx, em, cmd.groupId, cmd.cloginId, {
+      whenOwned: () => failOnProblems(emailListProblems(cmd.emails)),
+    });
     await assertSendingAdmins(em, organizationId, cmd.groupId, cmd.emails);
     await insertEmailHistory(em, emailRecords(user.uid, cmd.emails, new Date()));
     recordEvents(em, emailRecordedEvents(user, cmd.emails));
