@@ -1,4 +1,5 @@
 import {
+  readListPageAndChildren,
   readListPageSummaries,
   readListScope,
   readMatchingChildSummaries,
@@ -105,9 +106,9 @@ export function forgetWalkPositions(): void {
 /** Reads one page. Throws FORBIDDEN for a project outside the caller's organization. */
 export async function listUsers(ctx: RequestContext, query: UserListQuery): Promise<UserListPage> {
   const { organizationId } = requirePrincipal(ctx);
-  // Ownership, totals, page and children come from one transaction, so they agree: 5 statements
-  // with BEGIN and COMMIT (ownership with the excluding statuses and the counters; the page with
-  // its summaries; the children with theirs).
+  // Ownership, totals, page and children come from one transaction, so they agree: 4 statements
+  // with BEGIN and COMMIT (ownership with the excluding statuses and the counters; the page and
+  // its children with their summaries), 5 for a jump.
   return inTransaction(ctx, async ({ em }) => {
     const scope = await readListScope(em, organizationId, query.groupId);
     if (!scope.owned) throw notOwnedProject(query.groupId);
@@ -132,21 +133,34 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
         totalPaidCents: row.paidCents,
       };
     }
-    const readRows = await readListPageSummaries(em, selection, {
-      level: query.onlyChildren ? "child" : "parent",
-      afterUid: remembered?.afterUid ?? null,
-      offset: query.startingPosition,
-      limit: RECORDS_PER_PAGE + 1,
-    });
-    const pageRows = readRows.slice(0, RECORDS_PER_PAGE);
-    const children =
-      query.onlyParents || query.onlyChildren
-        ? []
-        : await readMatchingChildSummaries(
+    const afterUid = remembered?.afterUid ?? null;
+    const withChildren = !query.onlyParents && !query.onlyChildren;
+    // A first page or a continued walk reads its parents and their children in one statement; a
+    // jump (a position skipped to) reads them in two, so it pays its skip once.
+    const jump = afterUid === null && query.startingPosition > 0;
+    let readRows;
+    let children;
+    if (withChildren && !jump) {
+      const read = await readListPageAndChildren(em, selection, { afterUid, limit: RECORDS_PER_PAGE + 1 });
+      readRows = read.page;
+      const heads = new Set(read.page.slice(0, RECORDS_PER_PAGE).map((row) => row.person_id));
+      children = read.children.filter((child) => heads.has(child.connected_to ?? 0));
+    } else {
+      readRows = await readListPageSummaries(em, selection, {
+        level: query.onlyChildren ? "child" : "parent",
+        afterUid,
+        offset: query.startingPosition,
+        limit: RECORDS_PER_PAGE + 1,
+      });
+      children = withChildren
+        ? await readMatchingChildSummaries(
             em,
             selection,
-            pageRows.map((row) => row.person_id),
-          );
+            readRows.slice(0, RECORDS_PER_PAGE).map((row) => row.person_id),
+          )
+        : [];
+    }
+    const pageRows = readRows.slice(0, RECORDS_PER_PAGE);
     const summaries = new Map([...pageRows, ...children].map((row) => [row.uid, summaryOf(row)]));
     const summaryFor = (uid: number) => {
       const summary = summaries.get(uid);
