@@ -8,6 +8,8 @@ import { accessLog } from "./http/access-log";
 import { corsFor } from "./http/cors";
 import { healthRouter } from "./http/health";
 import { createMetrics } from "./http/metrics";
+import { consistencyHeader } from "./http/consistency";
+import { sendGraphqlTransportError } from "./graphql/mount-graphql";
 import { configureRetryAfter } from "./http/overload";
 import { createRateLimiter } from "./http/rate-limit";
 import type { Logger } from "./http/logger";
@@ -97,6 +99,14 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   app.use((req, res, next) => (isApiPath(req.path) ? next() : pages(req, res, next)));
   const limiter = deps.config.rateLimit ? createRateLimiter(deps.config.rateLimit, deps.dataSource, deps.logger) : null;
   if (limiter) app.use(["/reg/api2", "/graphql"], ...limiter.handlers);
+  app.use(
+    "/reg/api2",
+    consistencyHeader((req, res, error) => sendLegacyError(res, error, req.requestId)),
+  );
+  app.use(
+    "/graphql",
+    consistencyHeader((_req, res, error) => sendGraphqlTransportError(res, error)),
+  );
   app.use("/reg/api2", legacyRestRouter(deps));
   const graphql = await mountGraphql(app, deps);
 

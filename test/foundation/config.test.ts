@@ -4,6 +4,7 @@ import {
   ConfigError,
   DEFAULT_DATABASE_URL,
   DEFAULT_DELIVERY,
+  DEFAULT_REPLICAS,
   DEFAULT_RESILIENCE,
   defaultMailDir,
   loadConfig,
@@ -51,6 +52,7 @@ describe("configuration", () => {
       idempotencyWaitMs: 10_000,
       delivery: { ...DEFAULT_DELIVERY, mailDir: defaultMailDir({ kind: "sqlite", file: "data/regapi.sqlite" }) },
       accountCacheTtlMs: 5000,
+      replicas: DEFAULT_REPLICAS,
     });
   });
 
