@@ -118,6 +118,12 @@ export interface DatabaseConnectionConfig {
   readonly queryTimeoutMs: number;
   /** null: plain TCP. Otherwise TLS, verifying the server against `ca` (PEM) or the system CAs. */
   readonly tls: { readonly ca: string | null } | null;
+  /**
+   * Galera's `wsrep_sync_wait` set on every session (DATABASE_WSREP_SYNC_WAIT); null: the server's
+   * own setting. 1 makes each read wait until its node has applied every write committed anywhere
+   * in the cluster before it (docs/scale-out.md#galera).
+   */
+  readonly wsrepSyncWait?: number | null;
 }
 
 /** Requests per minute; 0 switches that limit off. */
@@ -311,6 +317,7 @@ const envSchema = z.object({
   DATABASE_QUEUE_LIMIT: integerInRange("DATABASE_QUEUE_LIMIT", 1, 100_000).default(200),
   DATABASE_ACQUIRE_TIMEOUT_MS: integerInRange("DATABASE_ACQUIRE_TIMEOUT_MS", 1, 600_000).default(3000),
   DATABASE_QUERY_TIMEOUT_MS: integerInRange("DATABASE_QUERY_TIMEOUT_MS", 0, 3_600_000).default(4000),
+  DATABASE_WSREP_SYNC_WAIT: integerInRange("DATABASE_WSREP_SYNC_WAIT", 0, 15).optional(),
   LOGIN_TOKEN_TTL_S: integerInRange("LOGIN_TOKEN_TTL_S", 1, 7 * 24 * 3600).default(DEFAULT_LOGIN_TOKEN_TTL_S),
   ACCOUNT_CACHE_TTL_MS: integerInRange("ACCOUNT_CACHE_TTL_MS", 0, 60_000).default(DEFAULT_ACCOUNT_CACHE_TTL_MS),
   CORS_ORIGINS: z
@@ -409,6 +416,7 @@ function databaseConnection(
     DATABASE_QUEUE_LIMIT: number;
     DATABASE_ACQUIRE_TIMEOUT_MS: number;
     DATABASE_QUERY_TIMEOUT_MS: number;
+    DATABASE_WSREP_SYNC_WAIT?: number;
   },
 ): DatabaseConnectionConfig {
   const ssl = database.kind === "sqlite" ? undefined : sslParameter(url);
@@ -418,6 +426,9 @@ function databaseConnection(
   if (ssl === false && values.DATABASE_SSL_CA !== undefined) {
     throw new ConfigError("DATABASE_SSL_CA", "is set but DATABASE_URL says ssl=false; drop one of them");
   }
+  if (database.kind !== "mariadb" && values.DATABASE_WSREP_SYNC_WAIT !== undefined) {
+    throw new ConfigError("DATABASE_WSREP_SYNC_WAIT", "applies to mariadb:// databases (Galera) only");
+  }
   const ca = values.DATABASE_SSL_CA === undefined ? null : readCaFile(values.DATABASE_SSL_CA);
   return {
     poolSize: values.DATABASE_POOL_SIZE,
@@ -425,6 +436,7 @@ function databaseConnection(
     queueLimit: values.DATABASE_QUEUE_LIMIT,
     acquireTimeoutMs: values.DATABASE_ACQUIRE_TIMEOUT_MS,
     queryTimeoutMs: values.DATABASE_QUERY_TIMEOUT_MS,
+    wsrepSyncWait: values.DATABASE_WSREP_SYNC_WAIT ?? null,
     tls: ssl === true || ca !== null ? { ca } : null,
   };
 }
