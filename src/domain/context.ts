@@ -1,10 +1,13 @@
 import type { DataSource, EntityManager } from "typeorm";
+import type { KeyScope } from "./group-scope";
 
 /** Who is calling: an authenticated API account of one organization. */
 export interface Principal {
   apiAccountId: number;
   apiUser: string;
   organizationId: number;
+  /** What the key may do (src/domain/group-scope.ts); absent for the CLI's own principal (full access). */
+  scope?: KeyScope;
 }
 
 /**

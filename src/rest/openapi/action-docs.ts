@@ -206,6 +206,19 @@ export const ENDPOINT_DOCS: Record<string, EndpointDoc> = {
       },
     },
   },
+  account: {
+    summary: "The calling API key (ours)",
+    description:
+      "Not in the legacy interface. group_id is required by the envelope but the answer does not depend on it. whoami needs no scope, so a limited key can learn what it may do.",
+    actions: {
+      whoami: {
+        summary: "The key's Api-Id, Api-User, organization and scope",
+        answer:
+          'api_id, api_user, organization_id, full_access, scopes ("all" or the scope names), group_ids ("all" or the project ids)',
+        example: { action: "whoami", group_id: groupId },
+      },
+    },
+  },
 };
 
 /** The session endpoint has no action envelope: one request shape. */
