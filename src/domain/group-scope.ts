@@ -74,9 +74,7 @@ export function authorize(ctx: RequestContext, operation: ScopeName, target: Sco
   const scope = principal.scope;
   if (!scope) return principal;
   if (scope.operations && !scope.operations.includes(operation)) {
-    throw forbidden(
-      `This API key lacks the scope "${operation}" (its scope: ${describeOperations(scope)}).`,
-    );
+    throw forbidden(`This API key lacks the scope "${operation}" (its scope: ${describeOperations(scope)}).`);
   }
   if (scope.groupIds) {
     if (target === "organization") {

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { describeCaller } from "../../domain/group-scope";
 import { defineAction, type ActionTable } from "../envelope/action-table";
-import { asSent, wireDoc } from "../envelope/members";
+import { asSent } from "../envelope/members";
 
-const whoamiSchema = z.object({ group_id: asSent, doc: wireDoc });
+const whoamiSchema = z.object({ group_id: asSent, doc: asSent });
 
 /** POST /reg/api2/account/ (ours, not in the legacy interface): the calling key itself. */
 export const accountActions: ActionTable = {
