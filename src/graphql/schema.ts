@@ -17,6 +17,7 @@ import {
 import { WritesMutationResolver } from "./resolvers/writes.resolver";
 import { WebhooksResolver } from "./resolvers/webhooks.resolver";
 import { ViewerResolver } from "./resolvers/viewer.resolver";
+import { PersonDataResolver } from "./resolvers/person-data.resolver";
 
 export const RESOLVERS = [
   ProjectResolver,
@@ -31,6 +32,7 @@ export const RESOLVERS = [
   NodeResolver,
   WebhooksResolver,
   ViewerResolver,
+  PersonDataResolver,
 ] as const;
 
 let built: Promise<GraphQLSchema> | null = null;

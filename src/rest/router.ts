@@ -20,6 +20,7 @@ import { projectsActions } from "./projects/projects.actions";
 import { statusesActions } from "./statuses/statuses.actions";
 import { usersActions } from "./users/users.actions";
 import { accountActions } from "./account/account.actions";
+import { personsActions } from "./persons/persons.actions";
 
 /** Largest accepted body: 1 MiB (body-parser reads "1mb" as 1 048 576 bytes). */
 export const BODY_LIMIT = "1mb";
@@ -41,6 +42,7 @@ export const LEGACY_ENDPOINTS: Readonly<Record<string, ActionTable>> = {
   projects: projectsActions,
   products: productsActions,
   account: accountActions,
+  persons: personsActions,
 };
 
 export function legacyRestRouter(deps: AppDependencies): Router {
