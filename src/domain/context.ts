@@ -1,12 +1,15 @@
 import type { DataSource, EntityManager } from "typeorm";
 import { DEFAULT_LOGIN_TOKEN_TTL_S, type Config } from "../config/config";
 import type { GtidPosition } from "../db/gtid";
+import type { KeyScope } from "./group-scope";
 
 /** Who is calling: an authenticated API account of one organization. */
 export interface Principal {
   apiAccountId: number;
   apiUser: string;
   organizationId: number;
+  /** What the key may do (src/domain/group-scope.ts); absent for the CLI's own principal (full access). */
+  scope?: KeyScope;
 }
 
 /**

@@ -20,6 +20,8 @@ import { productsActions } from "./products/products.actions";
 import { projectsActions } from "./projects/projects.actions";
 import { statusesActions } from "./statuses/statuses.actions";
 import { usersActions } from "./users/users.actions";
+import { accountActions } from "./account/account.actions";
+import { personsActions } from "./persons/persons.actions";
 
 /** Largest accepted body: 1 MiB (body-parser reads "1mb" as 1 048 576 bytes). */
 export const BODY_LIMIT = "1mb";
@@ -40,6 +42,8 @@ export const LEGACY_ENDPOINTS: Readonly<Record<string, ActionTable>> = {
   statuses: statusesActions,
   projects: projectsActions,
   products: productsActions,
+  account: accountActions,
+  persons: personsActions,
 };
 
 export function legacyRestRouter(deps: AppDependencies): Router {

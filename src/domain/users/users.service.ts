@@ -29,7 +29,7 @@ import {
   type SubmissionSettings,
 } from "../forms/form-submission";
 import { applyTriggerEffects, planTriggerEffects } from "../triggers/trigger-runner";
-import { notOwnedProject, resolveOwnedProject } from "../group-scope";
+import { authorize, notOwnedProject, resolveOwnedProject } from "../group-scope";
 import { countRegistration } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { isEmailAddress } from "../../common/email";
@@ -154,7 +154,7 @@ export async function createUser(
   draft: CommandDraft<typeof CreateUserCommand>,
 ): Promise<UserOutcome> {
   const cmd = parseCommand(CreateUserCommand, draft);
-  const organizationId = requirePrincipal(ctx).organizationId;
+  const organizationId = authorize(ctx, "users.create", { groupId: cmd.groupId }).organizationId;
   const newPerson = cmd.cloginId === null;
   const { data, problems } = readPersonData(cmd, newPerson);
   const plan = await readOwnedRegistrationPlan(ctx, cmd.groupId, { ...personKeyValues(data), ...cmd.values });
@@ -189,7 +189,7 @@ export async function createChild(
   draft: CommandDraft<typeof CreateChildCommand>,
 ): Promise<UserOutcome> {
   const cmd = parseCommand(CreateChildCommand, draft);
-  const organizationId = requirePrincipal(ctx).organizationId;
+  const organizationId = authorize(ctx, "users.create_child", { groupId: cmd.groupId }).organizationId;
   const newPerson = cmd.cloginId === null;
   const { data, problems } = readPersonData(cmd, newPerson, { mainEmailRequired: false });
   const plan = await readOwnedRegistrationPlan(ctx, cmd.groupId, { ...personKeyValues(data), ...cmd.values });
@@ -498,6 +498,7 @@ async function runUpdate(
   acceptNotRegistered: boolean,
 ): Promise<UpdateUserOutcome | NotRegisteredUpdateOutcome> {
   const cmd = parseCommand(UpdateUserCommand, draft);
+  authorize(ctx, "users.update", { groupId: cmd.groupId });
   await resolveOwnedProject(ctx, cmd.groupId);
   if (cmd.values === null && cmd.markFormsComplete === null) {
     throw validationFailed([{ path: ["values"], message: "is required unless forms are marked complete" }]);
@@ -585,7 +586,7 @@ export async function addEmails(
   draft: CommandDraft<typeof AddEmailsCommand>,
 ): Promise<UserOutcome> {
   const cmd = parseCommand(AddEmailsCommand, draft);
-  const organizationId = requirePrincipal(ctx).organizationId;
+  const organizationId = authorize(ctx, "users.add_email", { groupId: cmd.groupId }).organizationId;
   await resolveOwnedProject(ctx, cmd.groupId);
   failOnProblems(emailListProblems(cmd.emails));
   return inTransaction(ctx, async ({ em }) => {
@@ -620,7 +621,7 @@ export async function getUser(
    */
   options: { withChildren?: boolean; parts?: ReadonlySet<SummaryPart> | null; lists?: RegistrationListsWanted } = {},
 ): Promise<UserOutcome & { children: UserSummary[]; lists: Map<number, RegistrationLists> }> {
-  const { organizationId } = requirePrincipal(ctx);
+  const { organizationId } = authorize(ctx, "read", { groupId });
   const found = await readOwnedSummaryRow(ctx.em, organizationId, groupId, cloginId, options);
   if (!found.owned) throw notOwnedProject(groupId);
   if (!found.row) throw userNotFound(cloginId, groupId);
