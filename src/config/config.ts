@@ -26,6 +26,12 @@ export interface Config {
   readonly graphqlIntrospection: boolean;
   /** Run eligible GraphQL queries compiled by graphql-jit (GRAPHQL_COMPILED_EXECUTION, default true). */
   readonly graphqlCompiledExecution: boolean;
+  /**
+   * Compile an eligible document on its first run instead of its second (GRAPHQL_COMPILE_ON_FIRST_RUN,
+   * default false): for a deployment whose clients send a fixed set of documents; the test suite
+   * sets it so every test exercises the compiled path.
+   */
+  readonly graphqlCompileOnFirstRun: boolean;
   readonly databaseConnection: DatabaseConnectionConfig;
   readonly rateLimit: RateLimitConfig;
   readonly apiKeyRotationGraceSeconds: number;
@@ -135,6 +141,12 @@ export interface DatabaseConnectionConfig {
   readonly queryTimeoutMs: number;
   /** null: plain TCP. Otherwise TLS, verifying the server against `ca` (PEM) or the system CAs. */
   readonly tls: { readonly ca: string | null } | null;
+  /**
+   * Galera's `wsrep_sync_wait` set on every session (DATABASE_WSREP_SYNC_WAIT); null: the server's
+   * own setting. 1 makes each read wait until its node has applied every write committed anywhere
+   * in the cluster before it (docs/scale-out.md#galera).
+   */
+  readonly wsrepSyncWait?: number | null;
 }
 
 /** Requests per minute; 0 switches that limit off. */
@@ -181,6 +193,23 @@ export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const DEFAULT_DATABASE_URL = "sqlite:data/regapi.sqlite";
+
+/**
+ * Defaults that code outside this module also needs (a request context built without a config,
+ * an account cache before the app configures it): written here once.
+ */
+export const DEFAULT_LOGIN_TOKEN_TTL_S = 900;
+export const DEFAULT_ACCOUNT_CACHE_TTL_MS = 5000;
+export const DEFAULT_IDEMPOTENCY_WAIT_MS = 10_000;
+const DEFAULT_RATE_LIMIT_REDIS_PREFIX = "regapi:rate-limit:";
+
+/** Both limits off (RATE_LIMIT_PER_MINUTE=0 and RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE=0): no limiter is mounted. */
+export const RATE_LIMITS_OFF: RateLimitConfig = Object.freeze({
+  perMinute: 0,
+  unauthenticatedPerMinute: 0,
+  redisUrl: null,
+  redisPrefix: DEFAULT_RATE_LIMIT_REDIS_PREFIX,
+});
 
 /** An origin as browsers send it: scheme, host, optional port; nothing else. */
 /** An address or subnet (IPv4 or IPv6, optional /prefix) or one of express's named ranges. */
@@ -284,6 +313,7 @@ const envSchema = z.object({
   DEMO: booleanWord("DEMO").default(true),
   GRAPHQL_INTROSPECTION: booleanWord("GRAPHQL_INTROSPECTION").default(true),
   GRAPHQL_COMPILED_EXECUTION: booleanWord("GRAPHQL_COMPILED_EXECUTION").default(true),
+  GRAPHQL_COMPILE_ON_FIRST_RUN: booleanWord("GRAPHQL_COMPILE_ON_FIRST_RUN").default(false),
   // Operations: rate limits, key rotation, log format, database connection (docs/operations.md).
   RATE_LIMIT_PER_MINUTE: integerInRange("RATE_LIMIT_PER_MINUTE", 0, 1_000_000).default(600),
   RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: integerInRange("RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE", 0, 1_000_000).default(
@@ -296,7 +326,7 @@ const envSchema = z.object({
   RATE_LIMIT_REDIS_PREFIX: z
     .string()
     .regex(/^[\w:.-]{1,64}$/, "RATE_LIMIT_REDIS_PREFIX: expected 1 to 64 letters, digits or _ : . -")
-    .default("regapi:rate-limit:"),
+    .default(DEFAULT_RATE_LIMIT_REDIS_PREFIX),
   API_KEY_ROTATION_GRACE_S: integerInRange("API_KEY_ROTATION_GRACE_S", 0, 30 * 24 * 3600).default(3600),
   LOG_FORMAT: z
     .string()
@@ -310,8 +340,9 @@ const envSchema = z.object({
   DATABASE_QUEUE_LIMIT: integerInRange("DATABASE_QUEUE_LIMIT", 1, 100_000).default(200),
   DATABASE_ACQUIRE_TIMEOUT_MS: integerInRange("DATABASE_ACQUIRE_TIMEOUT_MS", 1, 600_000).default(3000),
   DATABASE_QUERY_TIMEOUT_MS: integerInRange("DATABASE_QUERY_TIMEOUT_MS", 0, 3_600_000).default(4000),
-  LOGIN_TOKEN_TTL_S: integerInRange("LOGIN_TOKEN_TTL_S", 1, 7 * 24 * 3600).default(900),
-  ACCOUNT_CACHE_TTL_MS: integerInRange("ACCOUNT_CACHE_TTL_MS", 0, 60_000).default(5000),
+  DATABASE_WSREP_SYNC_WAIT: integerInRange("DATABASE_WSREP_SYNC_WAIT", 0, 15).optional(),
+  LOGIN_TOKEN_TTL_S: integerInRange("LOGIN_TOKEN_TTL_S", 1, 7 * 24 * 3600).default(DEFAULT_LOGIN_TOKEN_TTL_S),
+  ACCOUNT_CACHE_TTL_MS: integerInRange("ACCOUNT_CACHE_TTL_MS", 0, 60_000).default(DEFAULT_ACCOUNT_CACHE_TTL_MS),
   CORS_ORIGINS: z
     .string()
     .transform((raw) =>
@@ -340,7 +371,7 @@ const envSchema = z.object({
       return z.NEVER;
     })
     .default(false),
-  IDEMPOTENCY_WAIT_MS: integerInRange("IDEMPOTENCY_WAIT_MS", 100, 600_000).default(10_000),
+  IDEMPOTENCY_WAIT_MS: integerInRange("IDEMPOTENCY_WAIT_MS", 100, 600_000).default(DEFAULT_IDEMPOTENCY_WAIT_MS),
   // Delivery worker: webhooks and trigger emails (docs/events-and-webhooks.md).
   DELIVERY_WORKER: booleanWord("DELIVERY_WORKER").default(DEFAULT_DELIVERY.workerInService),
   DELIVERY_POLL_MS: integerInRange("DELIVERY_POLL_MS", 10, 60_000).default(DEFAULT_DELIVERY.pollIntervalMs),
@@ -454,6 +485,7 @@ function databaseConnection(
     DATABASE_QUEUE_LIMIT: number;
     DATABASE_ACQUIRE_TIMEOUT_MS: number;
     DATABASE_QUERY_TIMEOUT_MS: number;
+    DATABASE_WSREP_SYNC_WAIT?: number;
   },
 ): DatabaseConnectionConfig {
   const ssl = database.kind === "sqlite" ? undefined : sslParameter(url);
@@ -463,6 +495,9 @@ function databaseConnection(
   if (ssl === false && values.DATABASE_SSL_CA !== undefined) {
     throw new ConfigError("DATABASE_SSL_CA", "is set but DATABASE_URL says ssl=false; drop one of them");
   }
+  if (database.kind !== "mariadb" && values.DATABASE_WSREP_SYNC_WAIT !== undefined) {
+    throw new ConfigError("DATABASE_WSREP_SYNC_WAIT", "applies to mariadb:// databases (Galera) only");
+  }
   const ca = values.DATABASE_SSL_CA === undefined ? null : readCaFile(values.DATABASE_SSL_CA);
   return {
     poolSize: values.DATABASE_POOL_SIZE,
@@ -470,6 +505,7 @@ function databaseConnection(
     queueLimit: values.DATABASE_QUEUE_LIMIT,
     acquireTimeoutMs: values.DATABASE_ACQUIRE_TIMEOUT_MS,
     queryTimeoutMs: values.DATABASE_QUERY_TIMEOUT_MS,
+    wsrepSyncWait: values.DATABASE_WSREP_SYNC_WAIT ?? null,
     tls: ssl === true || ca !== null ? { ca } : null,
   };
 }
@@ -498,6 +534,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demo: values.DEMO,
     graphqlIntrospection: values.GRAPHQL_INTROSPECTION,
     graphqlCompiledExecution: values.GRAPHQL_COMPILED_EXECUTION,
+    graphqlCompileOnFirstRun: values.GRAPHQL_COMPILE_ON_FIRST_RUN,
     databaseConnection: databaseConnection(database, values.DATABASE_URL, values),
     rateLimit: {
       perMinute: values.RATE_LIMIT_PER_MINUTE,
@@ -539,4 +576,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       checkIntervalMs: values.REPLICA_CHECK_INTERVAL_MS,
     }),
   });
+}
+
+/**
+ * Every setting at its default (an empty environment), with `overrides` replacing whole settings;
+ * an override that is undefined keeps the default.
+ */
+export function configWith(overrides: Partial<Config> = {}): Config {
+  const given = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
+  return Object.freeze({ ...loadConfig({}), ...given });
 }

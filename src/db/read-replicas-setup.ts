@@ -1,12 +1,17 @@
 import type { DataSource } from "typeorm";
 import type { Config } from "../config/config";
-import type { Logger } from "../http/logger";
 import { memoryReadPositions, redisReadPositions } from "./read-positions";
 import { startReplicaSet, type ReplicaSet } from "./replicas";
 
 // A principal's write position lives this long: far beyond any lag a replica in the rotation may
 // have (REPLICA_MAX_LAG_S), so a read after it never needs it.
 const positionTtlMs = (config: Config) => (config.replicas.maxLagSeconds + 300) * 1000;
+
+/** The two levels this module logs at; the app's logger (src/http/logger.ts) fits, and src/db stays below it. */
+interface ReplicaLogger {
+  info(entry: object, message: string): void;
+  warn(entry: object, message: string): void;
+}
 
 /**
  * Starts routing lock-free reads over DATABASE_REPLICA_URLS (nothing without any). Write
@@ -16,7 +21,7 @@ const positionTtlMs = (config: Config) => (config.replicas.maxLagSeconds + 300) 
 export async function startReadReplicas(
   dataSource: DataSource,
   config: Config,
-  logger: Logger,
+  logger: ReplicaLogger,
 ): Promise<ReplicaSet | undefined> {
   if (config.replicas.databases.length === 0 || config.database.kind === "sqlite") return undefined;
   const { host, port, database } = config.database;

@@ -1,11 +1,15 @@
 import type { DataSource, EntityManager } from "typeorm";
+import { DEFAULT_LOGIN_TOKEN_TTL_S, type Config } from "../config/config";
 import type { GtidPosition } from "../db/gtid";
+import type { KeyScope } from "./group-scope";
 
 /** Who is calling: an authenticated API account of one organization. */
 export interface Principal {
   apiAccountId: number;
   apiUser: string;
   organizationId: number;
+  /** What the key may do (src/domain/group-scope.ts); absent for the CLI's own principal (full access). */
+  scope?: KeyScope;
 }
 
 /**
@@ -27,15 +31,16 @@ export interface DomainSettings {
   webhookAllowPrivate: boolean;
 }
 
-export const DEFAULT_DOMAIN_SETTINGS: DomainSettings = { loginTokenTtlSeconds: 900, webhookAllowPrivate: false };
+/** The settings of a context built without a configuration (CLI, fixtures): the config's defaults. */
+export const DEFAULT_DOMAIN_SETTINGS: DomainSettings = {
+  loginTokenTtlSeconds: DEFAULT_LOGIN_TOKEN_TTL_S,
+  webhookAllowPrivate: false,
+};
 
-/** The settings from a (possibly partial) configuration, defaults filled in. */
-export const domainSettingsOf = (config: {
-  loginTokenTtlSeconds?: number;
-  delivery?: { webhookAllowPrivate: boolean };
-}): DomainSettings => ({
-  loginTokenTtlSeconds: config.loginTokenTtlSeconds ?? DEFAULT_DOMAIN_SETTINGS.loginTokenTtlSeconds,
-  webhookAllowPrivate: config.delivery?.webhookAllowPrivate ?? DEFAULT_DOMAIN_SETTINGS.webhookAllowPrivate,
+/** The domain's share of the configuration. */
+export const domainSettingsOf = (config: Pick<Config, "loginTokenTtlSeconds" | "delivery">): DomainSettings => ({
+  loginTokenTtlSeconds: config.loginTokenTtlSeconds,
+  webhookAllowPrivate: config.delivery.webhookAllowPrivate,
 });
 
 /**

@@ -27,7 +27,8 @@ export const readSnapshotPlugin: ApolloServerPlugin<GraphqlContext> = {
         if (!operation || operation.operation !== "query" || isIntrospectionOnly(operation, document)) return;
         if (!contextValue.request.principal && !contextValue.request.registrant) return;
         // One statement is a consistent read by itself (one-statement-read.ts).
-        const oneStatement = readsInOneStatement(schema, operation, document, request.variables);
+        const caller = { registrant: contextValue.request.registrant != null };
+        const oneStatement = readsInOneStatement(schema, operation, document, request.variables, caller);
         if (oneStatement) singleStatement = { before: currentSqlTally()?.statements ?? 0 };
         try {
           // A query takes no lock: with replicas it reads on one (src/db/replicas.ts).

@@ -1,5 +1,5 @@
 import { Router, type ErrorRequestHandler, type RequestHandler } from "express";
-import type { AppDependencies } from "../app";
+import type { AppDependencies } from "../http/app-dependencies";
 import { createRequestContext, domainSettingsOf } from "../domain/context";
 import { openLockFreeRead } from "../domain/transaction";
 import { consistencyOf, sendConsistency } from "../http/consistency";
@@ -9,7 +9,6 @@ import { presentUserInfo } from "./presenters/user-envelope";
 import { parseCommand } from "../domain/commands/parse-command";
 import { DomainError } from "../domain/errors";
 import { requirePrincipalOf } from "../http/request-authentication";
-import { DEFAULT_RESILIENCE } from "../config/config";
 import { jsonBody } from "../http/body-hygiene";
 import { idempotentWrites } from "../http/idempotency";
 import { fromBodyParserError, TransportError } from "../http/transport-errors";
@@ -21,6 +20,8 @@ import { productsActions } from "./products/products.actions";
 import { projectsActions } from "./projects/projects.actions";
 import { statusesActions } from "./statuses/statuses.actions";
 import { usersActions } from "./users/users.actions";
+import { accountActions } from "./account/account.actions";
+import { personsActions } from "./persons/persons.actions";
 
 /** Largest accepted body: 1 MiB (body-parser reads "1mb" as 1 048 576 bytes). */
 export const BODY_LIMIT = "1mb";
@@ -41,6 +42,8 @@ export const LEGACY_ENDPOINTS: Readonly<Record<string, ActionTable>> = {
   statuses: statusesActions,
   projects: projectsActions,
   products: productsActions,
+  account: accountActions,
+  persons: personsActions,
 };
 
 export function legacyRestRouter(deps: AppDependencies): Router {
@@ -49,7 +52,7 @@ export function legacyRestRouter(deps: AppDependencies): Router {
   // not strict, so a JSON scalar reaches the envelope check and gets VALIDATION_FAILED.
   const body = jsonBody({
     limit: BODY_LIMIT,
-    maxDepth: deps.config.resilience?.jsonMaxDepth ?? DEFAULT_RESILIENCE.jsonMaxDepth,
+    maxDepth: deps.config.resilience.jsonMaxDepth,
     strict: false,
     type: () => true,
   });
