@@ -1,3 +1,4 @@
+import { testConfig } from "../support/test-config";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { RowDataPacket } from "mysql2/promise";
@@ -59,7 +60,11 @@ async function dataSourceOn(port: number, database: string, wsrepSyncWait: numbe
 }
 
 async function appOn(dataSource: DataSource) {
-  const app = await createApp({ dataSource, logger: createLogger("silent"), config: { graphqlIntrospection: false } });
+  const app = await createApp({
+    dataSource,
+    logger: createLogger("silent"),
+    config: testConfig({ graphqlIntrospection: false }),
+  });
   apps.push(app);
   return app;
 }
