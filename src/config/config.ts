@@ -104,9 +104,12 @@ export const DEFAULT_DELIVERY: DeliveryConfig = Object.freeze({
 export interface DatabaseConnectionConfig {
   readonly poolSize: number;
   readonly connectTimeoutMs: number;
-  /** Requests that may wait for a pooled connection; more are refused at once (503). */
+  /** Most requests that may wait for a pooled connection (a memory backstop); more are refused at once (503). */
   readonly queueLimit: number;
-  /** Longest wait for a pooled connection before the request is answered 503. */
+  /**
+   * Longest wait for a pooled connection before the request is answered 503; a request expected
+   * to wait longer (waiters ahead × recent hold time ÷ pool size) is refused at once.
+   */
   readonly acquireTimeoutMs: number;
   /** Longest run of one SQL statement (server-side limit, and a client-side one just after it); 0 = none. */
   readonly queryTimeoutMs: number;
@@ -284,7 +287,7 @@ const envSchema = z.object({
   DATABASE_POOL_SIZE: integerInRange("DATABASE_POOL_SIZE", 1, 1000).default(10),
   DATABASE_CONNECT_TIMEOUT_MS: integerInRange("DATABASE_CONNECT_TIMEOUT_MS", 100, 600_000).default(10_000),
   DATABASE_SSL_CA: z.string().optional(),
-  DATABASE_QUEUE_LIMIT: integerInRange("DATABASE_QUEUE_LIMIT", 1, 100_000).default(200),
+  DATABASE_QUEUE_LIMIT: integerInRange("DATABASE_QUEUE_LIMIT", 1, 100_000).default(10_000),
   DATABASE_ACQUIRE_TIMEOUT_MS: integerInRange("DATABASE_ACQUIRE_TIMEOUT_MS", 1, 600_000).default(3000),
   DATABASE_QUERY_TIMEOUT_MS: integerInRange("DATABASE_QUERY_TIMEOUT_MS", 0, 3_600_000).default(4000),
   LOGIN_TOKEN_TTL_S: integerInRange("LOGIN_TOKEN_TTL_S", 1, 7 * 24 * 3600).default(900),

@@ -36,7 +36,7 @@ describe("configuration", () => {
       databaseConnection: {
         poolSize: 10,
         connectTimeoutMs: 10_000,
-        queueLimit: 200,
+        queueLimit: 10_000,
         acquireTimeoutMs: 3000,
         queryTimeoutMs: 4000,
         tls: null,

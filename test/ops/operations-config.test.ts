@@ -68,11 +68,11 @@ describe("operations configuration", () => {
 });
 
 describe("database connection settings", () => {
-  it("default to a pool of 10, a 10 s connect timeout, a queue of 200, 3 s to acquire, 4 s per statement and no TLS", () => {
+  it("default to a pool of 10, a 10 s connect timeout, a queue of 10,000 (a memory backstop), 3 s to acquire, 4 s per statement and no TLS", () => {
     expect(loadConfig({ DATABASE_URL: MYSQL }).databaseConnection).toEqual({
       poolSize: 10,
       connectTimeoutMs: 10_000,
-      queueLimit: 200,
+      queueLimit: 10_000,
       acquireTimeoutMs: 3000,
       queryTimeoutMs: 4000,
       tls: null,
