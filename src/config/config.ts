@@ -134,6 +134,11 @@ export interface ResilienceConfig {
   readonly retryAfterSeconds: number;
   /** Time from SIGTERM to a forced exit 1. */
   readonly shutdownGraceMs: number;
+  /**
+   * From SIGTERM, how long the listener keeps accepting new connections (answered with
+   * `Connection: close`); behind a load balancer, longer than it takes to notice /readyz 503.
+   */
+  readonly shutdownAcceptMs: number;
   /** While draining, how long an idle open connection may still bring a request before it is closed. */
   readonly shutdownIdleMs: number;
   /** Node's headersTimeout and requestTimeout: slow clients cannot hold a connection longer. */
@@ -148,6 +153,9 @@ export const DEFAULT_RESILIENCE: ResilienceConfig = Object.freeze({
   retryAfterSeconds: 2,
   // Above the delivery worker's 10 s send timeout, so a send in flight at SIGTERM is recorded.
   shutdownGraceMs: 15_000,
+  // A single process needs only the time for connections the kernel already accepted; behind
+  // HAProxy set it above the check interval × fall (docs/scale-out.md).
+  shutdownAcceptMs: 500,
   shutdownIdleMs: 500,
   httpHeadersTimeoutMs: 10_000,
   httpRequestTimeoutMs: 30_000,
@@ -341,6 +349,7 @@ const envSchema = z.object({
   ),
   RETRY_AFTER_SECONDS: integerInRange("RETRY_AFTER_SECONDS", 1, 3600).default(DEFAULT_RESILIENCE.retryAfterSeconds),
   SHUTDOWN_GRACE_MS: integerInRange("SHUTDOWN_GRACE_MS", 100, 600_000).default(DEFAULT_RESILIENCE.shutdownGraceMs),
+  SHUTDOWN_ACCEPT_MS: integerInRange("SHUTDOWN_ACCEPT_MS", 0, 600_000).default(DEFAULT_RESILIENCE.shutdownAcceptMs),
   SHUTDOWN_IDLE_MS: integerInRange("SHUTDOWN_IDLE_MS", 0, 60_000).default(DEFAULT_RESILIENCE.shutdownIdleMs),
   HTTP_HEADERS_TIMEOUT_MS: integerInRange("HTTP_HEADERS_TIMEOUT_MS", 1000, 600_000).default(
     DEFAULT_RESILIENCE.httpHeadersTimeoutMs,
@@ -422,6 +431,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(variable, message);
   }
   const values = result.data;
+  if (values.SHUTDOWN_ACCEPT_MS >= values.SHUTDOWN_GRACE_MS) {
+    throw new ConfigError(
+      "SHUTDOWN_ACCEPT_MS",
+      `${values.SHUTDOWN_ACCEPT_MS} must be below SHUTDOWN_GRACE_MS (${values.SHUTDOWN_GRACE_MS}): the process would be forced out while still accepting`,
+    );
+  }
   const database = parseDatabaseUrl(values.DATABASE_URL);
   return Object.freeze({
     database,
@@ -460,6 +475,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       readinessTimeoutMs: values.READINESS_TIMEOUT_MS,
       retryAfterSeconds: values.RETRY_AFTER_SECONDS,
       shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
+      shutdownAcceptMs: values.SHUTDOWN_ACCEPT_MS,
       shutdownIdleMs: values.SHUTDOWN_IDLE_MS,
       httpHeadersTimeoutMs: values.HTTP_HEADERS_TIMEOUT_MS,
       httpRequestTimeoutMs: values.HTTP_REQUEST_TIMEOUT_MS,
