@@ -16,6 +16,7 @@ import { TransportError } from "./http/transport-errors";
 import { sendLegacyError, toLegacyFailure } from "./rest/legacy-errors";
 import { apiDocsRouter } from "./rest/openapi/api-docs-router";
 import { LEGACY_ENDPOINTS, legacyRestRouter } from "./rest/router";
+import { startSharedState } from "./shared-state/shared-state";
 
 export interface AppDependencies {
   dataSource: DataSource;
@@ -29,7 +30,8 @@ export interface AppDependencies {
    * Without `rateLimit` (in-process tests, the benchmark) no limits apply; loginTokenTtlSeconds defaults to 900;
    * without `resilience` the defaults of config.ts apply; without `corsOrigins` no cross-origin access;
    * without `trustProxy` no proxy is trusted (req.ip is the socket's address); without
-   * `graphqlCompiledExecution` eligible queries run compiled.
+   * `graphqlCompiledExecution` eligible queries run compiled; without `sharedState` walk positions
+   * and the account cache stay in process.
    */
   config: Pick<Config, "graphqlIntrospection"> &
     Partial<
@@ -44,6 +46,7 @@ export interface AppDependencies {
         | "delivery"
         | "accountCacheTtlMs"
         | "graphqlCompiledExecution"
+        | "sharedState"
       >
     >;
 }
@@ -73,6 +76,10 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   // Only when told: a second app on the same DataSource (tests) keeps the first one's setting.
   if (deps.config.accountCacheTtlMs !== undefined)
     configureAccountCache(deps.dataSource, deps.config.accountCacheTtlMs);
+  // With REDIS_URL: walk positions in Redis, key changes from other processes heard at once.
+  const shared = deps.config.sharedState
+    ? startSharedState(deps.config.sharedState, deps.dataSource, deps.logger)
+    : null;
   app.use(requestId);
   app.use(accessLog(deps.logger, metrics));
   const resilience = deps.config.resilience ?? DEFAULT_RESILIENCE;
@@ -117,6 +124,7 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
       shuttingDown = true;
       await graphql.stop();
       await limiter?.close();
+      await shared?.close();
     },
   };
 }

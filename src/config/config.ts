@@ -42,6 +42,15 @@ export interface Config {
   /** How long a repeated Idempotency-Key request waits for the first one's answer (IDEMPOTENCY_WAIT_MS). */
   readonly idempotencyWaitMs: number;
   readonly delivery: DeliveryConfig;
+  readonly sharedState: SharedStateConfig;
+}
+
+/** State every instance shares through Redis (docs/scale-out.md); without REDIS_URL each keeps its own. */
+export interface SharedStateConfig {
+  /** REDIS_URL; null: walk positions and account cache invalidation stay in process. */
+  readonly redisUrl: string | null;
+  /** REDIS_KEY_PREFIX: prefix of walk-position keys and of the account-change channel. */
+  readonly keyPrefix: string;
 }
 
 /** false: the socket's address is the client; a number: that many proxies in front; a list: trusted proxy addresses/subnets. */
@@ -285,6 +294,10 @@ const envSchema = z.object({
     .string()
     .regex(/^[\w:.-]{1,64}$/, "RATE_LIMIT_REDIS_PREFIX: expected 1 to 64 letters, digits or _ : . -")
     .default("regapi:rate-limit:"),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[\w:.-]{1,64}$/, "REDIS_KEY_PREFIX: expected 1 to 64 letters, digits or _ : . -")
+    .default("regapi:"),
   API_KEY_ROTATION_GRACE_S: integerInRange("API_KEY_ROTATION_GRACE_S", 0, 30 * 24 * 3600).default(3600),
   LOG_FORMAT: z
     .string()
@@ -471,6 +484,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       smtpUrl: values.SMTP_URL ?? null,
       mailDir: values.MAIL_DIR ?? defaultMailDir(database),
     }),
+    sharedState: Object.freeze({ redisUrl: values.REDIS_URL ?? null, keyPrefix: values.REDIS_KEY_PREFIX }),
     resilience: Object.freeze({
       readinessTimeoutMs: values.READINESS_TIMEOUT_MS,
       retryAfterSeconds: values.RETRY_AFTER_SECONDS,

@@ -51,6 +51,7 @@ describe("configuration", () => {
       idempotencyWaitMs: 10_000,
       delivery: { ...DEFAULT_DELIVERY, mailDir: defaultMailDir({ kind: "sqlite", file: "data/regapi.sqlite" }) },
       accountCacheTtlMs: 5000,
+      sharedState: { redisUrl: null, keyPrefix: "regapi:" },
     });
   });
 

@@ -58,6 +58,7 @@ describe("operations configuration", () => {
     [{ DATABASE_QUEUE_LIMIT: "0" }, 'DATABASE_QUEUE_LIMIT: "0" is not an integer from 1 to 100000'],
     [{ DATABASE_ACQUIRE_TIMEOUT_MS: "3s" }, 'DATABASE_ACQUIRE_TIMEOUT_MS: "3s" is not an integer from 1 to 600000'],
     [{ DATABASE_QUERY_TIMEOUT_MS: "-1" }, 'DATABASE_QUERY_TIMEOUT_MS: "-1" is not an integer from 0 to 3600000'],
+    [{ REDIS_KEY_PREFIX: "has space" }, "REDIS_KEY_PREFIX: expected 1 to 64 letters, digits or _ : . -"],
     [{ SHUTDOWN_ACCEPT_MS: "2s" }, 'SHUTDOWN_ACCEPT_MS: "2s" is not an integer from 0 to 600000'],
     [
       { SHUTDOWN_ACCEPT_MS: "20000" },

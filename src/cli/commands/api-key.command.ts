@@ -3,6 +3,7 @@ import { createRequestContext } from "../../domain/context";
 import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "../api-key.service";
 import { writeLine } from "../cli-io";
 import { formatTable, positiveInteger, type CliSession } from "../cli-session";
+import { announceAccountChange } from "../../shared-state/account-changes";
 
 export function registerApiKeyCommand(program: Command, session: CliSession): void {
   const apiKey = program
@@ -10,6 +11,18 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
     .description("Manage API accounts: create, list, revoke and rotate keys. Tokens are shown once and stored hashed.")
     .summary("manage API accounts (create, list, revoke, rotate)");
   const context = async (requestId: string) => createRequestContext(await session.database(), requestId);
+  // Running instances keep accounts for ACCOUNT_CACHE_TTL_MS; with REDIS_URL they are told at once.
+  const announce = async (apiId: number) => {
+    const { redisUrl, keyPrefix } = session.config().sharedState;
+    if (!redisUrl) return;
+    const outcome = await announceAccountChange(redisUrl, keyPrefix, apiId);
+    writeLine(
+      session.io.stderr,
+      "heardBy" in outcome
+        ? `Running instances told through Redis: ${outcome.heardBy}.`
+        : `Could not tell running instances through Redis (${outcome.failed}); they apply the change within ACCOUNT_CACHE_TTL_MS.`,
+    );
+  };
 
   apiKey
     .command("create")
@@ -19,6 +32,7 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
     .requiredOption("--user <email>", "Api-User: the account's email address")
     .action(async (options: { org: number; user: string }) => {
       const key = await createApiKey(await context("cli-api-key"), options.org, options.user);
+      await announce(key.apiId);
       const { stdout, stderr } = session.io;
       writeLine(stdout, `Api-Id: ${key.apiId}`);
       writeLine(stdout, `Api-User: ${key.apiUser}`);
@@ -59,6 +73,7 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
     .argument("<api-id>", "the account's Api-Id", positiveInteger())
     .action(async (apiId: number) => {
       const revoked = await revokeApiKey(await context("cli-api-key-revoke"), apiId);
+      await announce(apiId);
       writeLine(
         session.io.stdout,
         revoked.wasActive
@@ -78,6 +93,7 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
     .action(async (apiId: number) => {
       const grace = session.config().apiKeyRotationGraceSeconds;
       const key = await rotateApiKey(await context("cli-api-key-rotate"), apiId, grace);
+      await announce(apiId);
       const { stdout, stderr } = session.io;
       writeLine(stdout, `Api-Id: ${key.apiId}`);
       writeLine(stdout, `Api-User: ${key.apiUser}`);
