@@ -16,6 +16,8 @@ import {
 } from "./resolvers/user.resolver";
 import { WritesMutationResolver } from "./resolvers/writes.resolver";
 import { WebhooksResolver } from "./resolvers/webhooks.resolver";
+import { ViewerResolver } from "./resolvers/viewer.resolver";
+import { PersonDataResolver } from "./resolvers/person-data.resolver";
 
 export const RESOLVERS = [
   ProjectResolver,
@@ -29,6 +31,8 @@ export const RESOLVERS = [
   WritesMutationResolver,
   NodeResolver,
   WebhooksResolver,
+  ViewerResolver,
+  PersonDataResolver,
 ] as const;
 
 let built: Promise<GraphQLSchema> | null = null;

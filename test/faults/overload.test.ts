@@ -20,6 +20,7 @@ import {
 import { startTcpProxy } from "../support/tcp-proxy";
 import { postRest } from "../support/rest";
 import { hit } from "./support/load";
+import { testConfig } from "../support/test-config";
 
 // Issue 13 defects 8 and 9 and deliverable 2: a full pool, a slow statement, a database that
 // does not answer or is gone: 503 SERVICE_UNAVAILABLE with Retry-After, within the configured
@@ -48,7 +49,7 @@ beforeAll(async () => {
   regapi = await createApp({
     dataSource: limited,
     logger: createLogger("silent"),
-    config: { graphqlIntrospection: false, resilience },
+    config: testConfig({ graphqlIntrospection: false, resilience }),
   });
 });
 afterAll(async () => {
@@ -138,7 +139,7 @@ describe("admission by waiting time (issue 21)", () => {
       const app = await createApp({
         dataSource: burstSource,
         logger: createLogger("silent"),
-        config: { graphqlIntrospection: false, resilience },
+        config: testConfig({ graphqlIntrospection: false, resilience }),
       });
       // One listening server: supertest would open one per request.
       const server = app.app.listen(0, "127.0.0.1");
@@ -219,7 +220,7 @@ describe("a database that is gone", () => {
     const app = await createApp({
       dataSource: gone,
       logger: createLogger("silent"),
-      config: { graphqlIntrospection: false, resilience },
+      config: testConfig({ graphqlIntrospection: false, resilience }),
     });
     await gone.destroy();
     try {
@@ -248,13 +249,13 @@ describe("a database that is gone, with rate limits (issue 22)", () => {
     const app = await createApp({
       dataSource: gone,
       logger: createLogger("silent"),
-      config: {
+      config: testConfig({
         graphqlIntrospection: false,
         resilience,
         accountCacheTtlMs: 0,
         // Two requests a minute: the third from one address would be refused if these counted.
         rateLimit: { perMinute: 2, unauthenticatedPerMinute: 2, redisUrl: null, redisPrefix: "unused:" },
-      },
+      }),
     });
     await gone.destroy();
     try {
@@ -275,11 +276,11 @@ describe("a database that is gone, with rate limits (issue 22)", () => {
     const healthy = await createApp({
       dataSource: db.dataSource,
       logger: createLogger("silent"),
-      config: {
+      config: testConfig({
         graphqlIntrospection: false,
         accountCacheTtlMs: 0,
         rateLimit: { perMinute: 2, unauthenticatedPerMinute: 2, redisUrl: null, redisPrefix: "unused:" },
-      },
+      }),
     });
     try {
       const wrong = { ...mapleHeaders, "Api-Token": "not-the-token" };
@@ -306,7 +307,7 @@ describe("a database that stops answering in the middle of a transaction (issue 
       const app = await createApp({
         dataSource: frozenPath,
         logger: createLogger("silent"),
-        config: { graphqlIntrospection: false, resilience, accountCacheTtlMs: 60_000 },
+        config: testConfig({ graphqlIntrospection: false, resilience, accountCacheTtlMs: 60_000 }),
       });
       try {
         // Authenticated and warmed up while the server answers.

@@ -5,8 +5,8 @@ import {
   type ExclusionFilter,
   type ListSelection,
 } from "../../data/user-list.data";
-import { requirePrincipal, type RequestContext } from "../context";
-import { notOwnedProject } from "../group-scope";
+import type { RequestContext } from "../context";
+import { authorize, notOwnedProject } from "../group-scope";
 import { listTotalsOf } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
@@ -76,7 +76,7 @@ const walkKey = (query: UserListQuery, position: number) =>
 
 /** Reads one page. Throws FORBIDDEN for a project outside the caller's organization. */
 export async function listUsers(ctx: RequestContext, query: UserListQuery): Promise<UserListPage> {
-  const { organizationId } = requirePrincipal(ctx);
+  const { organizationId } = authorize(ctx, "read", { groupId: query.groupId });
   const positions = walkPositionsOf(ctx.dataSource);
   // Asked before the transaction: a shared store's round trip holds no connection. Whether the
   // caller may read the project is still checked inside, before anything remembered is used.
