@@ -43,6 +43,7 @@ describe("configuration", () => {
         queueLimit: 10_000,
         acquireTimeoutMs: 3000,
         queryTimeoutMs: 4000,
+        wsrepSyncWait: null,
         tls: null,
       },
       rateLimit: { perMinute: 600, unauthenticatedPerMinute: 60, redisUrl: null, redisPrefix: "regapi:rate-limit:" },
