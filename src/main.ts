@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   }
   // Imported after the configuration is known to be valid: ormconfig builds the DataSource from it.
   const { createLogger, resolveLogFormat } = await import("./http/logger");
-  const { prepareDatabase } = await import("./db/bootstrap");
+  const { prepareDatabase } = await import("./prepare-database");
   const { connectionFailureCause } = await import("./db/database-failure");
   const { trackConnections } = await import("./http/drain");
   const { createApp } = await import("./app");

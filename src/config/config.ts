@@ -26,6 +26,12 @@ export interface Config {
   readonly graphqlIntrospection: boolean;
   /** Run eligible GraphQL queries compiled by graphql-jit (GRAPHQL_COMPILED_EXECUTION, default true). */
   readonly graphqlCompiledExecution: boolean;
+  /**
+   * Compile an eligible document on its first run instead of its second (GRAPHQL_COMPILE_ON_FIRST_RUN,
+   * default false): for a deployment whose clients send a fixed set of documents; the test suite
+   * sets it so every test exercises the compiled path.
+   */
+  readonly graphqlCompileOnFirstRun: boolean;
   readonly databaseConnection: DatabaseConnectionConfig;
   readonly rateLimit: RateLimitConfig;
   readonly apiKeyRotationGraceSeconds: number;
@@ -159,6 +165,23 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const DEFAULT_DATABASE_URL = "sqlite:data/regapi.sqlite";
 
+/**
+ * Defaults that code outside this module also needs (a request context built without a config,
+ * an account cache before the app configures it): written here once.
+ */
+export const DEFAULT_LOGIN_TOKEN_TTL_S = 900;
+export const DEFAULT_ACCOUNT_CACHE_TTL_MS = 5000;
+export const DEFAULT_IDEMPOTENCY_WAIT_MS = 10_000;
+const DEFAULT_RATE_LIMIT_REDIS_PREFIX = "regapi:rate-limit:";
+
+/** Both limits off (RATE_LIMIT_PER_MINUTE=0 and RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE=0): no limiter is mounted. */
+export const RATE_LIMITS_OFF: RateLimitConfig = Object.freeze({
+  perMinute: 0,
+  unauthenticatedPerMinute: 0,
+  redisUrl: null,
+  redisPrefix: DEFAULT_RATE_LIMIT_REDIS_PREFIX,
+});
+
 /** An origin as browsers send it: scheme, host, optional port; nothing else. */
 /** An address or subnet (IPv4 or IPv6, optional /prefix) or one of express's named ranges. */
 const TRUSTED_PROXY_ENTRY = /^(loopback|linklocal|uniquelocal|[0-9a-f]*[.:][0-9a-f:.]*(\/\d{1,3})?)$/;
@@ -261,6 +284,7 @@ const envSchema = z.object({
   DEMO: booleanWord("DEMO").default(true),
   GRAPHQL_INTROSPECTION: booleanWord("GRAPHQL_INTROSPECTION").default(true),
   GRAPHQL_COMPILED_EXECUTION: booleanWord("GRAPHQL_COMPILED_EXECUTION").default(true),
+  GRAPHQL_COMPILE_ON_FIRST_RUN: booleanWord("GRAPHQL_COMPILE_ON_FIRST_RUN").default(false),
   // Operations: rate limits, key rotation, log format, database connection (docs/operations.md).
   RATE_LIMIT_PER_MINUTE: integerInRange("RATE_LIMIT_PER_MINUTE", 0, 1_000_000).default(600),
   RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: integerInRange("RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE", 0, 1_000_000).default(
@@ -273,7 +297,7 @@ const envSchema = z.object({
   RATE_LIMIT_REDIS_PREFIX: z
     .string()
     .regex(/^[\w:.-]{1,64}$/, "RATE_LIMIT_REDIS_PREFIX: expected 1 to 64 letters, digits or _ : . -")
-    .default("regapi:rate-limit:"),
+    .default(DEFAULT_RATE_LIMIT_REDIS_PREFIX),
   API_KEY_ROTATION_GRACE_S: integerInRange("API_KEY_ROTATION_GRACE_S", 0, 30 * 24 * 3600).default(3600),
   LOG_FORMAT: z
     .string()
@@ -287,8 +311,8 @@ const envSchema = z.object({
   DATABASE_QUEUE_LIMIT: integerInRange("DATABASE_QUEUE_LIMIT", 1, 100_000).default(200),
   DATABASE_ACQUIRE_TIMEOUT_MS: integerInRange("DATABASE_ACQUIRE_TIMEOUT_MS", 1, 600_000).default(3000),
   DATABASE_QUERY_TIMEOUT_MS: integerInRange("DATABASE_QUERY_TIMEOUT_MS", 0, 3_600_000).default(4000),
-  LOGIN_TOKEN_TTL_S: integerInRange("LOGIN_TOKEN_TTL_S", 1, 7 * 24 * 3600).default(900),
-  ACCOUNT_CACHE_TTL_MS: integerInRange("ACCOUNT_CACHE_TTL_MS", 0, 60_000).default(5000),
+  LOGIN_TOKEN_TTL_S: integerInRange("LOGIN_TOKEN_TTL_S", 1, 7 * 24 * 3600).default(DEFAULT_LOGIN_TOKEN_TTL_S),
+  ACCOUNT_CACHE_TTL_MS: integerInRange("ACCOUNT_CACHE_TTL_MS", 0, 60_000).default(DEFAULT_ACCOUNT_CACHE_TTL_MS),
   CORS_ORIGINS: z
     .string()
     .transform((raw) =>
@@ -317,7 +341,7 @@ const envSchema = z.object({
       return z.NEVER;
     })
     .default(false),
-  IDEMPOTENCY_WAIT_MS: integerInRange("IDEMPOTENCY_WAIT_MS", 100, 600_000).default(10_000),
+  IDEMPOTENCY_WAIT_MS: integerInRange("IDEMPOTENCY_WAIT_MS", 100, 600_000).default(DEFAULT_IDEMPOTENCY_WAIT_MS),
   // Delivery worker: webhooks and trigger emails (docs/events-and-webhooks.md).
   DELIVERY_WORKER: booleanWord("DELIVERY_WORKER").default(DEFAULT_DELIVERY.workerInService),
   DELIVERY_POLL_MS: integerInRange("DELIVERY_POLL_MS", 10, 60_000).default(DEFAULT_DELIVERY.pollIntervalMs),
@@ -429,6 +453,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demo: values.DEMO,
     graphqlIntrospection: values.GRAPHQL_INTROSPECTION,
     graphqlCompiledExecution: values.GRAPHQL_COMPILED_EXECUTION,
+    graphqlCompileOnFirstRun: values.GRAPHQL_COMPILE_ON_FIRST_RUN,
     databaseConnection: databaseConnection(database, values.DATABASE_URL, values),
     rateLimit: {
       perMinute: values.RATE_LIMIT_PER_MINUTE,
@@ -463,4 +488,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       jsonMaxDepth: values.JSON_MAX_DEPTH,
     }),
   });
+}
+
+/**
+ * Every setting at its default (an empty environment), with `overrides` replacing whole settings;
+ * an override that is undefined keeps the default.
+ */
+export function configWith(overrides: Partial<Config> = {}): Config {
+  const given = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
+  return Object.freeze({ ...loadConfig({}), ...given });
 }

@@ -77,6 +77,9 @@ export function boundAcquire(pool: GuardedPool, timeoutMs: number): void {
   };
 }
 
+/** The longest JSON list aggregate a statement may return (MariaDB's default max_allowed_packet). */
+export const LIST_AGGREGATE_MAX_BYTES = 16 * 1024 * 1024;
+
 /** The statement that caps each statement's run time on the server, per session. */
 export function statementTimeoutSql(kind: "mysql" | "mariadb", ms: number): string {
   // MariaDB counts seconds (fractions allowed); MySQL counts milliseconds and caps SELECTs only.
@@ -94,15 +97,18 @@ export function guardedMysqlDriver(kind: "mysql" | "mariadb", limits: DatabaseLi
   const createPool = (options: mysql2.PoolOptions) => {
     const pool = mysql2.createPool(options);
     const guarded = pool as unknown as GuardedPool;
-    if (limits.queryTimeoutMs > 0) {
-      const sql = statementTimeoutSql(kind, limits.queryTimeoutMs);
-      guarded.on("connection", (connection) => {
+    guarded.on("connection", (connection) => {
+      // mysql2 queues commands per connection, so these run before the caller's first statement.
+      // JSON lists per row (registration-lists.data.ts, carts.data.ts) are aggregates that the
+      // server cuts at group_concat_max_len (1 MiB by default on MariaDB, 1 KiB on MySQL) into
+      // invalid JSON: a user's email history alone may hold more. The cap is the packet size.
+      connection.query(`SET SESSION group_concat_max_len = ${LIST_AGGREGATE_MAX_BYTES}`, () => undefined);
+      if (limits.queryTimeoutMs > 0) {
         destroyOnClientTimeout(connection);
-        // mysql2 queues commands per connection, so this runs before the caller's first statement.
         // A server without the variable (an old MySQL) keeps only the client-side timeout.
-        connection.query(sql, () => undefined);
-      });
-    }
+        connection.query(statementTimeoutSql(kind, limits.queryTimeoutMs), () => undefined);
+      }
+    });
     boundAcquire(guarded, limits.acquireTimeoutMs);
     return pool;
   };

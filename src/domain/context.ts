@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from "typeorm";
-import type { KeyScope } from "./group-scope";
+import { DEFAULT_LOGIN_TOKEN_TTL_S, type Config } from "../config/config";
+import type { KeyScope } from "./key-scope";
 
 /** Who is calling: an authenticated API account of one organization. */
 export interface Principal {
@@ -29,15 +30,16 @@ export interface DomainSettings {
   webhookAllowPrivate: boolean;
 }
 
-export const DEFAULT_DOMAIN_SETTINGS: DomainSettings = { loginTokenTtlSeconds: 900, webhookAllowPrivate: false };
+/** The settings of a context built without a configuration (CLI, fixtures): the config's defaults. */
+export const DEFAULT_DOMAIN_SETTINGS: DomainSettings = {
+  loginTokenTtlSeconds: DEFAULT_LOGIN_TOKEN_TTL_S,
+  webhookAllowPrivate: false,
+};
 
-/** The settings from a (possibly partial) configuration, defaults filled in. */
-export const domainSettingsOf = (config: {
-  loginTokenTtlSeconds?: number;
-  delivery?: { webhookAllowPrivate: boolean };
-}): DomainSettings => ({
-  loginTokenTtlSeconds: config.loginTokenTtlSeconds ?? DEFAULT_DOMAIN_SETTINGS.loginTokenTtlSeconds,
-  webhookAllowPrivate: config.delivery?.webhookAllowPrivate ?? DEFAULT_DOMAIN_SETTINGS.webhookAllowPrivate,
+/** The domain's share of the configuration. */
+export const domainSettingsOf = (config: Pick<Config, "loginTokenTtlSeconds" | "delivery">): DomainSettings => ({
+  loginTokenTtlSeconds: config.loginTokenTtlSeconds,
+  webhookAllowPrivate: config.delivery.webhookAllowPrivate,
 });
 
 /**

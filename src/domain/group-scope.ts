@@ -2,6 +2,9 @@ import { findProjectOfOrganization, type ProjectRecord } from "../data/projects.
 import type { EntityManager } from "typeorm";
 import { requirePrincipal, type Principal, type RequestContext } from "./context";
 import { forbidden } from "./errors";
+import type { KeyScope, ScopeName } from "./key-scope";
+
+export { parseScopeNames, SCOPE_NAMES, type KeyScope, type ScopeName } from "./key-scope";
 
 /**
  * Resolves a `group_id` only when the caller's organization owns it. A project of another
@@ -21,39 +24,6 @@ export async function resolveOwnedProject(
 /** The FORBIDDEN of a group_id the caller's organization does not own (or that does not exist). */
 export const notOwnedProject = (groupId: number) =>
   forbidden(`group_id ${groupId} is not a project of your organization`);
-
-/**
- * What an API key may do (`regapi api-key create --groups … --scope …`). Null members mean no
- * limit: keys made before scopes existed have both null and keep full access.
- */
-export interface KeyScope {
-  /** The projects the key reaches; null: every project of its organization. */
-  groupIds: readonly number[] | null;
-  /** `read` and/or named write operations; null: everything. */
-  operations: readonly ScopeName[] | null;
-}
-
-/**
- * The named operations a key can be scoped to. `read` covers every read (lists, details, the
- * key's own scope); each write is named by what it does. Data-rights calls are not reads: an
- * export holds everything about a person, so a reporting key does not get it with `read`.
- */
-export const SCOPE_NAMES = [
-  "read",
-  "users.create",
-  "users.update",
-  "users.create_child",
-  "users.set_status",
-  "users.add_product",
-  "users.add_email",
-  "users.login",
-  "statuses.create",
-  "products.create",
-  "webhooks",
-  "persons.export",
-  "persons.erase",
-] as const;
-export type ScopeName = (typeof SCOPE_NAMES)[number];
 
 /**
  * Where an operation acts: one project; the whole organization (webhooks, a person's data); or
@@ -95,17 +65,6 @@ export function authorize(ctx: RequestContext, operation: ScopeName, target: Sco
 export function groupsInScope<T extends { id: number }>(ctx: RequestContext, projects: readonly T[]): T[] {
   const groupIds = requirePrincipal(ctx).scope?.groupIds;
   return groupIds ? projects.filter((project) => groupIds.includes(project.id)) : [...projects];
-}
-
-/** Parses the stored or typed scope (`read,users.update`); problems name what is wrong. */
-export function parseScopeNames(raw: string): { names: ScopeName[] | null; unknown: string[] } {
-  const parts = raw
-    .split(",")
-    .map((part) => part.trim())
-    .filter((part) => part.length > 0);
-  if (parts.includes("all")) return { names: null, unknown: parts.filter((part) => part !== "all") };
-  const unknown = parts.filter((part) => !(SCOPE_NAMES as readonly string[]).includes(part));
-  return { names: [...new Set(parts.filter((part): part is ScopeName => !unknown.includes(part)))], unknown };
 }
 
 /** What an API key is and may do, as the key itself sees it (GraphQL `viewer`, REST account `whoami`). */

@@ -1,5 +1,5 @@
 import type { Request } from "express";
-import type { AppDependencies } from "../app";
+import type { AppDependencies } from "../http/app-dependencies";
 import {
   createRequestContext,
   domainSettingsOf,

@@ -25,7 +25,8 @@ export const readSnapshotPlugin: ApolloServerPlugin<GraphqlContext> = {
         if (!operation || operation.operation !== "query" || isIntrospectionOnly(operation, document)) return;
         if (!contextValue.request.principal && !contextValue.request.registrant) return;
         // One statement is a consistent read by itself (one-statement-read.ts).
-        if (readsInOneStatement(schema, operation, document, request.variables)) {
+        const caller = { registrant: contextValue.request.registrant != null };
+        if (readsInOneStatement(schema, operation, document, request.variables, caller)) {
           singleStatement = { before: currentSqlTally()?.statements ?? 0 };
           return;
         }

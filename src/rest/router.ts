@@ -1,5 +1,5 @@
 import { Router, type ErrorRequestHandler, type RequestHandler } from "express";
-import type { AppDependencies } from "../app";
+import type { AppDependencies } from "../http/app-dependencies";
 import { createRequestContext, domainSettingsOf } from "../domain/context";
 import { redeemLoginToken } from "../domain/sessions/registrant-sessions";
 import { formatUtcDateTime } from "../common/dates";
@@ -7,7 +7,6 @@ import { presentUserInfo } from "./presenters/user-envelope";
 import { parseCommand } from "../domain/commands/parse-command";
 import { DomainError } from "../domain/errors";
 import { requirePrincipalOf } from "../http/request-authentication";
-import { DEFAULT_RESILIENCE } from "../config/config";
 import { jsonBody } from "../http/body-hygiene";
 import { idempotentWrites } from "../http/idempotency";
 import { fromBodyParserError, TransportError } from "../http/transport-errors";
@@ -51,7 +50,7 @@ export function legacyRestRouter(deps: AppDependencies): Router {
   // not strict, so a JSON scalar reaches the envelope check and gets VALIDATION_FAILED.
   const body = jsonBody({
     limit: BODY_LIMIT,
-    maxDepth: deps.config.resilience?.jsonMaxDepth ?? DEFAULT_RESILIENCE.jsonMaxDepth,
+    maxDepth: deps.config.resilience.jsonMaxDepth,
     strict: false,
     type: () => true,
   });

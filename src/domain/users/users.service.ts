@@ -1,6 +1,7 @@
 import type { EntityManager } from "typeorm";
 import { hashPassword } from "../../auth/secrets";
 import { insertEmailHistory } from "../../data/email-history.data";
+import type { RegistrationLists, RegistrationListsWanted } from "../../data/registration-lists.data";
 import { addFormsToRegistration, type RegistrationFormState } from "../../data/forms.data";
 import { readValueTargets, type ValueTargets } from "../../data/form-submission.data";
 import { readRegistrationPlan, type RegistrationPlan } from "../../data/registration-plan.data";
@@ -607,7 +608,8 @@ const emailRecordedEvents = (user: RegisteredUser, emails: AddEmailsCommand["ema
 /**
  * Reads one user of the project. Throws FORBIDDEN or USER_NOT_FOUND. Ownership, registration and
  * summary come from one statement, so one consistent read answers all three; `withChildren` adds
- * the summaries of the user's children to that same statement.
+ * the summaries of the user's children to that same statement, `lists` the lists of the user
+ * (and children) it names.
  */
 export async function getUser(
   ctx: RequestContext,
@@ -617,8 +619,8 @@ export async function getUser(
    * With `parts`, the summaries hold only those parts (the others read as zero, empty or null):
    * for a caller that uses no other part of them.
    */
-  options: { withChildren?: boolean; parts?: ReadonlySet<SummaryPart> | null } = {},
-): Promise<UserOutcome & { children: UserSummary[] }> {
+  options: { withChildren?: boolean; parts?: ReadonlySet<SummaryPart> | null; lists?: RegistrationListsWanted } = {},
+): Promise<UserOutcome & { children: UserSummary[]; lists: Map<number, RegistrationLists> }> {
   const { organizationId } = authorize(ctx, "read", { groupId });
   const found = await readOwnedSummaryRow(ctx.em, organizationId, groupId, cloginId, options);
   if (!found.owned) throw notOwnedProject(groupId);
@@ -630,5 +632,6 @@ export async function getUser(
     summary: summaryOf(found.row),
     notices: [],
     children: found.children.map(summaryOf),
+    lists: found.lists,
   };
 }
