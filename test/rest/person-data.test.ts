@@ -204,6 +204,24 @@ describe("persons export and erase", () => {
     expect({ ...gql.data!.personExport, exported_at: null }).toEqual({ ...document, exported_at: null });
   });
 
+  it("exports in a fixed number of statements, however many projects the person is in", async () => {
+    const exportOf = async (cloginId: number) => {
+      // An unmeasured request first: the API account is then cached for every measured one.
+      await postRest(t.app, "account", { action: "whoami", group_id: MAPLE.groupId });
+      const { statements, result } = await t.countStatements(() =>
+        postRest(t.app, "persons", { action: "export", group_id: MAPLE.groupId, clogin_id: cloginId }),
+      );
+      expect(result.status).toBe(200);
+      return { statements, registrations: (result.body.person_export as { registrations: unknown[] }).registrations };
+    };
+    const twoProjects = await exportOf(person.cloginId);
+    const oneProject = await exportOf(MAPLE.bill);
+    expect([twoProjects.registrations.length, oneProject.registrations.length]).toEqual([2, 1]);
+    expect(twoProjects.statements).toBe(oneProject.statements);
+    // BEGIN, the project, the person, its registrations, nine kinds of holdings, sessions, COMMIT.
+    expect(twoProjects.statements).toBeLessThanOrEqual(16);
+  });
+
   it("answers the same FORBIDDEN and NOT_FOUND on both transports", async () => {
     const foreign = await postRest(t.app, "persons", { action: "erase", group_id: OTHER.groupId, clogin_id: 1 });
     expect(foreign.status).toBe(403);
