@@ -8,6 +8,8 @@ import { healthRouter } from "./http/health";
 import { createMetrics } from "./http/metrics";
 import type { AppDependencies } from "./http/app-dependencies";
 import { setRetryAfter } from "./http/overload";
+import { consistencyHeader } from "./http/consistency";
+import { sendGraphqlTransportError } from "./graphql/mount-graphql";
 import { createRateLimiter } from "./http/rate-limit";
 import { requestId } from "./http/request-id";
 import { TransportError } from "./http/transport-errors";
@@ -66,6 +68,14 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   // Null when both limits are 0 (in-process tests, the benchmark).
   const limiter = createRateLimiter(deps.config.rateLimit, deps.dataSource, deps.logger);
   if (limiter) app.use(["/reg/api2", "/graphql"], ...limiter.handlers);
+  app.use(
+    "/reg/api2",
+    consistencyHeader((req, res, error) => sendLegacyError(res, error, req.requestId)),
+  );
+  app.use(
+    "/graphql",
+    consistencyHeader((_req, res, error) => sendGraphqlTransportError(res, error)),
+  );
   app.use("/reg/api2", legacyRestRouter(deps));
   const graphql = await mountGraphql(app, deps);
 

@@ -2,9 +2,7 @@ import { findProjectOfOrganization, type ProjectRecord } from "../data/projects.
 import type { EntityManager } from "typeorm";
 import { requirePrincipal, type Principal, type RequestContext } from "./context";
 import { forbidden } from "./errors";
-import type { KeyScope, ScopeName } from "./key-scope";
-
-export { parseScopeNames, SCOPE_NAMES, type KeyScope, type ScopeName } from "./key-scope";
+import { SCOPE_NAMES, type KeyScope, type ScopeName } from "./key-scope";
 
 /**
  * Resolves a `group_id` only when the caller's organization owns it. A project of another
@@ -24,6 +22,8 @@ export async function resolveOwnedProject(
 /** The FORBIDDEN of a group_id the caller's organization does not own (or that does not exist). */
 export const notOwnedProject = (groupId: number) =>
   forbidden(`group_id ${groupId} is not a project of your organization`);
+
+export { SCOPE_NAMES, type KeyScope, type ScopeName } from "./key-scope";
 
 /**
  * Where an operation acts: one project; the whole organization (webhooks, a person's data); or
@@ -65,6 +65,17 @@ export function authorize(ctx: RequestContext, operation: ScopeName, target: Sco
 export function groupsInScope<T extends { id: number }>(ctx: RequestContext, projects: readonly T[]): T[] {
   const groupIds = requirePrincipal(ctx).scope?.groupIds;
   return groupIds ? projects.filter((project) => groupIds.includes(project.id)) : [...projects];
+}
+
+/** Parses the stored or typed scope (`read,users.update`); problems name what is wrong. */
+export function parseScopeNames(raw: string): { names: ScopeName[] | null; unknown: string[] } {
+  const parts = raw
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0);
+  if (parts.includes("all")) return { names: null, unknown: parts.filter((part) => part !== "all") };
+  const unknown = parts.filter((part) => !(SCOPE_NAMES as readonly string[]).includes(part));
+  return { names: [...new Set(parts.filter((part): part is ScopeName => !unknown.includes(part)))], unknown };
 }
 
 /** What an API key is and may do, as the key itself sees it (GraphQL `viewer`, REST account `whoami`). */

@@ -1,6 +1,5 @@
-// The scope an API key carries (`regapi api-key create --scope … --groups …`). The check that
-// enforces it is `authorize` in group-scope.ts; this module only names and parses scopes, so the
-// request context can carry one without depending on the check.
+// What a key may do, apart from the checks (group-scope.ts): the request context holds a KeyScope,
+// and the checks read the context, so the declaration sits below both.
 
 /**
  * What an API key may do (`regapi api-key create --groups … --scope …`). Null members mean no
@@ -34,14 +33,3 @@ export const SCOPE_NAMES = [
   "persons.erase",
 ] as const;
 export type ScopeName = (typeof SCOPE_NAMES)[number];
-
-/** Parses the stored or typed scope (`read,users.update`); problems name what is wrong. */
-export function parseScopeNames(raw: string): { names: ScopeName[] | null; unknown: string[] } {
-  const parts = raw
-    .split(",")
-    .map((part) => part.trim())
-    .filter((part) => part.length > 0);
-  if (parts.includes("all")) return { names: null, unknown: parts.filter((part) => part !== "all") };
-  const unknown = parts.filter((part) => !(SCOPE_NAMES as readonly string[]).includes(part));
-  return { names: [...new Set(parts.filter((part): part is ScopeName => !unknown.includes(part)))], unknown };
-}

@@ -25,7 +25,7 @@ import { compiledExecutorGateway } from "./compiled-executor";
 import { unavailablePlugin } from "./unavailable.plugin";
 
 /** A transport refusal in the GraphQL error shape, with the code and HTTP status REST uses for it. */
-function sendGraphqlTransportError(res: Response, failure: TransportError): void {
+export function sendGraphqlTransportError(res: Response, failure: TransportError): void {
   observationOf(res).errorCode = failure.code;
   res
     .status(httpStatusOfTransport(failure.code))

@@ -1,6 +1,8 @@
 import { Router, type ErrorRequestHandler, type RequestHandler } from "express";
 import type { AppDependencies } from "../http/app-dependencies";
 import { createRequestContext, domainSettingsOf } from "../domain/context";
+import { openLockFreeRead } from "../domain/transaction";
+import { consistencyOf, sendConsistency } from "../http/consistency";
 import { redeemLoginToken } from "../domain/sessions/registrant-sessions";
 import { formatUtcDateTime } from "../common/dates";
 import { presentUserInfo } from "./presenters/user-envelope";
@@ -133,10 +135,21 @@ function dispatch(deps: AppDependencies, endpoint: string, actions: ActionTable)
       action = Object.hasOwn(actions, envelope.action) ? actions[envelope.action] : undefined;
       if (!action) throw unknownAction(endpoint, envelope.action, Object.keys(actions));
       const input = parseCommand(action.schema, { ...body, group_id: envelope.group_id });
+      const consistency = consistencyOf(req);
       const ctx = createRequestContext(deps.dataSource, req.requestId, principal, {
         settings: domainSettingsOf(deps.config),
+        consistency,
       });
-      res.status(200).json(await action.run(ctx, input));
+      // A read takes no lock: with replicas it may run on one (src/db/replicas.ts).
+      const read = action.readOnly ? await openLockFreeRead(ctx) : null;
+      let answer: Record<string, unknown>;
+      try {
+        answer = await action.run(read?.ctx ?? ctx, input);
+      } finally {
+        await read?.close();
+      }
+      sendConsistency(res, consistency);
+      res.status(200).json(answer);
     } catch (error) {
       const failure = toLegacyFailure(error, req.log ?? deps.logger, req.requestId);
       sendLegacyError(res, failure, req.requestId, action?.problemPaths);
@@ -161,10 +174,13 @@ function redeemSession(deps: AppDependencies): RequestHandler {
           'Invalid request: the body must be a JSON object {"user_token": "…"}.',
         );
       }
+      const consistency = consistencyOf(req);
       const ctx = createRequestContext(deps.dataSource, req.requestId, null, {
         settings: domainSettingsOf(deps.config),
+        consistency,
       });
       const outcome = await redeemLoginToken(ctx, { loginToken: body.user_token });
+      sendConsistency(res, consistency);
       res.status(200).json({
         success: true,
         session_token: outcome.sessionToken,

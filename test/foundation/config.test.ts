@@ -5,6 +5,7 @@ import {
   configWith,
   DEFAULT_DATABASE_URL,
   DEFAULT_DELIVERY,
+  DEFAULT_REPLICAS,
   DEFAULT_RESILIENCE,
   defaultMailDir,
   loadConfig,
@@ -54,6 +55,7 @@ describe("configuration", () => {
       idempotencyWaitMs: 10_000,
       delivery: { ...DEFAULT_DELIVERY, mailDir: defaultMailDir({ kind: "sqlite", file: "data/regapi.sqlite" }) },
       accountCacheTtlMs: 5000,
+      replicas: DEFAULT_REPLICAS,
     });
   });
 
