@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from "typeorm";
 import { DEFAULT_LOGIN_TOKEN_TTL_S, type Config } from "../config/config";
 import type { GtidPosition } from "../db/gtid";
-import type { KeyScope } from "./group-scope";
+import type { KeyScope } from "./key-scope";
 
 /** Who is calling: an authenticated API account of one organization. */
 export interface Principal {

@@ -2,6 +2,7 @@ import { findProjectOfOrganization, type ProjectRecord } from "../data/projects.
 import type { EntityManager } from "typeorm";
 import { requirePrincipal, type Principal, type RequestContext } from "./context";
 import { forbidden } from "./errors";
+import { SCOPE_NAMES, type KeyScope, type ScopeName } from "./key-scope";
 
 /**
  * Resolves a `group_id` only when the caller's organization owns it. A project of another
@@ -22,38 +23,7 @@ export async function resolveOwnedProject(
 export const notOwnedProject = (groupId: number) =>
   forbidden(`group_id ${groupId} is not a project of your organization`);
 
-/**
- * What an API key may do (`regapi api-key create --groups … --scope …`). Null members mean no
- * limit: keys made before scopes existed have both null and keep full access.
- */
-export interface KeyScope {
-  /** The projects the key reaches; null: every project of its organization. */
-  groupIds: readonly number[] | null;
-  /** `read` and/or named write operations; null: everything. */
-  operations: readonly ScopeName[] | null;
-}
-
-/**
- * The named operations a key can be scoped to. `read` covers every read (lists, details, the
- * key's own scope); each write is named by what it does. Data-rights calls are not reads: an
- * export holds everything about a person, so a reporting key does not get it with `read`.
- */
-export const SCOPE_NAMES = [
-  "read",
-  "users.create",
-  "users.update",
-  "users.create_child",
-  "users.set_status",
-  "users.add_product",
-  "users.add_email",
-  "users.login",
-  "statuses.create",
-  "products.create",
-  "webhooks",
-  "persons.export",
-  "persons.erase",
-] as const;
-export type ScopeName = (typeof SCOPE_NAMES)[number];
+export { SCOPE_NAMES, type KeyScope, type ScopeName } from "./key-scope";
 
 /**
  * Where an operation acts: one project; the whole organization (webhooks, a person's data); or
