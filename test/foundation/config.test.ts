@@ -44,6 +44,7 @@ describe("configuration", () => {
         acquireTimeoutMs: 3000,
         queryTimeoutMs: 4000,
         tls: null,
+        wsrepSyncWait: null,
       },
       rateLimit: { perMinute: 600, unauthenticatedPerMinute: 60, redisUrl: null, redisPrefix: "regapi:rate-limit:" },
       apiKeyRotationGraceSeconds: 3600,
