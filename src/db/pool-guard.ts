@@ -1,9 +1,11 @@
 import mysql2 from "mysql2";
 import type { DatabaseConfig, DatabaseConnectionConfig } from "../config/config";
 
-type GetConnectionCallback = (error: Error | null, connection?: { release(): void }) => void;
+type PooledConnection = { release(): void };
+type GetConnectionCallback = (error: Error | null, connection?: PooledConnection) => void;
 interface GuardedPool {
   getConnection(callback: GetConnectionCallback): void;
+  releaseConnection(connection: PooledConnection): void;
   /** mysql2's idle connections (no public accessor; read defensively, as metrics.ts does). */
   _freeConnections?: { length: number };
   on(event: "connection", listener: (connection: SessionConnection) => void): unknown;
@@ -56,20 +58,87 @@ export class AcquireTimeoutError extends Error {
   }
 }
 
+/** Raised at once when a request would wait longer than the acquire timeout; classified as "overloaded" (503). */
+export class WaitTooLongError extends Error {
+  readonly code = "DB_WAIT_TOO_LONG";
+  constructor(expectedMs: number, timeoutMs: number) {
+    super(
+      `A database connection would come free in about ${Math.round(expectedMs)} ms, past the ${timeoutMs} ms limit.`,
+    );
+  }
+}
+
+/**
+ * How long a new waiter would wait for a connection: the waiters ahead of it, served `poolSize`
+ * at a time, each holding a connection for the recent mean hold time. The mean is a moving
+ * average of hold times measured at release (acquire to release), so it follows what requests
+ * cost now, CPU contention of this process included. Until a few holds are measured it does not
+ * guess (null): a cold pool admits, and the acquire timeout stays the backstop.
+ */
+export class WaitEstimate {
+  private meanHoldMs = 0;
+  private samples = 0;
+
+  constructor(private readonly poolSize: number) {}
+
+  recordHold(ms: number): void {
+    this.samples++;
+    // Weight 1/4: a burst's first dozen holds set the mean (the pool's start-up statements, a few
+    // ms each, are forgotten); one slow statement moves it by a quarter.
+    this.meanHoldMs = this.samples === 1 ? ms : this.meanHoldMs + (ms - this.meanHoldMs) / 4;
+  }
+
+  /** Expected wait of a waiter with `ahead` waiters before it, in ms; null while unmeasured. */
+  expectedWaitMs(ahead: number): number | null {
+    if (this.samples < 5) return null;
+    return Math.floor(ahead / this.poolSize + 1) * this.meanHoldMs;
+  }
+}
+
 /**
  * mysql2's pool waits for a free connection without a deadline: with a frozen server every
  * request would hang for the whole outage. This bounds the wait; a connection that arrives after
  * its caller gave up goes straight back to the pool.
+ *
+ * Admission is by waiting time, not by a count of waiters: when every connection is busy, a
+ * request whose expected wait (WaitEstimate) reaches 90% of `timeoutMs` is refused at once (503 with
+ * Retry-After) instead of waiting out the timeout to be refused then. A burst the pool can work
+ * through within the timeout is served whatever its size; the pool's own count bound
+ * (DATABASE_QUEUE_LIMIT) is only a memory backstop.
  */
-export function boundAcquire(pool: GuardedPool, timeoutMs: number): void {
+export function boundAcquire(pool: GuardedPool, timeoutMs: number, poolSize = 1): { waiting(): number } {
   const getConnection = pool.getConnection.bind(pool);
+  const releaseConnection = pool.releaseConnection.bind(pool);
+  const estimate = new WaitEstimate(poolSize);
+  const acquiredAt = new WeakMap<PooledConnection, number>();
+  let waiting = 0;
+  pool.releaseConnection = (connection) => {
+    const at = acquiredAt.get(connection);
+    if (at !== undefined) {
+      acquiredAt.delete(connection);
+      estimate.recordHold(performance.now() - at);
+    }
+    releaseConnection(connection);
+  };
+  const stamped: (callback: GetConnectionCallback) => GetConnectionCallback = (callback) => (error, connection) => {
+    if (connection) acquiredAt.set(connection, performance.now());
+    callback(error, connection);
+  };
   pool.getConnection = (callback) => {
     // An idle connection is handed over on the next tick, before any timer could fire: no
     // deadline to arm (and disarm) on the path nearly every statement takes.
-    if ((pool._freeConnections?.length ?? 0) > 0) return getConnection(callback);
+    if ((pool._freeConnections?.length ?? 0) > 0) return getConnection(stamped(callback));
+    const expected = estimate.expectedWaitMs(waiting);
+    // 10% of slack: a waiter expected right at the limit would mostly wait it out to be refused then.
+    if (expected !== null && expected >= timeoutMs * 0.9) {
+      process.nextTick(() => callback(new WaitTooLongError(expected, timeoutMs)));
+      return;
+    }
+    waiting++;
     let settled = false;
     const timer = setTimeout(() => {
       settled = true;
+      waiting--;
       callback(new AcquireTimeoutError(timeoutMs));
     }, timeoutMs);
     getConnection((error, connection) => {
@@ -78,10 +147,13 @@ export function boundAcquire(pool: GuardedPool, timeoutMs: number): void {
         return;
       }
       settled = true;
+      waiting--;
       clearTimeout(timer);
+      if (connection) acquiredAt.set(connection, performance.now());
       callback(error, connection);
     });
   };
+  return { waiting: () => waiting };
 }
 
 /** The longest JSON list aggregate a statement may return (MariaDB's default max_allowed_packet). */
@@ -129,7 +201,7 @@ export function guardedMysqlDriver(kind: "mysql" | "mariadb", limits: DatabaseLi
         });
       }
     });
-    boundAcquire(guarded, limits.acquireTimeoutMs);
+    boundAcquire(guarded, limits.acquireTimeoutMs, limits.poolSize);
     return pool;
   };
   return { ...mysql2, createPool } as typeof mysql2;
