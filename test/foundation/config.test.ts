@@ -45,7 +45,6 @@ describe("configuration", () => {
         queryTimeoutMs: 4000,
         wsrepSyncWait: null,
         tls: null,
-        wsrepSyncWait: null,
       },
       rateLimit: { perMinute: 600, unauthenticatedPerMinute: 60, redisUrl: null, redisPrefix: "regapi:rate-limit:" },
       apiKeyRotationGraceSeconds: 3600,
