@@ -15,9 +15,7 @@ import { readPersons, type PersonRecord } from "../../data/persons.data";
 import { readProjects, type ProjectRecord } from "../../data/projects.data";
 import {
   projectPersonKey,
-  readChildSummaryRows,
   readRegistrationsByPerson,
-  refOfSummaryRow,
   type ProjectPersonKey,
   type RegistrationRef,
 } from "../../data/registrations.data";
@@ -27,7 +25,8 @@ import {
   type CategoryRow,
   type ProductRow,
 } from "../../domain/products/product-reads";
-import { loadUserSummaries, summaryOf, type UserSummary } from "../../domain/users/user-summary";
+import { loadUserSummaries, type UserSummary } from "../../domain/users/user-summary";
+import { readChildSummaries, refOfSummary } from "../../data/user-summary.data";
 import {
   readCartOf,
   readPaymentsOf,
@@ -57,10 +56,22 @@ function loaderOf<K, V, C = K>(
  * caller's organization may see, and it must not outlive the request (or a mutation in it).
  */
 export function createUserLoaders(em: EntityManager) {
+  // The summaries read so far, by uid, for the resolvers that present them without waiting on
+  // the loader (a page's nodes' metaInfo, schema-patches.ts). They hold the parts the operation
+  // reads (summary-selection.ts), which every summary field of the operation stays within.
+  const known = new Map<number, UserSummary>();
   const summaries = loaderOf<number, UserSummary | null>(
-    (uids) => loadUserSummaries(em, uids),
+    async (uids) => {
+      const read = await loadUserSummaries(em, uids);
+      for (const [uid, summary] of read) known.set(uid, summary);
+      return read;
+    },
     () => null,
   );
+  const primeSummary = (summary: UserSummary) => {
+    known.set(summary.uid, summary);
+    summaries.prime(summary.uid, summary);
+  };
   const fieldsOfForm = loaderOf<number, FieldDefinition[]>(
     (formIds) => readFieldsOfForms(em, formIds),
     () => [],
@@ -114,9 +125,9 @@ export function createUserLoaders(em: EntityManager) {
     children: loaderOf<ProjectPersonKey, RegistrationRef[], string>(
       async (keys) => {
         const grouped = new Map<string, RegistrationRef[]>();
-        for (const row of await readChildSummaryRows(em, keys)) {
-          summaries.prime(row.uid, summaryOf(row));
-          const ref = refOfSummaryRow(row);
+        for (const summary of await readChildSummaries(em, keys)) {
+          primeSummary(summary);
+          const ref = refOfSummary(summary);
           const key = projectPersonKey({ groupId: ref.groupId, cloginId: ref.parentCloginId ?? 0 });
           grouped.set(key, [...(grouped.get(key) ?? []), ref]);
         }
@@ -141,6 +152,10 @@ export function createUserLoaders(em: EntityManager) {
   };
   return {
     ...loaders,
+    /** A summary read in this request, or undefined. */
+    knownSummary: (uid: number): UserSummary | undefined => known.get(uid),
+    /** Puts a summary read by a root read where the summary fields of the request find it. */
+    primeSummary,
     /** Form sets read from now on come with their forms' fields. */
     wantFormFields() {
       formFieldsWanted = true;
@@ -148,6 +163,7 @@ export function createUserLoaders(em: EntityManager) {
     /** After a mutation: later reads in the same request must see what it wrote. */
     clearAll() {
       for (const loader of Object.values(loaders)) loader.clearAll();
+      known.clear();
     },
   };
 }

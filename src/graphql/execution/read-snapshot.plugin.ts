@@ -1,12 +1,12 @@
 import type { ApolloServerPlugin } from "@apollo/server";
-import { openReadSnapshot, type ReadSnapshotContext } from "../domain/transaction";
-import { maskUnexpected } from "../http/transport-errors";
-import { currentSqlTally } from "../db/sql-counter";
-import { isIntrospectionOnly } from "./auth-gate.plugin";
+import { openReadSnapshot, type ReadSnapshotContext } from "../../domain/transaction";
+import { maskUnexpected } from "../../http/transport-errors";
+import { currentSqlTally } from "../../db/sql-counter";
+import { isIntrospectionOnly } from "../auth-gate.plugin";
 import { readsInOneStatement } from "./one-statement-read";
-import type { GraphqlContext } from "./context";
-import { requestError } from "./graphql-errors";
-import { createUserLoaders } from "./loaders/user-loaders";
+import type { GraphqlContext } from "../context";
+import { requestError } from "../graphql-errors";
+import { createUserLoaders } from "../loaders/user-loaders";
 
 /**
  * A GraphQL query reads one snapshot: its root fields, nested lists and summaries are read in
