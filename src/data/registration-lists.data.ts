@@ -1,5 +1,5 @@
 import type { EntityManager } from "typeorm";
-import { decodeAnswer } from "../domain/forms/field-value-codec";
+import { decodeAnswer } from "./field-value-codec";
 import { EMAIL_SHAPE, toEmailEntry, type EmailHistoryEntry } from "./email-history.data";
 import {
   FIELD_MEMBERS,

@@ -1,6 +1,5 @@
 import type { EntityManager } from "typeorm";
-import { accountTotals } from "../domain/account-totals";
-import { cartLineAmountSql, paymentAmountSql } from "./account-sums";
+import { accountTotals, cartLineAmountSql, paymentAmountSql } from "./account-sums";
 import { assertColumns, decodeColumn, jsonObjectsSql } from "./sql-rows";
 import { statusExcludedSql } from "./statuses.data";
 

@@ -12,6 +12,8 @@ import { UserConnectionResolver, UserQueryResolver } from "./resolvers/user-quer
 import { withReadSummaryShortcut, withSynchronousNodeType } from "./execution/schema-patches";
 import { WritesMutationResolver } from "./resolvers/writes.resolver";
 import { WebhooksResolver } from "./resolvers/webhooks.resolver";
+import { ViewerResolver } from "./resolvers/viewer.resolver";
+import { PersonDataResolver } from "./resolvers/person-data.resolver";
 
 export const RESOLVERS = [
   ProjectResolver,
@@ -25,6 +27,8 @@ export const RESOLVERS = [
   WritesMutationResolver,
   NodeResolver,
   WebhooksResolver,
+  ViewerResolver,
+  PersonDataResolver,
 ] as const;
 
 let built: Promise<GraphQLSchema> | null = null;

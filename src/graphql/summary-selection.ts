@@ -9,9 +9,8 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from "graphql";
-import { partsOfMembers, type SummaryPart } from "../data/user-projection";
-import type { SummaryMemberName } from "../domain/users/user-summary";
-import { USER_SUMMARY_FIELDS } from "./resolvers/user-fields.resolver";
+import { partsOfMembers, type SummaryMemberName, type SummaryPart } from "../domain/users/user-summary";
+import { USER_SUMMARY_FIELDS } from "./types/user-summary-fields";
 import { META_INFO_FIELDS } from "./types/user.type";
 
 // What a GraphQL operation must read of the user summary, derived from its selection set and the

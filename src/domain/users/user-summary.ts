@@ -4,7 +4,13 @@ import type { UserSummary } from "../../data/user-projection";
 
 // The user summary (legacy `meta_info`) is declared once, in src/data/user-projection.ts: its
 // type, its SQL and its decoder derive from that declaration.
-export { displayName, type SummaryMemberName, type UserSummary } from "../../data/user-projection";
+export {
+  displayName,
+  partsOfMembers,
+  type SummaryMemberName,
+  type SummaryPart,
+  type UserSummary,
+} from "../../data/user-projection";
 
 /**
  * Summaries of many registrations in one SQL statement per 500 users, however many forms, cart

@@ -25,7 +25,7 @@ import {
   type SubmissionSettings,
 } from "../forms/form-submission";
 import { applyTriggerEffects, planTriggerEffects } from "../triggers/trigger-runner";
-import { notOwnedProject, resolveOwnedProject } from "../group-scope";
+import { authorize, notOwnedProject, resolveOwnedProject } from "../group-scope";
 import { countRegistration } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { isEmailAddress } from "../../common/email";
@@ -150,7 +150,7 @@ export async function createUser(
   draft: CommandDraft<typeof CreateUserCommand>,
 ): Promise<UserOutcome> {
   const cmd = parseCommand(CreateUserCommand, draft);
-  const organizationId = requirePrincipal(ctx).organizationId;
+  const organizationId = authorize(ctx, "users.create", { groupId: cmd.groupId }).organizationId;
   const newPerson = cmd.cloginId === null;
   const { data, problems } = readPersonData(cmd, newPerson);
   const plan = await readOwnedRegistrationPlan(ctx, cmd.groupId, { ...personKeyValues(data), ...cmd.values });
@@ -185,7 +185,7 @@ export async function createChild(
   draft: CommandDraft<typeof CreateChildCommand>,
 ): Promise<UserOutcome> {
   const cmd = parseCommand(CreateChildCommand, draft);
-  const organizationId = requirePrincipal(ctx).organizationId;
+  const organizationId = authorize(ctx, "users.create_child", { groupId: cmd.groupId }).organizationId;
   const newPerson = cmd.cloginId === null;
   const { data, problems } = readPersonData(cmd, newPerson, { mainEmailRequired: false });
   const plan = await readOwnedRegistrationPlan(ctx, cmd.groupId, { ...personKeyValues(data), ...cmd.values });
@@ -494,6 +494,7 @@ async function runUpdate(
   acceptNotRegistered: boolean,
 ): Promise<UpdateUserOutcome | NotRegisteredUpdateOutcome> {
   const cmd = parseCommand(UpdateUserCommand, draft);
+  authorize(ctx, "users.update", { groupId: cmd.groupId });
   await resolveOwnedProject(ctx, cmd.groupId);
   if (cmd.values === null && cmd.markFormsComplete === null) {
     throw validationFailed([{ path: ["values"], message: "is required unless forms are marked complete" }]);
@@ -581,7 +582,7 @@ export async function addEmails(
   draft: CommandDraft<typeof AddEmailsCommand>,
 ): Promise<UserOutcome> {
   const cmd = parseCommand(AddEmailsCommand, draft);
-  const organizationId = requirePrincipal(ctx).organizationId;
+  const organizationId = authorize(ctx, "users.add_email", { groupId: cmd.groupId }).organizationId;
   await resolveOwnedProject(ctx, cmd.groupId);
   failOnProblems(emailListProblems(cmd.emails));
   return inTransaction(ctx, async ({ em }) => {
@@ -616,7 +617,7 @@ export async function getUser(
    */
   options: { withChildren?: boolean; parts?: ReadonlySet<SummaryPart> | null; lists?: RegistrationListsWanted } = {},
 ): Promise<UserOutcome & { children: UserSummary[]; lists: Map<number, RegistrationLists> }> {
-  const { organizationId } = requirePrincipal(ctx);
+  const { organizationId } = authorize(ctx, "read", { groupId });
   const found = await readOwnedSummary(ctx.em, organizationId, groupId, cloginId, options);
   if (!found.owned) throw notOwnedProject(groupId);
   if (!found.summary) throw userNotFound(cloginId, groupId);

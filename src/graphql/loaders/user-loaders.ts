@@ -1,24 +1,27 @@
 import DataLoader from "dataloader";
 import type { EntityManager } from "typeorm";
-import { READ_CHUNK } from "../../data/batch";
-import { readEmailHistory, type EmailHistoryEntry } from "../../data/email-history.data";
 import {
+  projectPersonKey,
+  READ_CHUNK,
+  readChildSummaries,
+  readEmailHistory,
   readFieldsOfForms,
   readFormSets,
   readFormSetsWithFields,
-  readStoredAnswers,
-  type FieldDefinition,
-  type RegistrationFormState,
-  type StoredAnswer,
-} from "../../data/forms.data";
-import { readPersons, type PersonRecord } from "../../data/persons.data";
-import { readProjects, type ProjectRecord } from "../../data/projects.data";
-import {
-  projectPersonKey,
+  readPersons,
+  readProjects,
   readRegistrationsByPerson,
+  readStoredAnswers,
+  refOfSummary,
+  type EmailHistoryEntry,
+  type FieldDefinition,
+  type PersonRecord,
   type ProjectPersonKey,
+  type ProjectRecord,
+  type RegistrationFormState,
   type RegistrationRef,
-} from "../../data/registrations.data";
+  type StoredAnswer,
+} from "../../domain/loader-reads";
 import {
   readProjectCategories,
   readProjectProducts,
@@ -26,7 +29,6 @@ import {
   type ProductRow,
 } from "../../domain/products/product-reads";
 import { loadUserSummaries, type UserSummary } from "../../domain/users/user-summary";
-import { readChildSummaries, refOfSummary } from "../../data/user-summary.data";
 import {
   readCartOf,
   readPaymentsOf,
@@ -57,8 +59,8 @@ function loaderOf<K, V, C = K>(
  */
 export function createUserLoaders(em: EntityManager) {
   // The summaries read so far, by uid, for the resolvers that present them without waiting on
-  // the loader (a page's nodes' metaInfo, schema-patches.ts). They hold the parts the operation
-  // reads (summary-selection.ts), which every summary field of the operation stays within.
+  // the loader (a page's nodes' metaInfo, execution/schema-patches.ts). They hold the parts the
+  // operation reads (summary-selection.ts), which every summary field of the operation stays within.
   const known = new Map<number, UserSummary>();
   const summaries = loaderOf<number, UserSummary | null>(
     async (uids) => {

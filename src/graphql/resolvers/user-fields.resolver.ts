@@ -7,13 +7,11 @@ import { ProjectType } from "../types/project.type";
 import {
   CartLineType,
   EmailRecordType,
-  fromSummary,
   PaymentType,
   UtmType,
   FieldValueType,
   MetaInfoType,
   presentMetaInfo,
-  presentStatus,
   StatusType,
   TagType,
   UserType,
@@ -24,22 +22,12 @@ import {
   presentFieldValue,
   presentPayment,
   presentProjectListing,
-  presentTag,
   presentUserForm,
   presentUtm,
   userFromRef,
 } from "./present";
 import { visibleAnswers, visibleFormSet } from "./user-read";
-
-/**
- * The User fields that present a summary member, one line each (as META_INFO_FIELDS for
- * MetaInfo): what a selection of them reads derives from here (summary-selection.ts).
- */
-export const USER_SUMMARY_FIELDS = {
-  name: fromSummary("name"),
-  status: fromSummary("status", (status, summary) => status && presentStatus(status, summary.groupId)),
-  tags: fromSummary("tags", (tags, summary) => tags.map((tag) => presentTag(tag, summary.groupId))),
-};
+import { USER_SUMMARY_FIELDS } from "../types/user-summary-fields";
 
 @Resolver(() => UserType)
 export class UserFieldsResolver {
