@@ -193,15 +193,14 @@ export const META_INFO_FIELDS: { [F in keyof MetaInfoFields]: SummaryFieldPresen
   ),
 };
 
-const META_INFO_ENTRIES = Object.entries(META_INFO_FIELDS) as [keyof MetaInfoFields, SummaryFieldPresenter<unknown>][];
-
 /** The one mapping from the summary to the GraphQL meta info. */
 export function presentMetaInfo(summary: UserSummary): MetaInfoType {
   // Member by member on the new instance (one per user of a page): no intermediate literal copied over.
   const meta = new MetaInfoType();
   meta.summary = summary;
   const fields = meta as unknown as Record<string, unknown>;
-  for (const [field, presenter] of META_INFO_ENTRIES) fields[field] = presenter.present(summary);
+  const presenters = META_INFO_FIELDS as Record<string, SummaryFieldPresenter<unknown>>;
+  for (const field in presenters) fields[field] = presenters[field].present(summary);
   return meta;
 }
 
