@@ -8,12 +8,15 @@ import { healthRouter } from "./http/health";
 import { createMetrics } from "./http/metrics";
 import type { AppDependencies } from "./http/app-dependencies";
 import { setRetryAfter } from "./http/overload";
+import { consistencyHeader } from "./http/consistency";
+import { sendGraphqlTransportError } from "./graphql/mount-graphql";
 import { createRateLimiter } from "./http/rate-limit";
 import { requestId } from "./http/request-id";
 import { TransportError } from "./http/transport-errors";
 import { sendLegacyError, toLegacyFailure } from "./rest/legacy-errors";
 import { apiDocsRouter } from "./rest/openapi/api-docs-router";
 import { LEGACY_ENDPOINTS, legacyRestRouter } from "./rest/router";
+import { startSharedState } from "./shared-state/shared-state";
 
 /** REST and GraphQL paths, which no page, probe or scrape route matches (whatever their letter case). */
 const isApiPath = (path: string) => path.startsWith("/reg/api2/") || path === "/graphql";
@@ -41,6 +44,8 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   const metrics = createMetrics(deps.dataSource);
   // The cache belongs to the DataSource (key management forgets accounts through it), not to the process.
   configureAccountCache(deps.dataSource, deps.config.accountCacheTtlMs);
+  // With REDIS_URL: walk positions in Redis, key changes from other processes heard at once.
+  const shared = startSharedState(deps.config.sharedState, deps.dataSource, deps.logger);
   app.use(requestId);
   app.use(accessLog(deps.logger, LEGACY_ENDPOINTS, metrics));
   const resilience = deps.config.resilience;
@@ -66,6 +71,14 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   // Null when both limits are 0 (in-process tests, the benchmark).
   const limiter = createRateLimiter(deps.config.rateLimit, deps.dataSource, deps.logger);
   if (limiter) app.use(["/reg/api2", "/graphql"], ...limiter.handlers);
+  app.use(
+    "/reg/api2",
+    consistencyHeader((req, res, error) => sendLegacyError(res, error, req.requestId)),
+  );
+  app.use(
+    "/graphql",
+    consistencyHeader((_req, res, error) => sendGraphqlTransportError(res, error)),
+  );
   app.use("/reg/api2", legacyRestRouter(deps));
   const graphql = await mountGraphql(app, deps);
 
@@ -86,6 +99,7 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
       shuttingDown = true;
       await graphql.stop();
       await limiter?.close();
+      await shared.close();
     },
   };
 }

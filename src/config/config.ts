@@ -48,7 +48,39 @@ export interface Config {
   /** How long a repeated Idempotency-Key request waits for the first one's answer (IDEMPOTENCY_WAIT_MS). */
   readonly idempotencyWaitMs: number;
   readonly delivery: DeliveryConfig;
+  /** Read replicas (docs/scale-out.md); no replica: every statement goes to DATABASE_URL. */
+  readonly replicas: ReplicasConfig;
+  readonly sharedState: SharedStateConfig;
 }
+
+/** State every instance shares through Redis (docs/scale-out.md); without REDIS_URL each keeps its own. */
+export interface SharedStateConfig {
+  /** REDIS_URL; null: walk positions and account cache invalidation stay in process. */
+  readonly redisUrl: string | null;
+  /** REDIS_KEY_PREFIX: prefix of walk-position keys and of the account-change channel. */
+  readonly keyPrefix: string;
+}
+
+/** Read replicas of the primary and how reads use them (DATABASE_REPLICA_URLS, REPLICA_*). */
+export interface ReplicasConfig {
+  /** DATABASE_REPLICA_URLS, in order; empty: none. Each a MariaDB GTID replica of DATABASE_URL. */
+  readonly urls: readonly string[];
+  readonly databases: readonly Exclude<DatabaseConfig, { kind: "sqlite" }>[];
+  /** Longest wait on a replica for a principal's own write before reading on the primary (REPLICA_WAIT_MS). */
+  readonly waitMs: number;
+  /** A replica further behind than this leaves the rotation (REPLICA_MAX_LAG_S). */
+  readonly maxLagSeconds: number;
+  /** How often each replica's state is checked, in and out of the rotation (REPLICA_CHECK_INTERVAL_MS). */
+  readonly checkIntervalMs: number;
+}
+
+export const DEFAULT_REPLICAS: ReplicasConfig = Object.freeze({
+  urls: Object.freeze([]),
+  databases: Object.freeze([]),
+  waitMs: 200,
+  maxLagSeconds: 10,
+  checkIntervalMs: 1000,
+});
 
 /** false: the socket's address is the client; a number: that many proxies in front; a list: trusted proxy addresses/subnets. */
 export type TrustProxy = boolean | number | readonly string[];
@@ -110,23 +142,33 @@ export const DEFAULT_DELIVERY: DeliveryConfig = Object.freeze({
 export interface DatabaseConnectionConfig {
   readonly poolSize: number;
   readonly connectTimeoutMs: number;
-  /** Requests that may wait for a pooled connection; more are refused at once (503). */
+  /** Most requests that may wait for a pooled connection (a memory backstop); more are refused at once (503). */
   readonly queueLimit: number;
-  /** Longest wait for a pooled connection before the request is answered 503. */
+  /**
+   * Longest wait for a pooled connection before the request is answered 503; a request expected
+   * to wait longer (waiters ahead × recent hold time ÷ pool size) is refused at once.
+   */
   readonly acquireTimeoutMs: number;
   /** Longest run of one SQL statement (server-side limit, and a client-side one just after it); 0 = none. */
   readonly queryTimeoutMs: number;
   /** null: plain TCP. Otherwise TLS, verifying the server against `ca` (PEM) or the system CAs. */
   readonly tls: { readonly ca: string | null } | null;
+  /**
+   * Galera's `wsrep_sync_wait` set on every session (DATABASE_WSREP_SYNC_WAIT); null: the server's
+   * own setting. 1 makes each read wait until its node has applied every write committed anywhere
+   * in the cluster before it (docs/scale-out.md#galera).
+   */
+  readonly wsrepSyncWait?: number | null;
 }
 
 export const DEFAULT_DATABASE_CONNECTION: DatabaseConnectionConfig = Object.freeze({
   poolSize: 10,
   connectTimeoutMs: 10_000,
-  queueLimit: 200,
+  queueLimit: 10_000,
   acquireTimeoutMs: 3000,
   queryTimeoutMs: 4000,
   tls: null,
+  wsrepSyncWait: null,
 });
 
 /** Requests per minute; 0 switches that limit off. */
@@ -146,6 +188,11 @@ export interface ResilienceConfig {
   readonly retryAfterSeconds: number;
   /** Time from SIGTERM to a forced exit 1. */
   readonly shutdownGraceMs: number;
+  /**
+   * From SIGTERM, how long the listener keeps accepting new connections (answered with
+   * `Connection: close`); behind a load balancer, longer than it takes to notice /readyz 503.
+   */
+  readonly shutdownAcceptMs: number;
   /** While draining, how long an idle open connection may still bring a request before it is closed. */
   readonly shutdownIdleMs: number;
   /** Node's headersTimeout and requestTimeout: slow clients cannot hold a connection longer. */
@@ -160,6 +207,9 @@ export const DEFAULT_RESILIENCE: ResilienceConfig = Object.freeze({
   retryAfterSeconds: 2,
   // Above the delivery worker's 10 s send timeout, so a send in flight at SIGTERM is recorded.
   shutdownGraceMs: 15_000,
+  // A single process needs only the time for connections the kernel already accepted; behind
+  // HAProxy set it above the check interval × fall (docs/scale-out.md).
+  shutdownAcceptMs: 500,
   shutdownIdleMs: 500,
   httpHeadersTimeoutMs: 10_000,
   httpRequestTimeoutMs: 30_000,
@@ -221,25 +271,25 @@ const BOOLEAN_WORDS: Record<string, boolean> = {
 const DATABASE_URL_HELP =
   "expected sqlite:<file>, sqlite::memory:, mysql://user:pass@host:port/db or mariadb://user:pass@host:port/db";
 
-export function parseDatabaseUrl(url: string): DatabaseConfig {
+export function parseDatabaseUrl(url: string, variable = "DATABASE_URL"): DatabaseConfig {
   if (url.startsWith("sqlite:")) {
     const file = url.slice("sqlite:".length);
-    if (file === "") throw new ConfigError("DATABASE_URL", `missing file name; ${DATABASE_URL_HELP}`);
+    if (file === "") throw new ConfigError(variable, `missing file name; ${DATABASE_URL_HELP}`);
     return { kind: "sqlite", file: file === ":memory:" ? ":memory:" : file };
   }
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new ConfigError("DATABASE_URL", `"${redactUrl(url)}" is not a URL; ${DATABASE_URL_HELP}`);
+    throw new ConfigError(variable, `"${redactUrl(url)}" is not a URL; ${DATABASE_URL_HELP}`);
   }
   const kind = parsed.protocol.replace(/:$/, "");
   if (kind !== "mysql" && kind !== "mariadb") {
-    throw new ConfigError("DATABASE_URL", `unsupported scheme "${kind}:"; ${DATABASE_URL_HELP}`);
+    throw new ConfigError(variable, `unsupported scheme "${kind}:"; ${DATABASE_URL_HELP}`);
   }
   const database = decodeURIComponent(parsed.pathname.replace(/^\//, ""));
   if (!parsed.hostname || !database) {
-    throw new ConfigError("DATABASE_URL", `host and database name are required; ${DATABASE_URL_HELP}`);
+    throw new ConfigError(variable, `host and database name are required; ${DATABASE_URL_HELP}`);
   }
   const port = parsed.port ? Number(parsed.port) : 3306;
   return {
@@ -307,6 +357,10 @@ const envSchema = z.object({
     .string()
     .regex(/^[\w:.-]{1,64}$/, "RATE_LIMIT_REDIS_PREFIX: expected 1 to 64 letters, digits or _ : . -")
     .default(DEFAULT_RATE_LIMIT_REDIS_PREFIX),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[\w:.-]{1,64}$/, "REDIS_KEY_PREFIX: expected 1 to 64 letters, digits or _ : . -")
+    .default("regapi:"),
   API_KEY_ROTATION_GRACE_S: integerInRange("API_KEY_ROTATION_GRACE_S", 0, 30 * 24 * 3600).default(3600),
   LOG_FORMAT: z
     .string()
@@ -328,6 +382,7 @@ const envSchema = z.object({
   DATABASE_QUERY_TIMEOUT_MS: integerInRange("DATABASE_QUERY_TIMEOUT_MS", 0, 3_600_000).default(
     DEFAULT_DATABASE_CONNECTION.queryTimeoutMs,
   ),
+  DATABASE_WSREP_SYNC_WAIT: integerInRange("DATABASE_WSREP_SYNC_WAIT", 0, 15).optional(),
   LOGIN_TOKEN_TTL_S: integerInRange("LOGIN_TOKEN_TTL_S", 1, 7 * 24 * 3600).default(DEFAULT_LOGIN_TOKEN_TTL_S),
   ACCOUNT_CACHE_TTL_MS: integerInRange("ACCOUNT_CACHE_TTL_MS", 0, 60_000).default(DEFAULT_ACCOUNT_CACHE_TTL_MS),
   CORS_ORIGINS: z
@@ -379,6 +434,7 @@ const envSchema = z.object({
   ),
   RETRY_AFTER_SECONDS: integerInRange("RETRY_AFTER_SECONDS", 1, 3600).default(DEFAULT_RESILIENCE.retryAfterSeconds),
   SHUTDOWN_GRACE_MS: integerInRange("SHUTDOWN_GRACE_MS", 100, 600_000).default(DEFAULT_RESILIENCE.shutdownGraceMs),
+  SHUTDOWN_ACCEPT_MS: integerInRange("SHUTDOWN_ACCEPT_MS", 0, 600_000).default(DEFAULT_RESILIENCE.shutdownAcceptMs),
   SHUTDOWN_IDLE_MS: integerInRange("SHUTDOWN_IDLE_MS", 0, 60_000).default(DEFAULT_RESILIENCE.shutdownIdleMs),
   HTTP_HEADERS_TIMEOUT_MS: integerInRange("HTTP_HEADERS_TIMEOUT_MS", 1000, 600_000).default(
     DEFAULT_RESILIENCE.httpHeadersTimeoutMs,
@@ -387,7 +443,56 @@ const envSchema = z.object({
     DEFAULT_RESILIENCE.httpRequestTimeoutMs,
   ),
   JSON_MAX_DEPTH: integerInRange("JSON_MAX_DEPTH", 2, 1000).default(DEFAULT_RESILIENCE.jsonMaxDepth),
+  // Read replicas (docs/scale-out.md).
+  DATABASE_REPLICA_URLS: z
+    .string()
+    .transform((raw) =>
+      raw
+        .split(",")
+        .map((url) => url.trim())
+        .filter((url) => url !== ""),
+    )
+    .default([]),
+  REPLICA_WAIT_MS: integerInRange("REPLICA_WAIT_MS", 0, 10_000).default(DEFAULT_REPLICAS.waitMs),
+  REPLICA_MAX_LAG_S: integerInRange("REPLICA_MAX_LAG_S", 1, 86_400).default(DEFAULT_REPLICAS.maxLagSeconds),
+  REPLICA_CHECK_INTERVAL_MS: integerInRange("REPLICA_CHECK_INTERVAL_MS", 100, 60_000).default(
+    DEFAULT_REPLICAS.checkIntervalMs,
+  ),
 });
+
+/**
+ * DATABASE_REPLICA_URLS: replicas of a MySQL-family primary, each a mysql:// or mariadb:// URL
+ * that is not the primary's own address (reads sent there would be a second primary path that
+ * no health check watches), none twice.
+ */
+function replicaDatabases(primary: DatabaseConfig, urls: readonly string[]): ReplicasConfig["databases"] {
+  if (urls.length === 0) return [];
+  if (primary.kind === "sqlite")
+    throw new ConfigError(
+      "DATABASE_REPLICA_URLS",
+      "needs a mysql:// or mariadb:// DATABASE_URL; SQLite has no replicas",
+    );
+  const seen = new Set<string>([`${primary.host}:${primary.port}`]);
+  return urls.map((url, index) => {
+    const database = parseDatabaseUrl(url, `DATABASE_REPLICA_URLS entry ${index + 1}`);
+    if (database.kind === "sqlite")
+      throw new ConfigError(
+        "DATABASE_REPLICA_URLS",
+        `entry ${index + 1}: a replica is a mysql:// or mariadb:// URL, not SQLite`,
+      );
+    const address = `${database.host}:${database.port}`;
+    if (seen.has(address))
+      throw new ConfigError(
+        "DATABASE_REPLICA_URLS",
+        `entry ${index + 1} (${address}) is ${address === `${primary.host}:${primary.port}` ? "the primary's address (DATABASE_URL)" : "listed twice"}`,
+      );
+    seen.add(address);
+    return database;
+  });
+}
+
+/** Every environment variable the service reads (compose files and docs are checked against it). */
+export const SETTING_NAMES: readonly string[] = Object.freeze(Object.keys(envSchema.shape));
 
 /** `?ssl=true|false` in a MySQL/MariaDB URL; undefined when absent. */
 function sslParameter(url: string): boolean | undefined {
@@ -426,6 +531,7 @@ function databaseConnection(
     DATABASE_QUEUE_LIMIT: number;
     DATABASE_ACQUIRE_TIMEOUT_MS: number;
     DATABASE_QUERY_TIMEOUT_MS: number;
+    DATABASE_WSREP_SYNC_WAIT?: number;
   },
 ): DatabaseConnectionConfig {
   const ssl = database.kind === "sqlite" ? undefined : sslParameter(url);
@@ -435,6 +541,9 @@ function databaseConnection(
   if (ssl === false && values.DATABASE_SSL_CA !== undefined) {
     throw new ConfigError("DATABASE_SSL_CA", "is set but DATABASE_URL says ssl=false; drop one of them");
   }
+  if (database.kind !== "mariadb" && values.DATABASE_WSREP_SYNC_WAIT !== undefined) {
+    throw new ConfigError("DATABASE_WSREP_SYNC_WAIT", "applies to mariadb:// databases (Galera) only");
+  }
   const ca = values.DATABASE_SSL_CA === undefined ? null : readCaFile(values.DATABASE_SSL_CA);
   return {
     poolSize: values.DATABASE_POOL_SIZE,
@@ -442,6 +551,7 @@ function databaseConnection(
     queueLimit: values.DATABASE_QUEUE_LIMIT,
     acquireTimeoutMs: values.DATABASE_ACQUIRE_TIMEOUT_MS,
     queryTimeoutMs: values.DATABASE_QUERY_TIMEOUT_MS,
+    wsrepSyncWait: values.DATABASE_WSREP_SYNC_WAIT ?? null,
     tls: ssl === true || ca !== null ? { ca } : null,
   };
 }
@@ -460,6 +570,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(variable, message);
   }
   const values = result.data;
+  if (values.SHUTDOWN_ACCEPT_MS >= values.SHUTDOWN_GRACE_MS) {
+    throw new ConfigError(
+      "SHUTDOWN_ACCEPT_MS",
+      `${values.SHUTDOWN_ACCEPT_MS} must be below SHUTDOWN_GRACE_MS (${values.SHUTDOWN_GRACE_MS}): the process would be forced out while still accepting`,
+    );
+  }
   const database = parseDatabaseUrl(values.DATABASE_URL);
   return Object.freeze({
     database,
@@ -495,14 +611,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       smtpUrl: values.SMTP_URL ?? null,
       mailDir: values.MAIL_DIR ?? defaultMailDir(database),
     }),
+    sharedState: Object.freeze({ redisUrl: values.REDIS_URL ?? null, keyPrefix: values.REDIS_KEY_PREFIX }),
     resilience: Object.freeze({
       readinessTimeoutMs: values.READINESS_TIMEOUT_MS,
       retryAfterSeconds: values.RETRY_AFTER_SECONDS,
       shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
+      shutdownAcceptMs: values.SHUTDOWN_ACCEPT_MS,
       shutdownIdleMs: values.SHUTDOWN_IDLE_MS,
       httpHeadersTimeoutMs: values.HTTP_HEADERS_TIMEOUT_MS,
       httpRequestTimeoutMs: values.HTTP_REQUEST_TIMEOUT_MS,
       jsonMaxDepth: values.JSON_MAX_DEPTH,
+    }),
+    replicas: Object.freeze({
+      urls: Object.freeze([...values.DATABASE_REPLICA_URLS]),
+      databases: Object.freeze(replicaDatabases(database, values.DATABASE_REPLICA_URLS)),
+      waitMs: values.REPLICA_WAIT_MS,
+      maxLagSeconds: values.REPLICA_MAX_LAG_S,
+      checkIntervalMs: values.REPLICA_CHECK_INTERVAL_MS,
     }),
   });
 }

@@ -1,6 +1,8 @@
 import { Router, type ErrorRequestHandler, type RequestHandler } from "express";
 import type { AppDependencies } from "../http/app-dependencies";
 import { createRequestContext, domainSettingsOf } from "../domain/context";
+import { openLockFreeRead } from "../domain/transaction";
+import { consistencyOf, sendConsistency } from "../http/consistency";
 import { redeemLoginToken } from "../domain/sessions/registrant-sessions";
 import { formatUtcDateTime } from "../common/dates";
 import { presentUserInfo } from "./presenters/user-envelope";
@@ -18,6 +20,8 @@ import { productsActions } from "./products/products.actions";
 import { projectsActions } from "./projects/projects.actions";
 import { statusesActions } from "./statuses/statuses.actions";
 import { usersActions } from "./users/users.actions";
+import { accountActions } from "./account/account.actions";
+import { personsActions } from "./persons/persons.actions";
 
 /** Largest accepted body: 1 MiB (body-parser reads "1mb" as 1 048 576 bytes). */
 export const BODY_LIMIT = "1mb";
@@ -38,6 +42,8 @@ export const LEGACY_ENDPOINTS: Readonly<Record<string, ActionTable>> = {
   statuses: statusesActions,
   projects: projectsActions,
   products: productsActions,
+  account: accountActions,
+  persons: personsActions,
 };
 
 export function legacyRestRouter(deps: AppDependencies): Router {
@@ -129,10 +135,21 @@ function dispatch(deps: AppDependencies, endpoint: string, actions: ActionTable)
       action = Object.hasOwn(actions, envelope.action) ? actions[envelope.action] : undefined;
       if (!action) throw unknownAction(endpoint, envelope.action, Object.keys(actions));
       const input = parseCommand(action.schema, { ...body, group_id: envelope.group_id });
+      const consistency = consistencyOf(req);
       const ctx = createRequestContext(deps.dataSource, req.requestId, principal, {
         settings: domainSettingsOf(deps.config),
+        consistency,
       });
-      res.status(200).json(await action.run(ctx, input));
+      // A read takes no lock: with replicas it may run on one (src/db/replicas.ts).
+      const read = action.readOnly ? await openLockFreeRead(ctx) : null;
+      let answer: Record<string, unknown>;
+      try {
+        answer = await action.run(read?.ctx ?? ctx, input);
+      } finally {
+        await read?.close();
+      }
+      sendConsistency(res, consistency);
+      res.status(200).json(answer);
     } catch (error) {
       const failure = toLegacyFailure(error, req.log ?? deps.logger, req.requestId);
       sendLegacyError(res, failure, req.requestId, action?.problemPaths);
@@ -157,10 +174,13 @@ function redeemSession(deps: AppDependencies): RequestHandler {
           'Invalid request: the body must be a JSON object {"user_token": "…"}.',
         );
       }
+      const consistency = consistencyOf(req);
       const ctx = createRequestContext(deps.dataSource, req.requestId, null, {
         settings: domainSettingsOf(deps.config),
+        consistency,
       });
       const outcome = await redeemLoginToken(ctx, { loginToken: body.user_token });
+      sendConsistency(res, consistency);
       res.status(200).json({
         success: true,
         session_token: outcome.sessionToken,

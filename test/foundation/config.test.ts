@@ -5,6 +5,7 @@ import {
   configWith,
   DEFAULT_DATABASE_URL,
   DEFAULT_DELIVERY,
+  DEFAULT_REPLICAS,
   DEFAULT_RESILIENCE,
   defaultMailDir,
   loadConfig,
@@ -39,9 +40,10 @@ describe("configuration", () => {
       databaseConnection: {
         poolSize: 10,
         connectTimeoutMs: 10_000,
-        queueLimit: 200,
+        queueLimit: 10_000,
         acquireTimeoutMs: 3000,
         queryTimeoutMs: 4000,
+        wsrepSyncWait: null,
         tls: null,
       },
       rateLimit: { perMinute: 600, unauthenticatedPerMinute: 60, redisUrl: null, redisPrefix: "regapi:rate-limit:" },
@@ -54,6 +56,8 @@ describe("configuration", () => {
       idempotencyWaitMs: 10_000,
       delivery: { ...DEFAULT_DELIVERY, mailDir: defaultMailDir({ kind: "sqlite", file: "data/regapi.sqlite" }) },
       accountCacheTtlMs: 5000,
+      sharedState: { redisUrl: null, keyPrefix: "regapi:" },
+      replicas: DEFAULT_REPLICAS,
     });
   });
 

@@ -61,7 +61,8 @@ describe("unexpected errors are masked", () => {
     expect(error).toEqual({
       message: `Internal error; quote request id ${requestId} when reporting it.`,
       locations: expect.any(Array),
-      path: ["user", "emails"],
+      // The user's email history is read in the user's own statement (issue 23), which fails as a whole.
+      path: ["user"],
       extensions: { code: "INTERNAL" },
     });
     expect(JSON.stringify(response.body)).not.toMatch(/email_record|SELECT|SQLITE|ER_|\.ts:\d+/);

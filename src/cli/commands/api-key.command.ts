@@ -1,8 +1,10 @@
 import type { Command } from "commander";
 import { createRequestContext } from "../../domain/context";
+import { SCOPE_NAMES } from "../../domain/group-scope";
 import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "../api-key.service";
 import { writeLine } from "../cli-io";
 import { formatTable, positiveInteger, type CliSession } from "../cli-session";
+import { announceAccountChange } from "../../shared-state/account-changes";
 
 export function registerApiKeyCommand(program: Command, session: CliSession): void {
   const apiKey = program
@@ -10,6 +12,18 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
     .description("Manage API accounts: create, list, revoke and rotate keys. Tokens are shown once and stored hashed.")
     .summary("manage API accounts (create, list, revoke, rotate)");
   const context = async (requestId: string) => createRequestContext(await session.database(), requestId);
+  // Running instances keep accounts for ACCOUNT_CACHE_TTL_MS; with REDIS_URL they are told at once.
+  const announce = async (apiId: number) => {
+    const { redisUrl, keyPrefix } = session.config().sharedState;
+    if (!redisUrl) return;
+    const outcome = await announceAccountChange(redisUrl, keyPrefix, apiId);
+    writeLine(
+      session.io.stderr,
+      "heardBy" in outcome
+        ? `Running instances told through Redis: ${outcome.heardBy}.`
+        : `Could not tell running instances through Redis (${outcome.failed}); they apply the change within ACCOUNT_CACHE_TTL_MS.`,
+    );
+  };
 
   apiKey
     .command("create")
@@ -17,12 +31,23 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
     .description("Create an active API account for an organization and print its token once (only its hash is stored).")
     .requiredOption("--org <id>", "organization id (see regapi org list)", positiveInteger())
     .requiredOption("--user <email>", "Api-User: the account's email address")
-    .action(async (options: { org: number; user: string }) => {
-      const key = await createApiKey(await context("cli-api-key"), options.org, options.user);
+    .option(
+      "--scope <names>",
+      `limit the key to these operations, comma-separated: read, or write names (${SCOPE_NAMES.filter((name) => name !== "read").join(", ")}); default: all`,
+    )
+    .option("--groups <ids>", "limit the key to these projects (group_id), comma-separated; default: every project")
+    .action(async (options: { org: number; user: string; scope?: string; groups?: string }) => {
+      const key = await createApiKey(await context("cli-api-key"), options.org, options.user, {
+        scope: options.scope,
+        groups: options.groups,
+      });
+      await announce(key.apiId);
       const { stdout, stderr } = session.io;
       writeLine(stdout, `Api-Id: ${key.apiId}`);
       writeLine(stdout, `Api-User: ${key.apiUser}`);
       writeLine(stdout, `Api-Token: ${key.apiToken}`);
+      writeLine(stdout, `Scope: ${key.scope ?? "all"}`);
+      writeLine(stdout, `Groups: ${key.groups ?? "all"}`);
       writeLine(stderr, "Keep the token now: it is not stored and cannot be shown again.");
     });
 
@@ -47,8 +72,10 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
         key.previous_token_expires_at && key.previous_token_expires_at.getTime() > now
           ? key.previous_token_expires_at.toISOString()
           : "-",
+        key.scope_operations ?? "all",
+        key.scope_group_ids ?? "all",
       ]);
-      const header = ["api-id", "api-user", "active", "created", "old token valid until"];
+      const header = ["api-id", "api-user", "active", "created", "old token valid until", "scope", "groups"];
       for (const line of formatTable(header, rows)) writeLine(stdout, line);
     });
 
@@ -59,6 +86,7 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
     .argument("<api-id>", "the account's Api-Id", positiveInteger())
     .action(async (apiId: number) => {
       const revoked = await revokeApiKey(await context("cli-api-key-revoke"), apiId);
+      await announce(apiId);
       writeLine(
         session.io.stdout,
         revoked.wasActive
@@ -78,6 +106,7 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
     .action(async (apiId: number) => {
       const grace = session.config().apiKeyRotationGraceSeconds;
       const key = await rotateApiKey(await context("cli-api-key-rotate"), apiId, grace);
+      await announce(apiId);
       const { stdout, stderr } = session.io;
       writeLine(stdout, `Api-Id: ${key.apiId}`);
       writeLine(stdout, `Api-User: ${key.apiUser}`);

@@ -16,7 +16,7 @@ import {
   type SubmissionSettings,
 } from "../forms/form-submission";
 import { applyTriggerEffects, planTriggerEffects } from "../triggers/trigger-runner";
-import { notOwnedProject } from "../group-scope";
+import { authorize, notOwnedProject } from "../group-scope";
 import { countRegistration } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { readPersonData, type PersonData } from "./new-user-data";
@@ -59,7 +59,7 @@ export async function createUser(
   draft: CommandDraft<typeof CreateUserCommand>,
 ): Promise<UserOutcome> {
   const cmd = parseCommand(CreateUserCommand, draft);
-  const organizationId = requirePrincipal(ctx).organizationId;
+  const organizationId = authorize(ctx, "users.create", { groupId: cmd.groupId }).organizationId;
   const newPerson = cmd.cloginId === null;
   const { data, problems } = readPersonData(cmd, newPerson);
   const plan = await readOwnedRegistrationPlan(ctx, cmd.groupId, { ...personKeyValues(data), ...cmd.values });
@@ -94,7 +94,7 @@ export async function createChild(
   draft: CommandDraft<typeof CreateChildCommand>,
 ): Promise<UserOutcome> {
   const cmd = parseCommand(CreateChildCommand, draft);
-  const organizationId = requirePrincipal(ctx).organizationId;
+  const organizationId = authorize(ctx, "users.create_child", { groupId: cmd.groupId }).organizationId;
   const newPerson = cmd.cloginId === null;
   const { data, problems } = readPersonData(cmd, newPerson, { mainEmailRequired: false });
   const plan = await readOwnedRegistrationPlan(ctx, cmd.groupId, { ...personKeyValues(data), ...cmd.values });

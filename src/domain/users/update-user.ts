@@ -1,6 +1,7 @@
 import { readValueTargets } from "../../data/form-submission.data";
 import { updatePerson } from "../../data/persons.data";
 import type { RequestContext } from "../context";
+import { authorize } from "../group-scope";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { validationFailed } from "../errors";
 import type { PersonAttributes } from "../forms/field-values";
@@ -108,6 +109,7 @@ async function runUpdate(
   acceptNotRegistered: boolean,
 ): Promise<UpdateUserOutcome | NotRegisteredUpdateOutcome> {
   const cmd = parseCommand(UpdateUserCommand, draft);
+  authorize(ctx, "users.update", { groupId: cmd.groupId });
   // Checked once ownership is proven (FORBIDDEN comes first), before USER_NOT_FOUND.
   const assertShape = () => {
     if (cmd.values === null && cmd.markFormsComplete === null) {

@@ -10,17 +10,17 @@ import { offerOfProductRow, readProductsOfProjects } from "../../data/products.d
 import { groupBy } from "../../common/group-by";
 import { isOfferedTo } from "../carts/cart-rules";
 import { registrationLevel } from "../forms/form-rules";
-import { readOwnedSummaryRow } from "../../data/registrations.data";
+import { readOwnedSummary } from "../../data/user-summary.data";
 import { readEmailHistory, type EmailHistoryEntry } from "../../data/email-history.data";
 import type { FieldType } from "../../entities";
 import { answerIsEmpty, decodeAnswer, parseChoiceOptions, type FieldAnswer } from "../forms/field-value-codec";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
-import { requirePrincipal, type RequestContext } from "../context";
+import type { RequestContext } from "../context";
 import { UserInfoCommand } from "./read-commands";
 import { userNotFound } from "../errors";
-import { notOwnedProject } from "../group-scope";
+import { authorize, notOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
-import { loadUserSummaries, summaryOf, type UserSummary } from "./user-summary";
+import { loadUserSummaries, type UserSummary } from "./user-summary";
 import {
   NO_UTM,
   readCartOf,
@@ -279,13 +279,13 @@ export async function getUserInfo(
 ): Promise<UserInfoOutcome> {
   const parsed = parseCommand(UserInfoCommand, draft);
   const cmd = { ...parsed, selection: readDetailSelection(parsed.selectors) };
-  const { organizationId } = requirePrincipal(ctx);
+  const { organizationId } = authorize(ctx, "read", { groupId: cmd.groupId });
   const read = async ({ em }: RequestContext): Promise<UserInfoOutcome> => {
     // Ownership, registration and summary in one statement.
-    const found = await readOwnedSummaryRow(em, organizationId, cmd.groupId, cmd.cloginId);
+    const found = await readOwnedSummary(em, organizationId, cmd.groupId, cmd.cloginId);
     if (!found.owned) throw notOwnedProject(cmd.groupId);
-    if (!found.row) throw userNotFound(cmd.cloginId, cmd.groupId);
-    const summary = summaryOf(found.row);
+    if (!found.summary) throw userNotFound(cmd.cloginId, cmd.groupId);
+    const summary = found.summary;
     const target = {
       uid: summary.uid,
       groupId: summary.groupId,

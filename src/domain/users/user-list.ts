@@ -6,22 +6,27 @@ import {
   type ExclusionFilter,
   type ListSelection,
 } from "../../data/user-list.data";
-import { requirePrincipal, type RequestContext } from "../context";
-import { notOwnedProject } from "../group-scope";
+import type { RequestContext } from "../context";
+import { authorize, notOwnedProject } from "../group-scope";
 import { listTotalsOf } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { UserListCommand } from "./read-commands";
 import { readDetailSelection, readUserDetails, type DetailSelection, type UserDetails } from "./user-details";
-import { summaryOf, type UserSummary } from "./user-summary";
+import type { UserSummary } from "./user-summary";
+import { walkPositionsOf, type WalkPosition } from "./walk-positions";
+
+export { forgetWalkPositions } from "./walk-positions";
 
 // users get_user_list (contract §12, §18): 50 parents/individuals a page from a zero-based
 // position, their matching children riding along, totals over all matching records.
 //
 // Pages at any depth: a position the server has handed out as next_starting_position is
 // remembered with the uid that ended the page before it, so the next page starts there (keyset:
-// the same cost at position 0 and at 1,000,000). A position never handed out (a jump, or a walk
-// moved to another instance) is found by skipping that many entries of a covering index.
+// the same cost at position 0 and at 1,000,000). Positions live in process memory, or in Redis
+// with REDIS_URL so that every instance continues every walk (walk-positions.ts). A position
+// never handed out (a jump, or one forgotten) is found by skipping that many entries of a
+// covering index.
 // total_users and totals come from the project's counters (one row); a walk carries the totals it
 // started with along with its remembered positions, so its pages agree with each other.
 
@@ -29,7 +34,6 @@ export const RECORDS_PER_PAGE = 50;
 
 /** How long a handed-out position (and its walk's totals) is remembered. */
 export const WALK_MEMORY_MS = 10 * 60 * 1000;
-const WALK_MEMORY_ENTRIES = 10_000;
 
 export interface UserListQuery {
   groupId: number;
@@ -68,57 +72,27 @@ export interface UserListPage {
   continuedWalk: boolean;
 }
 
-interface WalkPosition {
-  afterUid: number;
-  totalUsers: number;
-  totals: ListTotals;
-  storedAt: number;
-}
-
-// Per process: a walk spread over several instances still works (a miss skips to the position).
-const walkPositions = new Map<string, WalkPosition>();
-
 const walkKey = (query: UserListQuery, position: number) =>
   [query.groupId, query.exclusion, query.onlyParents, query.onlyChildren, position].join(":");
 
-function recallPosition(key: string, now: number): WalkPosition | null {
-  const found = walkPositions.get(key);
-  if (!found) return null;
-  if (now - found.storedAt > WALK_MEMORY_MS) {
-    walkPositions.delete(key);
-    return null;
-  }
-  return found;
-}
-
-function rememberPosition(key: string, position: WalkPosition): void {
-  walkPositions.delete(key);
-  walkPositions.set(key, position);
-  // Oldest first out: a Map iterates in insertion order.
-  while (walkPositions.size > WALK_MEMORY_ENTRIES) walkPositions.delete(walkPositions.keys().next().value!);
-}
-
-/** Forgets every remembered position (tests; a project's data replaced wholesale). */
-export function forgetWalkPositions(): void {
-  walkPositions.clear();
-}
-
 /** Reads one page. Throws FORBIDDEN for a project outside the caller's organization. */
 export async function listUsers(ctx: RequestContext, query: UserListQuery): Promise<UserListPage> {
-  const { organizationId } = requirePrincipal(ctx);
+  const { organizationId } = authorize(ctx, "read", { groupId: query.groupId });
+  const positions = walkPositionsOf(ctx.dataSource);
+  // Asked before the transaction: a shared store's round trip holds no connection. Whether the
+  // caller may read the project is still checked inside, before anything remembered is used.
+  const remembered = query.startingPosition > 0 ? await positions.recall(walkKey(query, query.startingPosition)) : null;
   // Ownership, totals, page and children come from one transaction, so they agree: 4 statements
   // with BEGIN and COMMIT (ownership with the excluding statuses and the counters; the page and
   // its children with their summaries), 5 for a jump.
-  return inTransaction(ctx, async ({ em }) => {
+  const { page, next } = await inTransaction(ctx, async ({ em }) => {
     const scope = await readListScope(em, organizationId, query.groupId);
     if (!scope.owned) throw notOwnedProject(query.groupId);
-    const now = Date.now();
     const selection: ListSelection = {
       groupId: query.groupId,
       exclusion: query.exclusion,
       excludingStatusIds: scope.excludingStatusIds,
     };
-    const remembered = query.startingPosition > 0 ? recallPosition(walkKey(query, query.startingPosition), now) : null;
     let totalUsers: number;
     let totals: ListTotals;
     if (remembered) {
@@ -143,8 +117,8 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
     if (withChildren && !jump) {
       const read = await readListPageAndChildren(em, selection, { afterUid, limit: RECORDS_PER_PAGE + 1 });
       readRows = read.page;
-      const heads = new Set(read.page.slice(0, RECORDS_PER_PAGE).map((row) => row.person_id));
-      children = read.children.filter((child) => heads.has(child.connected_to ?? 0));
+      const heads = new Set(read.page.slice(0, RECORDS_PER_PAGE).map((row) => row.cloginId));
+      children = read.children.filter((child) => heads.has(child.parentCloginId ?? 0));
     } else {
       readRows = await readListPageSummaries(em, selection, {
         level: query.onlyChildren ? "child" : "parent",
@@ -156,12 +130,12 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
         ? await readMatchingChildSummaries(
             em,
             selection,
-            readRows.slice(0, RECORDS_PER_PAGE).map((row) => row.person_id),
+            readRows.slice(0, RECORDS_PER_PAGE).map((row) => row.cloginId),
           )
         : [];
     }
     const pageRows = readRows.slice(0, RECORDS_PER_PAGE);
-    const summaries = new Map([...pageRows, ...children].map((row) => [row.uid, summaryOf(row)]));
+    const summaries = new Map([...pageRows, ...children].map((row) => [row.uid, row]));
     const summaryFor = (uid: number) => {
       const summary = summaries.get(uid);
       if (!summary) throw new Error(`registration ${uid} vanished while its page was read`);
@@ -179,23 +153,17 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
     });
     const childrenOf = new Map<number, ListedUser[]>();
     for (const child of children) {
-      const parent = child.connected_to ?? 0;
+      const parent = child.parentCloginId ?? 0;
       const list = childrenOf.get(parent) ?? [];
       list.push(listed(child.uid));
       childrenOf.set(parent, list);
     }
-    const records = pageRows.map((row) => ({ ...listed(row.uid), children: childrenOf.get(row.person_id) ?? [] }));
+    const records = pageRows.map((row) => ({ ...listed(row.uid), children: childrenOf.get(row.cloginId) ?? [] }));
 
     const nextStartingPosition = readRows.length > RECORDS_PER_PAGE ? query.startingPosition + RECORDS_PER_PAGE : null;
-    if (nextStartingPosition !== null) {
-      rememberPosition(walkKey(query, nextStartingPosition), {
-        afterUid: pageRows[pageRows.length - 1].uid,
-        totalUsers,
-        totals,
-        storedAt: now,
-      });
-    }
-    return {
+    const next: WalkPosition | null =
+      nextStartingPosition === null ? null : { afterUid: pageRows[pageRows.length - 1].uid, totalUsers, totals };
+    const page: UserListPage = {
       totalUsers,
       recordsPerPage: RECORDS_PER_PAGE,
       startingPosition: query.startingPosition,
@@ -204,7 +172,12 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
       records,
       continuedWalk: remembered !== null,
     };
+    return { page, next };
   });
+  // Remembered before the answer leaves, so the client's next request finds it on any instance.
+  if (next && page.nextStartingPosition !== null)
+    await positions.remember(walkKey(query, page.nextStartingPosition), next, WALK_MEMORY_MS);
+  return page;
 }
 
 export interface UserListOutcome {

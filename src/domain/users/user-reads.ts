@@ -1,15 +1,15 @@
+import type { RegistrationRef } from "../../data/registrations.data";
 import {
   countUsers as countMatchingUsers,
   readSummaryPageInRange,
-  refOfSummaryRow,
-  type RegistrationRef,
-  type SummaryPart,
   type UserListFilter,
-} from "../../data/registrations.data";
-import { requirePrincipal, type RequestContext } from "../context";
-import { notOwnedProject } from "../group-scope";
+} from "../../data/user-page.data";
+import type { SummaryPart } from "../../data/user-projection";
+import { refOfSummary } from "../../data/user-summary.data";
+import type { RequestContext } from "../context";
+import { authorize, notOwnedProject } from "../group-scope";
 import { emptyCounters, matchingBucketsOf, readProjectCounters, registrationsIn } from "../projects/project-counters";
-import { summaryOf, type UserSummary } from "./user-summary";
+import type { UserSummary } from "./user-summary";
 
 // Listing a project's users. Nested user data (forms, values, emails, tags, children) is read in
 // batches by the GraphQL loaders straight from src/data/, one statement per batch.
@@ -55,7 +55,7 @@ export interface UserPageRequest {
  * the filter from the project's counters when they can tell (see `matchingBucketsOf`).
  */
 export async function listUsersPage(ctx: RequestContext, request: UserPageRequest): Promise<UserPage> {
-  const { organizationId } = requirePrincipal(ctx);
+  const { organizationId } = authorize(ctx, "read", { groupId: request.groupId });
   const size = Math.max(0, Math.trunc(request.size));
   const backward = request.direction === "backward";
   // One row more than the page says whether another page lies beyond it in the reading direction.
@@ -75,8 +75,8 @@ export async function listUsersPage(ctx: RequestContext, request: UserPageReques
   // The other side is known without a read: a cursor was given there, so at least that user was
   // beyond it when the cursor was issued (as Relay's connection spec allows).
   return {
-    users: page.map(refOfSummaryRow),
-    summaries: page.map(summaryOf),
+    users: page.map(refOfSummary),
+    summaries: page,
     hasNextPage: backward ? request.beforeUid !== null : more,
     hasPreviousPage: backward ? more : request.afterUid !== null,
     matchingTotal: read.matchingTotal,
@@ -88,6 +88,7 @@ export async function listUsersPage(ctx: RequestContext, request: UserPageReques
  * the project's counters (one row) unless the filter names a status or searches, which count.
  */
 export async function countUsers(ctx: RequestContext, groupId: number, filter: UserListFilter): Promise<number> {
+  authorize(ctx, "read", { groupId });
   const buckets = matchingBucketsOf(filter);
   if (!buckets) return countMatchingUsers(ctx.em, groupId, filter);
   const counters = (await readProjectCounters(ctx.em, { projectId: groupId })).get(groupId) ?? emptyCounters();

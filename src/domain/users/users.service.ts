@@ -1,14 +1,16 @@
 import { insertEmailHistory } from "../../data/email-history.data";
-import { readOwnedSummaryRow, type SummaryPart } from "../../data/registrations.data";
-import { requirePrincipal, type RequestContext } from "../context";
+import type { RegistrationLists, RegistrationListsWanted } from "../../data/registration-lists.data";
+import type { SummaryPart } from "../../data/user-projection";
+import { readOwnedSummary } from "../../data/user-summary.data";
+import type { RequestContext } from "../context";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { failOnProblems, userNotFound } from "../errors";
-import { notOwnedProject } from "../group-scope";
+import { authorize, notOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { assertSendingAdmins, emailListProblems, emailRecords } from "./email-history";
 import { requireOwnedRegistration, type RegisteredUser } from "./registration-lookup";
 import { AddEmailsCommand, type UserOutcome } from "./user-commands";
-import { summaryOf, type UserSummary } from "./user-summary";
+import type { UserSummary } from "./user-summary";
 import { recordEvents } from "../events/record-event";
 import { outcomeOf } from "./user-values";
 
@@ -31,7 +33,7 @@ export async function addEmails(
   draft: CommandDraft<typeof AddEmailsCommand>,
 ): Promise<UserOutcome> {
   const cmd = parseCommand(AddEmailsCommand, draft);
-  const organizationId = requirePrincipal(ctx).organizationId;
+  const organizationId = authorize(ctx, "users.add_email", { groupId: cmd.groupId }).organizationId;
   return inTransaction(ctx, async ({ em }) => {
     // Ownership with the registration (one statement); the list's problems come after FORBIDDEN.
     const user = await requireOwnedRegistration(ctx, em, cmd.groupId, cmd.cloginId, {
@@ -54,7 +56,8 @@ const emailRecordedEvents = (user: RegisteredUser, emails: AddEmailsCommand["ema
 /**
  * Reads one user of the project. Throws FORBIDDEN or USER_NOT_FOUND. Ownership, registration and
  * summary come from one statement, so one consistent read answers all three; `withChildren` adds
- * the summaries of the user's children to that same statement.
+ * the summaries of the user's children to that same statement, `lists` the lists of the user
+ * (and children) it names.
  */
 export async function getUser(
   ctx: RequestContext,
@@ -64,18 +67,19 @@ export async function getUser(
    * With `parts`, the summaries hold only those parts (the others read as zero, empty or null):
    * for a caller that uses no other part of them.
    */
-  options: { withChildren?: boolean; parts?: ReadonlySet<SummaryPart> | null } = {},
-): Promise<UserOutcome & { children: UserSummary[] }> {
-  const { organizationId } = requirePrincipal(ctx);
-  const found = await readOwnedSummaryRow(ctx.em, organizationId, groupId, cloginId, options);
+  options: { withChildren?: boolean; parts?: ReadonlySet<SummaryPart> | null; lists?: RegistrationListsWanted } = {},
+): Promise<UserOutcome & { children: UserSummary[]; lists: Map<number, RegistrationLists> }> {
+  const { organizationId } = authorize(ctx, "read", { groupId });
+  const found = await readOwnedSummary(ctx.em, organizationId, groupId, cloginId, options);
   if (!found.owned) throw notOwnedProject(groupId);
-  if (!found.row) throw userNotFound(cloginId, groupId);
+  if (!found.summary) throw userNotFound(cloginId, groupId);
   return {
-    uid: found.row.uid,
+    uid: found.summary.uid,
     groupId,
     cloginId,
-    summary: summaryOf(found.row),
+    summary: found.summary,
     notices: [],
-    children: found.children.map(summaryOf),
+    children: found.children,
+    lists: found.lists,
   };
 }

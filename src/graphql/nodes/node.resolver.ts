@@ -7,7 +7,7 @@ import { readOwnRegistration } from "../../domain/sessions/registrant-sessions";
 import type { UserOutcome } from "../../domain/users/user-commands";
 import { getUser } from "../../domain/users/users.service";
 import { getWebhookDelivery, getWebhookEndpoint } from "../../domain/webhooks/webhooks.service";
-import { ITEMWISE_LIST_ERRORS } from "../compiled-executor";
+import { ITEMWISE_LIST_ERRORS } from "../execution/compiled-executor";
 import type { GraphqlContext } from "../context";
 import { MAX_PAGE_SIZE } from "../inputs/user-query.input";
 import {
@@ -28,7 +28,8 @@ import {
   userFromOutcome,
   type UserOwner,
 } from "../resolvers/present";
-import { readUserForSelection, visibleAnswers, visibleFormSet } from "../resolvers/user.resolver";
+import { ONE_STATEMENT_READ, type OneStatementRead } from "../execution/one-statement-read";
+import { answeredByUserRead, readUserForSelection, visibleAnswers, visibleFormSet } from "../resolvers/user-read";
 import { selectsField } from "../selection";
 import { presentMetaInfo, presentStatus } from "../types/user.type";
 import { decodeNodeId, type DecodedNodeId, type NodeKey } from "./node-id";
@@ -44,8 +45,17 @@ const HIDDEN_CODES = new Set(["FORBIDDEN", "USER_NOT_FOUND", "NOT_FOUND"]);
 
 type NodeSource = Node & { __typename: string };
 
+// `node` of a User, for an API account, reads as `user` does: in one statement
+// (one-statement-read.ts) when its selection is one that `user` reads so.
+const NODE_READ: OneStatementRead = (args, caller) => {
+  if (caller.registrant) return null;
+  const node = decodeNodeId(String(args.id));
+  return node.type === "User" ? { objectType: "User", answered: answeredByUserRead } : null;
+};
+
 @Resolver()
 export class NodeResolver {
+  @Extensions({ [ONE_STATEMENT_READ]: NODE_READ })
   @Query(() => Node, {
     nullable: true,
     description:
@@ -97,7 +107,7 @@ async function ownerOf(ctx: GraphqlContext, key: NodeKey<"User">): Promise<UserO
   const outcome = registrant
     ? await readOwnRegistration(ctx.request)
     : await getUser(ctx.request, key.groupId, key.cloginId);
-  ctx.loaders.summaries.prime(outcome.uid, outcome.summary);
+  ctx.loaders.primeSummary(outcome.summary);
   return outcome;
 }
 
