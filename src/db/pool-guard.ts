@@ -16,21 +16,28 @@ interface SessionConnection {
 }
 
 /**
- * A connection whose statement ran past the client-side timeout is given up: mysql2 reports the
- * timeout but keeps the statement as the connection's current command, so the ROLLBACK that
- * follows, and any statement of the next request handed that connection, would wait behind it for
- * a frozen server, each for another timeout (a request took 13.5 s with the server frozen for
- * 15 s, against about 5 s promised). Destroyed, the pool drops it and every command queued on it
- * fails at once; the next request gets a new connection, bounded by the acquire timeout.
+ * Errors after which a pooled connection is given up rather than handed to the next request:
+ * - PROTOCOL_SEQUENCE_TIMEOUT, a statement that ran past the client-side timeout: mysql2 reports
+ *   the timeout but keeps the statement as the connection's current command, so the ROLLBACK that
+ *   follows, and any statement of the next request handed that connection, would wait behind it
+ *   for a frozen server, each for another timeout (a request took 13.5 s with the server frozen
+ *   for 15 s, against about 5 s promised).
+ * - ER_UNKNOWN_COM_ERROR (1047, SQLSTATE 08S01) "WSREP has not yet prepared node for application
+ *   use": a Galera node that is shutting down, or cut off from the majority, refuses every
+ *   statement; its session is of no use even once HAProxy has moved new connections elsewhere.
+ * Destroyed, the pool drops it and every command queued on it fails at once; the next request
+ * gets a new connection (through HAProxy, to a node that serves), bounded by the acquire timeout.
  */
-export function destroyOnClientTimeout(connection: SessionConnection): void {
+const SESSION_LOST = new Set(["PROTOCOL_SEQUENCE_TIMEOUT", "ER_UNKNOWN_COM_ERROR"]);
+
+export function destroyLostSessions(connection: SessionConnection): void {
   const query = connection.query.bind(connection);
   connection.query = (...args: unknown[]) => {
     const last = args.length - 1;
     const callback = args[last];
     if (typeof callback === "function") {
       args[last] = (error: (Error & { code?: string }) | null, ...rest: unknown[]) => {
-        if (error?.code === "PROTOCOL_SEQUENCE_TIMEOUT") connection.destroy();
+        if (error?.code !== undefined && SESSION_LOST.has(error.code)) connection.destroy();
         return (callback as (...values: unknown[]) => unknown)(error, ...rest);
       };
     }
@@ -176,13 +183,13 @@ export function guardedMysqlDriver(kind: "mysql" | "mariadb", limits: DatabaseLi
     const guarded = pool as unknown as GuardedPool;
     const syncWait = limits.wsrepSyncWait ?? null;
     guarded.on("connection", (connection) => {
+      destroyLostSessions(connection);
       // mysql2 queues commands per connection, so these run before the caller's first statement.
       // JSON lists per row (registration-lists.data.ts, carts.data.ts) are aggregates that the
       // server cuts at group_concat_max_len (1 MiB by default on MariaDB, 1 KiB on MySQL) into
       // invalid JSON: a user's email history alone may hold more. The cap is the packet size.
       connection.query(`SET SESSION group_concat_max_len = ${LIST_AGGREGATE_MAX_BYTES}`, () => undefined);
       if (limits.queryTimeoutMs > 0) {
-        destroyOnClientTimeout(connection);
         // A server without the variable (an old MySQL) keeps only the client-side timeout.
         connection.query(statementTimeoutSql(kind, limits.queryTimeoutMs), () => undefined);
       }
