@@ -13,14 +13,19 @@ import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { UserListCommand } from "./read-commands";
 import { readDetailSelection, readUserDetails, type DetailSelection, type UserDetails } from "./user-details";
 import { summaryOf, type UserSummary } from "./user-summary";
+import { walkPositionsOf, type WalkPosition } from "./walk-positions";
+
+export { forgetWalkPositions } from "./walk-positions";
 
 // users get_user_list (contract §12, §18): 50 parents/individuals a page from a zero-based
 // position, their matching children riding along, totals over all matching records.
 //
 // Pages at any depth: a position the server has handed out as next_starting_position is
 // remembered with the uid that ended the page before it, so the next page starts there (keyset:
-// the same cost at position 0 and at 1,000,000). A position never handed out (a jump, or a walk
-// moved to another instance) is found by skipping that many entries of a covering index.
+// the same cost at position 0 and at 1,000,000). Positions live in process memory, or in Redis
+// with REDIS_URL so that every instance continues every walk (walk-positions.ts). A position
+// never handed out (a jump, or one forgotten) is found by skipping that many entries of a
+// covering index.
 // total_users and totals come from the project's counters (one row); a walk carries the totals it
 // started with along with its remembered positions, so its pages agree with each other.
 
@@ -28,7 +33,6 @@ export const RECORDS_PER_PAGE = 50;
 
 /** How long a handed-out position (and its walk's totals) is remembered. */
 export const WALK_MEMORY_MS = 10 * 60 * 1000;
-const WALK_MEMORY_ENTRIES = 10_000;
 
 export interface UserListQuery {
   groupId: number;
@@ -67,57 +71,27 @@ export interface UserListPage {
   continuedWalk: boolean;
 }
 
-interface WalkPosition {
-  afterUid: number;
-  totalUsers: number;
-  totals: ListTotals;
-  storedAt: number;
-}
-
-// Per process: a walk spread over several instances still works (a miss skips to the position).
-const walkPositions = new Map<string, WalkPosition>();
-
 const walkKey = (query: UserListQuery, position: number) =>
   [query.groupId, query.exclusion, query.onlyParents, query.onlyChildren, position].join(":");
-
-function recallPosition(key: string, now: number): WalkPosition | null {
-  const found = walkPositions.get(key);
-  if (!found) return null;
-  if (now - found.storedAt > WALK_MEMORY_MS) {
-    walkPositions.delete(key);
-    return null;
-  }
-  return found;
-}
-
-function rememberPosition(key: string, position: WalkPosition): void {
-  walkPositions.delete(key);
-  walkPositions.set(key, position);
-  // Oldest first out: a Map iterates in insertion order.
-  while (walkPositions.size > WALK_MEMORY_ENTRIES) walkPositions.delete(walkPositions.keys().next().value!);
-}
-
-/** Forgets every remembered position (tests; a project's data replaced wholesale). */
-export function forgetWalkPositions(): void {
-  walkPositions.clear();
-}
 
 /** Reads one page. Throws FORBIDDEN for a project outside the caller's organization. */
 export async function listUsers(ctx: RequestContext, query: UserListQuery): Promise<UserListPage> {
   const { organizationId } = authorize(ctx, "read", { groupId: query.groupId });
+  const positions = walkPositionsOf(ctx.dataSource);
+  // Asked before the transaction: a shared store's round trip holds no connection. Whether the
+  // caller may read the project is still checked inside, before anything remembered is used.
+  const remembered = query.startingPosition > 0 ? await positions.recall(walkKey(query, query.startingPosition)) : null;
   // Ownership, totals, page and children come from one transaction, so they agree: 5 statements
   // with BEGIN and COMMIT (ownership with the excluding statuses and the counters; the page with
   // its summaries; the children with theirs).
-  return inTransaction(ctx, async ({ em }) => {
+  const { page, next } = await inTransaction(ctx, async ({ em }) => {
     const scope = await readListScope(em, organizationId, query.groupId);
     if (!scope.owned) throw notOwnedProject(query.groupId);
-    const now = Date.now();
     const selection: ListSelection = {
       groupId: query.groupId,
       exclusion: query.exclusion,
       excludingStatusIds: scope.excludingStatusIds,
     };
-    const remembered = query.startingPosition > 0 ? recallPosition(walkKey(query, query.startingPosition), now) : null;
     let totalUsers: number;
     let totals: ListTotals;
     if (remembered) {
@@ -173,15 +147,9 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
     const records = pageRows.map((row) => ({ ...listed(row.uid), children: childrenOf.get(row.person_id) ?? [] }));
 
     const nextStartingPosition = readRows.length > RECORDS_PER_PAGE ? query.startingPosition + RECORDS_PER_PAGE : null;
-    if (nextStartingPosition !== null) {
-      rememberPosition(walkKey(query, nextStartingPosition), {
-        afterUid: pageRows[pageRows.length - 1].uid,
-        totalUsers,
-        totals,
-        storedAt: now,
-      });
-    }
-    return {
+    const next: WalkPosition | null =
+      nextStartingPosition === null ? null : { afterUid: pageRows[pageRows.length - 1].uid, totalUsers, totals };
+    const page: UserListPage = {
       totalUsers,
       recordsPerPage: RECORDS_PER_PAGE,
       startingPosition: query.startingPosition,
@@ -190,7 +158,12 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
       records,
       continuedWalk: remembered !== null,
     };
+    return { page, next };
   });
+  // Remembered before the answer leaves, so the client's next request finds it on any instance.
+  if (next && page.nextStartingPosition !== null)
+    await positions.remember(walkKey(query, page.nextStartingPosition), next, WALK_MEMORY_MS);
+  return page;
 }
 
 export interface UserListOutcome {
