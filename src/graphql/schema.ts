@@ -3,7 +3,7 @@ import type { GraphQLSchema } from "graphql";
 import { buildSchema } from "type-graphql";
 import { FormResolver, UserFormResolver } from "./resolvers/form.resolver";
 import { NodeResolver } from "./nodes/node.resolver";
-import { applyRegistrantScope } from "./execution/registrant-scope";
+import { assertRootFieldsAuthorized, registrantScopeChecker } from "./execution/registrant-scope";
 import { ProjectResolver } from "./resolvers/project.resolver";
 import { StatusResolver } from "./resolvers/status.resolver";
 import { UserMutationResolver } from "./resolvers/user-mutation.resolver";
@@ -39,9 +39,9 @@ let built: Promise<GraphQLSchema> | null = null;
  * speed and the registrant scope are in execution/ (schema-patches.ts, registrant-scope.ts).
  */
 export function buildGraphqlSchema(): Promise<GraphQLSchema> {
-  built ??= buildSchema({ resolvers: [...RESOLVERS], validate: true })
+  built ??= buildSchema({ resolvers: [...RESOLVERS], validate: true, authChecker: registrantScopeChecker })
     .then(withReadSummaryShortcut)
-    .then(applyRegistrantScope)
+    .then(assertRootFieldsAuthorized)
     .then(withSynchronousNodeType);
   return built;
 }

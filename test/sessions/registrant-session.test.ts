@@ -163,6 +163,9 @@ describe("the registrant session on /graphql", () => {
   it("an API account asking for me or updateMe gets FORBIDDEN", async () => {
     const res = await graphql(t.app, ME);
     expect(res.errors?.[0].extensions?.code).toBe("FORBIDDEN");
+    expect(res.errors?.[0].message).toBe(
+      "me needs a registrant session (Authorization: Bearer <session token>); an API account reads users with user or users.",
+    );
     const update = await graphql(
       t.app,
       `
@@ -239,6 +242,7 @@ describe("the cross-registrant matrix: a session of A never reaches B, another p
   it.each(forbiddenRootFields)("%s: FORBIDDEN", async (_name, query) => {
     const res = await asRegistrant(annToken, query);
     expect(res.errors?.map((error) => error.extensions?.code)).toEqual(["FORBIDDEN"]);
+    expect(res.errors?.[0].message).toMatch(/^\w+ is not available to a registrant session; use me or updateMe\.$/);
     expect(res.data == null || Object.values(res.data).every((value) => value === null)).toBe(true);
   });
 
@@ -250,6 +254,7 @@ describe("the cross-registrant matrix: a session of A never reaches B, another p
         `{ me { cloginId ${selection.includes("{") ? selection : `${selection} { cloginId }`} } }`,
       );
       expect(res.errors?.map((error) => error.extensions?.code)).toEqual(["FORBIDDEN"]);
+      expect(res.errors?.[0].message).toBe(`User.${selection.split(" ")[0]} is not available to a registrant session.`);
     },
   );
 

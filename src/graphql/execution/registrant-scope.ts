@@ -1,68 +1,49 @@
-import { defaultFieldResolver, isObjectType, type GraphQLResolveInfo, type GraphQLSchema } from "graphql";
+import type { GraphQLSchema } from "graphql";
+import { getMetadataStorage, type AuthChecker } from "type-graphql";
 import { forbidden } from "../../domain/errors";
 import type { GraphqlContext } from "../context";
 
-// What a registrant session may reach (contract §10): the root fields `me` and `updateMe`, and
-// on its own User only what is its own. An API account may not use those two root fields.
+// What a registrant session may reach (contract §10), through type-graphql's own authorization:
+// each root field, and each User field a registrant may not read, says who may resolve it with
+// `@Authorized(...roles)`; this checker compares the caller's role and answers FORBIDDEN with the
+// message of the case. (Only the decorated fields carry type-graphql's middleware: a global one
+// wrapped every field of every object in two async calls, most of a users page's CPU.)
 
-/** Root fields of a registrant session; every other root field answers FORBIDDEN. */
-export const REGISTRANT_ROOT_FIELDS: ReadonlySet<string> = new Set(["me", "updateMe"]);
+/** Who calls: an API account (organization key) or a registrant session (Bearer token). */
+export type CallerRole = "account" | "registrant";
 
-/**
- * User fields a registrant may not read: they lead to other registrations (parent, children),
- * to project-wide data (project totals) or to the organization's internal records (tags, the
- * email history kept by admins).
- */
-export const REGISTRANT_HIDDEN_USER_FIELDS: ReadonlySet<string> = new Set([
-  "parent",
-  "children",
-  "project",
-  "tags",
-  "emails",
-]);
-
-/**
- * Root fields open to both kinds of caller: refetching by Node id applies the caller's own
- * authorization to each id (a registrant reaches only its own registration's objects).
- */
-export const SHARED_ROOT_FIELDS: ReadonlySet<string> = new Set(["node", "nodes"]);
+/** Every root field opens to these: refetching by Node id applies each object's own rules. */
+export const EVERY_CALLER: CallerRole[] = ["account", "registrant"];
 
 const ROOT_TYPES = new Set(["Query", "Mutation"]);
 
-/** Throws FORBIDDEN when the caller may not resolve this field (see the sets above). */
-export function checkRegistrantScope(context: GraphqlContext, info: GraphQLResolveInfo): void {
-  const registrant = context.request.registrant;
-  if (ROOT_TYPES.has(info.parentType.name) && !SHARED_ROOT_FIELDS.has(info.fieldName)) {
-    const selfField = REGISTRANT_ROOT_FIELDS.has(info.fieldName);
-    if (registrant && !selfField) {
-      throw forbidden(`${info.fieldName} is not available to a registrant session; use me or updateMe.`);
-    }
-    if (!registrant && selfField) {
-      throw forbidden(
-        `${info.fieldName} needs a registrant session (Authorization: Bearer <session token>); an API account reads users with user or users.`,
-      );
-    }
-  } else if (registrant && info.parentType.name === "User" && REGISTRANT_HIDDEN_USER_FIELDS.has(info.fieldName)) {
-    throw forbidden(`User.${info.fieldName} is not available to a registrant session.`);
+/** Passes the caller whose role the field names; throws FORBIDDEN, naming the field, otherwise. */
+export const registrantScopeChecker: AuthChecker<GraphqlContext, CallerRole> = ({ context, info }, roles) => {
+  const role: CallerRole = context.request.registrant ? "registrant" : "account";
+  if (roles.includes(role)) return true;
+  if (!ROOT_TYPES.has(info.parentType.name)) {
+    throw forbidden(`${info.parentType.name}.${info.fieldName} is not available to a registrant session.`);
   }
-}
+  throw forbidden(
+    role === "registrant"
+      ? `${info.fieldName} is not available to a registrant session; use me or updateMe.`
+      : `${info.fieldName} needs a registrant session (Authorization: Bearer <session token>); an API account reads users with user or users.`,
+  );
+};
 
 /**
- * Puts the check in front of the resolvers of exactly the fields it can refuse: the root fields
- * and the hidden User fields. (A type-graphql global middleware would do the same but wraps every
- * field of every object in two async calls: in a page of 50 users that was most of the CPU.)
+ * Fails the build when a root field says nothing of who may call it: a new root field must
+ * choose, so none is open to a registrant session by omission.
  */
-export function applyRegistrantScope(schema: GraphQLSchema): GraphQLSchema {
-  for (const typeName of [...ROOT_TYPES, "User"]) {
-    const type = schema.getType(typeName);
-    if (!isObjectType(type)) continue;
-    for (const field of Object.values(type.getFields())) {
-      if (typeName === "User" && !REGISTRANT_HIDDEN_USER_FIELDS.has(field.name)) continue;
-      const resolve = field.resolve ?? defaultFieldResolver;
-      field.resolve = (root, args, context: GraphqlContext, info) => {
-        checkRegistrantScope(context, info);
-        return resolve(root, args, context, info);
-      };
+export function assertRootFieldsAuthorized(schema: GraphQLSchema): GraphQLSchema {
+  const declared = new Set(getMetadataStorage().authorizedFields.map((field) => field.fieldName));
+  for (const type of [schema.getQueryType(), schema.getMutationType()]) {
+    for (const field of Object.values(type?.getFields() ?? {})) {
+      if (!declared.has(field.name)) {
+        throw new Error(
+          `${type!.name}.${field.name} declares no @Authorized roles (src/graphql/execution/registrant-scope.ts)`,
+        );
+      }
     }
   }
   return schema;

@@ -1,4 +1,5 @@
-import { Arg, Ctx, Extensions, ID, Info, Query, Resolver } from "type-graphql";
+import { EVERY_CALLER } from "../execution/registrant-scope";
+import { Arg, Ctx, Extensions, ID, Info, Query, Resolver, Authorized } from "type-graphql";
 import type { GraphQLResolveInfo } from "graphql";
 import { DomainError, validationFailed } from "../../domain/errors";
 import { getProjectDefinition, type ProjectDefinitionKey } from "../../domain/projects/project-definitions";
@@ -56,6 +57,7 @@ const NODE_READ: OneStatementRead = (args, caller) => {
 @Resolver()
 export class NodeResolver {
   @Extensions({ [ONE_STATEMENT_READ]: NODE_READ })
+  @Authorized(...EVERY_CALLER)
   @Query(() => Node, {
     nullable: true,
     description:
@@ -69,6 +71,7 @@ export class NodeResolver {
     return resolveNode(decodeNodeId(id), ctx, info);
   }
 
+  @Authorized(...EVERY_CALLER)
   @Query(() => [Node], {
     nullable: "items",
     description: `Refetches up to ${MAX_PAGE_SIZE} objects by Node id, in order; each id you may not read is null with its own NOT_FOUND error.`,

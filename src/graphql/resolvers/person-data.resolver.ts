@@ -1,5 +1,5 @@
 import { GraphQLJSONObject } from "graphql-scalars";
-import { Arg, Ctx, Int, Mutation, Query, Resolver, UseMiddleware } from "type-graphql";
+import { Arg, Ctx, Int, Mutation, Query, Resolver, UseMiddleware, Authorized } from "type-graphql";
 import { erasePerson, exportPerson } from "../../domain/persons/person-data";
 import type { GraphqlContext } from "../context";
 import { INPUT_PATHS, problemPathsOf } from "../graphql-errors";
@@ -7,6 +7,7 @@ import { ErasePersonInput, ErasePersonPayloadType } from "../types/person-data.t
 
 @Resolver()
 export class PersonDataResolver {
+  @Authorized("account")
   @Query(() => GraphQLJSONObject, {
     description:
       "Everything your organization holds about one person (clogin_id), across its projects, as one JSON document (REST: persons export). Needs the scope persons.export.",
@@ -19,6 +20,7 @@ export class PersonDataResolver {
     return exportPerson(ctx.request, { groupId, cloginId });
   }
 
+  @Authorized("account")
   @Mutation(() => ErasePersonPayloadType, {
     description:
       "Erases a person across your organization's projects in one transaction; cart lines and payments keep their amounts without identity (REST: persons erase). Needs the scope persons.erase.",

@@ -1,4 +1,17 @@
-import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Info, Int, Query, Resolver, Root } from "type-graphql";
+import {
+  Arg,
+  Args,
+  ArgsType,
+  Ctx,
+  Field,
+  FieldResolver,
+  Info,
+  Int,
+  Query,
+  Resolver,
+  Root,
+  Authorized,
+} from "type-graphql";
 import type { GraphQLResolveInfo } from "graphql";
 import { getProject, listOrganizationProjects } from "../../domain/projects/projects.service";
 import type { GraphqlContext } from "../context";
@@ -18,6 +31,7 @@ export class ProjectsArgs {
 
 @Resolver(() => ProjectType)
 export class ProjectResolver {
+  @Authorized("account")
   @Query(() => [ProjectType], {
     description: "Your organization's projects by groupId; non-archived ones unless asked otherwise.",
   })
@@ -33,6 +47,7 @@ export class ProjectResolver {
     return listings.map(presentProjectListing);
   }
 
+  @Authorized("account")
   @Query(() => ProjectType, {
     description: "A project of your organization (FORBIDDEN for any other id, as for a missing one).",
   })

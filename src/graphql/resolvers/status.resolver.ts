@@ -1,4 +1,4 @@
-import { Arg, Ctx, Mutation, Resolver, UseMiddleware } from "type-graphql";
+import { Arg, Ctx, Mutation, Resolver, UseMiddleware, Authorized } from "type-graphql";
 import { createStatus } from "../../domain/statuses/statuses.service";
 import type { GraphqlContext } from "../context";
 import { INPUT_PATHS, problemPathsOf } from "../graphql-errors";
@@ -8,6 +8,7 @@ import { presentStatus } from "../types/user.type";
 
 @Resolver()
 export class StatusResolver {
+  @Authorized("account")
   @Mutation(() => CreateStatusPayloadType, {
     description:
       "Creates a status in a project; a second one of the same name (case-insensitive) is a CONFLICT with extensions.statusId.",

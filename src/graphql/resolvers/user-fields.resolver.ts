@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo } from "graphql";
-import { Ctx, FieldResolver, Info, Resolver, Root } from "type-graphql";
+import { Authorized, Ctx, FieldResolver, Info, Resolver, Root } from "type-graphql";
 import type { GraphqlContext } from "../context";
 import { selectsPath } from "../selection";
 import { UserFormType } from "../types/form.type";
@@ -100,6 +100,7 @@ export class UserFieldsResolver {
     return (await visibleAnswers(user.uid, ctx)).map((row) => presentFieldValue(row, user));
   }
 
+  @Authorized("account")
   @FieldResolver(() => [EmailRecordType], { description: "Email history, oldest first." })
   async emails(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<EmailRecordType[]> {
     return (await ctx.loaders.emails.load(user.uid)).map((entry) => presentEmailRecord(entry, user));
@@ -120,6 +121,7 @@ export class UserFieldsResolver {
     return presentUtm(await ctx.loaders.utm.load(user.uid), user);
   }
 
+  @Authorized("account")
   @FieldResolver(() => [TagType])
   async tags(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<TagType[]> {
     // Tags are read with the summary, in the same statement.
@@ -127,6 +129,8 @@ export class UserFieldsResolver {
     return summary ? USER_SUMMARY_FIELDS.tags.present(summary) : [];
   }
 
+  // Other registrations, project-wide data or the organization's internal records.
+  @Authorized("account")
   @FieldResolver(() => UserType, { nullable: true, description: "The parent registration of a child; null otherwise." })
   async parent(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<UserType | null> {
     if (user.parentCloginId == null) return null;
@@ -134,12 +138,14 @@ export class UserFieldsResolver {
     return ref ? userFromRef(ref) : null;
   }
 
+  @Authorized("account")
   @FieldResolver(() => [UserType], { description: "Children registered under this user in the same project, by uid." })
   async children(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<UserType[]> {
     const refs = await ctx.loaders.children.load({ groupId: user.groupId, cloginId: user.cloginId });
     return refs.map(userFromRef);
   }
 
+  @Authorized("account")
   @FieldResolver(() => ProjectType)
   async project(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<ProjectType> {
     const project = await ctx.loaders.projects.load(user.groupId);

@@ -1,4 +1,4 @@
-import { Arg, Ctx, Mutation, Resolver, UseMiddleware } from "type-graphql";
+import { Arg, Ctx, Mutation, Resolver, UseMiddleware, Authorized } from "type-graphql";
 import { validationFailed } from "../../domain/errors";
 import type { UserOutcome } from "../../domain/users/user-commands";
 import { addEmails, createUser, updateUser } from "../../domain/users/users.service";
@@ -41,6 +41,7 @@ function formSelectionOf(input: MarkFormsCompleteInput): "all" | string[] {
 
 @Resolver()
 export class UserMutationResolver {
+  @Authorized("account")
   @Mutation(() => UserPayloadType, {
     description: "Registers a new person (or an existing one of your organization) in a project.",
   })
@@ -65,6 +66,7 @@ export class UserMutationResolver {
     return { user: afterWrite(ctx, outcome), notices: outcome.notices };
   }
 
+  @Authorized("account")
   @Mutation(() => UserPayloadType, {
     description: "Saves field values (submitting their forms unless submitForms is false).",
   })
@@ -83,6 +85,7 @@ export class UserMutationResolver {
     return { user: afterWrite(ctx, outcome), notices: outcome.notices };
   }
 
+  @Authorized("registrant")
   @Mutation(() => UserPayloadType, {
     description:
       "The signed-in registrant saves its own values (rules of updateUser; admin-only forms excluded). Needs Authorization: Bearer <session token>.",
@@ -96,6 +99,7 @@ export class UserMutationResolver {
     return { user: afterWrite(ctx, outcome), notices: outcome.notices };
   }
 
+  @Authorized("account")
   @Mutation(() => MarkFormsCompletePayloadType, {
     description:
       "Saves optional values, then marks forms complete, in one transaction; ids that are not the user's forms are skipped with a reason.",
@@ -122,6 +126,7 @@ export class UserMutationResolver {
     };
   }
 
+  @Authorized("account")
   @Mutation(() => UserPayloadType, {
     description: "Records emails sent elsewhere in the user's history; all or nothing. Nothing is sent.",
   })

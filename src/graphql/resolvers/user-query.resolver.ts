@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo } from "graphql";
-import { Args, Ctx, Extensions, FieldResolver, Info, Int, Query, Resolver, Root } from "type-graphql";
+import { Args, Ctx, Extensions, FieldResolver, Info, Int, Query, Resolver, Root, Authorized } from "type-graphql";
 import { validationFailed } from "../../domain/errors";
 import { matchingBucketsOf } from "../../domain/projects/project-counters";
 import { readOwnRegistration } from "../../domain/sessions/registrant-sessions";
@@ -29,6 +29,7 @@ const USERS_PAGE_READ: OneStatementRead = (args) => {
 @Resolver(() => UserType)
 export class UserQueryResolver {
   @Extensions({ [ONE_STATEMENT_READ]: USER_ROOT_READ })
+  @Authorized("account")
   @Query(() => UserType, {
     description: "One user of a project (FORBIDDEN for a foreign project, USER_NOT_FOUND when not registered there).",
   })
@@ -36,6 +37,7 @@ export class UserQueryResolver {
     return readUserForSelection(ctx, args.groupId, args.cloginId, info);
   }
 
+  @Authorized("registrant")
   @Query(() => UserType, {
     description:
       "The signed-in registrant's own registration (Authorization: Bearer <session token>); FORBIDDEN for an API account.",
@@ -50,6 +52,7 @@ export class UserQueryResolver {
 @Resolver(() => UserConnectionType)
 export class UserConnectionResolver {
   @Extensions({ [ONE_STATEMENT_READ]: USERS_PAGE_READ })
+  @Authorized("account")
   @Query(() => UserConnectionType, {
     description:
       "A page of a project's users in uid order: forward with first/after, backward with last/before (Relay connection).",

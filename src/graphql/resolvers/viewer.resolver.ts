@@ -1,10 +1,11 @@
-import { Ctx, Query, Resolver } from "type-graphql";
+import { Ctx, Query, Resolver, Authorized } from "type-graphql";
 import { describeCaller } from "../../domain/group-scope";
 import type { GraphqlContext } from "../context";
 import { ViewerType } from "../types/viewer.type";
 
 @Resolver()
 export class ViewerResolver {
+  @Authorized("account")
   @Query(() => ViewerType, {
     description: "The calling API key and its scope (REST: account whoami). Needs no scope of its own.",
   })

@@ -1,4 +1,4 @@
-import { Arg, Ctx, Extensions, Int, Mutation, Query, Resolver, UseMiddleware } from "type-graphql";
+import { Arg, Ctx, Extensions, Int, Mutation, Query, Resolver, UseMiddleware, Authorized } from "type-graphql";
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -34,11 +34,13 @@ function afterDelivery(cursor: string | null | undefined): number | null {
 
 @Resolver()
 export class WebhooksResolver {
+  @Authorized("account")
   @Query(() => [WebhookEndpointType], { description: "The organization's webhook endpoints (never their secrets)." })
   async webhookEndpoints(@Ctx() ctx: GraphqlContext): Promise<WebhookEndpointType[]> {
     return (await listWebhookEndpoints(ctx.request)).map(presentWebhookEndpoint);
   }
 
+  @Authorized("account")
   @Query(() => WebhookDeliveryPageType, {
     description: "An endpoint's delivery log, newest first, with every attempt.",
   })
@@ -57,6 +59,7 @@ export class WebhooksResolver {
     };
   }
 
+  @Authorized("account")
   @Mutation(() => CreateWebhookEndpointPayloadType, {
     description:
       "Registers an endpoint; the payload's secret is shown only this once (so Idempotency-Key is refused here).",
@@ -76,6 +79,7 @@ export class WebhooksResolver {
     return { endpoint: presentWebhookEndpoint(created.endpoint), secret: created.secret };
   }
 
+  @Authorized("account")
   @Mutation(() => WebhookEndpointType, { description: "Changes an endpoint's URL, events, projects or active flag." })
   @UseMiddleware(problemPathsOf(INPUT_PATHS))
   async updateWebhookEndpoint(
@@ -90,6 +94,7 @@ export class WebhooksResolver {
     return presentWebhookEndpoint(await updateWebhookEndpoint(ctx.request, draft));
   }
 
+  @Authorized("account")
   @Mutation(() => Int, { description: "Deletes an endpoint and its delivery log; returns its endpointId." })
   async deleteWebhookEndpoint(
     @Arg("endpointId", () => Int) endpointId: number,
@@ -98,6 +103,7 @@ export class WebhooksResolver {
     return deleteWebhookEndpoint(ctx.request, endpointId);
   }
 
+  @Authorized("account")
   @Mutation(() => Int, {
     description: "Queues every delivery of the event again (a failed one too); returns how many were queued.",
   })

@@ -1,4 +1,4 @@
-import { Arg, Ctx, Mutation, Resolver, UseMiddleware } from "type-graphql";
+import { Arg, Ctx, Mutation, Resolver, UseMiddleware, Authorized } from "type-graphql";
 import { addProducts } from "../../domain/carts/add-product";
 import { createCategory, createProduct } from "../../domain/products/products.service";
 import type { UserOutcome } from "../../domain/users/user-commands";
@@ -32,6 +32,7 @@ function afterWrite(ctx: GraphqlContext, outcome: UserOutcome): UserType {
 /** createChild, setStatus, addProduct, createProduct, createCategory: the REST actions' domain commands. */
 @Resolver()
 export class WritesMutationResolver {
+  @Authorized("account")
   @Mutation(() => UserPayloadType, {
     description: "Registers a child of a parent (or individual) in a family project (legacy create_child).",
   })
@@ -45,6 +46,7 @@ export class WritesMutationResolver {
     return { user: afterWrite(ctx, outcome), notices: outcome.notices };
   }
 
+  @Authorized("account")
   @Mutation(() => UserPayloadType, {
     description: "Sets (statusId > 0) or removes (0) a user's status; its children keep theirs.",
   })
@@ -57,6 +59,7 @@ export class WritesMutationResolver {
     return { user: afterWrite(ctx, outcome), notices: outcome.notices };
   }
 
+  @Authorized("account")
   @Mutation(() => AddProductPayloadType, {
     description: "Adds products (or private products by name) to a user's cart; all or nothing.",
   })
@@ -76,6 +79,7 @@ export class WritesMutationResolver {
     return { user: afterWrite(ctx, outcome), cartIds: outcome.cartIds, notices: outcome.notices };
   }
 
+  @Authorized("account")
   @Mutation(() => CreateProductPayloadType, { description: "Creates a product (legacy products create)." })
   @UseMiddleware(problemPathsOf(INPUT_PATHS))
   async createProduct(
@@ -87,6 +91,7 @@ export class WritesMutationResolver {
     return { productId };
   }
 
+  @Authorized("account")
   @Mutation(() => CreateCategoryPayloadType, {
     description:
       "Creates a product category; a name taken in the project (case-insensitive) is a CONFLICT with extensions.catId.",
