@@ -148,6 +148,8 @@ interface Answer {
   status: number;
   ms: number;
   retryAfter: boolean;
+  /** Why there was no answer (ECONNRESET, …), or the error code of a failed answer. */
+  cause?: string;
 }
 
 const REST_BODY = JSON.stringify({ action: "get_project_list", group_id: DEMO_GROUP, doc: {} });
@@ -175,18 +177,22 @@ function hit(port: number, i: number): Promise<Answer> {
         timeout: 60_000,
       },
       (res) => {
-        res.resume();
+        let text = "";
+        res.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
         res.on("end", () =>
           done({
             status: res.statusCode ?? 0,
             ms: performance.now() - started,
             retryAfter: res.headers["retry-after"] !== undefined,
+            cause: /"(?:error_code|code)":"([A-Z_]+)"/.exec(text)?.[1],
           }),
         );
       },
     );
     req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.on("error", () => done({ status: 0, ms: performance.now() - started, retryAfter: false }));
+    req.on("error", (error: NodeJS.ErrnoException) =>
+      done({ status: 0, ms: performance.now() - started, retryAfter: false, cause: error.code ?? error.message }),
+    );
     req.end(body);
   });
 }
@@ -197,6 +203,8 @@ const percentile = (values: number[], p: number) => {
 };
 
 interface Figures {
+  /** Failed answers by status and cause, e.g. {"0 ECONNRESET": 3}. */
+  failedBy: Record<string, number>;
   ok: number;
   shed: number;
   failed: number;
@@ -215,7 +223,14 @@ async function burst(port: number): Promise<Figures> {
   const ok = answers.filter((a) => a.status === 200);
   const shed = answers.filter((a) => a.status === 503 && a.retryAfter);
   const ms = answers.map((a) => a.ms);
+  const failedBy: Record<string, number> = {};
+  for (const a of answers)
+    if (a.status !== 200 && !(a.status === 503 && a.retryAfter)) {
+      const label = `${a.status} ${a.cause ?? ""}`.trim();
+      failedBy[label] = (failedBy[label] ?? 0) + 1;
+    }
   return {
+    failedBy,
     ok: ok.length,
     shed: shed.length,
     failed: answers.length - ok.length - shed.length,
@@ -285,6 +300,7 @@ async function main(): Promise<void> {
         for (const figures of runs) {
           lines.push(row(label, figures));
           process.stderr.write(`${row(label, figures)}\n`);
+          if (figures.failed > 0) process.stderr.write(`  failed: ${JSON.stringify(figures.failedBy)}\n`);
         }
       }
   } finally {

@@ -473,6 +473,9 @@ function replicaDatabases(primary: DatabaseConfig, urls: readonly string[]): Rep
   });
 }
 
+/** Every environment variable the service reads (compose files and docs are checked against it). */
+export const SETTING_NAMES: readonly string[] = Object.freeze(Object.keys(envSchema.shape));
+
 /** `?ssl=true|false` in a MySQL/MariaDB URL; undefined when absent. */
 function sslParameter(url: string): boolean | undefined {
   const query = url.includes("?") ? new URLSearchParams(url.slice(url.indexOf("?") + 1)) : null;

@@ -57,12 +57,14 @@ export async function announceAccountChange(
   apiId: number,
 ): Promise<{ heardBy: number } | { failed: string }> {
   const publisher = openRedis(redisUrl, { lazyConnect: true });
-  publisher.on("error", () => undefined);
+  // The socket's own error (ECONNREFUSED, …) says more than the rejected connect ("Connection is closed.").
+  let cause: Error | null = null;
+  publisher.on("error", (error: Error) => (cause ??= error));
   try {
     await publisher.connect();
     return { heardBy: await publisher.publish(accountChannel(prefix), String(apiId)) };
   } catch (error) {
-    return { failed: error instanceof Error ? error.message : String(error) };
+    return { failed: (cause ?? (error instanceof Error ? error : new Error(String(error)))).message };
   } finally {
     await closeRedis(publisher);
   }

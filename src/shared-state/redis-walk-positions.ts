@@ -17,6 +17,9 @@ export class RedisWalkPositions implements WalkPositionStore {
   ) {}
 
   async recall(key: string): Promise<WalkPosition | null> {
+    // Not connected: a miss now, rather than a wait in ioredis's queue for the next reconnect
+    // (its back-off grows to 2 s). A connected but silent Redis is cut off by commandTimeout.
+    if (this.redis.status !== "ready") return this.miss(new Error(`Redis connection ${this.redis.status}`));
     try {
       const raw = await this.redis.get(`${this.prefix}walk:${key}`);
       return raw === null ? null : (JSON.parse(raw) as WalkPosition);
@@ -27,11 +30,17 @@ export class RedisWalkPositions implements WalkPositionStore {
   }
 
   async remember(key: string, position: WalkPosition, ttlMs: number): Promise<void> {
+    if (this.redis.status !== "ready") return void this.miss(new Error(`Redis connection ${this.redis.status}`));
     try {
       await this.redis.set(`${this.prefix}walk:${key}`, JSON.stringify(position), "PX", ttlMs);
     } catch (error) {
       this.warn(error);
     }
+  }
+
+  private miss(error: Error): null {
+    this.warn(error);
+    return null;
   }
 
   private warn(error: unknown): void {

@@ -12,7 +12,7 @@ import { inTransaction } from "../transaction";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { UserListCommand } from "./read-commands";
 import { readDetailSelection, readUserDetails, type DetailSelection, type UserDetails } from "./user-details";
-import { summaryOf, type UserSummary } from "./user-summary";
+import type { UserSummary } from "./user-summary";
 import { walkPositionsOf, type WalkPosition } from "./walk-positions";
 
 export { forgetWalkPositions } from "./walk-positions";
@@ -119,9 +119,9 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
         : await readMatchingChildSummaries(
             em,
             selection,
-            pageRows.map((row) => row.person_id),
+            pageRows.map((row) => row.cloginId),
           );
-    const summaries = new Map([...pageRows, ...children].map((row) => [row.uid, summaryOf(row)]));
+    const summaries = new Map([...pageRows, ...children].map((row) => [row.uid, row]));
     const summaryFor = (uid: number) => {
       const summary = summaries.get(uid);
       if (!summary) throw new Error(`registration ${uid} vanished while its page was read`);
@@ -139,12 +139,12 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
     });
     const childrenOf = new Map<number, ListedUser[]>();
     for (const child of children) {
-      const parent = child.connected_to ?? 0;
+      const parent = child.parentCloginId ?? 0;
       const list = childrenOf.get(parent) ?? [];
       list.push(listed(child.uid));
       childrenOf.set(parent, list);
     }
-    const records = pageRows.map((row) => ({ ...listed(row.uid), children: childrenOf.get(row.person_id) ?? [] }));
+    const records = pageRows.map((row) => ({ ...listed(row.uid), children: childrenOf.get(row.cloginId) ?? [] }));
 
     const nextStartingPosition = readRows.length > RECORDS_PER_PAGE ? query.startingPosition + RECORDS_PER_PAGE : null;
     const next: WalkPosition | null =
