@@ -1,6 +1,7 @@
 import type { EntityManager } from "typeorm";
 import { executeWrite } from "../db/insert-rows";
-import { selectRows, type RowOf } from "./sql-rows";
+import { chunked } from "./batch";
+import { selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
 
 // Everything held about one person (a clogin_id) of an organization, read for an export and
 // removed or anonymized for an erasure (docs/data-rights.md). Every statement selects the
@@ -36,6 +37,16 @@ export async function readPersonOfOrganization(
     [personId, organizationId],
   );
   return row ?? null;
+}
+
+/**
+ * Locks the person's registrations (MySQL/MariaDB; SQLite runs one transaction at a time): a write
+ * to one of them waits for the erasure and then finds nothing of the person, instead of recording
+ * an event the erasure's read of the events did not see.
+ */
+export async function lockPersonRegistrations(em: EntityManager, personId: number): Promise<void> {
+  if (em.connection.options.type === "better-sqlite3") return;
+  await selectRows(em, { uid: "int" }, `SELECT uid FROM registration WHERE person_id = ? FOR UPDATE`, [personId]);
 }
 
 const REGISTRATION = {
@@ -299,13 +310,7 @@ export async function erasePersonRows(
     paymentsAnonymized: (
       await executeWrite(em, `UPDATE payment SET note = NULL WHERE registration_id IN (${OWN_REGISTRATIONS})`, own)
     ).affected,
-    eventsScrubbed: (
-      await executeWrite(em, `UPDATE event SET data = ? WHERE organization_id = ? AND (data LIKE ? OR data LIKE ?)`, [
-        scrubbedEventData,
-        organizationId,
-        ...eventPatterns(personId),
-      ])
-    ).affected,
+    eventsScrubbed: await scrubEvents(em, personId, organizationId, scrubbedEventData),
     idempotencyAnswersRemoved: await removeStoredAnswers(em, organizationId, answerNeedles),
   };
   await executeWrite(
@@ -340,11 +345,50 @@ async function removeStoredAnswers(
 ): Promise<number> {
   if (needles.length === 0) return 0;
   const matches = needles.map(() => `response_body LIKE ? ESCAPE '!'`).join(" OR ");
-  const result = await executeWrite(
+  const rows = await selectRows(
     em,
-    `DELETE FROM idempotency_key
+    { id: "int" },
+    `SELECT id FROM idempotency_key
       WHERE api_account_id IN (SELECT id FROM api_account WHERE organization_id = ?) AND (${matches})`,
     [organizationId, ...needles.map(containing)],
   );
-  return result.affected;
+  return writeByIds(em, `DELETE FROM idempotency_key WHERE id IN`, [], rows);
+}
+
+/**
+ * Replaces the data of the stored events about the person. Found by a plain read first, then
+ * written by primary key: an UPDATE whose WHERE scans the event table would, on InnoDB, lock every
+ * row it scanned until the erasure commits, and every write of the organization records events.
+ */
+async function scrubEvents(
+  em: EntityManager,
+  personId: number,
+  organizationId: number,
+  scrubbedData: string,
+): Promise<number> {
+  const rows = await selectRows(
+    em,
+    { id: "int" },
+    `SELECT id FROM event WHERE organization_id = ? AND (data LIKE ? OR data LIKE ?)`,
+    [organizationId, ...eventPatterns(personId)],
+  );
+  return writeByIds(em, `UPDATE event SET data = ? WHERE id IN`, [scrubbedData], rows);
+}
+
+/** Runs `statement (ids…)` over the rows' ids, READ_CHUNK at a time; the rows it changed. */
+async function writeByIds(
+  em: EntityManager,
+  statement: string,
+  leading: readonly unknown[],
+  rows: readonly { id: number }[],
+): Promise<number> {
+  let affected = 0;
+  await chunked(
+    rows.map((row) => row.id),
+    async (ids) => {
+      const result = await executeWrite(em, `${statement} (${sqlPlaceholders(ids.length)})`, [...leading, ...ids]);
+      affected += result.affected;
+    },
+  );
+  return affected;
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { formatCents } from "../../common/money";
 import {
   erasePersonRows,
+  lockPersonRegistrations,
   readPersonHoldings,
   readPersonOfOrganization,
   readPersonRegistrations,
@@ -189,6 +190,7 @@ export async function erasePerson(
     if (cmd.groupId !== null) await resolveOwnedProject(tx, cmd.groupId);
     const person = await readPersonOfOrganization(tx.em, cmd.cloginId, organizationId, { lock: true });
     if (!person) throw notAPerson(cmd.cloginId);
+    await lockPersonRegistrations(tx.em, cmd.cloginId);
     const registrations = await readPersonRegistrations(tx.em, cmd.cloginId);
     const erased = await erasePersonRows(
       tx.em,
