@@ -132,9 +132,14 @@ describe("admission by waiting time (issue 21)", () => {
   const admission = { ...LIMITS, queueLimit: DEFAULT_DATABASE_CONNECTION.queueLimit, acquireTimeoutMs: 3000 };
 
   itOnMysqlFamily(
-    "a burst of 300 concurrent requests that a pool of 2 works through within the timeout is served in full",
+    "a burst of 300 concurrent requests (more than the former count bound of 200) that a pool of 2 works through within the deadline is served in full",
     async () => {
-      const burstSource = new DataSource(buildDataSourceOptions(db.config, { connection: admission }));
+      // A 5 s deadline (the policy allows 3–5 s): on a loaded CI machine 300 requests on 2
+      // connections take 2–4 s, and the test is about the count bound (200 by default before),
+      // not about the machine's speed.
+      const burstSource = new DataSource(
+        buildDataSourceOptions(db.config, { connection: { ...admission, acquireTimeoutMs: 5000 } }),
+      );
       await burstSource.initialize();
       const app = await createApp({
         dataSource: burstSource,
