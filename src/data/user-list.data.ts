@@ -109,41 +109,6 @@ export async function readMatchingChildSummaries(
   );
 }
 
-/**
- * A first page or a continued walk of parents/individuals with their matching children, in one
- * statement: the page is picked on the covering index, the children of the picked parents with
- * it, and the summaries of both read for what was picked. The children of the extra row that only
- * tells whether a next page exists come too; the caller leaves them out.
- */
-export async function readListPageAndChildren(
-  em: EntityManager,
-  selection: ListSelection,
-  page: { afterUid: number | null; limit: number },
-): Promise<{ page: UserSummary[]; children: UserSummary[] }> {
-  const status = exclusionSql("r", selection);
-  const childStatus = exclusionSql("c", selection);
-  const keyset = page.afterUid === null ? "" : " AND r.uid > ?";
-  const pick = (columns: string) =>
-    `SELECT ${columns} FROM registration r
-      WHERE r.project_id = ? AND r.connected_to IS NULL AND ${status.sql}${keyset}
-      ORDER BY r.uid LIMIT ${Math.trunc(page.limit)}`;
-  const pickParameters: unknown[] = [selection.groupId, ...status.parameters];
-  if (page.afterUid !== null) pickParameters.push(page.afterUid);
-  const rows = await readSummariesPicked(
-    em,
-    `SELECT pg.uid FROM (${pick("r.uid")}) pg
-     UNION ALL
-     SELECT c.uid FROM registration c
-      WHERE c.project_id = ? AND ${childStatus.sql}
-        AND c.connected_to IN (SELECT hd.person_id FROM (${pick("r.person_id")}) hd)`,
-    [...pickParameters, selection.groupId, ...childStatus.parameters, ...pickParameters],
-  );
-  return {
-    page: rows.filter((row) => row.parentCloginId === null),
-    children: rows.filter((row) => row.parentCloginId !== null),
-  };
-}
-
 const TOTALS_ROW = {
   top_level: "int",
   total_users: "int",

@@ -1,5 +1,4 @@
 import {
-  readListPageAndChildren,
   readListPageSummaries,
   readListScope,
   readMatchingChildSummaries,
@@ -82,9 +81,9 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
   // Asked before the transaction: a shared store's round trip holds no connection. Whether the
   // caller may read the project is still checked inside, before anything remembered is used.
   const remembered = query.startingPosition > 0 ? await positions.recall(walkKey(query, query.startingPosition)) : null;
-  // Ownership, totals, page and children come from one transaction, so they agree: 4 statements
-  // with BEGIN and COMMIT (ownership with the excluding statuses and the counters; the page and
-  // its children with their summaries), 5 for a jump.
+  // Ownership, totals, page and children come from one transaction, so they agree: 5 statements
+  // with BEGIN and COMMIT (ownership with the excluding statuses and the counters; the page with
+  // its summaries; the children with theirs).
   const { page, next } = await inTransaction(ctx, async ({ em }) => {
     const scope = await readListScope(em, organizationId, query.groupId);
     if (!scope.owned) throw notOwnedProject(query.groupId);
@@ -107,34 +106,21 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
         totalPaidCents: row.paidCents,
       };
     }
-    const afterUid = remembered?.afterUid ?? null;
-    const withChildren = !query.onlyParents && !query.onlyChildren;
-    // A first page or a continued walk reads its parents and their children in one statement; a
-    // jump (a position skipped to) reads them in two, so it pays its skip once.
-    const jump = afterUid === null && query.startingPosition > 0;
-    let readRows;
-    let children;
-    if (withChildren && !jump) {
-      const read = await readListPageAndChildren(em, selection, { afterUid, limit: RECORDS_PER_PAGE + 1 });
-      readRows = read.page;
-      const heads = new Set(read.page.slice(0, RECORDS_PER_PAGE).map((row) => row.cloginId));
-      children = read.children.filter((child) => heads.has(child.parentCloginId ?? 0));
-    } else {
-      readRows = await readListPageSummaries(em, selection, {
-        level: query.onlyChildren ? "child" : "parent",
-        afterUid,
-        offset: query.startingPosition,
-        limit: RECORDS_PER_PAGE + 1,
-      });
-      children = withChildren
-        ? await readMatchingChildSummaries(
+    const readRows = await readListPageSummaries(em, selection, {
+      level: query.onlyChildren ? "child" : "parent",
+      afterUid: remembered?.afterUid ?? null,
+      offset: query.startingPosition,
+      limit: RECORDS_PER_PAGE + 1,
+    });
+    const pageRows = readRows.slice(0, RECORDS_PER_PAGE);
+    const children =
+      query.onlyParents || query.onlyChildren
+        ? []
+        : await readMatchingChildSummaries(
             em,
             selection,
-            readRows.slice(0, RECORDS_PER_PAGE).map((row) => row.cloginId),
-          )
-        : [];
-    }
-    const pageRows = readRows.slice(0, RECORDS_PER_PAGE);
+            pageRows.map((row) => row.cloginId),
+          );
     const summaries = new Map([...pageRows, ...children].map((row) => [row.uid, row]));
     const summaryFor = (uid: number) => {
       const summary = summaries.get(uid);
