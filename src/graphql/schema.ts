@@ -16,6 +16,7 @@ import {
 } from "./resolvers/user.resolver";
 import { WritesMutationResolver } from "./resolvers/writes.resolver";
 import { WebhooksResolver } from "./resolvers/webhooks.resolver";
+import { EventFeedResolver } from "./resolvers/event-feed.resolver";
 
 export const RESOLVERS = [
   ProjectResolver,
@@ -29,6 +30,7 @@ export const RESOLVERS = [
   WritesMutationResolver,
   NodeResolver,
   WebhooksResolver,
+  EventFeedResolver,
 ] as const;
 
 let built: Promise<GraphQLSchema> | null = null;

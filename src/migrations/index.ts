@@ -9,6 +9,7 @@ import { UserListPageIndex1795388242981 } from "./1795388242981-UserListPageInde
 import { ProjectCounters1795397156494 } from "./1795397156494-ProjectCounters";
 import { RegistrationProjectUidIndex1795410047356 } from "./1795410047356-RegistrationProjectUidIndex";
 import { ProjectCounterSlots1795642095480 } from "./1795642095480-ProjectCounterSlots";
+import { FeedAndUpdatedAt1795653874134 } from "./1795653874134-FeedAndUpdatedAt";
 
 // Migrations for MySQL/MariaDB, listed by reference (TypeORM 1 deprecates globs), in timestamp
 // order. Add each new one here; never edit one that has landed.
@@ -24,4 +25,5 @@ export const MIGRATIONS: (new () => object)[] = [
   IdempotencyKeys1795397342283,
   RegistrationProjectUidIndex1795410047356,
   ProjectCounterSlots1795642095480,
+  FeedAndUpdatedAt1795653874134,
 ];

@@ -47,6 +47,7 @@ import {
 import { loadUserSummaries, summaryOf, type UserSummary } from "./user-summary";
 import { clientValue } from "../../common/client-value";
 import { recordEvent, recordEvents } from "../events/record-event";
+import { registrationStamped } from "../unit-of-work";
 
 // The users operations shared by the legacy REST envelope and GraphQL. Each resolves the group
 // first (FORBIDDEN before anything else), runs in one transaction and returns the refreshed
@@ -308,8 +309,10 @@ async function registerPerson(
     personId: cloginId,
     connectedTo: parentCloginId,
     applicationDate: options.applicationDate,
+    updatedAt: new Date(),
   });
   if (uid === null) throw alreadyRegistered(cloginId, cmd.groupId);
+  registrationStamped(em, cmd.groupId, cloginId);
   const planned = planValues(cloginId);
   const user: RegisteredUser = {
     uid,
@@ -601,6 +604,7 @@ const emailRecordedEvents = (user: RegisteredUser, emails: AddEmailsCommand["ema
     type: "email.recorded" as const,
     groupId: user.groupId,
     data: { clogin_id: user.cloginId, to: email.to.trim(), subject: email.subject },
+    adminId: email.adminId ?? null,
   }));
 
 /**
