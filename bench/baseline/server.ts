@@ -78,6 +78,7 @@ const SUMMARY_SHAPE = {
   connected_to: "intOrNull",
   star: "flag",
   application_date: "date",
+  updated_at: "date",
   username: "text",
   first_name: "textOrNull",
   last_name: "textOrNull",
@@ -97,7 +98,7 @@ const SUMMARY_SHAPE = {
   tags: "jsonOrNull",
 } as const;
 
-const SUMMARY_SELECT = `SELECT r.uid, r.project_id, r.person_id, r.connected_to, r.star, r.application_date,
+const SUMMARY_SELECT = `SELECT r.uid, r.project_id, r.person_id, r.connected_to, r.star, r.application_date, r.updated_at,
        p.username, p.first_name, p.last_name, p.org_name,
        s.id AS status_id, s.name AS status_name, s.color AS status_color, s.is_excluded AS status_excluded,
        a.id AS admin_id, a.initials AS admin_initials, a.color AS admin_color,

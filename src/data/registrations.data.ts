@@ -191,13 +191,23 @@ export interface UserListFilter {
   level?: "parent" | "child" | null;
   /** Case-insensitive substring of first name, last name, username or main email. */
   search?: string | null;
+  /** Only registrations changed at or after this time (their updated_at). */
+  updatedSince?: Date | null;
 }
 
 const searchTermOf = (filter: UserListFilter): string => filter.search?.trim().toLowerCase() ?? "";
 
-function filterSql(groupId: number, filter: UserListFilter): { where: string; parameters: unknown[] } {
+function filterSql(
+  em: EntityManager,
+  groupId: number,
+  filter: UserListFilter,
+): { where: string; parameters: unknown[] } {
   const conditions = ["r.project_id = ?"];
   const parameters: unknown[] = [groupId];
+  if (filter.updatedSince) {
+    conditions.push("r.updated_at >= ?");
+    parameters.push(sqlDate(em, filter.updatedSince));
+  }
   if (filter.statusId === 0) conditions.push("r.status_id IS NULL");
   else if (filter.statusId != null) {
     conditions.push("r.status_id = ?");
@@ -244,7 +254,7 @@ function keysetSql(range: UserRange): { keyset: string; keysetParameters: number
 
 /** How many users of a project match the filter. */
 export async function countUsers(em: EntityManager, groupId: number, filter: UserListFilter): Promise<number> {
-  const { where, parameters } = filterSql(groupId, filter);
+  const { where, parameters } = filterSql(em, groupId, filter);
   const [row] = await selectRows(
     em,
     { total: "int" },
@@ -258,6 +268,7 @@ const SUMMARY_SQL_SHAPE = {
   ...REF_SHAPE,
   star: "flag",
   application_date: "date",
+  updated_at: "date",
   username: "text",
   first_name: "textOrNull",
   last_name: "textOrNull",
@@ -322,6 +333,7 @@ function summaryRowOf(raw: Record<string, unknown>): SummaryRow {
     connected_to: intOrNull(raw.connected_to),
     star: flag(raw.star),
     application_date: decodeColumn("date", raw.application_date) as Date,
+    updated_at: decodeColumn("date", raw.updated_at) as Date,
     username: raw.username === undefined ? "" : (decodeColumn("text", raw.username) as string),
     first_name: textOrNull(raw.first_name),
     last_name: textOrNull(raw.last_name),
@@ -462,6 +474,7 @@ const SUMMARY_COLUMNS = (em: EntityManager, parts: ReadonlySet<SummaryPart> | nu
     REF_COLUMNS,
     "r.star",
     "r.application_date",
+    "r.updated_at",
     ...partsSelected(parts).map((part) => SUMMARY_PART_SQL[part].sql(em)),
   ].join(",\n       ");
 
@@ -579,7 +592,7 @@ export async function readSummaryPageInRange(
   parts: ReadonlySet<SummaryPart> | null = null,
   countBuckets: readonly CounterBucket[] | null = null,
 ): Promise<SummaryPageRead> {
-  const { where, parameters } = filterSql(groupId, filter);
+  const { where, parameters } = filterSql(em, groupId, filter);
   const { keyset, keysetParameters } = keysetSql(range);
   const direction = range.fromEnd ? "DESC" : "ASC";
   const sql = `SELECT pg.*, ${countBuckets ? registrationsInBucketsSql("pr.id", countBuckets) : "NULL"} AS matching_total

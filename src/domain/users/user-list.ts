@@ -1,4 +1,7 @@
+import { readSummaryRows, type SummaryRow } from "../../data/registrations.data";
 import {
+  countChanged,
+  readChangedPage,
   readListPageSummaries,
   readListScope,
   readMatchingChildSummaries,
@@ -36,6 +39,11 @@ export interface UserListQuery {
   onlyParents: boolean;
   onlyChildren: boolean;
   startingPosition: number;
+  /**
+   * Only registrations changed at or after this time (doc.modified_since), pages in (updated_at,
+   * uid) order; children are records of their own then (with no only_* option, both levels).
+   */
+  modifiedSince?: Date | null;
   /** get_info selectors answered per record (contract §12). */
   selection: DetailSelection | null;
 }
@@ -69,6 +77,8 @@ export interface UserListPage {
 
 interface WalkPosition {
   afterUid: number;
+  /** A changes-since walk continues after (afterUpdatedAt, afterUid). */
+  afterUpdatedAt?: Date;
   totalUsers: number;
   totals: ListTotals;
   storedAt: number;
@@ -78,7 +88,14 @@ interface WalkPosition {
 const walkPositions = new Map<string, WalkPosition>();
 
 const walkKey = (query: UserListQuery, position: number) =>
-  [query.groupId, query.exclusion, query.onlyParents, query.onlyChildren, position].join(":");
+  [
+    query.groupId,
+    query.exclusion,
+    query.onlyParents,
+    query.onlyChildren,
+    query.modifiedSince?.getTime() ?? "",
+    position,
+  ].join(":");
 
 function recallPosition(key: string, now: number): WalkPosition | null {
   const found = walkPositions.get(key);
@@ -132,15 +149,48 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
         totalPaidCents: row.paidCents,
       };
     }
-    const readRows = await readListPageSummaries(em, selection, {
-      level: query.onlyChildren ? "child" : "parent",
-      afterUid: remembered?.afterUid ?? null,
-      offset: query.startingPosition,
-      limit: RECORDS_PER_PAGE + 1,
-    });
+    const since = query.modifiedSince ?? null;
+    const level = query.onlyChildren ? "child" : query.onlyParents ? "parent" : "both";
+    if (since && !remembered) totalUsers = await countChanged(em, selection, since, level);
+    let readRows: SummaryRow[];
+    let lastUpdatedAt: Date | undefined;
+    let moreRows: boolean;
+    if (since) {
+      // Changes since: the page is picked in (updated_at, uid) order, its summaries read for it.
+      const picked = await readChangedPage(em, selection, {
+        since,
+        level,
+        after:
+          remembered?.afterUpdatedAt !== undefined
+            ? { updatedAt: remembered.afterUpdatedAt, uid: remembered.afterUid }
+            : null,
+        offset: query.startingPosition,
+        limit: RECORDS_PER_PAGE + 1,
+      });
+      moreRows = picked.length > RECORDS_PER_PAGE;
+      const pagePicked = picked.slice(0, RECORDS_PER_PAGE);
+      lastUpdatedAt = pagePicked.at(-1)?.updated_at;
+      const byUid = new Map(
+        (
+          await readSummaryRows(
+            em,
+            pagePicked.map((row) => row.uid),
+          )
+        ).map((row) => [row.uid, row]),
+      );
+      readRows = pagePicked.flatMap((row) => byUid.get(row.uid) ?? []);
+    } else {
+      readRows = await readListPageSummaries(em, selection, {
+        level: query.onlyChildren ? "child" : "parent",
+        afterUid: remembered?.afterUid ?? null,
+        offset: query.startingPosition,
+        limit: RECORDS_PER_PAGE + 1,
+      });
+      moreRows = readRows.length > RECORDS_PER_PAGE;
+    }
     const pageRows = readRows.slice(0, RECORDS_PER_PAGE);
     const children =
-      query.onlyParents || query.onlyChildren
+      query.onlyParents || query.onlyChildren || since
         ? []
         : await readMatchingChildSummaries(
             em,
@@ -172,10 +222,11 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
     }
     const records = pageRows.map((row) => ({ ...listed(row.uid), children: childrenOf.get(row.person_id) ?? [] }));
 
-    const nextStartingPosition = readRows.length > RECORDS_PER_PAGE ? query.startingPosition + RECORDS_PER_PAGE : null;
+    const nextStartingPosition = moreRows ? query.startingPosition + RECORDS_PER_PAGE : null;
     if (nextStartingPosition !== null) {
       rememberPosition(walkKey(query, nextStartingPosition), {
         afterUid: pageRows[pageRows.length - 1].uid,
+        ...(lastUpdatedAt ? { afterUpdatedAt: lastUpdatedAt } : {}),
         totalUsers,
         totals,
         storedAt: now,
@@ -213,6 +264,7 @@ export async function getUserList(
     onlyParents: command.onlyParents,
     onlyChildren: command.onlyChildren,
     startingPosition: command.startingPosition,
+    modifiedSince: command.modifiedSince,
     selection,
   });
   return { page, command, selection };

@@ -21,6 +21,8 @@ export interface UserSummary extends AccountTotals {
   totalCompletedUserMandatoryForms: number;
   status: { id: number; name: string; color: string; isExcluded: boolean } | null;
   applicationDate: Date;
+  /** The registration's last change (values, forms, cart, status, emails): changes since. */
+  updatedAt: Date;
   commentCount: number;
   excluded: boolean;
   tagIds: number[];
@@ -84,6 +86,7 @@ export function summaryOf(row: SummaryRow): UserSummary {
     ...accountTotals(row.order_cents, row.paid_cents),
     status,
     applicationDate: row.application_date,
+    updatedAt: row.updated_at,
     commentCount: row.comment_count,
     excluded: status?.isExcluded ?? false,
     tagIds: tags.map((tag) => tag.id),

@@ -153,6 +153,7 @@ const PART_FREE_META_INFO = new Set([
   "__typename",
   "id",
   "applicationDate",
+  "updatedAt",
   "groupId",
   "uid",
   "cloginId",
@@ -250,6 +251,7 @@ export class UserConnectionResolver {
       excluded: args.filter?.excluded,
       level: args.filter?.level,
       search: args.filter?.search,
+      updatedSince: args.filter?.updatedSince,
     };
     const summaryParts = summaryPartsOfPage(info);
     const backward = args.last != null;

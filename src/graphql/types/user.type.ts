@@ -94,6 +94,12 @@ export class MetaInfoType implements Node {
   @Field(() => GraphQLDateTime)
   applicationDate: Date;
 
+  @Field(() => GraphQLDateTime, {
+    description:
+      "Last change to the registration, its values, forms, cart, status or emails (users filter updatedSince).",
+  })
+  updatedAt: Date;
+
   @Field(() => Int, { description: "Admin comments on the registration (legacy u_comments)." })
   commentCount: number;
 
@@ -161,6 +167,7 @@ export function presentMetaInfo(summary: UserSummary): MetaInfoType {
   meta.totalBalance = formatCents(summary.totalBalanceCents);
   meta.status = summary.status && presentStatus(summary.status, summary.groupId);
   meta.applicationDate = summary.applicationDate;
+  meta.updatedAt = summary.updatedAt;
   meta.commentCount = summary.commentCount;
   meta.groupId = summary.groupId;
   meta.uid = summary.uid;
