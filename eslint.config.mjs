@@ -2,25 +2,6 @@ import js from "@eslint/js";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
-/** Packages of the transports: express, Apollo, GraphQL and its schema builder. */
-const TRANSPORT_PACKAGES = [
-  "express",
-  "express-*",
-  "@apollo/*",
-  "@as-integrations/*",
-  "graphql",
-  "graphql-*",
-  "type-graphql",
-];
-
-/** A no-restricted-imports pattern group with a message naming the layer that may not import it. */
-function forbidden(group, layer) {
-  return {
-    group,
-    message: `${layer} may not import this (layer boundaries: see docs/errors-and-commands.md).`,
-  };
-}
-
 export default tseslint.config(
   { ignores: ["dist/", "node_modules/", "coverage/", "data/", "src/migrations/*-*.ts", "test/client/gql/"] },
   js.configs.recommended,
@@ -125,65 +106,6 @@ export default tseslint.config(
     files: ["test/**", "bench/**", "src/cli/**"],
     rules: { "no-console": "off" },
   },
-  // Layer boundaries (docs/errors-and-commands.md): the domain knows no transport, the two
-  // transports do not know each other, data access knows no adapter. What both transports need
-  // lives in src/http/.
-  {
-    files: ["src/domain/**"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            forbidden(["**/rest", "**/rest/**", "**/graphql", "**/graphql/**", "**/http", "**/http/**"], "The domain"),
-            forbidden(TRANSPORT_PACKAGES, "The domain"),
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ["src/data/**"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            forbidden(["**/rest", "**/rest/**", "**/graphql", "**/graphql/**", "**/http", "**/http/**"], "Data access"),
-            forbidden(TRANSPORT_PACKAGES, "Data access"),
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // The delivery worker runs without a request: it reads and writes through src/data/ and knows no transport.
-    files: ["src/delivery/**"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            forbidden(["**/rest", "**/rest/**", "**/graphql", "**/graphql/**"], "The delivery worker"),
-            forbidden(TRANSPORT_PACKAGES, "The delivery worker"),
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ["src/graphql/**"],
-    rules: {
-      "no-restricted-imports": ["error", { patterns: [forbidden(["**/rest", "**/rest/**"], "The GraphQL adapter")] }],
-    },
-  },
-  {
-    files: ["src/rest/**"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        { patterns: [forbidden(["**/graphql/**", "**/graphql", "!graphql"], "The REST adapter")] },
-      ],
-    },
-  },
+  // Which layer may import which (and no import cycle) is checked by dependency-cruiser
+  // (.dependency-cruiser.cjs, npm run check:deps), not here.
 );

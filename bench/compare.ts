@@ -6,7 +6,7 @@ import autocannon from "autocannon";
 import { createConnection, createPool } from "mysql2/promise";
 import { DataSource } from "typeorm";
 import { createApp } from "../src/app";
-import { parseDatabaseUrl, redactUrl } from "../src/config/config";
+import { configWith, parseDatabaseUrl, RATE_LIMITS_OFF, redactUrl } from "../src/config/config";
 import { seedRegistrants } from "../src/cli/seed/seed-registrants";
 import { buildDataSourceOptions } from "../src/db/data-source-options";
 import { CountingSqlLogger } from "../src/db/sql-counter";
@@ -142,7 +142,7 @@ async function main(): Promise<void> {
   const regapi = await createApp({
     dataSource,
     logger: createLogger("silent"),
-    config: { graphqlIntrospection: false },
+    config: configWith({ graphqlIntrospection: false, rateLimit: RATE_LIMITS_OFF }),
   });
   const pool = createPool({
     host: config.host,

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { DataSource } from "typeorm";
 import { createApp } from "../src/app";
 import { seedRegistrants } from "../src/cli/seed/seed-registrants";
-import { parseDatabaseUrl, redactUrl } from "../src/config/config";
+import { configWith, parseDatabaseUrl, RATE_LIMITS_OFF, redactUrl } from "../src/config/config";
 import { analyzeBulkTables } from "../src/data/table-statistics.data";
 import { buildDataSourceOptions } from "../src/db/data-source-options";
 import { CountingSqlLogger } from "../src/db/sql-counter";
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
   const regapi = await createApp({
     dataSource,
     logger: createLogger("silent"),
-    config: { graphqlIntrospection: false },
+    config: configWith({ graphqlIntrospection: false, rateLimit: RATE_LIMITS_OFF }),
   });
   const server = createServer(regapi.app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -1,52 +1,21 @@
 import { configureAccountCache } from "./auth/account-cache";
 import compression from "compression";
 import express, { type ErrorRequestHandler, type Express } from "express";
-import type { DataSource } from "typeorm";
-import { DEFAULT_RESILIENCE, type Config } from "./config/config";
 import { mountGraphql } from "./graphql/mount-graphql";
 import { accessLog } from "./http/access-log";
 import { corsFor } from "./http/cors";
 import { healthRouter } from "./http/health";
 import { createMetrics } from "./http/metrics";
-import { configureRetryAfter } from "./http/overload";
+import type { AppDependencies } from "./http/app-dependencies";
+import { setRetryAfter } from "./http/overload";
+import { consistencyHeader } from "./http/consistency";
+import { sendGraphqlTransportError } from "./graphql/mount-graphql";
 import { createRateLimiter } from "./http/rate-limit";
-import type { Logger } from "./http/logger";
 import { requestId } from "./http/request-id";
 import { TransportError } from "./http/transport-errors";
 import { sendLegacyError, toLegacyFailure } from "./rest/legacy-errors";
 import { apiDocsRouter } from "./rest/openapi/api-docs-router";
 import { LEGACY_ENDPOINTS, legacyRestRouter } from "./rest/router";
-
-export interface AppDependencies {
-  dataSource: DataSource;
-  logger: Logger;
-  /**
-   * Compile an eligible GraphQL document on its first run instead of its second
-   * (compiled-executor.ts). The test app sets it, so every test exercises the compiled path.
-   */
-  graphqlCompileOnFirstRun?: boolean;
-  /**
-   * Without `rateLimit` (in-process tests, the benchmark) no limits apply; loginTokenTtlSeconds defaults to 900;
-   * without `resilience` the defaults of config.ts apply; without `corsOrigins` no cross-origin access;
-   * without `trustProxy` no proxy is trusted (req.ip is the socket's address); without
-   * `graphqlCompiledExecution` eligible queries run compiled.
-   */
-  config: Pick<Config, "graphqlIntrospection"> &
-    Partial<
-      Pick<
-        Config,
-        | "rateLimit"
-        | "loginTokenTtlSeconds"
-        | "resilience"
-        | "corsOrigins"
-        | "trustProxy"
-        | "idempotencyWaitMs"
-        | "delivery"
-        | "accountCacheTtlMs"
-        | "graphqlCompiledExecution"
-      >
-    >;
-}
 
 /** REST and GraphQL paths, which no page, probe or scrape route matches (whatever their letter case). */
 const isApiPath = (path: string) => path.startsWith("/reg/api2/") || path === "/graphql";
@@ -62,28 +31,29 @@ export interface RegapiApp {
 /** The static pages, their files and the OpenAPI document: what compression() serves compressed. */
 export const COMPRESSED_PATHS = ["/explorer", "/docs", "/openapi.json"];
 
+export type { AppDependencies };
+
 /** Builds the express app without listening, so tests drive it in-process with supertest. */
 export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   let shuttingDown = false;
   const app = express();
   app.disable("x-powered-by");
   // Behind a load balancer, per-IP limits and logs need the client's address from X-Forwarded-For.
-  app.set("trust proxy", deps.config.trustProxy ?? false);
+  app.set("trust proxy", deps.config.trustProxy);
   const metrics = createMetrics(deps.dataSource);
-  // Only when told: a second app on the same DataSource (tests) keeps the first one's setting.
-  if (deps.config.accountCacheTtlMs !== undefined)
-    configureAccountCache(deps.dataSource, deps.config.accountCacheTtlMs);
+  // The cache belongs to the DataSource (key management forgets accounts through it), not to the process.
+  configureAccountCache(deps.dataSource, deps.config.accountCacheTtlMs);
   app.use(requestId);
-  app.use(accessLog(deps.logger, metrics));
-  const resilience = deps.config.resilience ?? DEFAULT_RESILIENCE;
-  configureRetryAfter(resilience.retryAfterSeconds);
+  app.use(accessLog(deps.logger, LEGACY_ENDPOINTS, metrics));
+  const resilience = deps.config.resilience;
+  setRetryAfter(app, resilience.retryAfterSeconds);
   // While draining, every answer closes its connection, so keep-alive clients reconnect elsewhere.
   app.use((_req, res, next) => {
     if (shuttingDown) res.setHeader("Connection", "close");
     next();
   });
   // Cross-origin browsers (CORS_ORIGINS only): preflights are answered before routes and limits.
-  const crossOrigin = corsFor(deps.config.corsOrigins ?? []);
+  const crossOrigin = corsFor(deps.config.corsOrigins);
   if (crossOrigin) app.use(["/reg/api2", "/graphql"], crossOrigin);
   // The pages' bundles (GraphiQL and Swagger UI, 1–1.7 MB each) and the OpenAPI document go
   // compressed to clients that accept it; API answers are small and stay as they are.
@@ -95,8 +65,17 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   pages.use(metrics.router());
   // None of their paths can match an API request's, so those skip the walk through their routes.
   app.use((req, res, next) => (isApiPath(req.path) ? next() : pages(req, res, next)));
-  const limiter = deps.config.rateLimit ? createRateLimiter(deps.config.rateLimit, deps.dataSource, deps.logger) : null;
+  // Null when both limits are 0 (in-process tests, the benchmark).
+  const limiter = createRateLimiter(deps.config.rateLimit, deps.dataSource, deps.logger);
   if (limiter) app.use(["/reg/api2", "/graphql"], ...limiter.handlers);
+  app.use(
+    "/reg/api2",
+    consistencyHeader((req, res, error) => sendLegacyError(res, error, req.requestId)),
+  );
+  app.use(
+    "/graphql",
+    consistencyHeader((_req, res, error) => sendGraphqlTransportError(res, error)),
+  );
   app.use("/reg/api2", legacyRestRouter(deps));
   const graphql = await mountGraphql(app, deps);
 

@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   }
   // Imported after the configuration is known to be valid: ormconfig builds the DataSource from it.
   const { createLogger, resolveLogFormat } = await import("./http/logger");
-  const { prepareDatabase } = await import("./db/bootstrap");
+  const { prepareDatabase } = await import("./prepare-database");
   const { connectionFailureCause } = await import("./db/database-failure");
   const { trackConnections } = await import("./http/drain");
   const { createApp } = await import("./app");
@@ -44,6 +44,8 @@ async function main(): Promise<void> {
     );
   }
   await prepareDatabase(dataSource, config, logger);
+  const { startReadReplicas } = await import("./db/read-replicas-setup");
+  await startReadReplicas(dataSource, config, logger);
   const regapi = await createApp({ dataSource, logger, config });
   // Events and trigger emails are delivered from this process unless a separate `regapi worker` does it.
   const worker = config.delivery.workerInService
@@ -90,6 +92,8 @@ async function main(): Promise<void> {
     await regapi.stop();
     // Deliveries in flight are sent and recorded (each bounded by DELIVERY_TIMEOUT_MS) before the pool closes.
     await workerStopped;
+    const { stopReplicaSet } = await import("./db/replicas");
+    await stopReplicaSet(dataSource);
     await dataSource.destroy();
     logger.info("stopped");
     process.exit(0);

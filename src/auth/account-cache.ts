@@ -1,4 +1,5 @@
 import type { DataSource } from "typeorm";
+import { DEFAULT_ACCOUNT_CACHE_TTL_MS } from "../config/config";
 import { findApiAccount, type ApiAccountRecord } from "../data/api-accounts.data";
 
 // Authentication reads the API account of every request. The account is kept for a few seconds
@@ -11,8 +12,6 @@ import { findApiAccount, type ApiAccountRecord } from "../data/api-accounts.data
 
 /** Entries above which the cache starts over, so random Api-Ids cannot grow it without bound. */
 const MAX_ENTRIES = 10_000;
-
-export const DEFAULT_ACCOUNT_CACHE_TTL_MS = 5000;
 
 interface AccountCache {
   ttlMs: number;

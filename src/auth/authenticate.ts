@@ -1,6 +1,7 @@
 import type { EntityManager } from "typeorm";
 import type { Principal } from "../domain/context";
 import { DomainError } from "../domain/errors";
+import { parseScopeNames, type KeyScope } from "../domain/group-scope";
 import { findApiAccount, type ApiAccountRecord } from "../data/api-accounts.data";
 import { hashApiToken, presentedTokenDigest, tokenDigestMatches } from "./secrets";
 
@@ -43,7 +44,28 @@ export async function authenticate(
   }
 
   checkTimestamp(header("timestamp"), nowMs);
-  return { apiAccountId: account.id, apiUser: account.apiUser, organizationId: account.organizationId };
+  return {
+    apiAccountId: account.id,
+    apiUser: account.apiUser,
+    organizationId: account.organizationId,
+    scope: keyScopeOf(account),
+  };
+}
+
+/**
+ * The stored scope of a key. A stored name this version does not know grants nothing (it is
+ * dropped), so a key is never given more than it was created with.
+ */
+export function keyScopeOf(account: Pick<ApiAccountRecord, "scopeOperations" | "scopeGroupIds">): KeyScope {
+  const operations = account.scopeOperations === null ? null : (parseScopeNames(account.scopeOperations).names ?? null);
+  const groupIds =
+    account.scopeGroupIds === null
+      ? null
+      : account.scopeGroupIds
+          .split(",")
+          .map((part) => Number(part.trim()))
+          .filter((id) => Number.isInteger(id) && id > 0);
+  return { operations, groupIds };
 }
 
 function checkTimestamp(raw: string | undefined, nowMs: number): void {

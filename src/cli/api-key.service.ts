@@ -8,7 +8,9 @@ import {
   type OrganizationSummaryRow,
 } from "../data/api-accounts.data";
 import type { RequestContext } from "../domain/context";
-import { DomainError, validationFailed } from "../domain/errors";
+import { DomainError, failOnProblems, validationFailed, type Problem } from "../domain/errors";
+import { parseScopeNames, SCOPE_NAMES, type ScopeName } from "../domain/group-scope";
+import { readProjectsOfOrganization } from "../data/projects.data";
 import { inTransaction } from "../domain/transaction";
 import { ApiAccount, Organization } from "../entities";
 import { isEmailAddress } from "../common/email";
@@ -18,18 +20,53 @@ export interface NewApiKey {
   apiUser: string;
   /** The only time the token exists in clear: the database keeps its SHA-256 hash. */
   apiToken: string;
+  /** The scope names, comma-separated; null: all. */
+  scope?: string | null;
+  /** The project ids, comma-separated; null: all. */
+  groups?: string | null;
 }
 
-/** Creates an active API account with a fresh random token for an existing organization. */
-export async function createApiKey(ctx: RequestContext, organizationId: number, apiUser: string): Promise<NewApiKey> {
+/** What a new key is limited to, as typed (`--scope read,users.update`, `--groups 1,2`); absent: no limit. */
+export interface ApiKeyScopeOptions {
+  scope?: string;
+  groups?: string;
+}
+
+/**
+ * Creates an active API account with a fresh random token for an existing organization,
+ * limited to the given scope names and projects when asked (each project must be the
+ * organization's).
+ */
+export async function createApiKey(
+  ctx: RequestContext,
+  organizationId: number,
+  apiUser: string,
+  limits: ApiKeyScopeOptions = {},
+): Promise<NewApiKey> {
   const user = apiUser.trim();
+  const problems: Problem[] = [];
   if (!isEmailAddress(user)) {
-    throw validationFailed([{ path: ["--user"], message: `is not an email address: ${JSON.stringify(apiUser)}` }]);
+    problems.push({ path: ["--user"], message: `is not an email address: ${JSON.stringify(apiUser)}` });
   }
+  const operations = limits.scope === undefined ? null : readScopeOption(limits.scope, problems);
+  const groupIds = limits.groups === undefined ? null : readGroupsOption(limits.groups, problems);
+  failOnProblems(problems);
   const apiToken = generateApiToken();
   const created = await inTransaction(ctx, async ({ em }) => {
     if (!(await em.findOne(Organization, { where: { id: organizationId } }))) {
       throw new DomainError("NOT_FOUND", `organization ${organizationId} does not exist`);
+    }
+    if (groupIds) {
+      const own = new Set((await readProjectsOfOrganization(em, organizationId, "all")).map((project) => project.id));
+      const foreign = groupIds.filter((id) => !own.has(id));
+      if (foreign.length > 0) {
+        throw validationFailed([
+          {
+            path: ["--groups"],
+            message: `names projects that are not organization ${organizationId}'s: ${foreign.join(", ")}`,
+          },
+        ]);
+      }
     }
     const inserted = await em.insert(ApiAccount, {
       organizationId,
@@ -37,12 +74,46 @@ export async function createApiKey(ctx: RequestContext, organizationId: number, 
       tokenHash: hashApiToken(apiToken),
       active: true,
       createdAt: new Date(),
+      scopeOperations: operations === null ? null : operations.join(","),
+      scopeGroupIds: groupIds === null ? null : groupIds.join(","),
     });
-    return { apiId: Number(inserted.identifiers[0].id), apiUser: user, apiToken };
+    return {
+      apiId: Number(inserted.identifiers[0].id),
+      apiUser: user,
+      apiToken,
+      scope: operations === null ? null : operations.join(","),
+      groups: groupIds === null ? null : groupIds.join(","),
+    };
   });
   // Once committed: a request of this process that looked the id up before must not keep "unknown".
   forgetCachedApiAccount(ctx.dataSource, created.apiId);
   return created;
+}
+
+function readScopeOption(raw: string, problems: Problem[]): ScopeName[] | null {
+  const { names, unknown } = parseScopeNames(raw);
+  if (unknown.length > 0) {
+    problems.push({
+      path: ["--scope"],
+      message: `names unknown scopes (${unknown.join(", ")}); known: all, ${SCOPE_NAMES.join(", ")}`,
+    });
+  } else if (names !== null && names.length === 0) {
+    problems.push({ path: ["--scope"], message: "is empty; name at least one scope (or all)" });
+  }
+  return names;
+}
+
+function readGroupsOption(raw: string, problems: Problem[]): number[] {
+  const parts = raw.split(",").map((part) => part.trim());
+  const bad = parts.filter((part) => !/^\d{1,10}$/.test(part) || Number(part) < 1 || Number(part) > 2_147_483_647);
+  if (bad.length > 0 || parts.length === 0) {
+    problems.push({
+      path: ["--groups"],
+      message: `must list project ids separated by commas; not an id: ${bad.join(", ")}`,
+    });
+    return [];
+  }
+  return [...new Set(parts.map(Number))];
 }
 
 /** Organizations with their number of projects and of active API keys, for `regapi org list`. */

@@ -12,6 +12,7 @@ import { registerDemoCommand } from "./commands/demo.command";
 import { registerLoadCommand } from "./commands/load.command";
 import { registerMigrateCommand } from "./commands/migrate.command";
 import { registerOrgCommand } from "./commands/org.command";
+import { registerPersonCommand } from "./commands/person.command";
 import { registerRecountCommand } from "./commands/recount.command";
 import { registerSeedCommand } from "./commands/seed.command";
 import { registerWebhookCommand } from "./commands/webhook.command";
@@ -85,6 +86,7 @@ function buildProgram(session: CliSession): Command {
   registerWebhookCommand(program, session);
   registerWorkerCommand(program, session);
   registerRecountCommand(program, session);
+  registerPersonCommand(program, session);
   return program;
 }
 

@@ -26,6 +26,12 @@ export interface Config {
   readonly graphqlIntrospection: boolean;
   /** Run eligible GraphQL queries compiled by graphql-jit (GRAPHQL_COMPILED_EXECUTION, default true). */
   readonly graphqlCompiledExecution: boolean;
+  /**
+   * Compile an eligible document on its first run instead of its second (GRAPHQL_COMPILE_ON_FIRST_RUN,
+   * default false): for a deployment whose clients send a fixed set of documents; the test suite
+   * sets it so every test exercises the compiled path.
+   */
+  readonly graphqlCompileOnFirstRun: boolean;
   readonly databaseConnection: DatabaseConnectionConfig;
   readonly rateLimit: RateLimitConfig;
   readonly apiKeyRotationGraceSeconds: number;
@@ -42,7 +48,30 @@ export interface Config {
   /** How long a repeated Idempotency-Key request waits for the first one's answer (IDEMPOTENCY_WAIT_MS). */
   readonly idempotencyWaitMs: number;
   readonly delivery: DeliveryConfig;
+  /** Read replicas (docs/scale-out.md); no replica: every statement goes to DATABASE_URL. */
+  readonly replicas: ReplicasConfig;
 }
+
+/** Read replicas of the primary and how reads use them (DATABASE_REPLICA_URLS, REPLICA_*). */
+export interface ReplicasConfig {
+  /** DATABASE_REPLICA_URLS, in order; empty: none. Each a MariaDB GTID replica of DATABASE_URL. */
+  readonly urls: readonly string[];
+  readonly databases: readonly Exclude<DatabaseConfig, { kind: "sqlite" }>[];
+  /** Longest wait on a replica for a principal's own write before reading on the primary (REPLICA_WAIT_MS). */
+  readonly waitMs: number;
+  /** A replica further behind than this leaves the rotation (REPLICA_MAX_LAG_S). */
+  readonly maxLagSeconds: number;
+  /** How often each replica's state is checked, in and out of the rotation (REPLICA_CHECK_INTERVAL_MS). */
+  readonly checkIntervalMs: number;
+}
+
+export const DEFAULT_REPLICAS: ReplicasConfig = Object.freeze({
+  urls: Object.freeze([]),
+  databases: Object.freeze([]),
+  waitMs: 200,
+  maxLagSeconds: 10,
+  checkIntervalMs: 1000,
+});
 
 /** false: the socket's address is the client; a number: that many proxies in front; a list: trusted proxy addresses/subnets. */
 export type TrustProxy = boolean | number | readonly string[];
@@ -118,6 +147,12 @@ export interface DatabaseConnectionConfig {
   readonly queryTimeoutMs: number;
   /** null: plain TCP. Otherwise TLS, verifying the server against `ca` (PEM) or the system CAs. */
   readonly tls: { readonly ca: string | null } | null;
+  /**
+   * Galera's `wsrep_sync_wait` set on every session (DATABASE_WSREP_SYNC_WAIT); null: the server's
+   * own setting. 1 makes each read wait until its node has applied every write committed anywhere
+   * in the cluster before it (docs/scale-out.md#galera).
+   */
+  readonly wsrepSyncWait?: number | null;
 }
 
 /** Requests per minute; 0 switches that limit off. */
@@ -165,6 +200,23 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const DEFAULT_DATABASE_URL = "sqlite:data/regapi.sqlite";
 
+/**
+ * Defaults that code outside this module also needs (a request context built without a config,
+ * an account cache before the app configures it): written here once.
+ */
+export const DEFAULT_LOGIN_TOKEN_TTL_S = 900;
+export const DEFAULT_ACCOUNT_CACHE_TTL_MS = 5000;
+export const DEFAULT_IDEMPOTENCY_WAIT_MS = 10_000;
+const DEFAULT_RATE_LIMIT_REDIS_PREFIX = "regapi:rate-limit:";
+
+/** Both limits off (RATE_LIMIT_PER_MINUTE=0 and RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE=0): no limiter is mounted. */
+export const RATE_LIMITS_OFF: RateLimitConfig = Object.freeze({
+  perMinute: 0,
+  unauthenticatedPerMinute: 0,
+  redisUrl: null,
+  redisPrefix: DEFAULT_RATE_LIMIT_REDIS_PREFIX,
+});
+
 /** An origin as browsers send it: scheme, host, optional port; nothing else. */
 /** An address or subnet (IPv4 or IPv6, optional /prefix) or one of express's named ranges. */
 const TRUSTED_PROXY_ENTRY = /^(loopback|linklocal|uniquelocal|[0-9a-f]*[.:][0-9a-f:.]*(\/\d{1,3})?)$/;
@@ -195,25 +247,25 @@ const BOOLEAN_WORDS: Record<string, boolean> = {
 const DATABASE_URL_HELP =
   "expected sqlite:<file>, sqlite::memory:, mysql://user:pass@host:port/db or mariadb://user:pass@host:port/db";
 
-export function parseDatabaseUrl(url: string): DatabaseConfig {
+export function parseDatabaseUrl(url: string, variable = "DATABASE_URL"): DatabaseConfig {
   if (url.startsWith("sqlite:")) {
     const file = url.slice("sqlite:".length);
-    if (file === "") throw new ConfigError("DATABASE_URL", `missing file name; ${DATABASE_URL_HELP}`);
+    if (file === "") throw new ConfigError(variable, `missing file name; ${DATABASE_URL_HELP}`);
     return { kind: "sqlite", file: file === ":memory:" ? ":memory:" : file };
   }
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new ConfigError("DATABASE_URL", `"${redactUrl(url)}" is not a URL; ${DATABASE_URL_HELP}`);
+    throw new ConfigError(variable, `"${redactUrl(url)}" is not a URL; ${DATABASE_URL_HELP}`);
   }
   const kind = parsed.protocol.replace(/:$/, "");
   if (kind !== "mysql" && kind !== "mariadb") {
-    throw new ConfigError("DATABASE_URL", `unsupported scheme "${kind}:"; ${DATABASE_URL_HELP}`);
+    throw new ConfigError(variable, `unsupported scheme "${kind}:"; ${DATABASE_URL_HELP}`);
   }
   const database = decodeURIComponent(parsed.pathname.replace(/^\//, ""));
   if (!parsed.hostname || !database) {
-    throw new ConfigError("DATABASE_URL", `host and database name are required; ${DATABASE_URL_HELP}`);
+    throw new ConfigError(variable, `host and database name are required; ${DATABASE_URL_HELP}`);
   }
   const port = parsed.port ? Number(parsed.port) : 3306;
   return {
@@ -267,6 +319,7 @@ const envSchema = z.object({
   DEMO: booleanWord("DEMO").default(true),
   GRAPHQL_INTROSPECTION: booleanWord("GRAPHQL_INTROSPECTION").default(true),
   GRAPHQL_COMPILED_EXECUTION: booleanWord("GRAPHQL_COMPILED_EXECUTION").default(true),
+  GRAPHQL_COMPILE_ON_FIRST_RUN: booleanWord("GRAPHQL_COMPILE_ON_FIRST_RUN").default(false),
   // Operations: rate limits, key rotation, log format, database connection (docs/operations.md).
   RATE_LIMIT_PER_MINUTE: integerInRange("RATE_LIMIT_PER_MINUTE", 0, 1_000_000).default(600),
   RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: integerInRange("RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE", 0, 1_000_000).default(
@@ -279,7 +332,7 @@ const envSchema = z.object({
   RATE_LIMIT_REDIS_PREFIX: z
     .string()
     .regex(/^[\w:.-]{1,64}$/, "RATE_LIMIT_REDIS_PREFIX: expected 1 to 64 letters, digits or _ : . -")
-    .default("regapi:rate-limit:"),
+    .default(DEFAULT_RATE_LIMIT_REDIS_PREFIX),
   API_KEY_ROTATION_GRACE_S: integerInRange("API_KEY_ROTATION_GRACE_S", 0, 30 * 24 * 3600).default(3600),
   LOG_FORMAT: z
     .string()
@@ -293,8 +346,9 @@ const envSchema = z.object({
   DATABASE_QUEUE_LIMIT: integerInRange("DATABASE_QUEUE_LIMIT", 1, 100_000).default(200),
   DATABASE_ACQUIRE_TIMEOUT_MS: integerInRange("DATABASE_ACQUIRE_TIMEOUT_MS", 1, 600_000).default(3000),
   DATABASE_QUERY_TIMEOUT_MS: integerInRange("DATABASE_QUERY_TIMEOUT_MS", 0, 3_600_000).default(4000),
-  LOGIN_TOKEN_TTL_S: integerInRange("LOGIN_TOKEN_TTL_S", 1, 7 * 24 * 3600).default(900),
-  ACCOUNT_CACHE_TTL_MS: integerInRange("ACCOUNT_CACHE_TTL_MS", 0, 60_000).default(5000),
+  DATABASE_WSREP_SYNC_WAIT: integerInRange("DATABASE_WSREP_SYNC_WAIT", 0, 15).optional(),
+  LOGIN_TOKEN_TTL_S: integerInRange("LOGIN_TOKEN_TTL_S", 1, 7 * 24 * 3600).default(DEFAULT_LOGIN_TOKEN_TTL_S),
+  ACCOUNT_CACHE_TTL_MS: integerInRange("ACCOUNT_CACHE_TTL_MS", 0, 60_000).default(DEFAULT_ACCOUNT_CACHE_TTL_MS),
   CORS_ORIGINS: z
     .string()
     .transform((raw) =>
@@ -323,7 +377,7 @@ const envSchema = z.object({
       return z.NEVER;
     })
     .default(false),
-  IDEMPOTENCY_WAIT_MS: integerInRange("IDEMPOTENCY_WAIT_MS", 100, 600_000).default(10_000),
+  IDEMPOTENCY_WAIT_MS: integerInRange("IDEMPOTENCY_WAIT_MS", 100, 600_000).default(DEFAULT_IDEMPOTENCY_WAIT_MS),
   // Delivery worker: webhooks and trigger emails (docs/events-and-webhooks.md).
   DELIVERY_WORKER: booleanWord("DELIVERY_WORKER").default(DEFAULT_DELIVERY.workerInService),
   DELIVERY_POLL_MS: integerInRange("DELIVERY_POLL_MS", 10, 60_000).default(DEFAULT_DELIVERY.pollIntervalMs),
@@ -353,7 +407,53 @@ const envSchema = z.object({
     DEFAULT_RESILIENCE.httpRequestTimeoutMs,
   ),
   JSON_MAX_DEPTH: integerInRange("JSON_MAX_DEPTH", 2, 1000).default(DEFAULT_RESILIENCE.jsonMaxDepth),
+  // Read replicas (docs/scale-out.md).
+  DATABASE_REPLICA_URLS: z
+    .string()
+    .transform((raw) =>
+      raw
+        .split(",")
+        .map((url) => url.trim())
+        .filter((url) => url !== ""),
+    )
+    .default([]),
+  REPLICA_WAIT_MS: integerInRange("REPLICA_WAIT_MS", 0, 10_000).default(DEFAULT_REPLICAS.waitMs),
+  REPLICA_MAX_LAG_S: integerInRange("REPLICA_MAX_LAG_S", 1, 86_400).default(DEFAULT_REPLICAS.maxLagSeconds),
+  REPLICA_CHECK_INTERVAL_MS: integerInRange("REPLICA_CHECK_INTERVAL_MS", 100, 60_000).default(
+    DEFAULT_REPLICAS.checkIntervalMs,
+  ),
 });
+
+/**
+ * DATABASE_REPLICA_URLS: replicas of a MySQL-family primary, each a mysql:// or mariadb:// URL
+ * that is not the primary's own address (reads sent there would be a second primary path that
+ * no health check watches), none twice.
+ */
+function replicaDatabases(primary: DatabaseConfig, urls: readonly string[]): ReplicasConfig["databases"] {
+  if (urls.length === 0) return [];
+  if (primary.kind === "sqlite")
+    throw new ConfigError(
+      "DATABASE_REPLICA_URLS",
+      "needs a mysql:// or mariadb:// DATABASE_URL; SQLite has no replicas",
+    );
+  const seen = new Set<string>([`${primary.host}:${primary.port}`]);
+  return urls.map((url, index) => {
+    const database = parseDatabaseUrl(url, `DATABASE_REPLICA_URLS entry ${index + 1}`);
+    if (database.kind === "sqlite")
+      throw new ConfigError(
+        "DATABASE_REPLICA_URLS",
+        `entry ${index + 1}: a replica is a mysql:// or mariadb:// URL, not SQLite`,
+      );
+    const address = `${database.host}:${database.port}`;
+    if (seen.has(address))
+      throw new ConfigError(
+        "DATABASE_REPLICA_URLS",
+        `entry ${index + 1} (${address}) is ${address === `${primary.host}:${primary.port}` ? "the primary's address (DATABASE_URL)" : "listed twice"}`,
+      );
+    seen.add(address);
+    return database;
+  });
+}
 
 /** `?ssl=true|false` in a MySQL/MariaDB URL; undefined when absent. */
 function sslParameter(url: string): boolean | undefined {
@@ -392,6 +492,7 @@ function databaseConnection(
     DATABASE_QUEUE_LIMIT: number;
     DATABASE_ACQUIRE_TIMEOUT_MS: number;
     DATABASE_QUERY_TIMEOUT_MS: number;
+    DATABASE_WSREP_SYNC_WAIT?: number;
   },
 ): DatabaseConnectionConfig {
   const ssl = database.kind === "sqlite" ? undefined : sslParameter(url);
@@ -401,6 +502,9 @@ function databaseConnection(
   if (ssl === false && values.DATABASE_SSL_CA !== undefined) {
     throw new ConfigError("DATABASE_SSL_CA", "is set but DATABASE_URL says ssl=false; drop one of them");
   }
+  if (database.kind !== "mariadb" && values.DATABASE_WSREP_SYNC_WAIT !== undefined) {
+    throw new ConfigError("DATABASE_WSREP_SYNC_WAIT", "applies to mariadb:// databases (Galera) only");
+  }
   const ca = values.DATABASE_SSL_CA === undefined ? null : readCaFile(values.DATABASE_SSL_CA);
   return {
     poolSize: values.DATABASE_POOL_SIZE,
@@ -408,6 +512,7 @@ function databaseConnection(
     queueLimit: values.DATABASE_QUEUE_LIMIT,
     acquireTimeoutMs: values.DATABASE_ACQUIRE_TIMEOUT_MS,
     queryTimeoutMs: values.DATABASE_QUERY_TIMEOUT_MS,
+    wsrepSyncWait: values.DATABASE_WSREP_SYNC_WAIT ?? null,
     tls: ssl === true || ca !== null ? { ca } : null,
   };
 }
@@ -436,6 +541,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demo: values.DEMO,
     graphqlIntrospection: values.GRAPHQL_INTROSPECTION,
     graphqlCompiledExecution: values.GRAPHQL_COMPILED_EXECUTION,
+    graphqlCompileOnFirstRun: values.GRAPHQL_COMPILE_ON_FIRST_RUN,
     databaseConnection: databaseConnection(database, values.DATABASE_URL, values),
     rateLimit: {
       perMinute: values.RATE_LIMIT_PER_MINUTE,
@@ -470,5 +576,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       httpRequestTimeoutMs: values.HTTP_REQUEST_TIMEOUT_MS,
       jsonMaxDepth: values.JSON_MAX_DEPTH,
     }),
+    replicas: Object.freeze({
+      urls: Object.freeze([...values.DATABASE_REPLICA_URLS]),
+      databases: Object.freeze(replicaDatabases(database, values.DATABASE_REPLICA_URLS)),
+      waitMs: values.REPLICA_WAIT_MS,
+      maxLagSeconds: values.REPLICA_MAX_LAG_S,
+      checkIntervalMs: values.REPLICA_CHECK_INTERVAL_MS,
+    }),
   });
+}
+
+/**
+ * Every setting at its default (an empty environment), with `overrides` replacing whole settings;
+ * an override that is undefined keeps the default.
+ */
+export function configWith(overrides: Partial<Config> = {}): Config {
+  const given = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
+  return Object.freeze({ ...loadConfig({}), ...given });
 }

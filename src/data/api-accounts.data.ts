@@ -38,6 +38,8 @@ const API_KEY_LISTING = {
   active: "flag",
   created_at: "date",
   previous_token_expires_at: "dateOrNull",
+  scope_operations: "textOrNull",
+  scope_group_ids: "textOrNull",
 } as const;
 export type ApiKeyListingRow = RowOf<typeof API_KEY_LISTING>;
 
@@ -45,7 +47,7 @@ export function selectApiKeysOfOrganization(em: EntityManager, organizationId: n
   return selectRows(
     em,
     API_KEY_LISTING,
-    `SELECT id, api_user, active, created_at, previous_token_expires_at
+    `SELECT id, api_user, active, created_at, previous_token_expires_at, scope_operations, scope_group_ids
        FROM api_account
       WHERE organization_id = ?
       ORDER BY id`,

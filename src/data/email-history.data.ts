@@ -2,7 +2,7 @@ import type { EntityManager } from "typeorm";
 import { EmailRecord } from "../entities";
 import { insertRows } from "../db/insert-rows";
 import { chunked, groupBy } from "./batch";
-import { selectRows, sqlPlaceholders } from "./sql-rows";
+import { selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
 
 /** An entry of a registration's email history. */
 export interface EmailHistoryEntry {
@@ -27,7 +27,7 @@ export interface EmailHistoryEntry {
 /** A history entry to record (its id is generated). */
 export type NewEmailHistoryEntry = Omit<EmailHistoryEntry, "id">;
 
-const EMAIL_SHAPE = {
+export const EMAIL_SHAPE = {
   id: "int",
   registration_id: "int",
   from_address: "text",
@@ -63,26 +63,29 @@ export async function readEmailHistory(
         ORDER BY e.recorded_at, e.id`,
       chunk,
     );
-    for (const row of rows) {
-      all.push({
-        id: row.id,
-        uid: row.registration_id,
-        from: row.from_address,
-        to: row.to_addresses,
-        cc: row.cc_addresses,
-        bcc: row.bcc_addresses,
-        subject: row.subject,
-        body: row.body,
-        adminId: row.admin_id,
-        recordedAt: row.recorded_at,
-        origin: row.origin === "trigger" ? "trigger" : "api",
-        messageId: row.message_id,
-        deliveryStatus: row.delivery_status as EmailHistoryEntry["deliveryStatus"],
-        deliveryAttempts: row.delivery_attempts,
-      });
-    }
+    for (const row of rows) all.push(toEmailEntry(row));
   });
   return groupBy(all, (row) => row.uid);
+}
+
+/** A history entry from its row (EMAIL_SHAPE). */
+export function toEmailEntry(row: RowOf<typeof EMAIL_SHAPE>): EmailHistoryEntry {
+  return {
+    id: row.id,
+    uid: row.registration_id,
+    from: row.from_address,
+    to: row.to_addresses,
+    cc: row.cc_addresses,
+    bcc: row.bcc_addresses,
+    subject: row.subject,
+    body: row.body,
+    adminId: row.admin_id,
+    recordedAt: row.recorded_at,
+    origin: row.origin === "trigger" ? "trigger" : "api",
+    messageId: row.message_id,
+    deliveryStatus: row.delivery_status as EmailHistoryEntry["deliveryStatus"],
+    deliveryAttempts: row.delivery_attempts,
+  };
 }
 
 /** Records history entries in one statement. */

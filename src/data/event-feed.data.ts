@@ -69,8 +69,8 @@ export interface FeedEventRow {
 
 export interface FeedPageQuery {
   organizationId: number;
-  /** One project of the organization; null: all of them. */
-  groupId: number | null;
+  /** These projects of the organization (one: its own index); null: all of them. */
+  groupIds: readonly number[] | null;
   afterPosition: number;
   /** Only these types; null: every type. */
   types: readonly string[] | null;
@@ -83,9 +83,11 @@ export interface FeedPageQuery {
  * filter is applied to the index range, so a rare type reads past the others to fill its page.
  */
 export async function readFeedPage(em: EntityManager, query: FeedPageQuery): Promise<FeedEventRow[]> {
-  const scope = query.groupId === null ? "organization_id = ?" : "organization_id = ? AND group_id = ?";
-  const parameters: unknown[] = [query.organizationId];
-  if (query.groupId !== null) parameters.push(query.groupId);
+  const groups = query.groupIds;
+  if (groups !== null && groups.length === 0) return [];
+  const scope =
+    groups === null ? "organization_id = ?" : `organization_id = ? AND group_id IN (${sqlPlaceholders(groups.length)})`;
+  const parameters: unknown[] = [query.organizationId, ...(groups ?? [])];
   parameters.push(query.afterPosition);
   let types = "";
   if (query.types !== null) {
@@ -95,7 +97,7 @@ export async function readFeedPage(em: EntityManager, query: FeedPageQuery): Pro
   const index =
     em.connection.options.type === "better-sqlite3"
       ? ""
-      : `FORCE INDEX (${query.groupId === null ? "IDX_event_feed_org" : "IDX_event_feed_group"})`;
+      : `FORCE INDEX (${groups?.length === 1 ? "IDX_event_feed_group" : "IDX_event_feed_org"})`;
   const rows = await selectRows(
     em,
     FEED_ROW,

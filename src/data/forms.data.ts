@@ -1,6 +1,6 @@
 import type { EntityManager } from "typeorm";
 import { FieldValue, RegistrationForm, type FieldType, type FormAudience, type FormLevel } from "../entities";
-import { decodeAnswer, parseChoiceOptions, type FieldAnswer } from "../domain/forms/field-value-codec";
+import { decodeAnswer, parseChoiceOptions, type FieldAnswer } from "./field-value-codec";
 import { executeWrite, insertRows, preparedValue, upsertRows } from "../db/insert-rows";
 import { chunked, groupBy } from "./batch";
 import { selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";

@@ -1,4 +1,5 @@
-import type { DataSource, EntityManager } from "typeorm";
+import type { DataSource, EntityManager, QueryRunner } from "typeorm";
+import { failoverReplicaRead } from "../db/replicas";
 
 /** A consistent read on one pooled connection, ended by `end` (which also returns the connection). */
 export interface ReadSnapshot {
@@ -9,15 +10,19 @@ export interface ReadSnapshot {
 /**
  * Starts a read-only transaction with a consistent snapshot on one pooled MySQL/MariaDB
  * connection: every statement issued through `em` sees the database as it was at the start,
- * whatever commits meanwhile. Two statements in all (START TRANSACTION and COMMIT).
+ * whatever commits meanwhile. Two statements in all (START TRANSACTION and COMMIT). On `runner`
+ * when given (a replica's connection, src/db/replicas.ts), else on a primary connection.
  */
-export async function startReadSnapshot(dataSource: DataSource): Promise<ReadSnapshot> {
-  const runner = dataSource.createQueryRunner();
+export async function startReadSnapshot(dataSource: DataSource, on?: QueryRunner): Promise<ReadSnapshot> {
+  const runner = on ?? dataSource.createQueryRunner();
   try {
     await runner.query("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
   } catch (error) {
-    await runner.release();
-    throw error;
+    // A replica that went away just now: the failover opens the snapshot on the primary instead.
+    if (!(await failoverReplicaRead(runner, error).catch(() => false))) {
+      await runner.release();
+      throw error;
+    }
   }
   return {
     em: runner.manager,

@@ -16,6 +16,12 @@ import {
   type RowOf,
 } from "./sql-rows";
 import { statusExcludedSql } from "./statuses.data";
+import {
+  decodeRegistrationLists,
+  registrationListsSql,
+  type RegistrationLists,
+  type RegistrationListsWanted,
+} from "./registration-lists.data";
 
 // Registrations (users of a project): who they are, their lists and summaries, their tags.
 
@@ -534,25 +540,44 @@ export async function readOwnedSummaryRow(
   organizationId: number,
   projectId: number,
   personId: number,
-  options: { withChildren?: boolean; parts?: ReadonlySet<SummaryPart> | null } = {},
-): Promise<{ owned: boolean; row: SummaryRow | null; children: SummaryRow[] }> {
+  options: { withChildren?: boolean; parts?: ReadonlySet<SummaryPart> | null; lists?: RegistrationListsWanted } = {},
+): Promise<{
+  owned: boolean;
+  row: SummaryRow | null;
+  children: SummaryRow[];
+  /** The lists read along (options.lists), by uid. */
+  lists: Map<number, RegistrationLists>;
+}> {
   // With children: the person's own row and their children's, in uid order, in the same statement.
   const who = options.withChildren ? "(r.person_id = ? OR r.connected_to = ?)" : "r.person_id = ?";
   const parts = options.parts ?? null;
+  const wanted = options.lists ?? {};
+  const lists = registrationListsSql(em, wanted, personId);
   // Outer joins throughout: the project row comes back even without a registration.
-  const sql = `SELECT ${SUMMARY_COLUMNS(em, parts)}
+  const sql = `SELECT ${[SUMMARY_COLUMNS(em, parts), ...lists.columns].join(",\n       ")}
       FROM project pr
       LEFT JOIN registration r ON r.project_id = pr.id AND ${who}
       ${summaryJoinsFor(parts, {}, "LEFT JOIN")}
      WHERE pr.id = ? AND pr.organization_id = ?
      ORDER BY r.uid`;
   const whoParameters = options.withChildren ? [personId, personId] : [personId];
-  const raw = await selectRawRows(em, sql, [...whoParameters, projectId, organizationId]);
-  if (raw.length === 0) return { owned: false, row: null, children: [] };
+  const raw = await selectRawRows(em, sql, [...lists.parameters, ...whoParameters, projectId, organizationId]);
+  const listsByUid = new Map<number, RegistrationLists>();
+  if (raw.length === 0) return { owned: false, row: null, children: [], lists: listsByUid };
   const rows = raw[0].uid == null ? [] : summaryRowsOf(raw, sql, parts);
   const row = rows.find((candidate) => candidate.person_id === personId) ?? null;
+  if (lists.columns.length > 0 && row) {
+    rows.forEach((candidate, i) =>
+      listsByUid.set(candidate.uid, decodeRegistrationLists(raw[i], wanted, candidate === row, sql)),
+    );
+  }
   // Children of an unregistered person are not reported: the caller answers USER_NOT_FOUND.
-  return { owned: true, row, children: row ? rows.filter((candidate) => candidate !== row) : [] };
+  return {
+    owned: true,
+    row,
+    children: row ? rows.filter((candidate) => candidate !== row) : [],
+    lists: listsByUid,
+  };
 }
 
 /**

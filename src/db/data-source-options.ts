@@ -21,6 +21,7 @@ export const DEFAULT_DATABASE_CONNECTION: DatabaseConnectionConfig = {
   acquireTimeoutMs: 3000,
   queryTimeoutMs: 4000,
   tls: null,
+  wsrepSyncWait: null,
 };
 
 /**

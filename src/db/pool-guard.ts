@@ -38,7 +38,7 @@ export function destroyOnClientTimeout(connection: SessionConnection): void {
 
 export type DatabaseLimits = Pick<
   DatabaseConnectionConfig,
-  "poolSize" | "queueLimit" | "acquireTimeoutMs" | "queryTimeoutMs"
+  "poolSize" | "queueLimit" | "acquireTimeoutMs" | "queryTimeoutMs" | "wsrepSyncWait"
 >;
 
 /** Raised when no pooled connection came free in time; classified as "unavailable" (503). */
@@ -77,6 +77,9 @@ export function boundAcquire(pool: GuardedPool, timeoutMs: number): void {
   };
 }
 
+/** The longest JSON list aggregate a statement may return (MariaDB's default max_allowed_packet). */
+export const LIST_AGGREGATE_MAX_BYTES = 16 * 1024 * 1024;
+
 /** The statement that caps each statement's run time on the server, per session. */
 export function statementTimeoutSql(kind: "mysql" | "mariadb", ms: number): string {
   // MariaDB counts seconds (fractions allowed); MySQL counts milliseconds and caps SELECTs only.
@@ -85,24 +88,40 @@ export function statementTimeoutSql(kind: "mysql" | "mariadb", ms: number): stri
     : `SET SESSION MAX_EXECUTION_TIME = ${Math.round(ms)}`;
 }
 
+/** The statement that makes a Galera session's reads wait for the cluster's earlier commits. */
+export function syncWaitSql(value: number): string {
+  return `SET SESSION wsrep_sync_wait = ${Math.trunc(value)}`;
+}
+
 /**
  * The mysql2 module TypeORM is handed (its `driver` option): the same, except that each pool
  * bounds the wait for a connection and gives every new session the server-side statement limit
- * before any other statement runs on it.
+ * (and, when configured, Galera's wsrep_sync_wait) before any other statement runs on it.
  */
 export function guardedMysqlDriver(kind: "mysql" | "mariadb", limits: DatabaseLimits): typeof mysql2 {
   const createPool = (options: mysql2.PoolOptions) => {
     const pool = mysql2.createPool(options);
     const guarded = pool as unknown as GuardedPool;
-    if (limits.queryTimeoutMs > 0) {
-      const sql = statementTimeoutSql(kind, limits.queryTimeoutMs);
-      guarded.on("connection", (connection) => {
+    const syncWait = limits.wsrepSyncWait ?? null;
+    guarded.on("connection", (connection) => {
+      // mysql2 queues commands per connection, so these run before the caller's first statement.
+      // JSON lists per row (registration-lists.data.ts, carts.data.ts) are aggregates that the
+      // server cuts at group_concat_max_len (1 MiB by default on MariaDB, 1 KiB on MySQL) into
+      // invalid JSON: a user's email history alone may hold more. The cap is the packet size.
+      connection.query(`SET SESSION group_concat_max_len = ${LIST_AGGREGATE_MAX_BYTES}`, () => undefined);
+      if (limits.queryTimeoutMs > 0) {
         destroyOnClientTimeout(connection);
-        // mysql2 queues commands per connection, so this runs before the caller's first statement.
         // A server without the variable (an old MySQL) keeps only the client-side timeout.
-        connection.query(sql, () => undefined);
-      });
-    }
+        connection.query(statementTimeoutSql(kind, limits.queryTimeoutMs), () => undefined);
+      }
+      if (syncWait !== null) {
+        // A session that cannot promise the configured causal reads must not serve any: the
+        // statements queued behind it fail as on a lost connection (503), never read stale rows.
+        connection.query(syncWaitSql(syncWait), (error: Error | null) => {
+          if (error) connection.destroy();
+        });
+      }
+    });
     boundAcquire(guarded, limits.acquireTimeoutMs);
     return pool;
   };

@@ -1,4 +1,5 @@
 import { EntityManager, QueryFailedError } from "typeorm";
+import { failoverReplicaRead } from "./replicas";
 
 // `em.query` outside a transaction makes a query runner per statement and passes through about
 // ten promises (the runner's connect, the subscriber broadcasts before and after, its release,
@@ -49,7 +50,13 @@ export async function queryPooled(em: EntityManager, sql: string, parameters: un
     // which its BEGIN has already taken; before that, or once released, the runner decides.
     const runner = em.queryRunner as unknown as MysqlQueryRunnerInternals;
     if (runner.isReleased || !runner.databaseConnection) return em.query(sql, parameters);
-    return runOn(runner.databaseConnection, dataSource, driver, sql, parameters);
+    try {
+      return await runOn(runner.databaseConnection, dataSource, driver, sql, parameters);
+    } catch (error) {
+      // A read on a replica that went away continues on the primary (src/db/replicas.ts).
+      if (!(await failoverReplicaRead(em.queryRunner, error))) throw error;
+      return runOn(runner.databaseConnection, dataSource, driver, sql, parameters);
+    }
   }
   const connection = await driver.obtainMasterConnection();
   try {

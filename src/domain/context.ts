@@ -1,10 +1,15 @@
 import type { DataSource, EntityManager } from "typeorm";
+import { DEFAULT_LOGIN_TOKEN_TTL_S, type Config } from "../config/config";
+import type { GtidPosition } from "../db/gtid";
+import type { KeyScope } from "./key-scope";
 
 /** Who is calling: an authenticated API account of one organization. */
 export interface Principal {
   apiAccountId: number;
   apiUser: string;
   organizationId: number;
+  /** What the key may do (src/domain/group-scope.ts); absent for the CLI's own principal (full access). */
+  scope?: KeyScope;
 }
 
 /**
@@ -26,15 +31,16 @@ export interface DomainSettings {
   webhookAllowPrivate: boolean;
 }
 
-export const DEFAULT_DOMAIN_SETTINGS: DomainSettings = { loginTokenTtlSeconds: 900, webhookAllowPrivate: false };
+/** The settings of a context built without a configuration (CLI, fixtures): the config's defaults. */
+export const DEFAULT_DOMAIN_SETTINGS: DomainSettings = {
+  loginTokenTtlSeconds: DEFAULT_LOGIN_TOKEN_TTL_S,
+  webhookAllowPrivate: false,
+};
 
-/** The settings from a (possibly partial) configuration, defaults filled in. */
-export const domainSettingsOf = (config: {
-  loginTokenTtlSeconds?: number;
-  delivery?: { webhookAllowPrivate: boolean };
-}): DomainSettings => ({
-  loginTokenTtlSeconds: config.loginTokenTtlSeconds ?? DEFAULT_DOMAIN_SETTINGS.loginTokenTtlSeconds,
-  webhookAllowPrivate: config.delivery?.webhookAllowPrivate ?? DEFAULT_DOMAIN_SETTINGS.webhookAllowPrivate,
+/** The domain's share of the configuration. */
+export const domainSettingsOf = (config: Pick<Config, "loginTokenTtlSeconds" | "delivery">): DomainSettings => ({
+  loginTokenTtlSeconds: config.loginTokenTtlSeconds,
+  webhookAllowPrivate: config.delivery.webhookAllowPrivate,
 });
 
 /**
@@ -50,13 +56,32 @@ export interface RequestContext {
   readonly dataSource: DataSource;
   readonly em: EntityManager;
   readonly inTransaction: boolean;
+  /** Read-your-writes over replicas (docs/scale-out.md); absent: nothing asked, nothing reported. */
+  readonly consistency?: ConsistencyNote;
+}
+
+/**
+ * The request's own replication position: the one it asked for (the Regapi-Consistency header)
+ * and the one its answer reflects (a write's commit, or what a read waited for), which the
+ * transport returns in the same header.
+ */
+export interface ConsistencyNote {
+  readonly requested: GtidPosition | null;
+  position: GtidPosition | null;
+}
+
+/** The keys a principal's write positions are noted under: its API account, or its registrant session's person. */
+export function consistencyKeysOf(ctx: RequestContext): string[] {
+  if (ctx.registrant) return [`registrant:${ctx.registrant.uid}`];
+  if (ctx.principal) return [`account:${ctx.principal.apiAccountId}`];
+  return [];
 }
 
 export function createRequestContext(
   dataSource: DataSource,
   requestId: string,
   principal: Principal | null = null,
-  extra: { registrant?: RegistrantPrincipal | null; settings?: DomainSettings } = {},
+  extra: { registrant?: RegistrantPrincipal | null; settings?: DomainSettings; consistency?: ConsistencyNote } = {},
 ): RequestContext {
   return { requestId, principal, dataSource, em: dataSource.manager, inTransaction: false, ...extra };
 }

@@ -7,7 +7,10 @@ import {
   transactionRetryCountsOf,
 } from "../db/transaction-conflicts";
 import { startReadSnapshot } from "../data/read-snapshot.data";
-import type { RequestContext } from "./context";
+import { readLastCommitPosition } from "../data/replication.data";
+import { laterGtidPosition, parseGtidPosition } from "../db/gtid";
+import { replicaSetOf, type ReplicaSet } from "../db/replicas";
+import { consistencyKeysOf, type RequestContext } from "./context";
 import { completeUnitOfWork, openUnitOfWork, type Actor } from "./unit-of-work";
 
 /** Who the request acts for: its API account, its registrant session, else the system. */
@@ -36,14 +39,19 @@ function actorOf(ctx: RequestContext): Actor {
  */
 export async function inTransaction<T>(ctx: RequestContext, work: (tx: RequestContext) => Promise<T>): Promise<T> {
   if (ctx.inTransaction) return work(ctx);
-  const run = () =>
-    // eslint-disable-next-line no-restricted-syntax -- the one place a transaction starts
-    ctx.dataSource.transaction(async (em) => {
-      openUnitOfWork(em, actorOf(ctx));
-      const result = await work({ ...ctx, em, inTransaction: true });
-      await completeUnitOfWork(em);
-      return result;
-    });
+  const body = async (em: RequestContext["em"]) => {
+    openUnitOfWork(em, actorOf(ctx));
+    const result = await work({ ...ctx, em, inTransaction: true });
+    await completeUnitOfWork(em);
+    return result;
+  };
+  const replicas = replicaSetOf(ctx.dataSource);
+  const keys = consistencyKeysOf(ctx);
+  const run =
+    replicas && keys.length > 0
+      ? () => transactionNotingPosition(ctx, replicas, keys, body)
+      : // eslint-disable-next-line no-restricted-syntax -- the one place a transaction starts
+        () => ctx.dataSource.transaction(body);
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await inSqliteTurn(ctx.dataSource, run);
@@ -59,6 +67,38 @@ export async function inTransaction<T>(ctx: RequestContext, work: (tx: RequestCo
       await sleep(retryDelayMs(attempt));
     }
   }
+}
+
+/**
+ * With replicas, a principal's write notes where the primary stood after its COMMIT
+ * (@@last_gtid of the connection that committed: one more statement, only with replicas), so
+ * that the principal's next read on a replica waits for it. The connection's @@last_gtid is that
+ * of its last write, possibly an earlier request's when this one wrote nothing: an earlier
+ * position, which the store's merge (the later one wins) makes harmless.
+ */
+async function transactionNotingPosition<T>(
+  ctx: RequestContext,
+  replicas: ReplicaSet,
+  keys: string[],
+  body: (em: RequestContext["em"]) => Promise<T>,
+): Promise<T> {
+  const runner = ctx.dataSource.createQueryRunner();
+  let result: T;
+  let committed: string;
+  try {
+    // eslint-disable-next-line no-restricted-syntax -- the one place a transaction starts
+    result = await runner.manager.transaction(body);
+    committed = await readLastCommitPosition(runner);
+  } finally {
+    await runner.release();
+  }
+  const position = parseGtidPosition(committed);
+  if (position) {
+    if (ctx.consistency) ctx.consistency.position = laterGtidPosition(ctx.consistency.position, position);
+    // Noted before the answer leaves: a read sent after it, through any instance, finds it.
+    await replicas.noteWrite(keys, position).catch(() => undefined);
+  }
+  return result;
 }
 
 /** A context whose reads all see one snapshot, until `close`. */
@@ -80,6 +120,33 @@ export async function openReadSnapshot(ctx: RequestContext): Promise<ReadSnapsho
     const release = await holdSqliteTurn(ctx.dataSource);
     return { ctx: { ...ctx, inTransaction: true }, close: async () => release() };
   }
-  const snapshot = await startReadSnapshot(ctx.dataSource);
+  const lease = await routeRead(ctx, true);
+  const snapshot = await startReadSnapshot(ctx.dataSource, lease?.runner);
   return { ctx: { ...ctx, em: snapshot.em, inTransaction: true }, close: () => snapshot.end() };
+}
+
+/**
+ * Opens a read that takes no lock for a whole request (REST get_info, get_user_list,
+ * get_project_list; a GraphQL query answered in one statement): with replicas, its statements run
+ * on one replica connection chosen by src/db/replicas.ts (or on the primary's pool, as without
+ * replicas). The context must only read; a write inside still starts its own transaction on the
+ * primary.
+ */
+export async function openLockFreeRead(ctx: RequestContext): Promise<ReadSnapshotContext> {
+  if (ctx.inTransaction) return { ctx, close: async () => undefined };
+  const lease = await routeRead(ctx, false);
+  if (!lease) return { ctx, close: async () => undefined };
+  return { ctx: { ...ctx, em: lease.runner.manager }, close: () => lease.release() };
+}
+
+/** The replica lease for a routed read (null: the primary), noting the position it honours. */
+async function routeRead(ctx: RequestContext, snapshot: boolean) {
+  const replicas = replicaSetOf(ctx.dataSource);
+  if (!replicas) return null;
+  const routed = await replicas.route(
+    { principalKeys: consistencyKeysOf(ctx), requested: ctx.consistency?.requested ?? null },
+    snapshot,
+  );
+  if (ctx.consistency) ctx.consistency.position = laterGtidPosition(ctx.consistency.position, routed.position);
+  return routed.lease;
 }

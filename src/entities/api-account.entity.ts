@@ -1,5 +1,5 @@
 import { Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation } from "typeorm";
-import { DateTimeColumn, FlagColumn, IdColumn, StringColumn } from "./columns";
+import { DateTimeColumn, FlagColumn, IdColumn, StringColumn, TextColumn } from "./columns";
 import { Organization } from "./organization.entity";
 
 /** Credentials of an API client: Api-Id is `id`, Api-User is `apiUser`; the token is kept only as a hash. */
@@ -35,6 +35,17 @@ export class ApiAccount {
 
   @FlagColumn({ default: true })
   active: boolean;
+
+  /**
+   * The scope names the key is limited to, comma-separated (`read,users.update`); null: every
+   * operation. Keys made before scopes existed are null and keep full access.
+   */
+  @TextColumn({ nullable: true })
+  scopeOperations: string | null;
+
+  /** The project ids (group_id) the key is limited to, comma-separated; null: every project. */
+  @TextColumn({ nullable: true })
+  scopeGroupIds: string | null;
 
   @DateTimeColumn()
   createdAt: Date;

@@ -1,5 +1,5 @@
 import type { Request } from "express";
-import type { AppDependencies } from "../app";
+import type { AppDependencies } from "../http/app-dependencies";
 import {
   createRequestContext,
   domainSettingsOf,
@@ -10,6 +10,7 @@ import {
 import { authenticateRegistrant } from "../domain/sessions/registrant-sessions";
 import { authenticateRequest } from "../http/request-authentication";
 import { observationOf, type RequestObservation } from "../http/request-observation";
+import { consistencyOf } from "../http/consistency";
 import type { Logger } from "../http/logger";
 import { createUserLoaders, type UserLoaders } from "./loaders/user-loaders";
 
@@ -53,6 +54,7 @@ export async function createGraphqlContext(deps: AppDependencies, req: Request):
   const request = createRequestContext(deps.dataSource, req.requestId, principal, {
     registrant,
     settings: domainSettingsOf(deps.config),
+    consistency: consistencyOf(req),
   });
   return new RequestGraphqlContext(req.requestId, req.log ?? deps.logger, request, authFailure, observation(req));
 }

@@ -6,8 +6,7 @@ import {
 import { expressMiddleware } from "@as-integrations/express5";
 import type { ErrorRequestHandler, Express, RequestHandler, Response } from "express";
 import { getOperationAST, parse } from "graphql";
-import type { AppDependencies } from "../app";
-import { DEFAULT_RESILIENCE } from "../config/config";
+import type { AppDependencies } from "../http/app-dependencies";
 import { jsonBody } from "../http/body-hygiene";
 import { httpStatusOfTransport } from "../http/http-status";
 import { IDEMPOTENCY_KEY_HEADER, idempotentWrites, type IdempotencyKeyPolicy } from "../http/idempotency";
@@ -26,7 +25,7 @@ import { compiledExecutorGateway } from "./compiled-executor";
 import { unavailablePlugin } from "./unavailable.plugin";
 
 /** A transport refusal in the GraphQL error shape, with the code and HTTP status REST uses for it. */
-function sendGraphqlTransportError(res: Response, failure: TransportError): void {
+export function sendGraphqlTransportError(res: Response, failure: TransportError): void {
   observationOf(res).errorCode = failure.code;
   res
     .status(httpStatusOfTransport(failure.code))
@@ -78,8 +77,8 @@ export async function mountGraphql(app: Express, deps: AppDependencies): Promise
   const server = new ApolloServer<GraphqlContext>({
     // The schema and executor come through Apollo's gateway interface (compiled-executor.ts).
     gateway: compiledExecutorGateway(schema, {
-      compiled: deps.config.graphqlCompiledExecution ?? true,
-      compileOnFirstRun: deps.graphqlCompileOnFirstRun ?? false,
+      compiled: deps.config.graphqlCompiledExecution,
+      compileOnFirstRun: deps.config.graphqlCompileOnFirstRun,
     }),
     introspection: deps.config.graphqlIntrospection,
     csrfPrevention: true,
@@ -96,7 +95,7 @@ export async function mountGraphql(app: Express, deps: AppDependencies): Promise
       authGatePlugin,
       readSnapshotPlugin,
       errorPresentationPlugin,
-      unavailablePlugin,
+      unavailablePlugin(deps.config.resilience.retryAfterSeconds),
       ApolloServerPluginLandingPageDisabled(),
       // No cache hints are used (answers are per caller, POST only); the default cache-control
       // plugin would otherwise make Apollo wrap every field's resolver to watch for them.
@@ -113,7 +112,7 @@ export async function mountGraphql(app: Express, deps: AppDependencies): Promise
     "/graphql",
     ...jsonBody({
       limit: GRAPHQL_LIMITS.bodyBytes,
-      maxDepth: deps.config.resilience?.jsonMaxDepth ?? DEFAULT_RESILIENCE.jsonMaxDepth,
+      maxDepth: deps.config.resilience.jsonMaxDepth,
       strict: true,
     }),
     bodyErrors,

@@ -21,11 +21,28 @@ import { getArgumentValues } from "graphql/execution/values";
 export const ONE_STATEMENT_READ = "oneStatementRead";
 
 /**
- * What a root field's single statement answers, given the field's arguments: the field
- * coordinates ("Type.field") whose resolvers read nothing more once the root has read. Fields
- * without a resolver (plain properties of the objects the root returns) are always answered.
+ * What a root field's single statement answers, given the field's arguments: whether the resolver
+ * of field coordinate ("Type.field") reads nothing more once the root has read, where `path` is
+ * the field names from below the root down to that field (["children", "forms"]). Fields without
+ * a resolver (plain properties of the objects the root returns) are always answered.
  */
-export type OneStatementRead = (args: Record<string, unknown>) => ReadonlySet<string>;
+export type OneStatementRead = (
+  args: Record<string, unknown>,
+  caller: { registrant: boolean },
+) => AnsweredFields | OneStatementAnswer | null;
+export type AnsweredFields = (coordinate: string, path: readonly string[]) => boolean;
+
+/** The answer of a root whose declared type is abstract (`node`): the object type these arguments read. */
+export interface OneStatementAnswer {
+  objectType: string;
+  answered: AnsweredFields;
+}
+
+/** Answers the same coordinates at any depth. */
+export function answeredCoordinates(coordinates: Iterable<string>): AnsweredFields {
+  const set = new Set(coordinates);
+  return (coordinate) => set.has(coordinate);
+}
 
 /**
  * Whether the operation is one root field (besides __typename) whose declared single read
@@ -37,6 +54,7 @@ export function readsInOneStatement(
   operation: OperationDefinitionNode,
   document: DocumentNode,
   variables: Record<string, unknown> | undefined,
+  caller: { registrant: boolean } = { registrant: false },
 ): boolean {
   if (operation.operation !== "query") return false;
   const query = schema.getQueryType();
@@ -54,15 +72,17 @@ export function readsInOneStatement(
   const definition = query.getFields()[root.name.value];
   const declared = definition?.extensions?.[ONE_STATEMENT_READ] as OneStatementRead | undefined;
   if (!definition || typeof declared !== "function") return false;
-  let answered: ReadonlySet<string>;
+  let answer: ReturnType<OneStatementRead>;
   try {
-    answered = declared(getArgumentValues(definition, root, variables ?? {}));
+    answer = declared(getArgumentValues(definition, root, variables ?? {}), caller);
   } catch {
     return false;
   }
-  const type = getNamedType(definition.type);
+  if (!answer) return false;
+  const answered = typeof answer === "function" ? answer : answer.answered;
+  const type = typeof answer === "function" ? getNamedType(definition.type) : schema.getType(answer.objectType);
   return type instanceof GraphQLObjectType && root.selectionSet !== undefined
-    ? answeredBy(type, root.selectionSet, fragments, answered)
+    ? answeredBy(type, root.selectionSet, fragments, answered, [])
     : false;
 }
 
@@ -72,7 +92,8 @@ function answeredBy(
   type: GraphQLObjectType,
   selectionSet: SelectionSetNode,
   fragments: ReadonlyMap<string, FragmentDefinitionNode>,
-  answered: ReadonlySet<string>,
+  answered: AnsweredFields,
+  above: readonly string[],
 ): boolean {
   const fields: FieldNode[] = [];
   if (!collectFields(type, selectionSet, fragments, fields)) return false;
@@ -81,10 +102,11 @@ function answeredBy(
     if (name === "__typename") return true;
     const definition = type.getFields()[name];
     if (!definition) return false;
-    if (definition.resolve !== undefined && !answered.has(`${type.name}.${name}`)) return false;
+    const path = [...above, name];
+    if (definition.resolve !== undefined && !answered(`${type.name}.${name}`, path)) return false;
     if (!field.selectionSet) return true;
     const child = getNamedType(definition.type);
-    return child instanceof GraphQLObjectType && answeredBy(child, field.selectionSet, fragments, answered);
+    return child instanceof GraphQLObjectType && answeredBy(child, field.selectionSet, fragments, answered, path);
   });
 }
 

@@ -1,5 +1,7 @@
 import type { ApolloServerPlugin } from "@apollo/server";
-import { openReadSnapshot, type ReadSnapshotContext } from "../domain/transaction";
+import { openLockFreeRead, openReadSnapshot, type ReadSnapshotContext } from "../domain/transaction";
+import { CONSISTENCY_HEADER } from "../http/consistency";
+import { formatGtidPosition } from "../db/gtid";
 import { maskUnexpected } from "../http/transport-errors";
 import { currentSqlTally } from "../db/sql-counter";
 import { isIntrospectionOnly } from "./auth-gate.plugin";
@@ -25,19 +27,24 @@ export const readSnapshotPlugin: ApolloServerPlugin<GraphqlContext> = {
         if (!operation || operation.operation !== "query" || isIntrospectionOnly(operation, document)) return;
         if (!contextValue.request.principal && !contextValue.request.registrant) return;
         // One statement is a consistent read by itself (one-statement-read.ts).
-        if (readsInOneStatement(schema, operation, document, request.variables)) {
-          singleStatement = { before: currentSqlTally()?.statements ?? 0 };
-          return;
-        }
+        const caller = { registrant: contextValue.request.registrant != null };
+        const oneStatement = readsInOneStatement(schema, operation, document, request.variables, caller);
+        if (oneStatement) singleStatement = { before: currentSqlTally()?.statements ?? 0 };
         try {
-          snapshot = await openReadSnapshot(contextValue.request);
+          // A query takes no lock: with replicas it reads on one (src/db/replicas.ts).
+          snapshot = await (oneStatement ? openLockFreeRead : openReadSnapshot)(contextValue.request);
         } catch (error) {
           throw requestError(maskUnexpected(error, contextValue.log, contextValue.requestId));
         }
+        // Unchanged for a one-statement read on the primary: its loaders stay unmade until used.
+        if (snapshot.ctx === contextValue.request) return;
         contextValue.request = snapshot.ctx;
         contextValue.loaders = createUserLoaders(snapshot.ctx.em);
       },
-      async willSendResponse({ contextValue, operation }) {
+      async willSendResponse({ contextValue, operation, response }) {
+        // A write's commit, or the position a read waited for: the client may send it back.
+        const position = contextValue.request.consistency?.position;
+        if (position) response.http.headers.set(CONSISTENCY_HEADER, formatGtidPosition(position));
         const tally = currentSqlTally();
         if (singleStatement && tally && tally.statements - singleStatement.before > 1) {
           // A resolver read more than its root declared (ONE_STATEMENT_READ is out of date): the

@@ -17,6 +17,8 @@ import {
 import { WritesMutationResolver } from "./resolvers/writes.resolver";
 import { WebhooksResolver } from "./resolvers/webhooks.resolver";
 import { EventFeedResolver } from "./resolvers/event-feed.resolver";
+import { ViewerResolver } from "./resolvers/viewer.resolver";
+import { PersonDataResolver } from "./resolvers/person-data.resolver";
 
 export const RESOLVERS = [
   ProjectResolver,
@@ -31,6 +33,8 @@ export const RESOLVERS = [
   NodeResolver,
   WebhooksResolver,
   EventFeedResolver,
+  ViewerResolver,
+  PersonDataResolver,
 ] as const;
 
 let built: Promise<GraphQLSchema> | null = null;

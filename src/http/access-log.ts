@@ -2,7 +2,7 @@ import type { RequestHandler } from "express";
 import { currentSqlTally, withSqlTally } from "../db/sql-counter";
 import type { Logger } from "./logger";
 import type { AppMetrics } from "./metrics";
-import { apiIdOf, PROBE_PATHS, requestLabels } from "./request-labels";
+import { apiIdOf, PROBE_PATHS, requestLabels, type KnownActions } from "./request-labels";
 import { observationOf } from "./request-observation";
 
 declare module "express-serve-static-core" {
@@ -45,7 +45,7 @@ function defineLazyLog(proto: object): void {
  * client. Probe and scrape requests are logged at debug. Headers and bodies are not logged, so
  * tokens and passwords cannot leak through here. The same figures feed the metrics.
  */
-export function accessLog(logger: Logger, metrics?: AppMetrics): RequestHandler {
+export function accessLog(logger: Logger, endpoints: KnownActions, metrics?: AppMetrics): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     // Read now: inside a mounted router req.path is relative; the query string is left out (it may hold secrets).
@@ -57,7 +57,7 @@ export function accessLog(logger: Logger, metrics?: AppMetrics): RequestHandler 
       const tally = currentSqlTally()!;
       res.on("finish", () => {
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        const labels = requestLabels(req, res, path);
+        const labels = requestLabels(req, res, path, endpoints);
         metrics?.observeRequest(labels, res.statusCode, seconds, tally.statements);
         const failed = res.statusCode >= 400;
         const level = PROBE_PATHS.includes(path) ? "debug" : res.statusCode >= 500 ? "error" : failed ? "warn" : "info";

@@ -1,5 +1,6 @@
 import { Router } from "express";
 import type { DataSource } from "typeorm";
+import { replicaSetOf } from "../db/replicas";
 
 /** Resolves with the check, or rejects once `ms` have passed: a frozen database must not hold /readyz. */
 function within<T>(ms: number, check: Promise<T>): Promise<T> {
@@ -8,6 +9,11 @@ function within<T>(ms: number, check: Promise<T>): Promise<T> {
     timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
   });
   return Promise.race([check, deadline]).finally(() => clearTimeout(timer));
+}
+
+function replicasOf(dataSource: DataSource): { replicas?: unknown } {
+  const set = replicaSetOf(dataSource);
+  return set ? { replicas: set.report() } : {};
 }
 
 /** Liveness (the process answers) and readiness (the database answers within `readinessTimeoutMs`). */
@@ -28,9 +34,10 @@ export function healthRouter(
     try {
       if (!dataSource.isInitialized) throw new Error("not initialized");
       await within(readinessTimeoutMs, dataSource.query("SELECT 1"));
-      res.json({ status: "ready", database: "up" });
+      // Replicas are listed, never required: their reads fall back to the primary.
+      res.json({ status: "ready", database: "up", ...replicasOf(dataSource) });
     } catch {
-      res.status(503).json({ status: "unavailable", database: "down" });
+      res.status(503).json({ status: "unavailable", database: "down", ...replicasOf(dataSource) });
     }
   });
   return router;

@@ -29,6 +29,7 @@ export function httpStatusOfTransport(code: TransportErrorCode): number {
     case "INVALID_JSON":
     case "UNKNOWN_ACTION":
     case "IDEMPOTENCY_KEY_INVALID":
+    case "CONSISTENCY_INVALID":
       return 400;
     case "NOT_FOUND":
       return 404;

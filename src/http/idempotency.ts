@@ -10,6 +10,7 @@ import {
   type IdempotencyOwner,
   type StoredAnswer,
 } from "../data/idempotency.data";
+import { DEFAULT_IDEMPOTENCY_WAIT_MS } from "../config/config";
 import { inSqliteTurn } from "../db/sqlite-turns";
 import type { Logger } from "./logger";
 import { authenticateRequest } from "./request-authentication";
@@ -52,7 +53,11 @@ export interface IdempotencyOptions {
   now?: () => Date;
 }
 
-export const IDEMPOTENCY_DEFAULTS = { waitTimeoutMs: 10_000, pollIntervalMs: 50, abandonedAfterMs: 120_000 } as const;
+export const IDEMPOTENCY_DEFAULTS = {
+  waitTimeoutMs: DEFAULT_IDEMPOTENCY_WAIT_MS,
+  pollIntervalMs: 50,
+  abandonedAfterMs: 120_000,
+} as const;
 const PURGE_EVERY_MS = 60_000;
 
 /** JSON with object members sorted by name at every depth: the same value always gives the same text. */

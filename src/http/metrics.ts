@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import type { DataSource } from "typeorm";
 import { readDeliveryBacklog } from "../data/delivery.data";
 import { transactionRetryCountsOf } from "../db/transaction-conflicts";
+import { replicaSetOf } from "../db/replicas";
 import type { RequestLabels } from "./request-labels";
 
 /** Prometheus metrics of one app instance, in a registry of its own (tests build several apps). */
@@ -105,6 +106,9 @@ export function createMetrics(dataSource: DataSource): AppMetrics {
     },
   });
 
+  const replicas = replicaSetOf(dataSource);
+  if (replicas) addReplicaMetrics(registry, dataSource);
+
   return {
     registry,
     observeRequest(labels, status, seconds, sqlStatements) {
@@ -121,4 +125,71 @@ export function createMetrics(dataSource: DataSource): AppMetrics {
       return router;
     },
   };
+}
+
+/** Read replicas (src/db/replicas.ts): state and lag per replica, where reads went, read-your-writes waits. */
+function addReplicaMetrics(registry: Registry, dataSource: DataSource): void {
+  const set = () => replicaSetOf(dataSource);
+  new Gauge({
+    name: "regapi_replica_in_rotation",
+    help: "1 while a replica serves reads, 0 while it is out of the rotation (down or lagging).",
+    labelNames: ["replica"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const replica of set()?.report() ?? []) this.set({ replica: replica.name }, replica.state === "up" ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: "regapi_replica_lag_seconds",
+    help: "How far each replica is behind the primary (Seconds_Behind_Master, or since the primary's first transaction it has not applied); absent while unknown.",
+    labelNames: ["replica"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const replica of set()?.report() ?? [])
+        if (replica.lagSeconds !== null) this.set({ replica: replica.name }, replica.lagSeconds);
+    },
+  });
+  new Counter({
+    name: "regapi_db_reads_total",
+    help: "Lock-free reads (requests) by where they ran: primary or replica:<host:port>.",
+    labelNames: ["target"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [target, count] of set()?.counters.reads ?? []) this.inc({ target }, count);
+    },
+  });
+  new Counter({
+    name: "regapi_replica_fallbacks_total",
+    help: "Lock-free reads sent to the primary although replicas are configured, by reason: no_replica_in_rotation, wait_timed_out (read-your-writes), replica_failed, position_unknown (the position store did not answer).",
+    labelNames: ["reason"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [reason, count] of set()?.counters.fallbacks ?? []) this.inc({ reason }, count);
+    },
+  });
+  new Counter({
+    name: "regapi_read_your_writes_waits_total",
+    help: "Reads on a replica that had to be at a principal's (or the header's) position: applied (waited, then read there), timed_out (read on the primary), not_needed (already there).",
+    labelNames: ["outcome"],
+    registers: [registry],
+    collect() {
+      const waits = set()?.counters.waits;
+      this.reset();
+      if (!waits) return;
+      this.inc({ outcome: "applied" }, waits.applied);
+      this.inc({ outcome: "timed_out" }, waits.timedOut);
+      this.inc({ outcome: "not_needed" }, waits.notNeeded);
+    },
+  });
+  const waitSeconds = new Histogram({
+    name: "regapi_read_your_writes_wait_seconds",
+    help: "Time spent in MASTER_GTID_WAIT before a read on a replica (timed-out waits included).",
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1],
+    registers: [registry],
+  });
+  set()?.onWait((_event, seconds) => waitSeconds.observe(seconds));
 }

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler, Response } from "express";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { ipKeyGenerator, rateLimit } from "express-rate-limit";
 import Redis from "ioredis";
 import { RedisStore, type RedisReply } from "rate-limit-redis";
@@ -6,7 +6,6 @@ import type { DataSource } from "typeorm";
 import type { RateLimitConfig } from "../config/config";
 import { databaseFailureOf } from "../db/database-failure";
 import { TransportError } from "./transport-errors";
-import { sendLegacyError } from "../rest/legacy-errors";
 import type { Logger } from "./logger";
 import { authenticateRequest } from "./request-authentication";
 import { observationOf } from "./request-observation";
@@ -77,7 +76,7 @@ export function createRateLimiter(config: RateLimitConfig, dataSource: DataSourc
           sendCommand: (command: string, ...args: string[]) => client.call(command, ...args) as Promise<RedisReply>,
         })
       : undefined,
-    handler: (req, res) => sendRateLimited(req, res, limitFor(req)),
+    handler: (req, res, next) => sendRateLimited(req, res, next, limitFor(req)),
   });
 
   const authenticateFirst: RequestHandler = async (req, _res, next) => {
@@ -93,7 +92,7 @@ export function createRateLimiter(config: RateLimitConfig, dataSource: DataSourc
   };
 }
 
-function sendRateLimited(req: Request, res: Response, limit: number): void {
+function sendRateLimited(req: Request, res: Response, next: NextFunction, limit: number): void {
   const retryAfter = res.getHeader("Retry-After");
   const scope = principalOf(req) ? "for this API account" : "for unauthenticated requests from this address";
   const error = new TransportError(
@@ -105,5 +104,6 @@ function sendRateLimited(req: Request, res: Response, limit: number): void {
     res.status(429).json({ errors: [{ message: error.message, extensions: { code: error.code } }] });
     return;
   }
-  sendLegacyError(res, error, req.requestId);
+  // REST answers it in its envelope, through its error handler (src/http knows no transport).
+  next(error);
 }

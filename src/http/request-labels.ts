@@ -1,5 +1,4 @@
 import type { Request, Response } from "express";
-import { LEGACY_ENDPOINTS } from "../rest/router";
 import { observationOf } from "./request-observation";
 
 /** Endpoints that answer probes and scrapers: logged at debug, never rate limited. */
@@ -11,13 +10,16 @@ export interface RequestLabels {
   action: string;
 }
 
+/** The legacy endpoints and their action names (the REST router's tables, handed in by the app). */
+export type KnownActions = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+
 const LEGACY_PATH = /^\/reg\/api2\/([a-z]+)\/?$/;
 
 /** `path` is the request path without the query string (inside a router `req.path` is relative). */
-export function requestLabels(req: Request, res: Response, path: string): RequestLabels {
+export function requestLabels(req: Request, res: Response, path: string, endpoints: KnownActions): RequestLabels {
   const legacy = LEGACY_PATH.exec(path);
-  if (legacy && Object.hasOwn(LEGACY_ENDPOINTS, legacy[1])) {
-    const actions = LEGACY_ENDPOINTS[legacy[1]];
+  if (legacy && Object.hasOwn(endpoints, legacy[1])) {
+    const actions = endpoints[legacy[1]];
     const sent = (req.body as { action?: unknown } | undefined)?.action;
     const action = typeof sent !== "string" ? "none" : Object.hasOwn(actions, sent) ? sent : "other";
     return { endpoint: `/reg/api2/${legacy[1]}/`, action };

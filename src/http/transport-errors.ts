@@ -20,6 +20,7 @@ export const TRANSPORT_ERROR_CODES = [
   "IDEMPOTENCY_KEY_INVALID",
   "IDEMPOTENCY_KEY_REUSED",
   "IDEMPOTENCY_KEY_IN_PROGRESS",
+  "CONSISTENCY_INVALID",
 ] as const;
 export type TransportErrorCode = (typeof TRANSPORT_ERROR_CODES)[number];
 

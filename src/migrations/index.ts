@@ -9,7 +9,8 @@ import { UserListPageIndex1795388242981 } from "./1795388242981-UserListPageInde
 import { ProjectCounters1795397156494 } from "./1795397156494-ProjectCounters";
 import { RegistrationProjectUidIndex1795410047356 } from "./1795410047356-RegistrationProjectUidIndex";
 import { ProjectCounterSlots1795642095480 } from "./1795642095480-ProjectCounterSlots";
-import { FeedAndUpdatedAt1795653874134 } from "./1795653874134-FeedAndUpdatedAt";
+import { FeedAndUpdatedAt1795710000000 } from "./1795710000000-FeedAndUpdatedAt";
+import { ApiKeyScopes1795700000000 } from "./1795700000000-ApiKeyScopes";
 
 // Migrations for MySQL/MariaDB, listed by reference (TypeORM 1 deprecates globs), in timestamp
 // order. Add each new one here; never edit one that has landed.
@@ -25,5 +26,6 @@ export const MIGRATIONS: (new () => object)[] = [
   IdempotencyKeys1795397342283,
   RegistrationProjectUidIndex1795410047356,
   ProjectCounterSlots1795642095480,
-  FeedAndUpdatedAt1795653874134,
+  ApiKeyScopes1795700000000,
+  FeedAndUpdatedAt1795710000000,
 ];

@@ -1,13 +1,14 @@
 import { Router, type ErrorRequestHandler, type RequestHandler } from "express";
-import type { AppDependencies } from "../app";
+import type { AppDependencies } from "../http/app-dependencies";
 import { createRequestContext, domainSettingsOf } from "../domain/context";
+import { openLockFreeRead } from "../domain/transaction";
+import { consistencyOf, sendConsistency } from "../http/consistency";
 import { redeemLoginToken } from "../domain/sessions/registrant-sessions";
 import { formatUtcDateTime } from "../common/dates";
 import { presentUserInfo } from "./presenters/user-envelope";
 import { parseCommand } from "../domain/commands/parse-command";
 import { DomainError } from "../domain/errors";
 import { requirePrincipalOf } from "../http/request-authentication";
-import { DEFAULT_RESILIENCE } from "../config/config";
 import { jsonBody } from "../http/body-hygiene";
 import { idempotentWrites } from "../http/idempotency";
 import { fromBodyParserError, TransportError } from "../http/transport-errors";
@@ -20,6 +21,8 @@ import { productsActions } from "./products/products.actions";
 import { projectsActions } from "./projects/projects.actions";
 import { statusesActions } from "./statuses/statuses.actions";
 import { usersActions } from "./users/users.actions";
+import { accountActions } from "./account/account.actions";
+import { personsActions } from "./persons/persons.actions";
 
 /** Largest accepted body: 1 MiB (body-parser reads "1mb" as 1 048 576 bytes). */
 export const BODY_LIMIT = "1mb";
@@ -41,6 +44,8 @@ export const LEGACY_ENDPOINTS: Readonly<Record<string, ActionTable>> = {
   projects: projectsActions,
   products: productsActions,
   events: eventsActions,
+  account: accountActions,
+  persons: personsActions,
 };
 
 export function legacyRestRouter(deps: AppDependencies): Router {
@@ -49,7 +54,7 @@ export function legacyRestRouter(deps: AppDependencies): Router {
   // not strict, so a JSON scalar reaches the envelope check and gets VALIDATION_FAILED.
   const body = jsonBody({
     limit: BODY_LIMIT,
-    maxDepth: deps.config.resilience?.jsonMaxDepth ?? DEFAULT_RESILIENCE.jsonMaxDepth,
+    maxDepth: deps.config.resilience.jsonMaxDepth,
     strict: false,
     type: () => true,
   });
@@ -136,10 +141,21 @@ function dispatch(deps: AppDependencies, endpoint: string, actions: ActionTable)
       action = Object.hasOwn(actions, envelope.action) ? actions[envelope.action] : undefined;
       if (!action) throw unknownAction(endpoint, envelope.action, Object.keys(actions));
       const input = parseCommand(action.schema, { ...body, group_id: envelope.group_id });
+      const consistency = consistencyOf(req);
       const ctx = createRequestContext(deps.dataSource, req.requestId, principal, {
         settings: domainSettingsOf(deps.config),
+        consistency,
       });
-      res.status(200).json(await action.run(ctx, input));
+      // A read takes no lock: with replicas it may run on one (src/db/replicas.ts).
+      const read = action.readOnly ? await openLockFreeRead(ctx) : null;
+      let answer: Record<string, unknown>;
+      try {
+        answer = await action.run(read?.ctx ?? ctx, input);
+      } finally {
+        await read?.close();
+      }
+      sendConsistency(res, consistency);
+      res.status(200).json(answer);
     } catch (error) {
       const failure = toLegacyFailure(error, req.log ?? deps.logger, req.requestId);
       sendLegacyError(res, failure, req.requestId, action?.problemPaths);
@@ -164,10 +180,13 @@ function redeemSession(deps: AppDependencies): RequestHandler {
           'Invalid request: the body must be a JSON object {"user_token": "…"}.',
         );
       }
+      const consistency = consistencyOf(req);
       const ctx = createRequestContext(deps.dataSource, req.requestId, null, {
         settings: domainSettingsOf(deps.config),
+        consistency,
       });
       const outcome = await redeemLoginToken(ctx, { loginToken: body.user_token });
+      sendConsistency(res, consistency);
       res.status(200).json({
         success: true,
         session_token: outcome.sessionToken,

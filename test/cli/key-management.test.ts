@@ -53,9 +53,9 @@ describe("regapi api-key list", () => {
     const run = await regapi(["api-key", "list", "--org", "2"], t.dataSource);
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^api-id\s+api-user\s+active\s+created\s+old token valid until$/);
-    expect(lines[1]).toMatch(/^20001\s+api@other\.test\s+yes\s+\d{4}-\d\d-\d\dT[\d:.]+Z\s+-$/);
-    expect(lines[2]).toMatch(/^20002\s+old@other\.test\s+no \(revoked\)\s+\d{4}-\d\d-\d\dT[\d:.]+Z\s+-$/);
+    expect(lines[0]).toMatch(/^api-id\s+api-user\s+active\s+created\s+old token valid until\s+scope\s+groups$/);
+    expect(lines[1]).toMatch(/^20001\s+api@other\.test\s+yes\s+\d{4}-\d\d-\d\dT[\d:.]+Z\s+-\s+all\s+all$/);
+    expect(lines[2]).toMatch(/^20002\s+old@other\.test\s+no \(revoked\)\s+\d{4}-\d\d-\d\dT[\d:.]+Z\s+-\s+all\s+all$/);
     expect(lines).toHaveLength(3);
     expect(run.stdout).not.toContain(OTHER.apiToken);
     expect(run.stdout).not.toContain(hashApiToken(OTHER.apiToken));
@@ -121,7 +121,7 @@ describe("regapi api-key rotate", () => {
 
     const listed = await regapi(["api-key", "list", "--org", "1"], t.dataSource);
     expect(listed.stdout).toMatch(
-      new RegExp(`^${key.apiId}\\s+rotate-grace@maple\\.test\\s+yes\\s+\\S+\\s+\\S+Z$`, "m"),
+      new RegExp(`^${key.apiId}\\s+rotate-grace@maple\\.test\\s+yes\\s+\\S+\\s+\\S+Z\\s+all\\s+all$`, "m"),
     );
   });
 

@@ -18,6 +18,7 @@ import {
 } from "../support/database";
 import { startTcpProxy } from "../support/tcp-proxy";
 import { postRest } from "../support/rest";
+import { testConfig } from "../support/test-config";
 
 // Issue 13 defects 8 and 9 and deliverable 2: a full pool, a slow statement, a database that
 // does not answer or is gone: 503 SERVICE_UNAVAILABLE with Retry-After, within the configured
@@ -46,7 +47,7 @@ beforeAll(async () => {
   regapi = await createApp({
     dataSource: limited,
     logger: createLogger("silent"),
-    config: { graphqlIntrospection: false, resilience },
+    config: testConfig({ graphqlIntrospection: false, resilience }),
   });
 });
 afterAll(async () => {
@@ -145,7 +146,7 @@ describe("a database that is gone", () => {
     const app = await createApp({
       dataSource: gone,
       logger: createLogger("silent"),
-      config: { graphqlIntrospection: false, resilience },
+      config: testConfig({ graphqlIntrospection: false, resilience }),
     });
     await gone.destroy();
     try {
@@ -174,13 +175,13 @@ describe("a database that is gone, with rate limits (issue 22)", () => {
     const app = await createApp({
       dataSource: gone,
       logger: createLogger("silent"),
-      config: {
+      config: testConfig({
         graphqlIntrospection: false,
         resilience,
         accountCacheTtlMs: 0,
         // Two requests a minute: the third from one address would be refused if these counted.
         rateLimit: { perMinute: 2, unauthenticatedPerMinute: 2, redisUrl: null, redisPrefix: "unused:" },
-      },
+      }),
     });
     await gone.destroy();
     try {
@@ -201,11 +202,11 @@ describe("a database that is gone, with rate limits (issue 22)", () => {
     const healthy = await createApp({
       dataSource: db.dataSource,
       logger: createLogger("silent"),
-      config: {
+      config: testConfig({
         graphqlIntrospection: false,
         accountCacheTtlMs: 0,
         rateLimit: { perMinute: 2, unauthenticatedPerMinute: 2, redisUrl: null, redisPrefix: "unused:" },
-      },
+      }),
     });
     try {
       const wrong = { ...mapleHeaders, "Api-Token": "not-the-token" };
@@ -232,7 +233,7 @@ describe("a database that stops answering in the middle of a transaction (issue 
       const app = await createApp({
         dataSource: frozenPath,
         logger: createLogger("silent"),
-        config: { graphqlIntrospection: false, resilience, accountCacheTtlMs: 60_000 },
+        config: testConfig({ graphqlIntrospection: false, resilience, accountCacheTtlMs: 60_000 }),
       });
       try {
         // Authenticated and warmed up while the server answers.

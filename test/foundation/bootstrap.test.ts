@@ -1,7 +1,7 @@
 import { DataSource } from "typeorm";
 import type { DatabaseConfig } from "../../src/config/config";
 import { buildDataSourceOptions } from "../../src/db/data-source-options";
-import { prepareDatabase } from "../../src/db/bootstrap";
+import { prepareDatabase } from "../../src/prepare-database";
 import { Organization } from "../../src/entities";
 import { DEMO_CREDENTIALS } from "../../src/fixtures/demo";
 import { createLogger } from "../../src/http/logger";

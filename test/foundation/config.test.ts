@@ -2,12 +2,15 @@ import { tmpdir } from "node:os";
 import { basename, join, relative, sep } from "node:path";
 import {
   ConfigError,
+  configWith,
   DEFAULT_DATABASE_URL,
   DEFAULT_DELIVERY,
+  DEFAULT_REPLICAS,
   DEFAULT_RESILIENCE,
   defaultMailDir,
   loadConfig,
   parseDatabaseUrl,
+  RATE_LIMITS_OFF,
   redactUrl,
 } from "../../src/config/config";
 
@@ -33,6 +36,7 @@ describe("configuration", () => {
       demo: true,
       graphqlIntrospection: true,
       graphqlCompiledExecution: true,
+      graphqlCompileOnFirstRun: false,
       databaseConnection: {
         poolSize: 10,
         connectTimeoutMs: 10_000,
@@ -51,6 +55,7 @@ describe("configuration", () => {
       idempotencyWaitMs: 10_000,
       delivery: { ...DEFAULT_DELIVERY, mailDir: defaultMailDir({ kind: "sqlite", file: "data/regapi.sqlite" }) },
       accountCacheTtlMs: 5000,
+      replicas: DEFAULT_REPLICAS,
     });
   });
 
@@ -167,6 +172,7 @@ describe("configuration", () => {
       DEMO: "false",
       GRAPHQL_INTROSPECTION: "no",
       GRAPHQL_COMPILED_EXECUTION: "off",
+      GRAPHQL_COMPILE_ON_FIRST_RUN: "on",
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -175,6 +181,7 @@ describe("configuration", () => {
       demo: false,
       graphqlIntrospection: false,
       graphqlCompiledExecution: false,
+      graphqlCompileOnFirstRun: true,
     });
     expect(config.database).toEqual({
       kind: "mysql",
@@ -230,6 +237,12 @@ describe("configuration", () => {
       const error = refusal({ DEMO: value });
       expect(error.variable).toBe("DEMO");
       expect(error.message).toBe(`DEMO: "${value}" is not one of true, false, 1, 0, yes, no`);
+    });
+
+    it("GRAPHQL_COMPILE_ON_FIRST_RUN=sometimes", () => {
+      expect(refusal({ GRAPHQL_COMPILE_ON_FIRST_RUN: "sometimes" }).message).toMatch(
+        /^GRAPHQL_COMPILE_ON_FIRST_RUN: "sometimes" is not one of true, false/,
+      );
     });
 
     it("GRAPHQL_COMPILED_EXECUTION=maybe", () => {
@@ -293,5 +306,14 @@ describe("DATABASE_URL forms", () => {
 
   it("defaults the user to root and the password to empty", () => {
     expect(parseDatabaseUrl("mariadb://127.0.0.1:3307/test")).toMatchObject({ user: "root", password: "", port: 3307 });
+  });
+});
+
+describe("configWith", () => {
+  it("is loadConfig's defaults with whole settings replaced, an undefined override keeping the default", () => {
+    const config = configWith({ port: 4000, trustProxy: undefined, rateLimit: RATE_LIMITS_OFF });
+    expect(config).toEqual({ ...loadConfig({}), port: 4000, rateLimit: RATE_LIMITS_OFF });
+    expect(config.trustProxy).toBe(false);
+    expect(Object.isFrozen(config)).toBe(true);
   });
 });

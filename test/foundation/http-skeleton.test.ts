@@ -3,6 +3,7 @@ import { createApp } from "../../src/app";
 import { createLogger } from "../../src/http/logger";
 import { openTestDatabase } from "../support/database";
 import { startTestApp, type TestApp } from "../support/test-app";
+import { testConfig } from "../support/test-config";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -31,7 +32,7 @@ describe("health", () => {
     const regapi = await createApp({
       dataSource: db.dataSource,
       logger: createLogger("silent"),
-      config: { graphqlIntrospection: false },
+      config: testConfig({ graphqlIntrospection: false }),
     });
     expect((await request(regapi.app).get("/readyz")).status).toBe(200);
     await db.dispose();
@@ -46,7 +47,7 @@ describe("health", () => {
     const regapi = await createApp({
       dataSource: t.dataSource,
       logger: createLogger("silent"),
-      config: { graphqlIntrospection: false },
+      config: testConfig({ graphqlIntrospection: false }),
     });
     await regapi.stop();
     const response = await request(regapi.app).get("/readyz");

@@ -1,70 +1,98 @@
-import { execFileSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
-// The layer boundaries of eslint.config.mjs fire: each snippet is linted as if it were a file of
-// the layer, through ESLint's own API and the project's configuration. ESLint loads its ES-module
-// configuration with a dynamic import, which jest's module system refuses, so the linting runs
-// in one plain node process for every snippet.
+// The layer rules of .dependency-cruiser.cjs fire: each snippet is written as a file of its layer
+// (a name no other file uses, removed afterwards) and cruised with the project's configuration;
+// then the whole of src/ must cruise clean (no cycle, no rule broken), as CI's check:deps does.
 
-const FORBIDDEN: [string, string][] = [
-  ["src/domain/users/probe.ts", 'import { sendLegacyError as imported } from "../../rest/legacy-errors";'],
-  ["src/domain/users/probe.ts", 'import { presentError as imported } from "../../graphql/graphql-errors";'],
-  ["src/domain/probe.ts", 'import { renderProblems as imported } from "../http/problem-paths";'],
-  ["src/domain/probe.ts", 'import imported from "express";'],
-  ["src/domain/probe.ts", 'import { ApolloServer as imported } from "@apollo/server";'],
-  ["src/domain/probe.ts", 'import { Field as imported } from "type-graphql";'],
-  ["src/data/probe.data.ts", 'import { maskUnexpected as imported } from "../http/transport-errors";'],
-  ["src/data/probe.data.ts", 'import { usersActions as imported } from "../rest/users/users.actions";'],
-  ["src/graphql/probe.ts", 'import { sendLegacyError as imported } from "../rest/legacy-errors";'],
-  ["src/graphql/resolvers/probe.ts", 'import { usersActions as imported } from "../../rest/users/users.actions";'],
-  ["src/rest/probe.ts", 'import { presentError as imported } from "../graphql/graphql-errors";'],
+const ROOT = path.resolve(__dirname, "../..");
+// The package exports no bin path, so the script is found from its folder.
+const DEPCRUISE = path.join(ROOT, "node_modules/dependency-cruiser/bin/dependency-cruise.mjs");
+
+const FORBIDDEN: [string, string, string][] = [
+  ["src/domain/users", 'export { sendLegacyError } from "../../rest/legacy-errors";', "domain-knows-no-transport"],
+  ["src/domain/users", 'export { presentError } from "../../graphql/graphql-errors";', "domain-knows-no-transport"],
+  ["src/domain", 'export { renderProblems } from "../http/problem-paths";', "domain-knows-no-transport"],
+  ["src/domain", 'export { default } from "express";', "domain-no-transport-packages"],
+  ["src/domain", 'export { ApolloServer } from "@apollo/server";', "domain-no-transport-packages"],
+  ["src/domain", 'export { Field } from "type-graphql";', "domain-no-transport-packages"],
+  ["src/data", 'export { maskUnexpected } from "../http/transport-errors";', "data-knows-only-db-and-entities"],
+  ["src/data", 'export { usersActions } from "../rest/users/users.actions";', "data-knows-only-db-and-entities"],
+  ["src/data", 'export { inTransaction } from "../domain/transaction";', "data-knows-only-db-and-entities"],
+  ["src/db", 'export { validationFailed } from "../domain/errors";', "db-knows-no-upper-layer"],
+  ["src/graphql", 'export { sendLegacyError } from "../rest/legacy-errors";', "graphql-knows-no-rest"],
+  ["src/graphql/resolvers", 'export { usersActions } from "../../rest/users/users.actions";', "graphql-knows-no-rest"],
+  ["src/rest", 'export { presentError } from "../graphql/graphql-errors";', "rest-knows-no-graphql"],
+  ["src/rest", 'export { readPersons } from "../data/persons.data";', "transports-reach-data-through-the-domain"],
+  ["src/http", 'export { usersActions } from "../rest/users/users.actions";', "http-knows-no-transport"],
+  ["src/http", 'export { createApp } from "../app";', "http-knows-no-transport"],
+  ["src/delivery", 'export { requestId } from "../http/request-id";', "delivery-knows-no-transport"],
+  ["src/common", 'export { DomainError } from "../domain/errors";', "leaves-import-no-layer"],
 ];
 
 const ALLOWED: [string, string][] = [
-  ["src/domain/users/probe.ts", 'import { validationFailed as imported } from "../errors";'],
-  ["src/domain/users/probe.ts", 'import { z as imported } from "zod";'],
-  ["src/rest/probe.ts", 'import { renderProblems as imported } from "../http/problem-paths";'],
-  ["src/rest/probe.ts", 'import imported from "express";'],
-  ["src/graphql/probe.ts", 'import { maskUnexpected as imported } from "../http/transport-errors";'],
-  ["src/graphql/probe.ts", 'import { DomainError as imported } from "../domain/errors";'],
+  ["src/domain/users", 'export { validationFailed } from "../errors";'],
+  ["src/domain/users", 'export { z } from "zod";'],
+  ["src/rest", 'export { renderProblems } from "../http/problem-paths";'],
+  ["src/rest", 'export { default } from "express";'],
+  ["src/rest", 'export type { PersonRecord } from "../data/persons.data";'],
+  ["src/graphql", 'export { maskUnexpected } from "../http/transport-errors";'],
+  ["src/graphql", 'export { DomainError } from "../domain/errors";'],
+  ["src/delivery", 'export { createLogger } from "../http/logger";'],
 ];
 
-const LINT_SNIPPETS = `
-const { ESLint } = require("eslint");
-const snippets = JSON.parse(process.argv[1]);
-(async () => {
-  const eslint = new ESLint();
-  const found = [];
-  for (const [filePath, source] of snippets) {
-    const [result] = await eslint.lintText(source + "\\nexport const used = imported;\\n", { filePath });
-    found.push(result.messages.filter((m) => m.ruleId === "no-restricted-imports").map((m) => m.message));
-  }
-  process.stdout.write(JSON.stringify(found));
-})();
-`;
+interface Violation {
+  rule: { name: string };
+  from: string;
+  to: string;
+}
 
-let messages: string[][];
+function cruise(targets: string[]): { status: number | null; violations: Violation[] } {
+  const run = spawnSync(
+    process.execPath,
+    [DEPCRUISE, ...targets, "--config", ".dependency-cruiser.cjs", "--output-type", "json"],
+    { cwd: ROOT, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+  );
+  const result = JSON.parse(run.stdout) as { summary: { violations: Violation[] } };
+  return { status: run.status, violations: result.summary.violations };
+}
+
+const probeName = (folder: string, index: number) => `${folder}/__layer-probe-${process.pid}-${index}.ts`;
+const probes = [...FORBIDDEN, ...ALLOWED].map(([folder, source], index) => ({
+  file: probeName(folder, index),
+  source,
+}));
+
+let probeViolations: Violation[];
 beforeAll(() => {
-  const output = execFileSync(process.execPath, ["-e", LINT_SNIPPETS, JSON.stringify([...FORBIDDEN, ...ALLOWED])], {
-    cwd: path.resolve(__dirname, "../.."),
-    encoding: "utf8",
-  });
-  messages = JSON.parse(output) as string[][];
+  try {
+    for (const probe of probes) writeFileSync(path.join(ROOT, probe.file), `${probe.source}\n`);
+    probeViolations = cruise(probes.map((probe) => probe.file)).violations;
+  } finally {
+    for (const probe of probes) rmSync(path.join(ROOT, probe.file), { force: true });
+  }
 }, 60_000);
 
-describe("layer boundaries (no-restricted-imports per folder)", () => {
-  it.each(FORBIDDEN.map((snippet, index) => [...snippet, index] as const))(
-    "%s may not: %s",
-    (_file, _source, index) => {
-      expect(messages[index].length).toBeGreaterThan(0);
-      for (const message of messages[index]) expect(message).toMatch(/may not import this \(layer boundaries/);
+describe("layer boundaries (.dependency-cruiser.cjs)", () => {
+  it.each(FORBIDDEN.map(([folder, source, rule], index) => [folder, source, rule, index] as const))(
+    "%s may not: %s (%s)",
+    (_folder, _source, rule, index) => {
+      const mine = probeViolations.filter((violation) => violation.from === probes[index].file);
+      expect(mine.map((violation) => violation.rule.name)).toEqual([rule]);
     },
   );
 
-  it.each(ALLOWED.map((snippet, index) => [...snippet, FORBIDDEN.length + index] as const))(
+  it.each(ALLOWED.map(([folder, source], index) => [folder, source, FORBIDDEN.length + index] as const))(
     "%s may: %s",
-    (_file, _source, index) => {
-      expect(messages[index]).toEqual([]);
+    (_folder, _source, index) => {
+      expect(probeViolations.filter((violation) => violation.from === probes[index].file)).toEqual([]);
     },
   );
+
+  it("src/ has no import cycle and breaks no layer rule", () => {
+    const { status, violations } = cruise(["src"]);
+    expect(violations.map((violation) => `${violation.rule.name}: ${violation.from} → ${violation.to}`)).toEqual([]);
+    expect(status).toBe(0);
+  }, 60_000);
 });

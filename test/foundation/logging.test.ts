@@ -6,6 +6,7 @@ import { loadFixture } from "../../src/fixtures/load-fixture";
 import { createLogger } from "../../src/http/logger";
 import { MAPLE, testFixture } from "../fixtures/test-fixture";
 import { openTestDatabase, type TestDatabase } from "../support/database";
+import { testConfig } from "../support/test-config";
 
 /** Log lines written by the app, kept in memory. */
 class LogCapture extends Writable {
@@ -33,7 +34,7 @@ beforeAll(async () => {
   regapi = await createApp({
     dataSource: db.dataSource,
     logger: createLogger("debug", capture),
-    config: { graphqlIntrospection: true },
+    config: testConfig({ graphqlIntrospection: true }),
   });
 });
 afterAll(async () => {

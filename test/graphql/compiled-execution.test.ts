@@ -9,6 +9,7 @@ import { createLogger } from "../../src/http/logger";
 import { NESTED_USER_QUERY, USERS_PAGE_QUERY } from "../../bench/scenarios";
 import { MAPLE, mapleHeaders, OTHER } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
+import { testConfig } from "../support/test-config";
 
 // Eligible queries run compiled by graphql-jit (compiled-executor.ts). They must answer exactly as
 // graphql-js does: the same app on the same database with GRAPHQL_COMPILED_EXECUTION off is the
@@ -55,7 +56,7 @@ beforeAll(async () => {
   reference = await createApp({
     dataSource: t.dataSource,
     logger: createLogger("silent"),
-    config: { graphqlIntrospection: true, graphqlCompiledExecution: false },
+    config: testConfig({ graphqlIntrospection: true, graphqlCompiledExecution: false }),
   });
 });
 afterAll(async () => {
@@ -138,7 +139,7 @@ describe("compiled queries answer as graphql-js does", () => {
     const deployed = await createApp({
       dataSource: t.dataSource,
       logger: createLogger("silent"),
-      config: { graphqlIntrospection: true },
+      config: testConfig({ graphqlIntrospection: true }),
     });
     const query = `query($g: Int!) { users(groupId: $g, first: 3) { edges { node { cloginId } } } }`;
     const send = () =>

@@ -4,6 +4,7 @@ import { createLogger } from "../../src/http/logger";
 import { MAPLE } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { graphql } from "../support/graphql";
+import { testConfig } from "../support/test-config";
 
 // Unexpected errors reach no client: the response says INTERNAL and quotes the request id; the
 // request's log line keeps the original (here an SQL error from a table that is gone).
@@ -23,7 +24,7 @@ beforeAll(async () => {
   regapi = await createApp({
     dataSource: t.dataSource,
     logger: createLogger("error", sink),
-    config: { graphqlIntrospection: true },
+    config: testConfig({ graphqlIntrospection: true }),
   });
   // Nothing references email_record and only the email history reads it: dropping it breaks exactly those reads.
   await t.dataSource.query("DROP TABLE email_record");
@@ -60,7 +61,8 @@ describe("unexpected errors are masked", () => {
     expect(error).toEqual({
       message: `Internal error; quote request id ${requestId} when reporting it.`,
       locations: expect.any(Array),
-      path: ["user", "emails"],
+      // The user's email history is read in the user's own statement (issue 23), which fails as a whole.
+      path: ["user"],
       extensions: { code: "INTERNAL" },
     });
     expect(JSON.stringify(response.body)).not.toMatch(/email_record|SELECT|SQLITE|ER_|\.ts:\d+/);

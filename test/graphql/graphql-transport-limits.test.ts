@@ -7,6 +7,7 @@ import { MAPLE, mapleHeaders } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { graphql, postGraphql } from "../support/graphql";
 import { watchTables } from "../support/tables";
+import { testConfig } from "../support/test-config";
 
 // Issue 4 §5 and contract §1 on /graphql: body limits, CSRF prevention, no batching, depth /
 // alias / cost / token limits with a clear error, introspection from configuration, no stack
@@ -156,7 +157,11 @@ describe("query limits (graphql-armor and the parser)", () => {
 
 describe("introspection follows configuration", () => {
   async function appWith(graphqlIntrospection: boolean): Promise<RegapiApp> {
-    return createApp({ dataSource: t.dataSource, logger: createLogger("silent"), config: { graphqlIntrospection } });
+    return createApp({
+      dataSource: t.dataSource,
+      logger: createLogger("silent"),
+      config: testConfig({ graphqlIntrospection }),
+    });
   }
 
   it("answers __schema when enabled, even before credentials are entered (for the explorer)", async () => {

@@ -7,6 +7,7 @@ import { itOnMysqlFamily, onMysqlFamily } from "../support/database";
 import { deadlockTwoUnits } from "../support/conflicts";
 import { uidOf } from "../support/rows";
 import { startTestApp, type TestApp } from "../support/test-app";
+import { testConfig } from "../support/test-config";
 
 class LogCapture extends Writable {
   text = "";
@@ -32,12 +33,12 @@ beforeAll(async () => {
   regapi = await createApp({
     dataSource: t.dataSource,
     logger: createLogger("debug", capture),
-    config: {
+    config: testConfig({
       graphqlIntrospection: true,
       // Every request reads its account, so each REST request below issues at least one statement.
       accountCacheTtlMs: 0,
       rateLimit: { perMinute: 100, unauthenticatedPerMinute: 2, redisUrl: null, redisPrefix: "unused:" },
-    },
+    }),
   });
 });
 afterAll(async () => {
@@ -144,7 +145,7 @@ describe("GET /metrics", () => {
     const second = await createApp({
       dataSource: t.dataSource,
       logger: createLogger("silent"),
-      config: { graphqlIntrospection: true },
+      config: testConfig({ graphqlIntrospection: true }),
     });
     try {
       const text = (await request(second.app).get("/metrics")).text;

@@ -76,7 +76,19 @@ describe("database connection settings", () => {
       acquireTimeoutMs: 3000,
       queryTimeoutMs: 4000,
       tls: null,
+      wsrepSyncWait: null,
     });
+  });
+
+  it("read DATABASE_WSREP_SYNC_WAIT for MariaDB (Galera) and refuse it elsewhere or out of range", () => {
+    const config = loadConfig({ DATABASE_URL: "mariadb://app@galera.internal/regapi", DATABASE_WSREP_SYNC_WAIT: "1" });
+    expect(config.databaseConnection.wsrepSyncWait).toBe(1);
+    expect(refusal({ DATABASE_URL: MYSQL, DATABASE_WSREP_SYNC_WAIT: "1" })).toBe(
+      "DATABASE_WSREP_SYNC_WAIT: applies to mariadb:// databases (Galera) only",
+    );
+    expect(refusal({ DATABASE_WSREP_SYNC_WAIT: "16" })).toBe(
+      'DATABASE_WSREP_SYNC_WAIT: "16" is not an integer from 0 to 15',
+    );
   });
 
   it("read the overload bounds from DATABASE_QUEUE_LIMIT, DATABASE_ACQUIRE_TIMEOUT_MS and DATABASE_QUERY_TIMEOUT_MS", () => {

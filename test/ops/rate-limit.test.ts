@@ -6,6 +6,7 @@ import type { RateLimitConfig } from "../../src/config/config";
 import { createLogger } from "../../src/http/logger";
 import { MAPLE, OTHER } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
+import { testConfig } from "../support/test-config";
 
 const REDIS_URL = "redis://127.0.0.1:6379";
 // A prefix of this run only: parallel runs and earlier runs never share counts.
@@ -30,12 +31,12 @@ async function appWith(rateLimit: Partial<RateLimitConfig>): Promise<Express> {
   const regapi = await createApp({
     dataSource: t.dataSource,
     logger: createLogger("silent"),
-    config: {
+    config: testConfig({
       graphqlIntrospection: true,
       // Every request reads its account: "authenticate once" is then visible in statement counts.
       accountCacheTtlMs: 0,
       rateLimit: { perMinute: 3, unauthenticatedPerMinute: 2, redisUrl: null, redisPrefix: REDIS_PREFIX, ...rateLimit },
-    },
+    }),
   });
   apps.push(regapi);
   return regapi.app;
@@ -176,7 +177,7 @@ describe("rate limits (Redis store at 127.0.0.1:6379)", () => {
     const regapi = await createApp({
       dataSource: t.dataSource,
       logger: createLogger("silent"),
-      config: {
+      config: testConfig({
         graphqlIntrospection: true,
         accountCacheTtlMs: 0,
         rateLimit: {
@@ -185,7 +186,7 @@ describe("rate limits (Redis store at 127.0.0.1:6379)", () => {
           redisUrl: "redis://127.0.0.1:1",
           redisPrefix: REDIS_PREFIX,
         },
-      },
+      }),
     });
     expect((await rest(regapi.app, maple)).status).toBe(200);
     await regapi.stop();

@@ -5,6 +5,7 @@ import type { TrustProxy } from "../../src/config/config";
 import { createLogger } from "../../src/http/logger";
 import { MAPLE } from "../fixtures/test-fixture";
 import { openDomainDatabase, type DomainDatabase } from "../support/domain-database";
+import { testConfig } from "../support/test-config";
 
 // TRUST_PROXY: behind a load balancer the client's address comes from X-Forwarded-For, so the
 // per-IP limit of unauthenticated requests and the access log see clients, not the balancer.
@@ -37,11 +38,11 @@ async function appTrusting(trustProxy: TrustProxy | undefined, log: LogCapture) 
   const regapi = await createApp({
     dataSource: db.dataSource,
     logger: createLogger("info", log),
-    config: {
+    config: testConfig({
       graphqlIntrospection: true,
       trustProxy,
       rateLimit: { perMinute: 1000, unauthenticatedPerMinute: 1, redisUrl: null, redisPrefix: "trust-proxy:" },
-    },
+    }),
   });
   apps.push(regapi);
   return regapi.app;

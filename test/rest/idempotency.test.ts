@@ -13,6 +13,7 @@ import { onMysqlFamily } from "../support/database";
 import { expectLegacyError } from "../support/legacy-error";
 import { watchTables } from "../support/tables";
 import { startTestApp, type TestApp } from "../support/test-app";
+import { testConfig } from "../support/test-config";
 
 // Idempotency-Key (docs/rest-openapi.md): the first answer of a write is stored per API account
 // and replayed byte for byte for a repeat with the same key and body; another body is a 409;
@@ -44,7 +45,7 @@ async function secondInstance(): Promise<Express> {
   const regapi = await createApp({
     dataSource,
     logger: createLogger("silent"),
-    config: { graphqlIntrospection: true, idempotencyWaitMs: 5_000 },
+    config: testConfig({ graphqlIntrospection: true, idempotencyWaitMs: 5_000 }),
   });
   extraApps.push(regapi);
   return regapi.app;

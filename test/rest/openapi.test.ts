@@ -98,6 +98,7 @@ describe("committed openapi.json", () => {
         "IDEMPOTENCY_KEY_INVALID",
         "IDEMPOTENCY_KEY_REUSED",
         "IDEMPOTENCY_KEY_IN_PROGRESS",
+        "CONSISTENCY_INVALID",
       ]),
     );
   });

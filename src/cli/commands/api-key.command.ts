@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { createRequestContext } from "../../domain/context";
+import { SCOPE_NAMES } from "../../domain/group-scope";
 import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "../api-key.service";
 import { writeLine } from "../cli-io";
 import { formatTable, positiveInteger, type CliSession } from "../cli-session";
@@ -17,12 +18,22 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
     .description("Create an active API account for an organization and print its token once (only its hash is stored).")
     .requiredOption("--org <id>", "organization id (see regapi org list)", positiveInteger())
     .requiredOption("--user <email>", "Api-User: the account's email address")
-    .action(async (options: { org: number; user: string }) => {
-      const key = await createApiKey(await context("cli-api-key"), options.org, options.user);
+    .option(
+      "--scope <names>",
+      `limit the key to these operations, comma-separated: read, or write names (${SCOPE_NAMES.filter((name) => name !== "read").join(", ")}); default: all`,
+    )
+    .option("--groups <ids>", "limit the key to these projects (group_id), comma-separated; default: every project")
+    .action(async (options: { org: number; user: string; scope?: string; groups?: string }) => {
+      const key = await createApiKey(await context("cli-api-key"), options.org, options.user, {
+        scope: options.scope,
+        groups: options.groups,
+      });
       const { stdout, stderr } = session.io;
       writeLine(stdout, `Api-Id: ${key.apiId}`);
       writeLine(stdout, `Api-User: ${key.apiUser}`);
       writeLine(stdout, `Api-Token: ${key.apiToken}`);
+      writeLine(stdout, `Scope: ${key.scope ?? "all"}`);
+      writeLine(stdout, `Groups: ${key.groups ?? "all"}`);
       writeLine(stderr, "Keep the token now: it is not stored and cannot be shown again.");
     });
 
@@ -47,8 +58,10 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
         key.previous_token_expires_at && key.previous_token_expires_at.getTime() > now
           ? key.previous_token_expires_at.toISOString()
           : "-",
+        key.scope_operations ?? "all",
+        key.scope_group_ids ?? "all",
       ]);
-      const header = ["api-id", "api-user", "active", "created", "old token valid until"];
+      const header = ["api-id", "api-user", "active", "created", "old token valid until", "scope", "groups"];
       for (const line of formatTable(header, rows)) writeLine(stdout, line);
     });
 

@@ -6,7 +6,7 @@ import type { RequestContext } from "../context";
 import { validationFailed, type Problem, type ProblemPath } from "../errors";
 import { integerId } from "../commands/members";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
-import { resolveOwnedProject } from "../group-scope";
+import { authorize, resolveOwnedProject } from "../group-scope";
 import { MemberReader } from "../member-parsers";
 import { inTransaction } from "../transaction";
 import { recordEvent } from "../events/record-event";
@@ -175,6 +175,7 @@ export async function addProducts(
 ): Promise<AddProductOutcome> {
   const cmd = parseCommand(AddProductCommand, draft);
   const entries = readEntries(cmd.productList);
+  authorize(ctx, "users.add_product", { groupId: cmd.groupId });
   // Outside the transaction: the family's lock is its first statement, so what it reads after is current.
   await resolveOwnedProject(ctx, cmd.groupId);
   return inTransaction(ctx, async ({ em }) => {

@@ -3,9 +3,9 @@ import { clientValue } from "../../common/client-value";
 import { readFeedPage, readPrunedThrough } from "../../data/event-feed.data";
 import { optionalIntegerId } from "../commands/members";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
-import { requirePrincipal, type RequestContext } from "../context";
+import type { RequestContext } from "../context";
 import { cursorExpired } from "../errors";
-import { resolveOwnedProject } from "../group-scope";
+import { authorize, resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { EVENT_TYPES } from "./record-event";
 
@@ -122,7 +122,14 @@ export const CURSOR_EXPIRED_MESSAGE =
  */
 export async function listEvents(ctx: RequestContext, draft: CommandDraft<typeof EventFeedCommand>): Promise<FeedPage> {
   const command = parseCommand(EventFeedCommand, draft);
-  const { organizationId } = requirePrincipal(ctx);
+  // A read: a key needs `read` and, for one project, that project; a key limited to projects
+  // reads the events of those projects only.
+  const { organizationId, scope } = authorize(
+    ctx,
+    "read",
+    command.groupId !== null ? { groupId: command.groupId } : "projects-in-scope",
+  );
+  const groupIds = command.groupId !== null ? [command.groupId] : (scope?.groupIds ?? null);
   return inTransaction(ctx, async (tx) => {
     if (command.groupId !== null) await resolveOwnedProject(tx, command.groupId, tx.em);
     // A cursor at 0 (the start) is never expired: it asks for the oldest event kept.
@@ -130,7 +137,7 @@ export async function listEvents(ctx: RequestContext, draft: CommandDraft<typeof
       throw cursorExpired(CURSOR_EXPIRED_MESSAGE);
     const rows = await readFeedPage(tx.em, {
       organizationId,
-      groupId: command.groupId,
+      groupIds,
       afterPosition: command.after,
       types: command.types,
       limit: command.limit + 1,

@@ -17,6 +17,7 @@ export const EVENT_TYPES = [
   "cart.product_added",
   "email.recorded",
   "email.queued",
+  "person.erased",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

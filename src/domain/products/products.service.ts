@@ -7,7 +7,7 @@ import type { RequestContext } from "../context";
 import { conflict, validationFailed } from "../errors";
 import { integerId } from "../commands/members";
 import { parseCommand } from "../commands/parse-command";
-import { resolveOwnedProject } from "../group-scope";
+import { authorize, resolveOwnedProject } from "../group-scope";
 import { MemberReader } from "../member-parsers";
 import { inTransaction } from "../transaction";
 import { clientValue } from "../../common/client-value";
@@ -60,6 +60,7 @@ const CREATABLE_BASE_TYPES = new Set<number>([1, 2, 3, 4, 6, 7]);
  */
 export async function createProduct(ctx: RequestContext, draft: ProductDraft): Promise<number> {
   const groupId = parseCommand(GROUP_ONLY, { groupId: draft.groupId }).groupId;
+  authorize(ctx, "products.create", { groupId });
   const read = new MemberReader();
 
   let baseType: number | null = read.integer(["baseProductType"], draft.baseProductType, { required: true });
@@ -153,6 +154,7 @@ export async function createProduct(ctx: RequestContext, draft: ProductDraft): P
  */
 export async function createCategory(ctx: RequestContext, draft: CategoryDraft): Promise<number> {
   const groupId = parseCommand(GROUP_ONLY, { groupId: draft.groupId }).groupId;
+  authorize(ctx, "products.create", { groupId });
   const read = new MemberReader();
   const name = read.text(["categoryName"], draft.categoryName, { required: true, max: 200 });
   const topRemark = read.text(["categoryTopRemark"], draft.categoryTopRemark, { required: false, max: 2000 });

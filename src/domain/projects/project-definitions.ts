@@ -3,7 +3,7 @@ import { findTagOfProject, type TagRecord } from "../../data/registrations.data"
 import { findStatusOfProject, type StatusRecord } from "../../data/statuses.data";
 import type { RequestContext } from "../context";
 import { DomainError } from "../errors";
-import { resolveOwnedProject } from "../group-scope";
+import { authorize, resolveOwnedProject } from "../group-scope";
 import {
   readProjectCategories,
   readProjectProducts,
@@ -36,6 +36,7 @@ export async function getProjectDefinition(
   groupId: number,
   key: ProjectDefinitionKey,
 ): Promise<ProjectDefinition> {
+  authorize(ctx, "read", { groupId });
   await resolveOwnedProject(ctx, groupId);
   const found = await readDefinition(ctx, groupId, key);
   if (!found) throw new DomainError("NOT_FOUND", `project ${groupId} has no ${key.kind} with this key`);

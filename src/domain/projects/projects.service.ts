@@ -8,8 +8,8 @@ import {
 import { accountTotals, type AccountTotals } from "../account-totals";
 import { flag, integerId } from "../commands/members";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
-import { requirePrincipal, type RequestContext } from "../context";
-import { resolveOwnedProject } from "../group-scope";
+import type { RequestContext } from "../context";
+import { authorize, groupsInScope, resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { emptyCounters, projectTotalsOf, readProjectCounters, type ProjectCounters } from "./project-counters";
 
@@ -54,9 +54,10 @@ const scopeOf = (q: ProjectScopeQuery): ArchivedScope =>
  */
 export async function listOrganizationProjects(ctx: RequestContext, q: ProjectScopeQuery): Promise<ProjectListing[]> {
   return inTransaction(ctx, async (tx) => {
-    const organizationId = requirePrincipal(tx).organizationId;
+    // A key limited to projects lists those it reaches.
+    const organizationId = authorize(tx, "read", "projects-in-scope").organizationId;
     const scope = scopeOf(q);
-    const projects = await readProjectsOfOrganization(tx.em, organizationId, scope);
+    const projects = groupsInScope(tx, await readProjectsOfOrganization(tx.em, organizationId, scope));
     const sums =
       q.withGroupTotals && projects.length > 0 ? await readProjectCounters(tx.em, { organizationId, scope }) : null;
     return projects.map((project) => listingOf(project, sums));
@@ -74,9 +75,9 @@ export async function listProjects(
   draft: CommandDraft<typeof ProjectListQuery>,
 ): Promise<ProjectListing[]> {
   const q = parseCommand(ProjectListQuery, draft);
-  const organizationId = requirePrincipal(ctx).organizationId;
+  const organizationId = authorize(ctx, "read", { groupId: q.groupId }).organizationId;
   const scope = scopeOf(q);
-  const projects = await readProjectsOfOrganization(ctx.em, organizationId, scope);
+  const projects = groupsInScope(ctx, await readProjectsOfOrganization(ctx.em, organizationId, scope));
   if (!projects.some((project) => project.id === q.groupId)) await resolveOwnedProject(ctx, q.groupId);
   const sums =
     q.withGroupTotals && projects.length > 0 ? await readProjectCounters(ctx.em, { organizationId, scope }) : null;
@@ -90,6 +91,7 @@ export async function getProject(
   options: { withGroupTotals: boolean },
 ): Promise<ProjectListing> {
   return inTransaction(ctx, async (tx) => {
+    authorize(tx, "read", { groupId });
     const project = await resolveOwnedProject(tx, groupId);
     const selection: TotalsSelection = { projectId: project.id };
     const sums = options.withGroupTotals ? await readProjectCounters(tx.em, selection) : null;

@@ -13,7 +13,7 @@ import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { DomainError, validationFailed } from "../errors";
 import { LoginCommand, RedeemLoginTokenCommand } from "../users/read-commands";
 import { MAX_KEYS_PER_CALL } from "../forms/form-rules";
-import { resolveOwnedProject } from "../group-scope";
+import { authorize, resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { requireRegisteredUser } from "../users/registration-lookup";
 import type { UserOutcome } from "../users/user-commands";
@@ -47,6 +47,7 @@ export interface SessionOutcome extends UserOutcome {
  */
 export async function loginUser(ctx: RequestContext, draft: CommandDraft<typeof LoginCommand>): Promise<LoginOutcome> {
   const cmd = parseCommand(LoginCommand, draft);
+  authorize(ctx, "users.login", { groupId: cmd.groupId });
   await resolveOwnedProject(ctx, cmd.groupId);
   const ttl = (ctx.settings ?? DEFAULT_DOMAIN_SETTINGS).loginTokenTtlSeconds;
   return inTransaction(ctx, async ({ em }) => {

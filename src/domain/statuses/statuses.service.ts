@@ -5,7 +5,7 @@ import type { RequestContext } from "../context";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { flag, integerId, trimmedText } from "../commands/members";
 import { conflict } from "../errors";
-import { resolveOwnedProject } from "../group-scope";
+import { authorize, resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { clientValue } from "../../common/client-value";
 
@@ -54,6 +54,7 @@ export async function createStatus(
   draft: CommandDraft<typeof CreateStatusCommand>,
 ): Promise<CreatedStatus> {
   const command = parseCommand(CreateStatusCommand, draft);
+  authorize(ctx, "statuses.create", { groupId: command.groupId });
   const status = { ...command, nameKey: command.name.toLowerCase() };
   try {
     return await inTransaction(ctx, async (tx) => {

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { requirePrincipal, type RequestContext } from "../context";
+import type { RequestContext } from "../context";
 import { validationFailed } from "../errors";
-import { notOwnedProject } from "../group-scope";
+import { authorize, notOwnedProject } from "../group-scope";
 import { integerId } from "../commands/members";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { countStatusChange } from "../projects/project-counters";
@@ -36,7 +36,8 @@ export async function setUserStatus(
 
   // Outside the transaction (a status is never deleted, nor its exclusion changed): the family's
   // lock is the transaction's first statement, so what it reads after that is current.
-  const found = await findOwnedProjectStatus(ctx.em, requirePrincipal(ctx).organizationId, cmd.groupId, statusId);
+  const { organizationId } = authorize(ctx, "users.set_status", { groupId: cmd.groupId });
+  const found = await findOwnedProjectStatus(ctx.em, organizationId, cmd.groupId, statusId);
   if (!found.owned) throw notOwnedProject(cmd.groupId);
   return inTransaction(ctx, async ({ em }) => {
     const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });

@@ -15,10 +15,10 @@ import { readEmailHistory, type EmailHistoryEntry } from "../../data/email-histo
 import type { FieldType } from "../../entities";
 import { answerIsEmpty, decodeAnswer, parseChoiceOptions, type FieldAnswer } from "../forms/field-value-codec";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
-import { requirePrincipal, type RequestContext } from "../context";
+import type { RequestContext } from "../context";
 import { UserInfoCommand } from "./read-commands";
 import { userNotFound, validationFailed } from "../errors";
-import { notOwnedProject } from "../group-scope";
+import { authorize, notOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { loadUserSummaries, summaryOf, type UserSummary } from "./user-summary";
 
@@ -363,7 +363,7 @@ export async function getUserInfo(
 ): Promise<UserInfoOutcome> {
   const parsed = parseCommand(UserInfoCommand, draft);
   const cmd = { ...parsed, selection: readDetailSelection(parsed.selectors) };
-  const { organizationId } = requirePrincipal(ctx);
+  const { organizationId } = authorize(ctx, "read", { groupId: cmd.groupId });
   const read = async ({ em }: RequestContext): Promise<UserInfoOutcome> => {
     // Ownership, registration and summary in one statement.
     const found = await readOwnedSummaryRow(em, organizationId, cmd.groupId, cmd.cloginId);

@@ -8,8 +8,8 @@ import {
   type ExclusionFilter,
   type ListSelection,
 } from "../../data/user-list.data";
-import { requirePrincipal, type RequestContext } from "../context";
-import { notOwnedProject } from "../group-scope";
+import type { RequestContext } from "../context";
+import { authorize, notOwnedProject } from "../group-scope";
 import { listTotalsOf } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
@@ -121,7 +121,7 @@ export function forgetWalkPositions(): void {
 
 /** Reads one page. Throws FORBIDDEN for a project outside the caller's organization. */
 export async function listUsers(ctx: RequestContext, query: UserListQuery): Promise<UserListPage> {
-  const { organizationId } = requirePrincipal(ctx);
+  const { organizationId } = authorize(ctx, "read", { groupId: query.groupId });
   // Ownership, totals, page and children come from one transaction, so they agree: 5 statements
   // with BEGIN and COMMIT (ownership with the excluding statuses and the counters; the page with
   // its summaries; the children with theirs).

@@ -6,8 +6,8 @@ import {
   type SummaryPart,
   type UserListFilter,
 } from "../../data/registrations.data";
-import { requirePrincipal, type RequestContext } from "../context";
-import { notOwnedProject } from "../group-scope";
+import type { RequestContext } from "../context";
+import { authorize, notOwnedProject } from "../group-scope";
 import { emptyCounters, matchingBucketsOf, readProjectCounters, registrationsIn } from "../projects/project-counters";
 import { summaryOf, type UserSummary } from "./user-summary";
 
@@ -55,7 +55,7 @@ export interface UserPageRequest {
  * the filter from the project's counters when they can tell (see `matchingBucketsOf`).
  */
 export async function listUsersPage(ctx: RequestContext, request: UserPageRequest): Promise<UserPage> {
-  const { organizationId } = requirePrincipal(ctx);
+  const { organizationId } = authorize(ctx, "read", { groupId: request.groupId });
   const size = Math.max(0, Math.trunc(request.size));
   const backward = request.direction === "backward";
   // One row more than the page says whether another page lies beyond it in the reading direction.
@@ -88,6 +88,7 @@ export async function listUsersPage(ctx: RequestContext, request: UserPageReques
  * the project's counters (one row) unless the filter names a status or searches, which count.
  */
 export async function countUsers(ctx: RequestContext, groupId: number, filter: UserListFilter): Promise<number> {
+  authorize(ctx, "read", { groupId });
   const buckets = matchingBucketsOf(filter);
   if (!buckets) return countMatchingUsers(ctx.em, groupId, filter);
   const counters = (await readProjectCounters(ctx.em, { projectId: groupId })).get(groupId) ?? emptyCounters();

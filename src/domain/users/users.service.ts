@@ -1,6 +1,7 @@
 import type { EntityManager } from "typeorm";
 import { hashPassword } from "../../auth/secrets";
 import { insertEmailHistory } from "../../data/email-history.data";
+import type { RegistrationLists, RegistrationListsWanted } from "../../data/registration-lists.data";
 import { addFormsToRegistration, type RegistrationFormState } from "../../data/forms.data";
 import { readValueTargets, type ValueTargets } from "../../data/form-submission.data";
 import { readRegistrationPlan, type RegistrationPlan } from "../../data/registration-plan.data";
@@ -28,7 +29,7 @@ import {
   type SubmissionSettings,
 } from "../forms/form-submission";
 import { applyTriggerEffects, planTriggerEffects } from "../triggers/trigger-runner";
-import { notOwnedProject, resolveOwnedProject } from "../group-scope";
+import { authorize, notOwnedProject, resolveOwnedProject } from "../group-scope";
 import { countRegistration } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { isEmailAddress } from "../../common/email";
@@ -154,7 +155,7 @@ export async function createUser(
   draft: CommandDraft<typeof CreateUserCommand>,
 ): Promise<UserOutcome> {
   const cmd = parseCommand(CreateUserCommand, draft);
-  const organizationId = requirePrincipal(ctx).organizationId;
+  const organizationId = authorize(ctx, "users.create", { groupId: cmd.groupId }).organizationId;
   const newPerson = cmd.cloginId === null;
   const { data, problems } = readPersonData(cmd, newPerson);
   const plan = await readOwnedRegistrationPlan(ctx, cmd.groupId, { ...personKeyValues(data), ...cmd.values });
@@ -189,7 +190,7 @@ export async function createChild(
   draft: CommandDraft<typeof CreateChildCommand>,
 ): Promise<UserOutcome> {
   const cmd = parseCommand(CreateChildCommand, draft);
-  const organizationId = requirePrincipal(ctx).organizationId;
+  const organizationId = authorize(ctx, "users.create_child", { groupId: cmd.groupId }).organizationId;
   const newPerson = cmd.cloginId === null;
   const { data, problems } = readPersonData(cmd, newPerson, { mainEmailRequired: false });
   const plan = await readOwnedRegistrationPlan(ctx, cmd.groupId, { ...personKeyValues(data), ...cmd.values });
@@ -500,6 +501,7 @@ async function runUpdate(
   acceptNotRegistered: boolean,
 ): Promise<UpdateUserOutcome | NotRegisteredUpdateOutcome> {
   const cmd = parseCommand(UpdateUserCommand, draft);
+  authorize(ctx, "users.update", { groupId: cmd.groupId });
   await resolveOwnedProject(ctx, cmd.groupId);
   if (cmd.values === null && cmd.markFormsComplete === null) {
     throw validationFailed([{ path: ["values"], message: "is required unless forms are marked complete" }]);
@@ -587,7 +589,7 @@ export async function addEmails(
   draft: CommandDraft<typeof AddEmailsCommand>,
 ): Promise<UserOutcome> {
   const cmd = parseCommand(AddEmailsCommand, draft);
-  const organizationId = requirePrincipal(ctx).organizationId;
+  const organizationId = authorize(ctx, "users.add_email", { groupId: cmd.groupId }).organizationId;
   await resolveOwnedProject(ctx, cmd.groupId);
   failOnProblems(emailListProblems(cmd.emails));
   return inTransaction(ctx, async ({ em }) => {
@@ -610,7 +612,8 @@ const emailRecordedEvents = (user: RegisteredUser, emails: AddEmailsCommand["ema
 /**
  * Reads one user of the project. Throws FORBIDDEN or USER_NOT_FOUND. Ownership, registration and
  * summary come from one statement, so one consistent read answers all three; `withChildren` adds
- * the summaries of the user's children to that same statement.
+ * the summaries of the user's children to that same statement, `lists` the lists of the user
+ * (and children) it names.
  */
 export async function getUser(
   ctx: RequestContext,
@@ -620,9 +623,9 @@ export async function getUser(
    * With `parts`, the summaries hold only those parts (the others read as zero, empty or null):
    * for a caller that uses no other part of them.
    */
-  options: { withChildren?: boolean; parts?: ReadonlySet<SummaryPart> | null } = {},
-): Promise<UserOutcome & { children: UserSummary[] }> {
-  const { organizationId } = requirePrincipal(ctx);
+  options: { withChildren?: boolean; parts?: ReadonlySet<SummaryPart> | null; lists?: RegistrationListsWanted } = {},
+): Promise<UserOutcome & { children: UserSummary[]; lists: Map<number, RegistrationLists> }> {
+  const { organizationId } = authorize(ctx, "read", { groupId });
   const found = await readOwnedSummaryRow(ctx.em, organizationId, groupId, cloginId, options);
   if (!found.owned) throw notOwnedProject(groupId);
   if (!found.row) throw userNotFound(cloginId, groupId);
@@ -633,5 +636,6 @@ export async function getUser(
     summary: summaryOf(found.row),
     notices: [],
     children: found.children.map(summaryOf),
+    lists: found.lists,
   };
 }

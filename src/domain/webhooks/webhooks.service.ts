@@ -16,6 +16,7 @@ import {
 import { readProjectsOfOrganization } from "../../data/projects.data";
 import { isInternalAddress } from "../../common/network-address";
 import { requirePrincipal, type RequestContext } from "../context";
+import { authorize } from "../group-scope";
 import { integerId } from "../commands/members";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { DomainError, validationFailed } from "../errors";
@@ -109,7 +110,7 @@ export async function createWebhookEndpoint(
   draft: CommandDraft<typeof CreateWebhookEndpointCommand>,
 ): Promise<CreatedWebhookEndpoint> {
   const cmd = parseCommand(CreateWebhookEndpointCommand, draft);
-  const organizationId = requirePrincipal(ctx).organizationId;
+  const organizationId = authorize(ctx, "webhooks", "organization").organizationId;
   await assertPublicUrl(ctx, cmd.url);
   const secret = `whsec_${randomBytes(24).toString("base64url")}`;
   return inTransaction(ctx, async (tx) => {
@@ -124,6 +125,7 @@ export async function updateWebhookEndpoint(
   draft: CommandDraft<typeof UpdateWebhookEndpointCommand>,
 ): Promise<WebhookEndpointRecord> {
   const cmd = parseCommand(UpdateWebhookEndpointCommand, draft);
+  authorize(ctx, "webhooks", "organization");
   if (cmd.url !== undefined) await assertPublicUrl(ctx, cmd.url);
   return inTransaction(ctx, async (tx) => {
     await requireEndpoint(tx, cmd.endpointId);
@@ -140,6 +142,7 @@ export async function updateWebhookEndpoint(
 
 export async function deleteWebhookEndpoint(ctx: RequestContext, endpointId: unknown): Promise<number> {
   const cmd = parseCommand(z.object({ endpointId: integerId }), { endpointId });
+  authorize(ctx, "webhooks", "organization");
   return inTransaction(ctx, async (tx) => {
     await requireEndpoint(tx, cmd.endpointId);
     await deleteWebhookEndpointRow(tx.em, cmd.endpointId);
@@ -149,6 +152,7 @@ export async function deleteWebhookEndpoint(ctx: RequestContext, endpointId: unk
 
 /** One endpoint of the caller's organization; another organization's (or none) is NOT_FOUND. */
 export async function getWebhookEndpoint(ctx: RequestContext, endpointId: number): Promise<WebhookEndpointRecord> {
+  authorize(ctx, "read", "organization");
   return requireEndpoint(ctx, endpointId);
 }
 
@@ -157,6 +161,7 @@ export async function getWebhookDelivery(
   ctx: RequestContext,
   key: { endpointId: number; deliveryId: number },
 ): Promise<WebhookDeliveryRecord> {
+  authorize(ctx, "read", "organization");
   await requireEndpoint(ctx, key.endpointId);
   const delivery = await readWebhookDelivery(ctx.em, key.endpointId, key.deliveryId);
   if (!delivery)
@@ -168,7 +173,7 @@ export async function getWebhookDelivery(
 }
 
 export async function listWebhookEndpoints(ctx: RequestContext): Promise<WebhookEndpointRecord[]> {
-  return readWebhookEndpoints(ctx.em, requirePrincipal(ctx).organizationId);
+  return readWebhookEndpoints(ctx.em, authorize(ctx, "read", "organization").organizationId);
 }
 
 export const MAX_DELIVERIES_PAGE = 100;
@@ -181,6 +186,7 @@ export async function listWebhookDeliveries(
   const { endpointId } = parseCommand(z.object({ endpointId: integerId }), { endpointId: query.endpointId });
   if (!Number.isInteger(query.first) || query.first < 1 || query.first > MAX_DELIVERIES_PAGE)
     throw validationFailed([{ path: ["first"], message: `must be an integer from 1 to ${MAX_DELIVERIES_PAGE}` }]);
+  authorize(ctx, "read", "organization");
   await requireEndpoint(ctx, endpointId);
   const rows = await readWebhookDeliveries(ctx.em, endpointId, query.first + 1, query.afterId);
   return { deliveries: rows.slice(0, query.first), hasNextPage: rows.length > query.first };
@@ -191,7 +197,7 @@ export async function redeliverWebhookEvent(ctx: RequestContext, eventId: unknow
   const { id } = parseCommand(z.object({ id: z.string({ error: "must be an event id" }).trim().min(1) }), {
     id: eventId,
   });
-  const organizationId = requirePrincipal(ctx).organizationId;
+  const organizationId = authorize(ctx, "webhooks", "organization").organizationId;
   return inTransaction(ctx, async ({ em }) => {
     const result = await requeueEventDeliveries(em, organizationId, id, new Date());
     if (!result.found) throw new DomainError("NOT_FOUND", `Event ${id} is not an event of your organization.`);

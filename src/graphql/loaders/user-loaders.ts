@@ -1,26 +1,27 @@
 import DataLoader from "dataloader";
 import type { EntityManager } from "typeorm";
-import { READ_CHUNK } from "../../data/batch";
-import { readEmailHistory, type EmailHistoryEntry } from "../../data/email-history.data";
 import {
+  projectPersonKey,
+  READ_CHUNK,
+  readChildSummaryRows,
+  readEmailHistory,
   readFieldsOfForms,
   readFormSets,
   readFormSetsWithFields,
-  readStoredAnswers,
-  type FieldDefinition,
-  type RegistrationFormState,
-  type StoredAnswer,
-} from "../../data/forms.data";
-import { readPersons, type PersonRecord } from "../../data/persons.data";
-import { readProjects, type ProjectRecord } from "../../data/projects.data";
-import {
-  projectPersonKey,
-  readChildSummaryRows,
+  readPersons,
+  readProjects,
   readRegistrationsByPerson,
+  readStoredAnswers,
   refOfSummaryRow,
+  type EmailHistoryEntry,
+  type FieldDefinition,
+  type PersonRecord,
   type ProjectPersonKey,
+  type ProjectRecord,
+  type RegistrationFormState,
   type RegistrationRef,
-} from "../../data/registrations.data";
+  type StoredAnswer,
+} from "../../domain/loader-reads";
 import {
   readProjectCategories,
   readProjectProducts,

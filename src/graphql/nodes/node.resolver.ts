@@ -28,7 +28,8 @@ import {
   userFromOutcome,
   type UserOwner,
 } from "../resolvers/present";
-import { readUserForSelection, visibleAnswers, visibleFormSet } from "../resolvers/user.resolver";
+import { ONE_STATEMENT_READ, type OneStatementRead } from "../one-statement-read";
+import { answeredByUserRead, readUserForSelection, visibleAnswers, visibleFormSet } from "../resolvers/user.resolver";
 import { selectsField } from "../selection";
 import { presentMetaInfo, presentStatus } from "../types/user.type";
 import { decodeNodeId, type DecodedNodeId, type NodeKey } from "./node-id";
@@ -44,8 +45,17 @@ const HIDDEN_CODES = new Set(["FORBIDDEN", "USER_NOT_FOUND", "NOT_FOUND"]);
 
 type NodeSource = Node & { __typename: string };
 
+// `node` of a User, for an API account, reads as `user` does: in one statement
+// (one-statement-read.ts) when its selection is one that `user` reads so.
+const NODE_READ: OneStatementRead = (args, caller) => {
+  if (caller.registrant) return null;
+  const node = decodeNodeId(String(args.id));
+  return node.type === "User" ? { objectType: "User", answered: answeredByUserRead } : null;
+};
+
 @Resolver()
 export class NodeResolver {
+  @Extensions({ [ONE_STATEMENT_READ]: NODE_READ })
   @Query(() => Node, {
     nullable: true,
     description:

@@ -2,7 +2,13 @@ import { assertObjectType, Kind, type GraphQLResolveInfo, type GraphQLSchema, ty
 import { Args, Ctx, Extensions, FieldResolver, Info, Int, Query, Resolver, Root } from "type-graphql";
 import { countUsers, listUsersPage, type SummaryPart, type UserListFilter } from "../../domain/users/user-reads";
 import { matchingBucketsOf } from "../../domain/projects/project-counters";
-import { ONE_STATEMENT_READ, type OneStatementRead } from "../one-statement-read";
+import {
+  answeredCoordinates,
+  ONE_STATEMENT_READ,
+  type AnsweredFields,
+  type OneStatementRead,
+} from "../one-statement-read";
+import type { ListOwners, RegistrationListsWanted } from "../../data/registration-lists.data";
 import { getUser } from "../../domain/users/users.service";
 import { readOwnRegistration } from "../../domain/sessions/registrant-sessions";
 import type { GraphqlContext } from "../context";
@@ -55,8 +61,9 @@ export async function visibleAnswers(uid: number, ctx: GraphqlContext) {
 
 /**
  * One user of a project for an API account (`user`, and `node` of a User): ownership, the user's
- * summary and, when the selection asks for children, theirs in one statement; the form sets the
- * selection will read (the user's, its children's) are asked for in one batch up front.
+ * summary and, when the selection asks for children, theirs, with the lists the selection reads
+ * (form sets, their forms' fields, answers, emails; the user's, its children's), all in one
+ * statement whose results prime the request's loaders.
  */
 export async function readUserForSelection(
   ctx: GraphqlContext,
@@ -68,6 +75,7 @@ export async function readUserForSelection(
   const outcome = await getUser(ctx.request, groupId, cloginId, {
     withChildren,
     parts: summaryPartsOfOperation(info),
+    lists: listsOfSelection(info, withChildren),
   });
   ctx.loaders.summaries.prime(outcome.uid, outcome.summary);
   if (withChildren) {
@@ -82,30 +90,62 @@ export async function readUserForSelection(
       })),
     );
   }
-  // The form sets the query will read (the user's, its children's) go in one batch, now.
-  const wantsForms = selectsField(info, "forms");
-  const wantsChildForms = withChildren && selectsPath(info, ["children", "forms"]);
-  if (
-    wantsForms &&
-    (selectsPath(info, ["forms", "form", "fields"]) || selectsPath(info, ["forms", "missingMandatoryFields"]))
-  ) {
-    ctx.loaders.wantFormFields();
+  for (const [uid, lists] of outcome.lists) {
+    if (lists.formSet) {
+      ctx.loaders.formSets.prime(uid, lists.formSet);
+      // Every form of the set: a form without fields reads as none, not as a miss for the loader.
+      if (lists.formFields) {
+        for (const { form } of lists.formSet)
+          ctx.loaders.fieldsOfForm.prime(form.id, lists.formFields.get(form.id) ?? []);
+      }
+    }
+    if (lists.answers) ctx.loaders.fieldValues.prime(uid, lists.answers);
+    if (lists.emails) ctx.loaders.emails.prime(uid, lists.emails);
   }
-  const uids = [...(wantsForms ? [outcome.uid] : []), ...(wantsChildForms ? outcome.children.map((c) => c.uid) : [])];
-  // loadMany never rejects (failures are per key); the resolvers that need them report them.
-  if (uids.length > 0) void ctx.loaders.formSets.loadMany(uids);
   return userFromOutcome(outcome);
+}
+
+/** The lists a `user` selection reads (for the user, under `children` for its children). */
+function listsOfSelection(info: GraphQLResolveInfo, withChildren: boolean): RegistrationListsWanted {
+  const at = (path: readonly string[]): ListOwners | undefined => {
+    const person = selectsPath(info, path);
+    const children = withChildren && selectsPath(info, ["children", ...path]);
+    return person && children ? "family" : person ? "person" : children ? "children" : undefined;
+  };
+  const either = (a: ListOwners | undefined, b: ListOwners | undefined): ListOwners | undefined =>
+    a === b ? a : !a ? b : !b ? a : "family";
+  // The missing mandatory fields of a form compare its fields with the answers.
+  const missing = at(["forms", "missingMandatoryFields"]);
+  return {
+    formSet: at(["forms"]),
+    formFields: either(at(["forms", "form", "fields"]), missing),
+    answers: either(at(["fieldValues"]), missing),
+    emails: at(["emails"]),
+  };
 }
 
 // The User fields answered by the summary a root read primes (no statement of their own).
 const SUMMARY_FIELDS = ["User.metaInfo", "User.name", "User.status", "User.tags"];
-// `user` reads ownership and the summary in one statement (one-statement-read.ts).
-const USER_ROOT_READ: OneStatementRead = () => new Set(SUMMARY_FIELDS);
+// `user` reads ownership, the summaries and the lists its selection asks for in one statement
+// (one-statement-read.ts): its own and its children's, not those of its children's children.
+const USER_LIST_FIELDS = new Set([
+  ...SUMMARY_FIELDS,
+  "User.forms",
+  "User.fieldValues",
+  "User.emails",
+  "Form.fields",
+  "UserForm.missingMandatoryFields",
+]);
+export const answeredByUserRead: AnsweredFields = (coordinate, path) =>
+  USER_LIST_FIELDS.has(coordinate) || (coordinate === "User.children" && path.length === 1);
+const USER_ROOT_READ: OneStatementRead = () => answeredByUserRead;
 // `users` reads ownership, the page with its summaries and, when the counters can tell it, the
 // matching total in one statement.
 const USERS_PAGE_READ: OneStatementRead = (args) => {
   const filter = (args.filter ?? {}) as UserListFilter;
-  return new Set(matchingBucketsOf(filter) ? [...SUMMARY_FIELDS, "UserConnection.totalCount"] : SUMMARY_FIELDS);
+  return answeredCoordinates(
+    matchingBucketsOf(filter) ? [...SUMMARY_FIELDS, "UserConnection.totalCount"] : SUMMARY_FIELDS,
+  );
 };
 
 @Resolver(() => UserType)

@@ -223,6 +223,38 @@ export const ENDPOINT_DOCS: Record<string, EndpointDoc> = {
       },
     },
   },
+  account: {
+    summary: "The calling API key (ours)",
+    description:
+      "Not in the legacy interface. group_id is required by the envelope but the answer does not depend on it. whoami needs no scope, so a limited key can learn what it may do.",
+    actions: {
+      whoami: {
+        summary: "The key's Api-Id, Api-User, organization and scope",
+        answer:
+          'api_id, api_user, organization_id, full_access, scopes ("all" or the scope names), group_ids ("all" or the project ids)',
+        example: { action: "whoami", group_id: groupId },
+      },
+    },
+  },
+  persons: {
+    summary: "A person's data: export and erasure (ours)",
+    description:
+      "Not in the legacy interface. Acts on one person (clogin_id) across every project of your organization; group_id must be one of its projects. Needs a key not limited to projects, with the scope persons.export or persons.erase (docs/data-rights.md).",
+    actions: {
+      export: {
+        summary: "Everything held about the person, as one JSON document",
+        answer:
+          "person_export: format, exported_at, clogin_id, person, registrations (field values, forms, cart, payments, emails, tags, comments), events",
+        example: { action: "export", group_id: groupId, clogin_id: kind.cloginId },
+      },
+      erase: {
+        summary: "Erase the person in one transaction; amounts of cart lines and payments are kept without identity",
+        answer:
+          "msg, clogin_id, group_ids (each got a person.erased event), erased (rows removed or anonymized, by kind)",
+        example: { action: "erase", group_id: groupId, clogin_id: kind.cloginId },
+      },
+    },
+  },
 };
 
 /** The session endpoint has no action envelope: one request shape. */

@@ -1,4 +1,5 @@
 import { CURSOR_EXPIRED_MESSAGE } from "../../domain/events/event-feed";
+import { CONSISTENCY_INVALID_MESSAGE } from "../../http/consistency";
 import { DOMAIN_ERROR_CODES, type DomainErrorCode } from "../../domain/errors";
 import { RedeemLoginTokenCommand } from "../../domain/users/read-commands";
 import { httpStatusOfDomain, httpStatusOfTransport } from "../../http/http-status";
@@ -53,6 +54,7 @@ const ERROR_EXAMPLES: Record<ErrorCode, { msg: string; errors?: { path: string; 
   IDEMPOTENCY_KEY_IN_PROGRESS: {
     msg: "A request with Idempotency-Key order-4711 is still being processed; retry shortly.",
   },
+  CONSISTENCY_INVALID: { msg: CONSISTENCY_INVALID_MESSAGE('"yesterday"') },
 };
 
 const ALL_CODES: ErrorCode[] = [...DOMAIN_ERROR_CODES, ...TRANSPORT_ERROR_CODES.filter((code) => code !== "NOT_FOUND")];

@@ -1,10 +1,10 @@
 import type { DataSource } from "typeorm";
-import type { Config } from "../config/config";
-import { createRequestContext } from "../domain/context";
-import { Organization } from "../entities";
-import { DEMO_CREDENTIALS, DEMO_FIXTURE } from "../fixtures/demo";
-import { loadFixture } from "../fixtures/load-fixture";
-import type { Logger } from "../http/logger";
+import type { Config } from "./config/config";
+import { createRequestContext } from "./domain/context";
+import { Organization } from "./entities";
+import { DEMO_CREDENTIALS, DEMO_FIXTURE } from "./fixtures/demo";
+import { loadFixture } from "./fixtures/load-fixture";
+import type { Logger } from "./http/logger";
 
 /** Connects, brings the schema up to date (migrations on MySQL/MariaDB), and seeds demo data when asked. */
 export async function prepareDatabase(

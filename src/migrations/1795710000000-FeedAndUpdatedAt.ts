@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from "typeorm";
 
-export class FeedAndUpdatedAt1795653874134 implements MigrationInterface {
-    name = 'FeedAndUpdatedAt1795653874134'
+export class FeedAndUpdatedAt1795710000000 implements MigrationInterface {
+    name = 'FeedAndUpdatedAt1795710000000'
 
     public async up(queryRunner: QueryRunner): Promise<void> {
         await queryRunner.query(`CREATE TABLE \`event_feed\` (\`id\` int NOT NULL, \`last_position\` int NOT NULL DEFAULT '0', \`pruned_through\` int NOT NULL DEFAULT '0', PRIMARY KEY (\`id\`)) ENGINE=InnoDB`);

@@ -1,0 +1,50 @@
+import type { DataSource } from "typeorm";
+import type { Config } from "../config/config";
+import { memoryReadPositions, redisReadPositions } from "./read-positions";
+import { startReplicaSet, type ReplicaSet } from "./replicas";
+
+// A principal's write position lives this long: far beyond any lag a replica in the rotation may
+// have (REPLICA_MAX_LAG_S), so a read after it never needs it.
+const positionTtlMs = (config: Config) => (config.replicas.maxLagSeconds + 300) * 1000;
+
+/** The two levels this module logs at; the app's logger (src/http/logger.ts) fits, and src/db stays below it. */
+interface ReplicaLogger {
+  info(entry: object, message: string): void;
+  warn(entry: object, message: string): void;
+}
+
+/**
+ * Starts routing lock-free reads over DATABASE_REPLICA_URLS (nothing without any). Write
+ * positions are shared through Redis when REDIS_URL is set (every instance sees them), under a
+ * prefix naming the primary, so instances of another database on the same Redis never mix.
+ */
+export async function startReadReplicas(
+  dataSource: DataSource,
+  config: Config,
+  logger: ReplicaLogger,
+): Promise<ReplicaSet | undefined> {
+  if (config.replicas.databases.length === 0 || config.database.kind === "sqlite") return undefined;
+  const { host, port, database } = config.database;
+  const redisUrl = config.rateLimit.redisUrl;
+  const positions = redisUrl
+    ? redisReadPositions(redisUrl, `regapi:ryw:${host}:${port}/${database}:`, positionTtlMs(config), (error) =>
+        logger.warn(
+          { err: error.message },
+          "read-your-writes positions (Redis) unavailable; such reads use the primary",
+        ),
+      )
+    : memoryReadPositions(positionTtlMs(config));
+  const set = await startReplicaSet(dataSource, config.database, config.replicas, positions, (replica, previous) => {
+    const entry = { replica: replica.name, state: replica.state, previous, lagSeconds: replica.lagSeconds };
+    if (replica.state === "up") logger.info(entry, "replica in the rotation");
+    else logger.warn({ ...entry, error: replica.error }, "replica out of the rotation; its reads go elsewhere");
+  });
+  logger.info(
+    {
+      replicas: set?.report().map((r) => ({ name: r.name, state: r.state })),
+      positions: redisUrl ? "redis" : "memory",
+    },
+    "read replicas",
+  );
+  return set;
+}

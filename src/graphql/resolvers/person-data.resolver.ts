@@ -1,0 +1,40 @@
+import { GraphQLJSONObject } from "graphql-scalars";
+import { Arg, Ctx, Int, Mutation, Query, Resolver, UseMiddleware } from "type-graphql";
+import { erasePerson, exportPerson } from "../../domain/persons/person-data";
+import type { GraphqlContext } from "../context";
+import { INPUT_PATHS, problemPathsOf } from "../graphql-errors";
+import { ErasePersonInput, ErasePersonPayloadType } from "../types/person-data.type";
+
+@Resolver()
+export class PersonDataResolver {
+  @Query(() => GraphQLJSONObject, {
+    description:
+      "Everything your organization holds about one person (clogin_id), across its projects, as one JSON document (REST: persons export). Needs the scope persons.export.",
+  })
+  personExport(
+    @Arg("groupId", () => Int, { description: "Any project of your organization." }) groupId: number,
+    @Arg("cloginId", () => Int) cloginId: number,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<Record<string, unknown>> {
+    return exportPerson(ctx.request, { groupId, cloginId });
+  }
+
+  @Mutation(() => ErasePersonPayloadType, {
+    description:
+      "Erases a person across your organization's projects in one transaction; cart lines and payments keep their amounts without identity (REST: persons erase). Needs the scope persons.erase.",
+  })
+  @UseMiddleware(problemPathsOf(INPUT_PATHS))
+  async erasePerson(
+    @Arg("input", () => ErasePersonInput) input: ErasePersonInput,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<ErasePersonPayloadType> {
+    const erasure = await erasePerson(ctx.request, { groupId: input.groupId, cloginId: input.cloginId });
+    ctx.loaders.clearAll();
+    const counts = erasure.erased;
+    return {
+      cloginId: erasure.cloginId,
+      groupIds: erasure.groupIds,
+      erased: { ...counts, emailsSent: counts.outboxEmails },
+    };
+  }
+}

@@ -1,0 +1,43 @@
+import { Field, InputType, Int } from "type-graphql";
+import { GraphqlObjectType } from "./object-type";
+
+@InputType("ErasePersonInput")
+export class ErasePersonInput {
+  @Field(() => Int, { description: "Any project of your organization; the person is erased in all of them." })
+  groupId: number;
+
+  @Field(() => Int)
+  cloginId: number;
+}
+
+@GraphqlObjectType("PersonErasureCounts", { description: "Rows an erasure removed or anonymized, by kind." })
+export class PersonErasureCountsType {
+  @Field(() => Int) fieldValues: number;
+  @Field(() => Int) forms: number;
+  @Field(() => Int, { description: "Recorded emails (email history)." }) emails: number;
+  @Field(() => Int, { description: "Emails sent or queued by triggers (the outbox)." }) emailsSent: number;
+  @Field(() => Int) tags: number;
+  @Field(() => Int) comments: number;
+  @Field(() => Int, { description: "Registrant sessions and login tokens." }) sessions: number;
+  @Field(() => Int) triggerFirings: number;
+  @Field(() => Int, { description: "Cart lines kept with their amounts; their remarks removed." })
+  cartLinesAnonymized: number;
+  @Field(() => Int, { description: "Payments kept with their amounts; their notes removed." })
+  paymentsAnonymized: number;
+  @Field(() => Int, { description: "Stored events (the webhook and feed payloads) reduced to the person's id." })
+  eventsScrubbed: number;
+  @Field(() => Int, { description: "Stored Idempotency-Key answers that mentioned the person." })
+  idempotencyAnswersRemoved: number;
+}
+
+@GraphqlObjectType("ErasePersonPayload")
+export class ErasePersonPayloadType {
+  @Field(() => Int)
+  cloginId: number;
+
+  @Field(() => [Int], { description: "The projects the person was registered in; each got a person.erased event." })
+  groupIds: number[];
+
+  @Field(() => PersonErasureCountsType)
+  erased: PersonErasureCountsType;
+}

@@ -1,0 +1,334 @@
+import http from "node:http";
+import type { RowDataPacket } from "mysql2/promise";
+import { DataSource } from "typeorm";
+import { buildDataSourceOptions } from "../../src/db/data-source-options";
+import { createRequestContext } from "../../src/domain/context";
+import { loadFixture } from "../../src/fixtures/load-fixture";
+import { MAPLE, mapleHeaders, OTHER, testFixture } from "../fixtures/test-fixture";
+import { buildService } from "../foundation/support/service-process";
+import { describeOnMysqlFamily } from "../support/database";
+import { acquireMachineLock } from "../support/machine-lock";
+import { startPrimaryAndReplica, type PrivateMariadb } from "../support/private-mariadb";
+import { waitUntil } from "../support/processes";
+import { ServiceInstances, type ServiceInstance } from "../support/service-instances";
+
+// Issue 21, read replicas: two real service processes on a private GTID primary and replica, one
+// Redis. Reads that take no lock go to the replica; a principal's write is read back at once
+// through the other instance although the replica lags (read-your-writes: MASTER_GTID_WAIT, then
+// the primary), while another account's reads stay on the replica; a replica killed -9 fails no
+// request and rejoins the rotation once back. Which server served is counted on the servers
+// themselves (Questions). SCALE_FULL=1 (npm run test:scale) runs longer loads. MariaDB run only.
+jest.setTimeout(180_000);
+
+const FULL = process.env.SCALE_FULL === "1";
+const READS = FULL ? 400 : 40;
+const LOAD_MS = FULL ? 6000 : 2000;
+const HEADER = "regapi-consistency";
+const otherHeaders = { "Api-Id": OTHER.apiId, "Api-User": OTHER.apiUser, "Api-Token": OTHER.apiToken };
+
+const figures: Record<string, unknown> = {};
+let lock: { release(): void; waitedMs: number } | undefined;
+let build: ReturnType<typeof buildService> | undefined;
+let primary: PrivateMariadb | undefined;
+let replica: PrivateMariadb | undefined;
+let instances: ServiceInstances | undefined;
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Record<string, unknown>;
+  error?: string;
+}
+
+/** One POST on a fresh connection; never rejects (a failure is an answer with status 0). */
+function post(
+  instance: ServiceInstance,
+  path: string,
+  payload: unknown,
+  headers: Record<string, string>,
+): Promise<Answer> {
+  const body = JSON.stringify(payload);
+  return new Promise((resolve) => {
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port: instance.port,
+        method: "POST",
+        path,
+        agent: false,
+        timeout: 15_000,
+        headers: { ...headers, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+        res.on("end", () => {
+          let parsed: Record<string, unknown>;
+          try {
+            parsed = JSON.parse(text) as Record<string, unknown>;
+          } catch {
+            parsed = { text };
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed });
+        });
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error("client timeout")));
+    req.on("error", (error) => resolve({ status: 0, headers: {}, body: {}, error: error.message }));
+    req.end(body);
+  });
+}
+
+const rest = (
+  instance: ServiceInstance,
+  endpoint: string,
+  payload: unknown,
+  headers: Record<string, string> = mapleHeaders,
+) => post(instance, `/reg/api2/${endpoint}/`, payload, headers);
+const gql = (instance: ServiceInstance, query: string, headers: Record<string, string> = mapleHeaders) =>
+  post(instance, "/graphql", { query }, headers);
+
+const projectsOf = (instance: ServiceInstance, groupId: number, headers: Record<string, string>) =>
+  rest(instance, "projects", { action: "get_project_list", group_id: groupId, doc: {} }, headers);
+const milesOf = (instance: ServiceInstance, headers: Record<string, string> = mapleHeaders) =>
+  rest(
+    instance,
+    "users",
+    { action: "get_info", group_id: MAPLE.groupId, clogin_id: MAPLE.miles, doc: { first_name: true } },
+    headers,
+  );
+
+async function questions(server: PrivateMariadb): Promise<number> {
+  const [row] = await server.query<RowDataPacket[]>("SHOW GLOBAL STATUS LIKE 'Questions'");
+  return Number(row.Value);
+}
+
+/** Statements each server received while `work` ran (the two SHOW STATUS of the count included). */
+async function questionsDuring<T>(work: () => Promise<T>): Promise<{ result: T; primary: number; replica: number }> {
+  const [p0, r0] = [await questions(primary!), await questions(replica!)];
+  const result = await work();
+  const [p1, r1] = [await questions(primary!), await questions(replica!)];
+  return { result, primary: p1 - p0, replica: r1 - r0 };
+}
+
+async function readyz(instance: ServiceInstance): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${instance.url}/readyz`);
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+const replicaStateOn = async (instance: ServiceInstance) =>
+  ((await readyz(instance)).body.replicas as { state: string }[] | undefined)?.[0]?.state;
+
+/** A metric's value on an instance (0 when absent). */
+async function metric(instance: ServiceInstance, name: string, labels: string): Promise<number> {
+  const text = await (await fetch(`${instance.url}/metrics`)).text();
+  const line = text.split("\n").find((entry) => entry.startsWith(`${name}{${labels}}`));
+  return line ? Number(line.split(" ").pop()) : 0;
+}
+
+describeOnMysqlFamily("reads on a GTID replica behind two service instances", () => {
+  beforeAll(async () => {
+    lock = await acquireMachineLock("scale-tests");
+    build = buildService();
+    ({ primary, replica } = await startPrimaryAndReplica());
+    await primary.query("CREATE DATABASE regapi");
+    const setup = new DataSource(
+      buildDataSourceOptions({
+        kind: "mariadb",
+        host: "127.0.0.1",
+        port: primary.port,
+        user: "root",
+        password: "",
+        database: "regapi",
+      }),
+    );
+    await setup.initialize();
+    try {
+      await setup.runMigrations({ transaction: "each" });
+      await loadFixture(createRequestContext(setup, "fixture"), testFixture());
+    } finally {
+      await setup.destroy();
+    }
+    expect(await replica.waitForGtid(await primary.gtidBinlogPos(), 20)).toBe(0);
+    const started = Date.now();
+    instances = await ServiceInstances.start(build.mainJs, 2, {
+      env: {
+        DATABASE_URL: primary.url("regapi"),
+        DATABASE_REPLICA_URLS: replica.url("regapi"),
+        REDIS_URL: "redis://127.0.0.1:6379",
+        RATE_LIMIT_REDIS_PREFIX: `regapi-replica-test-${process.pid}:`,
+        REPLICA_WAIT_MS: "200",
+        // A replica lagged with STOP SLAVE SQL_THREAD for a few seconds stays in the rotation.
+        REPLICA_MAX_LAG_S: "30",
+        REPLICA_CHECK_INTERVAL_MS: "250",
+        DEMO: "false",
+        DELIVERY_WORKER: "false",
+        RATE_LIMIT_PER_MINUTE: "0",
+        RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: "0",
+      },
+    });
+    figures.instancesStartMs = Date.now() - started;
+  }, 300_000);
+
+  afterAll(async () => {
+    await instances?.stopAll();
+    await primary?.remove();
+    await replica?.remove();
+    build?.remove();
+    lock?.release();
+    process.stdout.write(`\nreplica reads figures${FULL ? " (full size)" : ""}: ${JSON.stringify(figures)}\n`);
+  });
+
+  it("/readyz is 200 and lists the replica in the rotation; lock-free reads of both transports run there", async () => {
+    const [one, two] = instances!.instances;
+    for (const instance of [one, two]) {
+      const ready = await readyz(instance);
+      expect(ready.status).toBe(200);
+      expect(ready.body).toMatchObject({
+        status: "ready",
+        database: "up",
+        replicas: [{ name: `127.0.0.1:${replica!.port}`, state: "up", lagSeconds: 0 }],
+      });
+    }
+    // Warm the account caches, so the authentication reads (on the primary) are not counted below.
+    await projectsOf(one, MAPLE.groupId, mapleHeaders);
+    await projectsOf(two, MAPLE.groupId, mapleHeaders);
+    const counted = await questionsDuring(async () => {
+      const answers: Answer[] = [];
+      for (let i = 0; i < READS; i++) {
+        const instance = i % 2 === 0 ? one : two;
+        answers.push(
+          i % 4 < 2
+            ? await projectsOf(instance, MAPLE.groupId, mapleHeaders)
+            : await gql(
+                instance,
+                `{ projects { groupId name } users(groupId: ${MAPLE.groupId}, first: 2) { totalCount edges { node { cloginId } } } }`,
+              ),
+        );
+      }
+      return answers;
+    });
+    for (const answer of counted.result) expect([answer.status, answer.body.errors]).toEqual([200, undefined]);
+    figures.readsOnReplica = { reads: READS, primaryQuestions: counted.primary, replicaQuestions: counted.replica };
+    expect(counted.replica).toBeGreaterThanOrEqual(READS);
+    // The primary sees only the instances' background checks (4 a second each), never the reads.
+    expect(counted.primary).toBeLessThan(READS / 2);
+    expect(await metric(one, "regapi_db_reads_total", `target="replica:127.0.0.1:${replica!.port}"`)).toBeGreaterThan(
+      READS / 2 - 1,
+    );
+  });
+
+  it("with the replica's SQL thread stopped, a write through instance 1 is read back at once through instance 2, while another account's reads stay on the replica", async () => {
+    const [one, two] = instances!.instances;
+    await replica!.stopApplying();
+    try {
+      const name = `Miles-${Date.now()}`;
+      const write = await rest(one, "users", {
+        action: "update",
+        group_id: MAPLE.groupId,
+        clogin_id: MAPLE.miles,
+        doc: { first_name: name },
+      });
+      expect(write.status).toBe(200);
+      const position = write.headers[HEADER];
+      expect(position).toMatch(/^0-1-\d+$/);
+      // The replica has fetched the write but not applied it.
+      await waitUntil(
+        "the replica to fetch the write",
+        async () => (await replica!.replicaStatus()).gtidIoPos === position,
+      );
+      expect((await replica!.replicaStatus()).gtidSlavePos).not.toBe(position);
+
+      const fallbacksBefore = await metric(two, "regapi_replica_fallbacks_total", `reason="wait_timed_out"`);
+      const startedAt = Date.now();
+      const readBack = await milesOf(two);
+      figures.readBackWhileLaggingMs = Date.now() - startedAt;
+      expect(readBack.status).toBe(200);
+      expect(readBack.body.doc).toEqual({ first_name: name });
+      expect(readBack.headers[HEADER]).toBe(position);
+      expect(await metric(two, "regapi_replica_fallbacks_total", `reason="wait_timed_out"`)).toBe(fallbacksBefore + 1);
+
+      // Another account (another organization) has written nothing: its reads stay on the lagging replica.
+      await projectsOf(two, OTHER.groupId, otherHeaders);
+      const other = await questionsDuring(async () => {
+        const answers: Answer[] = [];
+        for (let i = 0; i < READS; i++) answers.push(await projectsOf(i % 2 ? one : two, OTHER.groupId, otherHeaders));
+        return answers;
+      });
+      for (const answer of other.result) expect(answer.status).toBe(200);
+      for (const answer of other.result) expect(answer.headers[HEADER]).toBeUndefined();
+      figures.otherAccountWhileLagging = {
+        reads: READS,
+        primaryQuestions: other.primary,
+        replicaQuestions: other.replica,
+      };
+      expect(other.replica).toBeGreaterThanOrEqual(READS);
+      expect(other.primary).toBeLessThan(READS / 2);
+
+      // The position handed back by the write asks for the same guarantee from any account.
+      const asked = await projectsOf(two, OTHER.groupId, { ...otherHeaders, "Regapi-Consistency": String(position) });
+      expect(asked.status).toBe(200);
+      expect(asked.headers[HEADER]).toBe(position);
+      expect(await metric(two, "regapi_replica_fallbacks_total", `reason="wait_timed_out"`)).toBe(fallbacksBefore + 2);
+    } finally {
+      await replica!.resumeApplying();
+    }
+    // Once applied, the writer's reads are back on the replica (the wait succeeds there).
+    const applied = await questionsDuring(() => milesOf(two));
+    expect(applied.result.status).toBe(200);
+    expect(applied.replica).toBeGreaterThanOrEqual(2);
+  });
+
+  it("a replica killed -9 under load fails no request; reads fall back to the primary and return to the replica once it is back", async () => {
+    const [one, two] = instances!.instances;
+    const answers: Answer[] = [];
+    let running = true;
+    const load = (async () => {
+      for (let i = 0; running; i++) {
+        const instance = i % 2 === 0 ? one : two;
+        const batch = await Promise.all([
+          projectsOf(instance, MAPLE.groupId, mapleHeaders),
+          projectsOf(instance, OTHER.groupId, otherHeaders),
+          milesOf(instance),
+          gql(instance, `{ projects { groupId name } users(groupId: ${MAPLE.groupId}, first: 2) { totalCount } }`),
+        ]);
+        answers.push(...batch);
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const killedAt = Date.now();
+    await replica!.kill();
+    await waitUntil("both instances to take the replica out of the rotation", async () => {
+      const states = await Promise.all([replicaStateOn(one), replicaStateOn(two)]);
+      return states.every((state) => state === "down");
+    });
+    figures.replicaOutOfRotationMs = Date.now() - killedAt;
+    const ready = await readyz(one);
+    expect(ready.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, LOAD_MS));
+    const duringOutage = answers.length;
+    const restartedAt = Date.now();
+    await replica!.start();
+    await waitUntil(
+      "both instances to put the replica back in the rotation",
+      async () => {
+        const states = await Promise.all([replicaStateOn(one), replicaStateOn(two)]);
+        return states.every((state) => state === "up");
+      },
+      { timeoutMs: 30_000 },
+    );
+    figures.replicaBackInRotationMs = Date.now() - restartedAt;
+    running = false;
+    await load;
+    const failed = answers.filter((answer) => answer.status !== 200 || answer.body.errors !== undefined);
+    figures.killLoad = { requests: answers.length, duringOutage, failed: failed.length };
+    expect(failed.map((answer) => [answer.status, answer.error ?? answer.body])).toEqual([]);
+    expect(await metric(one, "regapi_replica_fallbacks_total", `reason="no_replica_in_rotation"`)).toBeGreaterThan(0);
+
+    const back = await questionsDuring(async () => {
+      for (let i = 0; i < 10; i++)
+        expect((await projectsOf(i % 2 ? one : two, OTHER.groupId, otherHeaders)).status).toBe(200);
+    });
+    expect(back.replica).toBeGreaterThanOrEqual(10);
+  });
+});
