@@ -1,6 +1,7 @@
 import { startDeliveryWorker, type DeliveryWorker } from "../../src/delivery/delivery-worker";
 import { CURSOR_EXPIRED_MESSAGE } from "../../src/domain/events/event-feed";
 import { MAPLE, OTHER } from "../fixtures/test-fixture";
+import { outputFields, regapi } from "../cli/support/run-in-process";
 import { graphql } from "../support/graphql";
 import { postRest } from "../support/rest";
 import { startTestApp, type TestApp } from "../support/test-app";
@@ -163,6 +164,57 @@ describe("event feed", () => {
     const gql = await listGraphql({ groupId: OTHER.groupId });
     expect(gql.errors?.[0].extensions?.code).toBe("FORBIDDEN");
     expect(gql.errors?.[0].message).toBe(foreign.body.msg);
+  });
+
+  it("a registrant session's change carries the registrant as its actor", async () => {
+    const login = await postRest(t.app, "users", { action: "login", group_id: MAPLE.groupId, clogin_id: MAPLE.miles });
+    expect(login.status).toBe(200);
+    const redeemed = await postRest(t.app, "/reg/api2/session/", { user_token: login.body.user_token }, {});
+    expect(redeemed.status).toBe(200);
+    const update = await graphql(
+      t.app,
+      `
+        mutation {
+          updateMe(input: { values: { first_name: "Miles D." } }) {
+            user {
+              cloginId
+            }
+          }
+        }
+      `,
+      {},
+      { Authorization: `Bearer ${redeemed.body.session_token}` },
+    );
+    expect(update.errors).toBeUndefined();
+    startWorker();
+    await until(async () => (await storedEventCount()) === (await allEventCount()), 10_000, "events in the feed");
+    const feed = await listRest({ types: ["user.updated"] });
+    expect(feed.body.events).toHaveLength(1);
+    expect(feed.body.events[0].actor).toEqual({ type: "registrant", group_id: MAPLE.groupId, clogin_id: MAPLE.miles });
+  });
+
+  it("a key limited to a project reads that project's events only; a key without read is FORBIDDEN naming the scope", async () => {
+    await makeChanges();
+    startWorker();
+    await until(async () => (await storedEventCount()) === RECORDED.length, 10_000, "events placed in the feed");
+    const keyOf = async (user: string, ...limits: string[]) => {
+      const run = await regapi(["api-key", "create", "--org", "1", "--user", user, ...limits], t.dataSource);
+      expect(run).toMatchObject({ code: 0 });
+      const fields = outputFields(run.stdout);
+      return { "Api-Id": fields["Api-Id"], "Api-User": fields["Api-User"], "Api-Token": fields["Api-Token"] };
+    };
+    const jazz = await keyOf("jazz-feed@maple.test", "--groups", String(MAPLE.jazzGroupId), "--scope", "read");
+    const jazzFeed = await postRest(t.app, "events", { action: "list" }, jazz);
+    expect([jazzFeed.status, jazzFeed.body.events]).toEqual([200, []]);
+    const refused = await postRest(t.app, "events", { action: "list", group_id: MAPLE.groupId }, jazz);
+    expect([refused.status, refused.body.error_code]).toEqual([403, "FORBIDDEN"]);
+    const camp = await keyOf("camp-feed@maple.test", "--groups", String(MAPLE.groupId), "--scope", "read");
+    const campFeed = await postRest(t.app, "events", { action: "list" }, camp);
+    expect(campFeed.body.events).toHaveLength(RECORDED.length);
+    const writer = await keyOf("writer-feed@maple.test", "--scope", "users.update");
+    const noRead = await postRest(t.app, "events", { action: "list" }, writer);
+    expect([noRead.status, noRead.body.error_code]).toEqual([403, "FORBIDDEN"]);
+    expect(noRead.body.msg).toMatch(/"read"/);
   });
 
   it("bad members: the same message on REST (doc.…) and GraphQL, naming the member", async () => {
