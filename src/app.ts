@@ -16,6 +16,7 @@ import { TransportError } from "./http/transport-errors";
 import { sendLegacyError, toLegacyFailure } from "./rest/legacy-errors";
 import { apiDocsRouter } from "./rest/openapi/api-docs-router";
 import { LEGACY_ENDPOINTS, legacyRestRouter } from "./rest/router";
+import { startSharedState } from "./shared-state/shared-state";
 
 /** REST and GraphQL paths, which no page, probe or scrape route matches (whatever their letter case). */
 const isApiPath = (path: string) => path.startsWith("/reg/api2/") || path === "/graphql";
@@ -43,6 +44,8 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   const metrics = createMetrics(deps.dataSource);
   // The cache belongs to the DataSource (key management forgets accounts through it), not to the process.
   configureAccountCache(deps.dataSource, deps.config.accountCacheTtlMs);
+  // With REDIS_URL: walk positions in Redis, key changes from other processes heard at once.
+  const shared = startSharedState(deps.config.sharedState, deps.dataSource, deps.logger);
   app.use(requestId);
   app.use(accessLog(deps.logger, LEGACY_ENDPOINTS, metrics));
   const resilience = deps.config.resilience;
@@ -96,6 +99,7 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
       shuttingDown = true;
       await graphql.stop();
       await limiter?.close();
+      await shared.close();
     },
   };
 }

@@ -73,13 +73,17 @@ async function main(): Promise<void> {
   server.requestTimeout = limits.httpRequestTimeoutMs;
 
   let stopping = false;
-  // Order: answer everything with Connection: close → stop accepting (after a short window, so
-  // connections the kernel already accepted are served, not reset) → close each connection once
+  // Order: /readyz 503 and every answer with Connection: close → keep accepting for
+  // SHUTDOWN_ACCEPT_MS (connections the kernel already accepted, and a load balancer's until it
+  // takes this instance out, are served, not reset) → stop accepting → close each connection once
   // quiet → stop Apollo and workers → close the pool → exit 0.
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, "shutting down: no new connections, finishing in-flight requests");
+    logger.info(
+      { signal, acceptMs: limits.shutdownAcceptMs },
+      "shutting down: /readyz 503, accepting for the window, finishing in-flight requests",
+    );
     const force = setTimeout(() => {
       logger.error({ graceMs: limits.shutdownGraceMs }, "shutdown grace period over; exiting");
       process.exit(1);
@@ -88,7 +92,7 @@ async function main(): Promise<void> {
     // The worker stops claiming at once; its sends in flight finish while connections drain.
     const workerStopped = worker?.stop();
     regapi.drain();
-    await connections.drain(limits.shutdownIdleMs);
+    await connections.drain(limits.shutdownAcceptMs, limits.shutdownIdleMs);
     await regapi.stop();
     // Deliveries in flight are sent and recorded (each bounded by DELIVERY_TIMEOUT_MS) before the pool closes.
     await workerStopped;

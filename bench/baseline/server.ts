@@ -3,11 +3,11 @@ import type { Pool, PoolConnection } from "mysql2/promise";
 import { apiTokenMatches } from "../../src/auth/secrets";
 import { formatUtcDateTime } from "../../src/common/dates";
 import { formatCents } from "../../src/common/money";
-import { decodeRows } from "../../src/data/sql-rows";
 import type { FieldType } from "../../src/entities";
 import { answerIsEmpty, decodeAnswer, isChoiceType } from "../../src/domain/forms/field-value-codec";
 import { interpretFieldInput } from "../../src/domain/forms/field-input";
-import { summaryOf, type UserSummary } from "../../src/domain/users/user-summary";
+import type { UserSummary } from "../../src/domain/users/user-summary";
+import { decodeSummaries } from "../../src/data/user-projection";
 import { presentMetaInfo, presentUserInfo } from "../../src/rest/presenters/user-envelope";
 import { encodeNodeId } from "../../src/graphql/nodes/node-id";
 
@@ -71,33 +71,6 @@ async function authenticate(db: Pool, req: Request, groupId: number | null): Pro
   return caller;
 }
 
-const SUMMARY_SHAPE = {
-  uid: "int",
-  project_id: "int",
-  person_id: "int",
-  connected_to: "intOrNull",
-  star: "flag",
-  application_date: "date",
-  updated_at: "date",
-  username: "text",
-  first_name: "textOrNull",
-  last_name: "textOrNull",
-  org_name: "textOrNull",
-  status_id: "intOrNull",
-  status_name: "textOrNull",
-  status_color: "textOrNull",
-  status_excluded: "flag",
-  admin_id: "intOrNull",
-  admin_initials: "textOrNull",
-  admin_color: "textOrNull",
-  form_counts: "text",
-  order_cents: "int",
-  paid_cents: "int",
-  comment_count: "int",
-  non_excluded_children: "int",
-  tags: "jsonOrNull",
-} as const;
-
 const SUMMARY_SELECT = `SELECT r.uid, r.project_id, r.person_id, r.connected_to, r.star, r.application_date, r.updated_at,
        p.username, p.first_name, p.last_name, p.org_name,
        s.id AS status_id, s.name AS status_name, s.color AS status_color, s.is_excluded AS status_excluded,
@@ -120,19 +93,8 @@ const SUMMARY_SELECT = `SELECT r.uid, r.project_id, r.person_id, r.connected_to,
   LEFT JOIN status s ON s.id = r.status_id
   LEFT JOIN admin a ON a.id = r.assigned_admin_id`;
 
-const summaries = (rows: Row[]): UserSummary[] =>
-  decodeRows(SUMMARY_SHAPE, rows).map(({ form_counts, ...row }) => {
-    const [total, completed, user, userCompleted, mandatory, mandatoryCompleted] = form_counts.split(",").map(Number);
-    return summaryOf({
-      ...row,
-      total_forms: total,
-      completed_forms: completed,
-      total_user_forms: user,
-      completed_user_forms: userCompleted,
-      mandatory_user_forms: mandatory,
-      completed_mandatory_user_forms: mandatoryCompleted,
-    });
-  });
+// The summary decoded as regapi decodes it (src/data/user-projection.ts): pure decoding, shared.
+const summaries = (rows: Row[]): UserSummary[] => decodeSummaries(rows, SUMMARY_SELECT, null);
 
 async function userSummary(db: Pool | PoolConnection, groupId: number, cloginId: number) {
   const [summary] = summaries(

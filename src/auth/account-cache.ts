@@ -7,8 +7,10 @@ import { findApiAccount, type ApiAccountRecord } from "../data/api-accounts.data
 // statement per request for it. The token is still compared on every request: only the stored
 // row is kept, never a verdict. Unknown ids are kept too, so a known and an unknown Api-Id cost the
 // same and timing does not tell them apart. Key management in this process (create, revoke,
-// rotate) forgets the account at once; another process (the CLI next to a running server) is
-// honoured within the TTL.
+// rotate) forgets the account at once. Another process (the CLI next to running instances)
+// announces the change on Redis when REDIS_URL is set, and every instance forgets the account as
+// the message arrives (src/shared-state/account-changes.ts); without Redis, or if the message is
+// lost, the change is honoured within the TTL.
 
 /** Entries above which the cache starts over, so random Api-Ids cannot grow it without bound. */
 const MAX_ENTRIES = 10_000;
@@ -62,4 +64,9 @@ export function findCachedApiAccount(
 /** Forgets account `id` (after it was created, revoked or rotated in this process). */
 export function forgetCachedApiAccount(dataSource: DataSource, id: number): void {
   caches.get(dataSource)?.entries.delete(id);
+}
+
+/** Forgets every kept account (a missed change announcement: Redis was unreachable for a while). */
+export function forgetAllCachedApiAccounts(dataSource: DataSource): void {
+  caches.get(dataSource)?.entries.clear();
 }

@@ -50,6 +50,15 @@ export interface Config {
   readonly delivery: DeliveryConfig;
   /** Read replicas (docs/scale-out.md); no replica: every statement goes to DATABASE_URL. */
   readonly replicas: ReplicasConfig;
+  readonly sharedState: SharedStateConfig;
+}
+
+/** State every instance shares through Redis (docs/scale-out.md); without REDIS_URL each keeps its own. */
+export interface SharedStateConfig {
+  /** REDIS_URL; null: walk positions and account cache invalidation stay in process. */
+  readonly redisUrl: string | null;
+  /** REDIS_KEY_PREFIX: prefix of walk-position keys and of the account-change channel. */
+  readonly keyPrefix: string;
 }
 
 /** Read replicas of the primary and how reads use them (DATABASE_REPLICA_URLS, REPLICA_*). */
@@ -139,9 +148,12 @@ export const DEFAULT_DELIVERY: DeliveryConfig = Object.freeze({
 export interface DatabaseConnectionConfig {
   readonly poolSize: number;
   readonly connectTimeoutMs: number;
-  /** Requests that may wait for a pooled connection; more are refused at once (503). */
+  /** Most requests that may wait for a pooled connection (a memory backstop); more are refused at once (503). */
   readonly queueLimit: number;
-  /** Longest wait for a pooled connection before the request is answered 503. */
+  /**
+   * Longest wait for a pooled connection before the request is answered 503; a request expected
+   * to wait longer (waiters ahead × recent hold time ÷ pool size) is refused at once.
+   */
   readonly acquireTimeoutMs: number;
   /** Longest run of one SQL statement (server-side limit, and a client-side one just after it); 0 = none. */
   readonly queryTimeoutMs: number;
@@ -172,6 +184,11 @@ export interface ResilienceConfig {
   readonly retryAfterSeconds: number;
   /** Time from SIGTERM to a forced exit 1. */
   readonly shutdownGraceMs: number;
+  /**
+   * From SIGTERM, how long the listener keeps accepting new connections (answered with
+   * `Connection: close`); behind a load balancer, longer than it takes to notice /readyz 503.
+   */
+  readonly shutdownAcceptMs: number;
   /** While draining, how long an idle open connection may still bring a request before it is closed. */
   readonly shutdownIdleMs: number;
   /** Node's headersTimeout and requestTimeout: slow clients cannot hold a connection longer. */
@@ -186,6 +203,9 @@ export const DEFAULT_RESILIENCE: ResilienceConfig = Object.freeze({
   retryAfterSeconds: 2,
   // Above the delivery worker's 10 s send timeout, so a send in flight at SIGTERM is recorded.
   shutdownGraceMs: 15_000,
+  // A single process needs only the time for connections the kernel already accepted; behind
+  // HAProxy set it above the check interval × fall (docs/scale-out.md).
+  shutdownAcceptMs: 500,
   shutdownIdleMs: 500,
   httpHeadersTimeoutMs: 10_000,
   httpRequestTimeoutMs: 30_000,
@@ -333,6 +353,10 @@ const envSchema = z.object({
     .string()
     .regex(/^[\w:.-]{1,64}$/, "RATE_LIMIT_REDIS_PREFIX: expected 1 to 64 letters, digits or _ : . -")
     .default(DEFAULT_RATE_LIMIT_REDIS_PREFIX),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[\w:.-]{1,64}$/, "REDIS_KEY_PREFIX: expected 1 to 64 letters, digits or _ : . -")
+    .default("regapi:"),
   API_KEY_ROTATION_GRACE_S: integerInRange("API_KEY_ROTATION_GRACE_S", 0, 30 * 24 * 3600).default(3600),
   LOG_FORMAT: z
     .string()
@@ -343,7 +367,7 @@ const envSchema = z.object({
   DATABASE_POOL_SIZE: integerInRange("DATABASE_POOL_SIZE", 1, 1000).default(10),
   DATABASE_CONNECT_TIMEOUT_MS: integerInRange("DATABASE_CONNECT_TIMEOUT_MS", 100, 600_000).default(10_000),
   DATABASE_SSL_CA: z.string().optional(),
-  DATABASE_QUEUE_LIMIT: integerInRange("DATABASE_QUEUE_LIMIT", 1, 100_000).default(200),
+  DATABASE_QUEUE_LIMIT: integerInRange("DATABASE_QUEUE_LIMIT", 1, 100_000).default(10_000),
   DATABASE_ACQUIRE_TIMEOUT_MS: integerInRange("DATABASE_ACQUIRE_TIMEOUT_MS", 1, 600_000).default(3000),
   DATABASE_QUERY_TIMEOUT_MS: integerInRange("DATABASE_QUERY_TIMEOUT_MS", 0, 3_600_000).default(4000),
   DATABASE_WSREP_SYNC_WAIT: integerInRange("DATABASE_WSREP_SYNC_WAIT", 0, 15).optional(),
@@ -399,6 +423,7 @@ const envSchema = z.object({
   ),
   RETRY_AFTER_SECONDS: integerInRange("RETRY_AFTER_SECONDS", 1, 3600).default(DEFAULT_RESILIENCE.retryAfterSeconds),
   SHUTDOWN_GRACE_MS: integerInRange("SHUTDOWN_GRACE_MS", 100, 600_000).default(DEFAULT_RESILIENCE.shutdownGraceMs),
+  SHUTDOWN_ACCEPT_MS: integerInRange("SHUTDOWN_ACCEPT_MS", 0, 600_000).default(DEFAULT_RESILIENCE.shutdownAcceptMs),
   SHUTDOWN_IDLE_MS: integerInRange("SHUTDOWN_IDLE_MS", 0, 60_000).default(DEFAULT_RESILIENCE.shutdownIdleMs),
   HTTP_HEADERS_TIMEOUT_MS: integerInRange("HTTP_HEADERS_TIMEOUT_MS", 1000, 600_000).default(
     DEFAULT_RESILIENCE.httpHeadersTimeoutMs,
@@ -454,6 +479,9 @@ function replicaDatabases(primary: DatabaseConfig, urls: readonly string[]): Rep
     return database;
   });
 }
+
+/** Every environment variable the service reads (compose files and docs are checked against it). */
+export const SETTING_NAMES: readonly string[] = Object.freeze(Object.keys(envSchema.shape));
 
 /** `?ssl=true|false` in a MySQL/MariaDB URL; undefined when absent. */
 function sslParameter(url: string): boolean | undefined {
@@ -531,6 +559,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(variable, message);
   }
   const values = result.data;
+  if (values.SHUTDOWN_ACCEPT_MS >= values.SHUTDOWN_GRACE_MS) {
+    throw new ConfigError(
+      "SHUTDOWN_ACCEPT_MS",
+      `${values.SHUTDOWN_ACCEPT_MS} must be below SHUTDOWN_GRACE_MS (${values.SHUTDOWN_GRACE_MS}): the process would be forced out while still accepting`,
+    );
+  }
   const database = parseDatabaseUrl(values.DATABASE_URL);
   return Object.freeze({
     database,
@@ -567,10 +601,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       smtpUrl: values.SMTP_URL ?? null,
       mailDir: values.MAIL_DIR ?? defaultMailDir(database),
     }),
+    sharedState: Object.freeze({ redisUrl: values.REDIS_URL ?? null, keyPrefix: values.REDIS_KEY_PREFIX }),
     resilience: Object.freeze({
       readinessTimeoutMs: values.READINESS_TIMEOUT_MS,
       retryAfterSeconds: values.RETRY_AFTER_SECONDS,
       shutdownGraceMs: values.SHUTDOWN_GRACE_MS,
+      shutdownAcceptMs: values.SHUTDOWN_ACCEPT_MS,
       shutdownIdleMs: values.SHUTDOWN_IDLE_MS,
       httpHeadersTimeoutMs: values.HTTP_HEADERS_TIMEOUT_MS,
       httpRequestTimeoutMs: values.HTTP_REQUEST_TIMEOUT_MS,

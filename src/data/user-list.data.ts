@@ -7,7 +7,8 @@ import {
   projectCountersSql,
   type ProjectCounters,
 } from "./project-counters.data";
-import { readSummaryRowsPicked, type SummaryRow } from "./registrations.data";
+import { readSummariesPicked } from "./user-summary.data";
+import type { UserSummary } from "./user-projection";
 import { decodeRows, selectRawRows, selectRows, sqlPlaceholders } from "./sql-rows";
 
 // SQL of users get_user_list (contract §12, §18). Pages read only the registration table, in
@@ -77,14 +78,14 @@ export async function readListPageSummaries(
   em: EntityManager,
   selection: ListSelection,
   page: { level: "parent" | "child"; afterUid: number | null; offset: number; limit: number },
-): Promise<SummaryRow[]> {
+): Promise<UserSummary[]> {
   const status = exclusionSql("r", selection);
   const level = page.level === "parent" ? "r.connected_to IS NULL" : "r.connected_to IS NOT NULL";
   const keyset = page.afterUid === null ? "" : " AND r.uid > ?";
   const parameters: unknown[] = [selection.groupId, ...status.parameters];
   if (page.afterUid !== null) parameters.push(page.afterUid);
   const offset = page.afterUid === null && page.offset > 0 ? ` OFFSET ${Math.trunc(page.offset)}` : "";
-  return readSummaryRowsPicked(
+  return readSummariesPicked(
     em,
     `SELECT r.uid FROM registration r
       WHERE r.project_id = ? AND ${level} AND ${status.sql}${keyset}
@@ -98,10 +99,10 @@ export async function readMatchingChildSummaries(
   em: EntityManager,
   selection: ListSelection,
   parentCloginIds: number[],
-): Promise<SummaryRow[]> {
+): Promise<UserSummary[]> {
   if (parentCloginIds.length === 0) return [];
   const status = exclusionSql("r", selection);
-  return readSummaryRowsPicked(
+  return readSummariesPicked(
     em,
     `SELECT r.uid FROM registration r
       WHERE r.project_id = ? AND r.connected_to IN (${sqlPlaceholders(parentCloginIds.length)}) AND ${status.sql}`,

@@ -17,7 +17,7 @@ export interface DataSourceExtras {
 export const DEFAULT_DATABASE_CONNECTION: DatabaseConnectionConfig = {
   poolSize: 10,
   connectTimeoutMs: 10_000,
-  queueLimit: 200,
+  queueLimit: 10_000,
   acquireTimeoutMs: 3000,
   queryTimeoutMs: 4000,
   tls: null,

@@ -6,15 +6,17 @@ export type DatabaseFailure = "unavailable" | "overloaded";
 
 // Unreachable, closed or gone: network failures, a closed pool or DataSource (TypeORM, mysql2),
 // a client-side query timeout on a frozen server, a closed or unopenable SQLite file, a server
-// shutting down, a dropped database.
+// shutting down, a dropped database, a Galera node that is leaving or is cut off from the
+// majority (1047 "WSREP has not yet prepared node for application use"; MySQL's own 1047,
+// "Unknown command", is a protocol error no request of ours can cause).
 const UNAVAILABLE =
-  /ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EPIPE|PROTOCOL_CONNECTION_LOST|PROTOCOL_SEQUENCE_TIMEOUT|ETIMEDOUT|Pool is closed|Connection lost|Can't add new command when connection is in closed state|ER_SERVER_SHUTDOWN|ER_BAD_DB_ERROR|Connection is not established|database connection is not open|SQLITE_CANTOPEN|SQLITE_IOERR|DB_ACQUIRE_TIMEOUT/;
+  /ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EPIPE|PROTOCOL_CONNECTION_LOST|PROTOCOL_SEQUENCE_TIMEOUT|ETIMEDOUT|Pool is closed|Connection lost|Can't add new command when connection is in closed state|ER_SERVER_SHUTDOWN|ER_UNKNOWN_COM_ERROR|WSREP has not yet prepared node|ER_BAD_DB_ERROR|Connection is not established|database connection is not open|SQLITE_CANTOPEN|SQLITE_IOERR|DB_ACQUIRE_TIMEOUT/;
 
-// Reachable but saturated: the pool's wait queue is full, the server is out of connections, a
+// Reachable but saturated: a request would wait past the acquire timeout or the pool's wait queue is full, the server is out of connections, a
 // statement ran past max_statement_time / MAX_EXECUTION_TIME, a lock wait timed out or a deadlock
 // still lost after inTransaction's reruns (src/db/transaction-conflicts.ts), SQLite busy.
 const OVERLOADED =
-  /Queue limit reached|ER_CON_COUNT_ERROR|ER_TOO_MANY_USER_CONNECTIONS|ER_STATEMENT_TIMEOUT|ER_QUERY_TIMEOUT|max_statement_time exceeded|maximum statement execution time exceeded|ER_LOCK_WAIT_TIMEOUT|ER_LOCK_DEADLOCK|SQLITE_BUSY/;
+  /Queue limit reached|DB_WAIT_TOO_LONG|ER_CON_COUNT_ERROR|ER_TOO_MANY_USER_CONNECTIONS|ER_STATEMENT_TIMEOUT|ER_QUERY_TIMEOUT|max_statement_time exceeded|maximum statement execution time exceeded|ER_LOCK_WAIT_TIMEOUT|ER_LOCK_DEADLOCK|SQLITE_BUSY/;
 
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);

@@ -1,9 +1,11 @@
 import mysql2 from "mysql2";
 import type { DatabaseConfig, DatabaseConnectionConfig } from "../config/config";
 
-type GetConnectionCallback = (error: Error | null, connection?: { release(): void }) => void;
+type PooledConnection = { release(): void };
+type GetConnectionCallback = (error: Error | null, connection?: PooledConnection) => void;
 interface GuardedPool {
   getConnection(callback: GetConnectionCallback): void;
+  releaseConnection(connection: PooledConnection): void;
   /** mysql2's idle connections (no public accessor; read defensively, as metrics.ts does). */
   _freeConnections?: { length: number };
   on(event: "connection", listener: (connection: SessionConnection) => void): unknown;
@@ -14,21 +16,28 @@ interface SessionConnection {
 }
 
 /**
- * A connection whose statement ran past the client-side timeout is given up: mysql2 reports the
- * timeout but keeps the statement as the connection's current command, so the ROLLBACK that
- * follows, and any statement of the next request handed that connection, would wait behind it for
- * a frozen server, each for another timeout (a request took 13.5 s with the server frozen for
- * 15 s, against about 5 s promised). Destroyed, the pool drops it and every command queued on it
- * fails at once; the next request gets a new connection, bounded by the acquire timeout.
+ * Errors after which a pooled connection is given up rather than handed to the next request:
+ * - PROTOCOL_SEQUENCE_TIMEOUT, a statement that ran past the client-side timeout: mysql2 reports
+ *   the timeout but keeps the statement as the connection's current command, so the ROLLBACK that
+ *   follows, and any statement of the next request handed that connection, would wait behind it
+ *   for a frozen server, each for another timeout (a request took 13.5 s with the server frozen
+ *   for 15 s, against about 5 s promised).
+ * - ER_UNKNOWN_COM_ERROR (1047, SQLSTATE 08S01) "WSREP has not yet prepared node for application
+ *   use": a Galera node that is shutting down, or cut off from the majority, refuses every
+ *   statement; its session is of no use even once HAProxy has moved new connections elsewhere.
+ * Destroyed, the pool drops it and every command queued on it fails at once; the next request
+ * gets a new connection (through HAProxy, to a node that serves), bounded by the acquire timeout.
  */
-export function destroyOnClientTimeout(connection: SessionConnection): void {
+const SESSION_LOST = new Set(["PROTOCOL_SEQUENCE_TIMEOUT", "ER_UNKNOWN_COM_ERROR"]);
+
+export function destroyLostSessions(connection: SessionConnection): void {
   const query = connection.query.bind(connection);
   connection.query = (...args: unknown[]) => {
     const last = args.length - 1;
     const callback = args[last];
     if (typeof callback === "function") {
       args[last] = (error: (Error & { code?: string }) | null, ...rest: unknown[]) => {
-        if (error?.code === "PROTOCOL_SEQUENCE_TIMEOUT") connection.destroy();
+        if (error?.code !== undefined && SESSION_LOST.has(error.code)) connection.destroy();
         return (callback as (...values: unknown[]) => unknown)(error, ...rest);
       };
     }
@@ -49,20 +58,87 @@ export class AcquireTimeoutError extends Error {
   }
 }
 
+/** Raised at once when a request would wait longer than the acquire timeout; classified as "overloaded" (503). */
+export class WaitTooLongError extends Error {
+  readonly code = "DB_WAIT_TOO_LONG";
+  constructor(expectedMs: number, timeoutMs: number) {
+    super(
+      `A database connection would come free in about ${Math.round(expectedMs)} ms, past the ${timeoutMs} ms limit.`,
+    );
+  }
+}
+
+/**
+ * How long a new waiter would wait for a connection: the waiters ahead of it, served `poolSize`
+ * at a time, each holding a connection for the recent mean hold time. The mean is a moving
+ * average of hold times measured at release (acquire to release), so it follows what requests
+ * cost now, CPU contention of this process included. Until a few holds are measured it does not
+ * guess (null): a cold pool admits, and the acquire timeout stays the backstop.
+ */
+export class WaitEstimate {
+  private meanHoldMs = 0;
+  private samples = 0;
+
+  constructor(private readonly poolSize: number) {}
+
+  recordHold(ms: number): void {
+    this.samples++;
+    // Weight 1/4: a burst's first dozen holds set the mean (the pool's start-up statements, a few
+    // ms each, are forgotten); one slow statement moves it by a quarter.
+    this.meanHoldMs = this.samples === 1 ? ms : this.meanHoldMs + (ms - this.meanHoldMs) / 4;
+  }
+
+  /** Expected wait of a waiter with `ahead` waiters before it, in ms; null while unmeasured. */
+  expectedWaitMs(ahead: number): number | null {
+    if (this.samples < 5) return null;
+    return Math.floor(ahead / this.poolSize + 1) * this.meanHoldMs;
+  }
+}
+
 /**
  * mysql2's pool waits for a free connection without a deadline: with a frozen server every
  * request would hang for the whole outage. This bounds the wait; a connection that arrives after
  * its caller gave up goes straight back to the pool.
+ *
+ * Admission is by waiting time, not by a count of waiters: when every connection is busy, a
+ * request whose expected wait (WaitEstimate) reaches 90% of `timeoutMs` is refused at once (503 with
+ * Retry-After) instead of waiting out the timeout to be refused then. A burst the pool can work
+ * through within the timeout is served whatever its size; the pool's own count bound
+ * (DATABASE_QUEUE_LIMIT) is only a memory backstop.
  */
-export function boundAcquire(pool: GuardedPool, timeoutMs: number): void {
+export function boundAcquire(pool: GuardedPool, timeoutMs: number, poolSize = 1): { waiting(): number } {
   const getConnection = pool.getConnection.bind(pool);
+  const releaseConnection = pool.releaseConnection.bind(pool);
+  const estimate = new WaitEstimate(poolSize);
+  const acquiredAt = new WeakMap<PooledConnection, number>();
+  let waiting = 0;
+  pool.releaseConnection = (connection) => {
+    const at = acquiredAt.get(connection);
+    if (at !== undefined) {
+      acquiredAt.delete(connection);
+      estimate.recordHold(performance.now() - at);
+    }
+    releaseConnection(connection);
+  };
+  const stamped: (callback: GetConnectionCallback) => GetConnectionCallback = (callback) => (error, connection) => {
+    if (connection) acquiredAt.set(connection, performance.now());
+    callback(error, connection);
+  };
   pool.getConnection = (callback) => {
     // An idle connection is handed over on the next tick, before any timer could fire: no
     // deadline to arm (and disarm) on the path nearly every statement takes.
-    if ((pool._freeConnections?.length ?? 0) > 0) return getConnection(callback);
+    if ((pool._freeConnections?.length ?? 0) > 0) return getConnection(stamped(callback));
+    const expected = estimate.expectedWaitMs(waiting);
+    // 10% of slack: a waiter expected right at the limit would mostly wait it out to be refused then.
+    if (expected !== null && expected >= timeoutMs * 0.9) {
+      process.nextTick(() => callback(new WaitTooLongError(expected, timeoutMs)));
+      return;
+    }
+    waiting++;
     let settled = false;
     const timer = setTimeout(() => {
       settled = true;
+      waiting--;
       callback(new AcquireTimeoutError(timeoutMs));
     }, timeoutMs);
     getConnection((error, connection) => {
@@ -71,10 +147,13 @@ export function boundAcquire(pool: GuardedPool, timeoutMs: number): void {
         return;
       }
       settled = true;
+      waiting--;
       clearTimeout(timer);
+      if (connection) acquiredAt.set(connection, performance.now());
       callback(error, connection);
     });
   };
+  return { waiting: () => waiting };
 }
 
 /** The longest JSON list aggregate a statement may return (MariaDB's default max_allowed_packet). */
@@ -104,13 +183,13 @@ export function guardedMysqlDriver(kind: "mysql" | "mariadb", limits: DatabaseLi
     const guarded = pool as unknown as GuardedPool;
     const syncWait = limits.wsrepSyncWait ?? null;
     guarded.on("connection", (connection) => {
+      destroyLostSessions(connection);
       // mysql2 queues commands per connection, so these run before the caller's first statement.
       // JSON lists per row (registration-lists.data.ts, carts.data.ts) are aggregates that the
       // server cuts at group_concat_max_len (1 MiB by default on MariaDB, 1 KiB on MySQL) into
       // invalid JSON: a user's email history alone may hold more. The cap is the packet size.
       connection.query(`SET SESSION group_concat_max_len = ${LIST_AGGREGATE_MAX_BYTES}`, () => undefined);
       if (limits.queryTimeoutMs > 0) {
-        destroyOnClientTimeout(connection);
         // A server without the variable (an old MySQL) keeps only the client-side timeout.
         connection.query(statementTimeoutSql(kind, limits.queryTimeoutMs), () => undefined);
       }
@@ -122,7 +201,7 @@ export function guardedMysqlDriver(kind: "mysql" | "mariadb", limits: DatabaseLi
         });
       }
     });
-    boundAcquire(guarded, limits.acquireTimeoutMs);
+    boundAcquire(guarded, limits.acquireTimeoutMs, limits.poolSize);
     return pool;
   };
   return { ...mysql2, createPool } as typeof mysql2;

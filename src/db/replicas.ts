@@ -10,6 +10,7 @@ import {
   type GtidPosition,
 } from "./gtid";
 import type { ReadPositionStore } from "./read-positions";
+import { trackCommitPositions } from "./commit-positions";
 
 // Read replicas (docs/scale-out.md). Reads that take no lock are served by a healthy replica when
 // one is configured; everything else, and every read that cannot be served there in time, by the
@@ -387,6 +388,7 @@ export async function startReplicaSet(
 ): Promise<ReplicaSet | undefined> {
   if (config.databases.length === 0 || primary.kind === "sqlite") return undefined;
   const set = new ReplicaSet(dataSource, primary, config, positions, onStateChange);
+  trackCommitPositions(dataSource);
   sets.set(dataSource, set);
   await set.start();
   return set;

@@ -18,9 +18,8 @@ export { readPersons, type PersonRecord } from "../data/persons.data";
 export { readProjects, type ProjectRecord } from "../data/projects.data";
 export {
   projectPersonKey,
-  readChildSummaryRows,
   readRegistrationsByPerson,
-  refOfSummaryRow,
   type ProjectPersonKey,
   type RegistrationRef,
 } from "../data/registrations.data";
+export { readChildSummaries, refOfSummary } from "../data/user-summary.data";

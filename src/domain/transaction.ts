@@ -8,6 +8,7 @@ import {
 } from "../db/transaction-conflicts";
 import { startReadSnapshot } from "../data/read-snapshot.data";
 import { readLastCommitPosition } from "../data/replication.data";
+import { clearReportedPosition, reportedCommitPosition } from "../db/commit-positions";
 import { laterGtidPosition, parseGtidPosition } from "../db/gtid";
 import { replicaSetOf, type ReplicaSet } from "../db/replicas";
 import { consistencyKeysOf, type RequestContext } from "./context";
@@ -70,11 +71,11 @@ export async function inTransaction<T>(ctx: RequestContext, work: (tx: RequestCo
 }
 
 /**
- * With replicas, a principal's write notes where the primary stood after its COMMIT
- * (@@last_gtid of the connection that committed: one more statement, only with replicas), so
- * that the principal's next read on a replica waits for it. The connection's @@last_gtid is that
- * of its last write, possibly an earlier request's when this one wrote nothing: an earlier
- * position, which the store's merge (the later one wins) makes harmless.
+ * With replicas, a principal's write notes where the primary stood after its COMMIT, so that the
+ * principal's next read on a replica waits for it. The COMMIT's own answer reports @@last_gtid
+ * (src/db/commit-positions.ts): no statement more. A connection that cannot report it reads
+ * @@last_gtid after the COMMIT instead (one statement); that value may be an earlier request's
+ * when this one wrote nothing: an earlier position, which the store's merge makes harmless.
  */
 async function transactionNotingPosition<T>(
   ctx: RequestContext,
@@ -86,9 +87,11 @@ async function transactionNotingPosition<T>(
   let result: T;
   let committed: string;
   try {
+    await runner.connect();
+    clearReportedPosition(runner);
     // eslint-disable-next-line no-restricted-syntax -- the one place a transaction starts
     result = await runner.manager.transaction(body);
-    committed = await readLastCommitPosition(runner);
+    committed = reportedCommitPosition(runner) ?? (await readLastCommitPosition(runner));
   } finally {
     await runner.release();
   }

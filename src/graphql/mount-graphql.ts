@@ -19,9 +19,9 @@ import { errorPresentationPlugin, formatErrorWith } from "./graphql-errors";
 import { armorProtection, GRAPHQL_LIMITS } from "./limits";
 import { observationPlugin } from "./observation.plugin";
 import { observationOf } from "../http/request-observation";
-import { readSnapshotPlugin } from "./read-snapshot.plugin";
+import { readSnapshotPlugin } from "./execution/read-snapshot.plugin";
 import { buildGraphqlSchema } from "./schema";
-import { compiledExecutorGateway } from "./compiled-executor";
+import { compiledExecutorGateway } from "./execution/compiled-executor";
 import { unavailablePlugin } from "./unavailable.plugin";
 
 /** A transport refusal in the GraphQL error shape, with the code and HTTP status REST uses for it. */

@@ -13,14 +13,16 @@ interface ConnectionState {
  * Graceful draining of an HTTP server without dropping requests. http.Server#close closes idle
  * connections at once, including ones accepted a moment ago whose request is still on the wire,
  * and closing the listener resets connections the kernel accepted but Node had not yet taken
- * (clients saw ECONNRESET). So, on `drain(windowMs)`:
- * 1. the listener keeps accepting for `windowMs` (the app answers with `Connection: close`);
+ * (clients saw ECONNRESET). So, on `drain(acceptMs, idleMs)`:
+ * 1. the listener keeps accepting for `acceptMs` (the app answers with `Connection: close`): a
+ *    load balancer that has not yet seen /readyz turn 503 still sends here, and is served;
  * 2. then it stops accepting; a connection is closed once nothing is in progress on it, no new
- *    byte has arrived since it became quiet, and it has been quiet for `windowMs`;
+ *    byte has arrived since it became quiet, and it has been quiet for `idleMs`;
  * 3. it resolves when every connection has closed.
+ * A connection whose request has arrived is answered, never reset.
  * Install before listening, so every connection is seen.
  */
-export function trackConnections(server: Server): { drain(windowMs: number): Promise<void> } {
+export function trackConnections(server: Server): { drain(acceptMs: number, idleMs?: number): Promise<void> } {
   const connections = new Map<Socket, ConnectionState>();
   server.on("connection", (socket: Socket) => {
     connections.set(socket, { inProgress: 0, bytesAtQuiet: 0, quietSince: Date.now() });
@@ -38,11 +40,11 @@ export function trackConnections(server: Server): { drain(windowMs: number): Pro
   });
 
   return {
-    async drain(windowMs) {
-      await new Promise((resolve) => setTimeout(resolve, windowMs));
+    async drain(acceptMs, idleMs = acceptMs) {
+      await new Promise((resolve) => setTimeout(resolve, acceptMs));
       const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
       const isQuiet = (socket: Socket, state: ConnectionState) =>
-        state.inProgress === 0 && socket.bytesRead === state.bytesAtQuiet && Date.now() - state.quietSince >= windowMs;
+        state.inProgress === 0 && socket.bytesRead === state.bytesAtQuiet && Date.now() - state.quietSince >= idleMs;
       const sweep = setInterval(() => {
         const candidates = [...connections].filter(([socket, state]) => isQuiet(socket, state));
         // Timers run before the poll phase: bytes already waiting on a socket are read there, so

@@ -148,6 +148,7 @@ describe("regapi api-key create", () => {
       apiAccountId: Number(printed["Api-Id"]),
       apiUser: "ci-bot@maple.test",
       organizationId: 1,
+      scope: { groupIds: null, operations: null },
     });
     const account = await demo.dataSource.manager.findOneByOrFail(ApiAccount, { id: Number(printed["Api-Id"]) });
     expect(account).toMatchObject({ active: true, tokenHash: hashApiToken(printed["Api-Token"]) });

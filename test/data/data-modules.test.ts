@@ -1,7 +1,7 @@
 import type { EntityManager } from "typeorm";
 import { readProjectCounters } from "../../src/data/project-counters.data";
 import { projectTotalsOf } from "../../src/domain/projects/project-counters";
-import { readSummaryRows } from "../../src/data/registrations.data";
+import { readSummaries as readSummaryRows } from "../../src/data/user-summary.data";
 import { RowShapeError } from "../../src/data/sql-rows";
 import { Registration } from "../../src/entities";
 import { MAPLE } from "../fixtures/test-fixture";
@@ -41,7 +41,7 @@ describe("data modules read typed rows", () => {
     const uid = await milesUid();
     const rows = await readSummaryRows(t.dataSource.manager, [uid]);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ uid, person_id: MAPLE.miles, order_cents: 35000, paid_cents: 10000 });
+    expect(rows[0]).toMatchObject({ uid, cloginId: MAPLE.miles, totalOrderCents: 35000, totalPaidCents: 10000 });
   });
 
   it("a summary statement that misses a column fails, naming it, instead of reading 0", async () => {

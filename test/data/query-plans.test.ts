@@ -1,6 +1,7 @@
 import type { EntityManager } from "typeorm";
 import { seedRegistrants } from "../../src/cli/seed/seed-registrants";
-import { readSummaryPageInRange, readSummaryRows } from "../../src/data/registrations.data";
+import { readSummaryPageInRange } from "../../src/data/user-page.data";
+import { readSummaries as readSummaryRows } from "../../src/data/user-summary.data";
 import { analyzeBulkTables } from "../../src/data/table-statistics.data";
 import { createRequestContext } from "../../src/domain/context";
 import { loadFixture } from "../../src/fixtures/load-fixture";

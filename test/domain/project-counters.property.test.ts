@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { countUsers as countMatchingUsers, type UserListFilter } from "../../src/data/registrations.data";
+import { countUsers as countMatchingUsers, type UserListFilter } from "../../src/data/user-page.data";
 import { readProjectCounters } from "../../src/data/project-counters.data";
 import { readExcludingStatusIds, readListTotals, type ExclusionFilter } from "../../src/data/user-list.data";
 import {

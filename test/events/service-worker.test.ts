@@ -54,6 +54,7 @@ it("delivers a REST write to a GraphQL-registered endpoint from the service proc
       DELIVERY_POLL_MS: "50",
       DELIVERY_TIMEOUT_MS: "1500",
       WEBHOOK_ALLOW_PRIVATE: "true",
+      SHUTDOWN_ACCEPT_MS: "100",
       SHUTDOWN_IDLE_MS: "100",
       MAIL_DIR: join(tmpdir(), `regapi-svc-mail-${process.pid}`),
     });

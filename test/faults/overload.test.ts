@@ -1,3 +1,4 @@
+import type { AddressInfo } from "node:net";
 import request from "supertest";
 import { DataSource } from "typeorm";
 import { createApp, type RegapiApp } from "../../src/app";
@@ -18,6 +19,7 @@ import {
 } from "../support/database";
 import { startTcpProxy } from "../support/tcp-proxy";
 import { postRest } from "../support/rest";
+import { hit } from "./support/load";
 import { testConfig } from "../support/test-config";
 
 // Issue 13 defects 8 and 9 and deliverable 2: a full pool, a slow statement, a database that
@@ -120,6 +122,78 @@ describe(onMysqlFamily ? "a full pool (MariaDB)" : "a full pool (MariaDB only; S
       const interrupted = Array.isArray(error) && Number(Object.values(error[0] as object)[0]) === 1;
       expect(interrupted || databaseFailureOf(error) !== null).toBe(true);
       expect(Date.now() - started).toBeLessThan(LIMITS.queryTimeoutMs + 1000);
+    },
+  );
+});
+
+describe("admission by waiting time (issue 21)", () => {
+  // The pool's limit on waiters is a count only as a memory backstop (DATABASE_QUEUE_LIMIT,
+  // 10,000): a request is refused for overload when it would wait past the acquire timeout.
+  const admission = { ...LIMITS, queueLimit: DEFAULT_DATABASE_CONNECTION.queueLimit, acquireTimeoutMs: 3000 };
+
+  itOnMysqlFamily(
+    "a burst of 300 concurrent requests that a pool of 2 works through within the timeout is served in full",
+    async () => {
+      const burstSource = new DataSource(buildDataSourceOptions(db.config, { connection: admission }));
+      await burstSource.initialize();
+      const app = await createApp({
+        dataSource: burstSource,
+        logger: createLogger("silent"),
+        config: testConfig({ graphqlIntrospection: false, resilience }),
+      });
+      // One listening server: supertest would open one per request.
+      const server = app.app.listen(0, "127.0.0.1");
+      await new Promise((resolve) => server.once("listening", resolve));
+      const port = (server.address() as AddressInfo).port;
+      try {
+        const answers = await Promise.all(Array.from({ length: 300 }, (_, i) => hit(port, i)));
+        const statuses = answers.map((answer) => answer.status);
+        // With a count bound of 5 (the pool above) most of these were refused at once.
+        expect(statuses.filter((status) => status !== 200)).toEqual([]);
+      } finally {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+        await app.stop();
+        await burstSource.destroy();
+      }
+    },
+  );
+
+  itOnMysqlFamily(
+    "a statement that would wait past the acquire timeout is refused at once, as overload; the others run",
+    async () => {
+      const slow = new DataSource(
+        buildDataSourceOptions(db.config, { connection: { ...admission, acquireTimeoutMs: 1000 } }),
+      );
+      await slow.initialize();
+      try {
+        // Twelve holds of about 250 ms teach the pool what a hold costs now.
+        for (let round = 0; round < 6; round += 1)
+          await Promise.all([slow.query("SELECT SLEEP(0.25)"), slow.query("SELECT SLEEP(0.25)")]);
+        // Twenty more at once on 2 connections: about 250 ms each, two at a time. The 2 taking
+        // the connections start at once, then 2 waiters every 250 ms: the 7th waiter and later
+        // would start at about 1 s, the acquire timeout.
+        const started = Date.now();
+        const outcomes = await Promise.all(
+          Array.from({ length: 20 }, () =>
+            slow.query("SELECT SLEEP(0.25)").then(
+              () => ({ ok: true, ms: Date.now() - started, failure: null }),
+              (error: unknown) => ({ ok: false, ms: Date.now() - started, failure: databaseFailureOf(error) }),
+            ),
+          ),
+        );
+        const served = outcomes.filter((outcome) => outcome.ok);
+        const refused = outcomes.filter((outcome) => !outcome.ok);
+        expect(served.length).toBeGreaterThanOrEqual(4);
+        expect(refused.length).toBeGreaterThanOrEqual(10);
+        for (const outcome of refused) {
+          expect(outcome.failure).toBe("overloaded");
+          // Refused on arrival, not after waiting out the 1 s timeout.
+          expect(outcome.ms).toBeLessThan(500);
+        }
+      } finally {
+        await slow.destroy();
+      }
     },
   );
 });

@@ -109,12 +109,12 @@ describe("a flood of 1,000 concurrent requests", () => {
 
 describe("SIGTERM under load", () => {
   it("answers every request on fresh and keep-alive connections, closes them, then exits 0", async () => {
-    // The accept window and the quiet time before an idle connection is closed (SHUTDOWN_IDLE_MS,
-    // 500 ms by default) must outlast how late these clients can be: on a busy CI machine the test
+    // The accept window and the quiet time before an idle connection is closed
+    // (SHUTDOWN_ACCEPT_MS and SHUTDOWN_IDLE_MS, 500 ms each by default) must outlast how late these clients can be: on a busy CI machine the test
     // reads the "shutting down" line and sends its late requests well after 500 ms, and a
     // keep-alive connection closed as quiet just before a request arrives resets it. 3 s keeps the
     // test about the drain order, not about the machine's load.
-    const service = await start("sigterm", { SHUTDOWN_IDLE_MS: "3000" });
+    const service = await start("sigterm", { SHUTDOWN_ACCEPT_MS: "3000", SHUTDOWN_IDLE_MS: "3000" });
     const agent = new http.Agent({ keepAlive: true, maxSockets: 10 });
     // Ten warm keep-alive connections.
     await Promise.all(Array.from({ length: 10 }, (_, i) => hit(service.port, i, { agent })));
@@ -145,6 +145,40 @@ describe("SIGTERM under load", () => {
     for (const answer of late) expect(answer.headers.connection).toBe("close");
     expect(exit).toEqual({ code: 0, signal: null });
     agent.destroy();
+  });
+});
+
+describe("SIGTERM with an accept window (SHUTDOWN_ACCEPT_MS, issue 21)", () => {
+  it("answers /readyz 503 at once, serves new connections for the window with Connection: close, then refuses them and exits 0", async () => {
+    const service = await start("accept-window", { SHUTDOWN_ACCEPT_MS: "2500", SHUTDOWN_IDLE_MS: "200" });
+    expect((await getStatus(service.port, "/readyz")).status).toBe(200);
+    const signalledAt = Date.now();
+    service.child.kill("SIGTERM");
+    await service.waitForLine((line) => String(line.msg).startsWith("shutting down"));
+    const readyz = await getStatus(service.port, "/readyz");
+    expect(readyz.status).toBe(503);
+    // A load balancer that has not yet taken the instance out keeps opening connections: each
+    // is served, and told to close.
+    const during: Answer[] = [];
+    while (Date.now() - signalledAt < 1500) {
+      during.push(...(await Promise.all(Array.from({ length: 5 }, (_, i) => hit(service.port, i)))));
+    }
+    expect(during.length).toBeGreaterThanOrEqual(5);
+    expect(disorderly(during)).toEqual([]);
+    for (const answer of during) expect(answer.headers.connection).toBe("close");
+    const exit = await service.exited;
+    const exitMsAfterSignal = Date.now() - signalledAt;
+    // After the window the port is closed: a connection is refused, never accepted and reset.
+    const after = await hit(service.port, 0, { timeoutMs: 2000 });
+    expect(after.error).toMatch(/ECONNREFUSED/);
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(exitMsAfterSignal).toBeGreaterThanOrEqual(2500);
+    figures.acceptWindow = {
+      servedDuringWindow: during.length,
+      failed: disorderly(during).length,
+      readyzAfterSignalMs: readyz.startedAt - signalledAt + readyz.ms,
+      exitMsAfterSignal,
+    };
   });
 });
 

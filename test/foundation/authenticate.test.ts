@@ -46,7 +46,12 @@ describe("authenticate", () => {
         headers({ "Api-Id": OTHER.apiId, "Api-User": OTHER.apiUser, "Api-Token": OTHER.apiToken }),
         NOW_MS,
       ),
-    ).resolves.toEqual({ apiAccountId: 20001, apiUser: OTHER.apiUser, organizationId: 2 });
+    ).resolves.toEqual({
+      apiAccountId: 20001,
+      apiUser: OTHER.apiUser,
+      organizationId: 2,
+      scope: { groupIds: null, operations: null },
+    });
   });
 
   it("reads the header names through the reader in any case, and Api-User case-insensitively", async () => {
@@ -214,7 +219,12 @@ describe("resolveOwnedProject", () => {
   });
 
   it("answers the other organization for its own project and refuses Maple's", async () => {
-    const other = { apiAccountId: 20001, apiUser: OTHER.apiUser, organizationId: 2 };
+    const other = {
+      apiAccountId: 20001,
+      apiUser: OTHER.apiUser,
+      organizationId: 2,
+      scope: { groupIds: null, operations: null },
+    };
     await expect(resolveOwnedProject(t.context(other), OTHER.groupId)).resolves.toMatchObject({ id: OTHER.groupId });
     await expect(resolveOwnedProject(t.context(other), MAPLE.groupId)).rejects.toMatchObject({ code: "FORBIDDEN" });
   });

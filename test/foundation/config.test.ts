@@ -40,9 +40,10 @@ describe("configuration", () => {
       databaseConnection: {
         poolSize: 10,
         connectTimeoutMs: 10_000,
-        queueLimit: 200,
+        queueLimit: 10_000,
         acquireTimeoutMs: 3000,
         queryTimeoutMs: 4000,
+        wsrepSyncWait: null,
         tls: null,
       },
       rateLimit: { perMinute: 600, unauthenticatedPerMinute: 60, redisUrl: null, redisPrefix: "regapi:rate-limit:" },
@@ -55,6 +56,7 @@ describe("configuration", () => {
       idempotencyWaitMs: 10_000,
       delivery: { ...DEFAULT_DELIVERY, mailDir: defaultMailDir({ kind: "sqlite", file: "data/regapi.sqlite" }) },
       accountCacheTtlMs: 5000,
+      sharedState: { redisUrl: null, keyPrefix: "regapi:" },
       replicas: DEFAULT_REPLICAS,
     });
   });

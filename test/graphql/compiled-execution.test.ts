@@ -2,7 +2,7 @@ import { compileQuery } from "graphql-jit";
 import { getOperationAST, parse } from "graphql";
 import request from "supertest";
 import { createApp, type RegapiApp } from "../../src/app";
-import { executionPathOf } from "../../src/graphql/compiled-executor";
+import { executionPathOf } from "../../src/graphql/execution/compiled-executor";
 import { encodeNodeId } from "../../src/graphql/nodes/node-id";
 import { buildGraphqlSchema } from "../../src/graphql/schema";
 import { createLogger } from "../../src/http/logger";

@@ -1,5 +1,5 @@
 import { buildGraphqlSchema } from "../../src/graphql/schema";
-import { readsInOneStatement } from "../../src/graphql/one-statement-read";
+import { readsInOneStatement } from "../../src/graphql/execution/one-statement-read";
 import { NESTED_USER_QUERY, USERS_PAGE_NO_COUNT_QUERY, USERS_PAGE_QUERY } from "../../bench/scenarios";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

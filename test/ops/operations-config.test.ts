@@ -58,8 +58,19 @@ describe("operations configuration", () => {
     [{ DATABASE_QUEUE_LIMIT: "0" }, 'DATABASE_QUEUE_LIMIT: "0" is not an integer from 1 to 100000'],
     [{ DATABASE_ACQUIRE_TIMEOUT_MS: "3s" }, 'DATABASE_ACQUIRE_TIMEOUT_MS: "3s" is not an integer from 1 to 600000'],
     [{ DATABASE_QUERY_TIMEOUT_MS: "-1" }, 'DATABASE_QUERY_TIMEOUT_MS: "-1" is not an integer from 0 to 3600000'],
+    [{ REDIS_KEY_PREFIX: "has space" }, "REDIS_KEY_PREFIX: expected 1 to 64 letters, digits or _ : . -"],
+    [{ SHUTDOWN_ACCEPT_MS: "2s" }, 'SHUTDOWN_ACCEPT_MS: "2s" is not an integer from 0 to 600000'],
+    [
+      { SHUTDOWN_ACCEPT_MS: "20000" },
+      "SHUTDOWN_ACCEPT_MS: 20000 must be below SHUTDOWN_GRACE_MS (15000): the process would be forced out while still accepting",
+    ],
   ])("refuses %j", (env, message) => {
     expect(refusal(env)).toBe(message);
+  });
+
+  it("reads the shutdown accept window from SHUTDOWN_ACCEPT_MS (500 ms by default)", () => {
+    expect(loadConfig({}).resilience.shutdownAcceptMs).toBe(500);
+    expect(loadConfig({ SHUTDOWN_ACCEPT_MS: "3000" }).resilience.shutdownAcceptMs).toBe(3000);
   });
 
   it("never echoes a Redis password in its refusal", () => {
@@ -68,11 +79,11 @@ describe("operations configuration", () => {
 });
 
 describe("database connection settings", () => {
-  it("default to a pool of 10, a 10 s connect timeout, a queue of 200, 3 s to acquire, 4 s per statement and no TLS", () => {
+  it("default to a pool of 10, a 10 s connect timeout, a queue of 10,000 (a memory backstop), 3 s to acquire, 4 s per statement and no TLS", () => {
     expect(loadConfig({ DATABASE_URL: MYSQL }).databaseConnection).toEqual({
       poolSize: 10,
       connectTimeoutMs: 10_000,
-      queueLimit: 200,
+      queueLimit: 10_000,
       acquireTimeoutMs: 3000,
       queryTimeoutMs: 4000,
       tls: null,

@@ -1,4 +1,5 @@
 import { ApiAccount } from "../../src/entities";
+import { ENDPOINT_DOCS } from "../../src/rest/openapi/action-docs";
 import { hashApiToken } from "../../src/auth/secrets";
 import { MAPLE, mapleHeaders } from "../fixtures/test-fixture";
 import { outputFields, regapi } from "../cli/support/run-in-process";
@@ -155,6 +156,31 @@ describe("a key limited to named writes", () => {
     const both = await newKey("reader-updater@maple.test", "--scope", "read,users.update");
     expect((await userList(both, MAPLE.groupId)).status).toBe(200);
     expect((await update(both)).status).toBe(200);
+  });
+});
+
+describe("every REST action checks the scope", () => {
+  it("a key scoped to another project and one unrelated write is refused every documented example but whoami", async () => {
+    const key = await newKey(
+      "nothing-here@maple.test",
+      "--groups",
+      String(MAPLE.jazzGroupId),
+      "--scope",
+      "users.login",
+    );
+    const refused: string[] = [];
+    const answered: string[] = [];
+    for (const [endpoint, docs] of Object.entries(ENDPOINT_DOCS)) {
+      for (const [action, doc] of Object.entries(docs.actions)) {
+        const response = await postRest(t.app, `/reg/api2/${endpoint}/`, doc.example, key);
+        const name = `${endpoint} ${action}`;
+        if (response.status === 403 && /^This API key lacks the scope /.test(String(response.body.msg)))
+          refused.push(name);
+        else answered.push(`${name}: ${response.status} ${String(response.body.msg)}`);
+      }
+    }
+    expect(answered).toEqual([expect.stringMatching(/^account whoami: 200 /)]);
+    expect(refused.length).toBeGreaterThanOrEqual(14);
   });
 });
 

@@ -204,6 +204,24 @@ describe("persons export and erase", () => {
     expect({ ...gql.data!.personExport, exported_at: null }).toEqual({ ...document, exported_at: null });
   });
 
+  it("exports in a fixed number of statements, however many projects the person is in", async () => {
+    const exportOf = async (cloginId: number) => {
+      // An unmeasured request first: the API account is then cached for every measured one.
+      await postRest(t.app, "account", { action: "whoami", group_id: MAPLE.groupId });
+      const { statements, result } = await t.countStatements(() =>
+        postRest(t.app, "persons", { action: "export", group_id: MAPLE.groupId, clogin_id: cloginId }),
+      );
+      expect(result.status).toBe(200);
+      return { statements, registrations: (result.body.person_export as { registrations: unknown[] }).registrations };
+    };
+    const twoProjects = await exportOf(person.cloginId);
+    const oneProject = await exportOf(MAPLE.bill);
+    expect([twoProjects.registrations.length, oneProject.registrations.length]).toEqual([2, 1]);
+    expect(twoProjects.statements).toBe(oneProject.statements);
+    // BEGIN, the project, the person, its registrations, nine kinds of holdings, sessions, COMMIT.
+    expect(twoProjects.statements).toBeLessThanOrEqual(16);
+  });
+
   it("answers the same FORBIDDEN and NOT_FOUND on both transports", async () => {
     const foreign = await postRest(t.app, "persons", { action: "erase", group_id: OTHER.groupId, clogin_id: 1 });
     expect(foreign.status).toBe(403);
@@ -299,6 +317,57 @@ describe("persons export and erase", () => {
     expect(after.status).toBe(200);
     const text = JSON.stringify(after.body.person_export);
     for (const needle of needles) expect(text).not.toContain(needle);
+  });
+});
+
+describe("a failed erasure", () => {
+  it("changes nothing: the deletes before the failing statement roll back with it", async () => {
+    const created = await postRest(t.app, "users", {
+      action: "create",
+      group_id: MAPLE.groupId,
+      doc: {
+        username: "rollback@erase.test",
+        password: "secret-Rb1",
+        main_email: "rollback@erase.test",
+        first_name: "Rollanda",
+        last_name: "Backwater",
+        allergies: "Rollback-Allergy-Marker",
+      },
+    });
+    expect(created.status).toBe(200);
+    const cloginId = Number((created.body.user_info as { clogin_id: string }).clogin_id);
+    const traces = ["Rollanda", "Backwater", "rollback@erase.test", "Rollback-Allergy-Marker"];
+    const before = await tracesIn(t.dataSource, traces);
+    expect(before.length).toBeGreaterThan(3);
+
+    // The person row is the erasure's last write: a database that refuses it fails the call there.
+    const sqlite = t.dataSource.options.type === "better-sqlite3";
+    await t.dataSource.query(
+      sqlite
+        ? "CREATE TRIGGER refuse_person_update BEFORE UPDATE ON person BEGIN SELECT RAISE(ABORT, 'refused by test'); END"
+        : "CREATE TRIGGER refuse_person_update BEFORE UPDATE ON person FOR EACH ROW SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused by test'",
+    );
+    try {
+      const failed = await postRest(t.app, "persons", {
+        action: "erase",
+        group_id: MAPLE.groupId,
+        clogin_id: cloginId,
+      });
+      expect(failed.status).toBe(500);
+      expect(JSON.stringify(failed.body)).not.toContain("refused by test");
+    } finally {
+      await t.dataSource.query("DROP TRIGGER refuse_person_update");
+    }
+    expect(await tracesIn(t.dataSource, traces)).toEqual(before);
+    const erased: { n: number | string }[] = await t.dataSource.query(
+      "SELECT COUNT(*) AS n FROM event WHERE type = 'person.erased' AND data LIKE ?",
+      [`{"clogin_id":${cloginId},%`],
+    );
+    expect(Number(erased[0].n)).toBe(0);
+
+    const retried = await postRest(t.app, "persons", { action: "erase", group_id: MAPLE.groupId, clogin_id: cloginId });
+    expect(retried.status).toBe(200);
+    expect(await tracesIn(t.dataSource, traces)).toEqual([]);
   });
 });
 

@@ -1,7 +1,10 @@
 import http from "node:http";
 import type { RowDataPacket } from "mysql2/promise";
 import { DataSource } from "typeorm";
+import { DEFAULT_REPLICAS } from "../../src/config/config";
 import { buildDataSourceOptions } from "../../src/db/data-source-options";
+import { memoryReadPositions } from "../../src/db/read-positions";
+import { startReplicaSet, stopReplicaSet } from "../../src/db/replicas";
 import { createRequestContext } from "../../src/domain/context";
 import { loadFixture } from "../../src/fixtures/load-fixture";
 import { MAPLE, mapleHeaders, OTHER, testFixture } from "../fixtures/test-fixture";
@@ -10,6 +13,8 @@ import { describeOnMysqlFamily } from "../support/database";
 import { acquireMachineLock } from "../support/machine-lock";
 import { startPrimaryAndReplica, type PrivateMariadb } from "../support/private-mariadb";
 import { waitUntil } from "../support/processes";
+import { postRest } from "../support/rest";
+import { startTestApp } from "../support/test-app";
 import { ServiceInstances, type ServiceInstance } from "../support/service-instances";
 
 // Issue 21, read replicas: two real service processes on a private GTID primary and replica, one
@@ -129,6 +134,8 @@ async function metric(instance: ServiceInstance, name: string, labels: string): 
 describeOnMysqlFamily("reads on a GTID replica behind two service instances", () => {
   beforeAll(async () => {
     lock = await acquireMachineLock("scale-tests");
+    figures.lockWaitedMs = lock.waitedMs;
+    const setupStarted = Date.now();
     build = buildService();
     ({ primary, replica } = await startPrimaryAndReplica());
     await primary.query("CREATE DATABASE regapi");
@@ -168,6 +175,7 @@ describeOnMysqlFamily("reads on a GTID replica behind two service instances", ()
       },
     });
     figures.instancesStartMs = Date.now() - started;
+    figures.setupMs = Date.now() - setupStarted;
   }, 300_000);
 
   afterAll(async () => {
@@ -223,15 +231,28 @@ describeOnMysqlFamily("reads on a GTID replica behind two service instances", ()
     await replica!.stopApplying();
     try {
       const name = `Miles-${Date.now()}`;
-      const write = await rest(one, "users", {
-        action: "update",
-        group_id: MAPLE.groupId,
-        clogin_id: MAPLE.miles,
-        doc: { first_name: name },
-      });
+      const update = { action: "update", group_id: MAPLE.groupId, clogin_id: MAPLE.miles, doc: { first_name: name } };
+      // Warmed up (the account cached, the write path's first-use reads done): the statements of
+      // the write below are its own, as in the in-process count further down.
+      expect((await rest(one, "users", { ...update, doc: { first_name: "Warm" } })).status).toBe(200);
+      const write = await rest(one, "users", update);
       expect(write.status).toBe(200);
       const position = write.headers[HEADER];
       expect(position).toMatch(/^0-1-\d+$/);
+      // The COMMIT reported the position itself (session tracking): as many statements as without replicas.
+      const logged = await waitUntil("the write's log line", async () =>
+        one.process!.lines.find((line) => line.requestId === write.headers["x-request-id"] && "sqlStatements" in line),
+      );
+      const plain = await startTestApp();
+      try {
+        await postRest(plain.app, "users", { ...update, doc: { first_name: "Warm" } });
+        const counted = await plain.countStatements(() => postRest(plain.app, "users", update));
+        expect(counted.result.status).toBe(200);
+        figures.writeStatements = { withReplicas: logged.sqlStatements, without: counted.statements };
+        expect(logged.sqlStatements).toBe(counted.statements);
+      } finally {
+        await plain.close();
+      }
       // The replica has fetched the write but not applied it.
       await waitUntil(
         "the replica to fetch the write",
@@ -273,10 +294,68 @@ describeOnMysqlFamily("reads on a GTID replica behind two service instances", ()
     } finally {
       await replica!.resumeApplying();
     }
-    // Once applied, the writer's reads are back on the replica (the wait succeeds there).
+    // Once applied, the writer's reads are back on the replica (nothing left to wait for there).
+    expect(await replica!.waitForGtid(await primary!.gtidBinlogPos(), 10)).toBe(0);
     const applied = await questionsDuring(() => milesOf(two));
     expect(applied.result.status).toBe(200);
     expect(applied.replica).toBeGreaterThanOrEqual(2);
+  });
+
+  it("a replica further behind than REPLICA_MAX_LAG_S leaves the rotation (lag counted while Seconds_Behind_Master is NULL) and returns once caught up", async () => {
+    // An in-process replica set of its own with a 1 s limit, on the same servers.
+    const database = {
+      kind: "mariadb" as const,
+      host: "127.0.0.1",
+      port: primary!.port,
+      user: "root",
+      password: "",
+      database: "regapi",
+    };
+    const source = new DataSource(buildDataSourceOptions(database));
+    await source.initialize();
+    const states: string[] = [];
+    try {
+      const set = (await startReplicaSet(
+        source,
+        database,
+        {
+          ...DEFAULT_REPLICAS,
+          urls: [replica!.url("regapi")],
+          databases: [{ ...database, port: replica!.port }],
+          maxLagSeconds: 1,
+          checkIntervalMs: 200,
+        },
+        memoryReadPositions(60_000),
+        (report) => states.push(report.state),
+      ))!;
+      const route = async () => {
+        const routed = await set.route({ principalKeys: ["account:other"], requested: null }, false);
+        await routed.lease?.release();
+        return routed.lease?.target ?? "primary";
+      };
+      expect(set.report()[0]).toMatchObject({ state: "up", lagSeconds: 0 });
+      expect(await route()).toBe(`replica:127.0.0.1:${replica!.port}`);
+      await replica!.stopApplying();
+      try {
+        await primary!.query("CREATE TABLE regapi.lag_probe (id INT PRIMARY KEY)");
+        const lagging = await waitUntil("the replica to leave the rotation as lagging", async () => {
+          const [report] = set.report();
+          return report.state === "lagging" && report;
+        });
+        expect(lagging.lagSeconds).toBeGreaterThan(1);
+        expect(await route()).toBe("primary");
+        expect(set.counters.fallbacks.get("no_replica_in_rotation")).toBeGreaterThanOrEqual(1);
+      } finally {
+        await replica!.resumeApplying();
+      }
+      await waitUntil("the replica back in the rotation", async () => set.report()[0].state === "up");
+      expect(await route()).toBe(`replica:127.0.0.1:${replica!.port}`);
+      expect(states).toEqual(["up", "lagging", "up"]);
+    } finally {
+      await stopReplicaSet(source);
+      await source.destroy();
+      await primary!.query("DROP TABLE IF EXISTS regapi.lag_probe");
+    }
   });
 
   it("a replica killed -9 under load fails no request; reads fall back to the primary and return to the replica once it is back", async () => {

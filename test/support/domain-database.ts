@@ -4,7 +4,13 @@ import { loadFixture } from "../../src/fixtures/load-fixture";
 import { testFixture } from "../fixtures/test-fixture";
 import { openTestDatabase, type TestDatabase } from "./database";
 
-export const MAPLE_PRINCIPAL: Principal = { apiAccountId: 15263, apiUser: "api_admin@maple.test", organizationId: 1 };
+/** The demo key, as authentication returns it: made before scopes, so unlimited. */
+export const MAPLE_PRINCIPAL: Principal = {
+  apiAccountId: 15263,
+  apiUser: "api_admin@maple.test",
+  organizationId: 1,
+  scope: { groupIds: null, operations: null },
+};
 
 export interface DomainDatabase extends TestDatabase {
   /** A domain context as the given principal (default: the Maple Camps API account). */

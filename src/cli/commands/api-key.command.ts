@@ -4,6 +4,7 @@ import { SCOPE_NAMES } from "../../domain/group-scope";
 import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "../api-key.service";
 import { writeLine } from "../cli-io";
 import { formatTable, positiveInteger, type CliSession } from "../cli-session";
+import { announceAccountChange } from "../../shared-state/account-changes";
 
 export function registerApiKeyCommand(program: Command, session: CliSession): void {
   const apiKey = program
@@ -11,6 +12,18 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
     .description("Manage API accounts: create, list, revoke and rotate keys. Tokens are shown once and stored hashed.")
     .summary("manage API accounts (create, list, revoke, rotate)");
   const context = async (requestId: string) => createRequestContext(await session.database(), requestId);
+  // Running instances keep accounts for ACCOUNT_CACHE_TTL_MS; with REDIS_URL they are told at once.
+  const announce = async (apiId: number) => {
+    const { redisUrl, keyPrefix } = session.config().sharedState;
+    if (!redisUrl) return;
+    const outcome = await announceAccountChange(redisUrl, keyPrefix, apiId);
+    writeLine(
+      session.io.stderr,
+      "heardBy" in outcome
+        ? `Running instances told through Redis: ${outcome.heardBy}.`
+        : `Could not tell running instances through Redis (${outcome.failed}); they apply the change within ACCOUNT_CACHE_TTL_MS.`,
+    );
+  };
 
   apiKey
     .command("create")
@@ -28,6 +41,7 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
         scope: options.scope,
         groups: options.groups,
       });
+      await announce(key.apiId);
       const { stdout, stderr } = session.io;
       writeLine(stdout, `Api-Id: ${key.apiId}`);
       writeLine(stdout, `Api-User: ${key.apiUser}`);
@@ -72,6 +86,7 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
     .argument("<api-id>", "the account's Api-Id", positiveInteger())
     .action(async (apiId: number) => {
       const revoked = await revokeApiKey(await context("cli-api-key-revoke"), apiId);
+      await announce(apiId);
       writeLine(
         session.io.stdout,
         revoked.wasActive
@@ -91,6 +106,7 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
     .action(async (apiId: number) => {
       const grace = session.config().apiKeyRotationGraceSeconds;
       const key = await rotateApiKey(await context("cli-api-key-rotate"), apiId, grace);
+      await announce(apiId);
       const { stdout, stderr } = session.io;
       writeLine(stdout, `Api-Id: ${key.apiId}`);
       writeLine(stdout, `Api-User: ${key.apiUser}`);

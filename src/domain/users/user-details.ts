@@ -10,7 +10,7 @@ import {
   readStoredAnswers,
   readUtm,
 } from "../../data/user-details.data";
-import { readOwnedSummaryRow } from "../../data/registrations.data";
+import { readOwnedSummary } from "../../data/user-summary.data";
 import { readEmailHistory, type EmailHistoryEntry } from "../../data/email-history.data";
 import type { FieldType } from "../../entities";
 import { answerIsEmpty, decodeAnswer, parseChoiceOptions, type FieldAnswer } from "../forms/field-value-codec";
@@ -20,7 +20,7 @@ import { UserInfoCommand } from "./read-commands";
 import { userNotFound, validationFailed } from "../errors";
 import { authorize, notOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
-import { loadUserSummaries, summaryOf, type UserSummary } from "./user-summary";
+import { loadUserSummaries, type UserSummary } from "./user-summary";
 
 // What users get_info reads (contract §11), for one user or a whole get_user_list page: every
 // selector is one or two statements for all the users together, whatever the number of fields,
@@ -366,10 +366,10 @@ export async function getUserInfo(
   const { organizationId } = authorize(ctx, "read", { groupId: cmd.groupId });
   const read = async ({ em }: RequestContext): Promise<UserInfoOutcome> => {
     // Ownership, registration and summary in one statement.
-    const found = await readOwnedSummaryRow(em, organizationId, cmd.groupId, cmd.cloginId);
+    const found = await readOwnedSummary(em, organizationId, cmd.groupId, cmd.cloginId);
     if (!found.owned) throw notOwnedProject(cmd.groupId);
-    if (!found.row) throw userNotFound(cmd.cloginId, cmd.groupId);
-    const summary = summaryOf(found.row);
+    if (!found.summary) throw userNotFound(cmd.cloginId, cmd.groupId);
+    const summary = found.summary;
     const target = {
       uid: summary.uid,
       groupId: summary.groupId,

@@ -1,4 +1,4 @@
-import { readSummaryRows, type SummaryRow } from "../../data/registrations.data";
+import { readSummaries } from "../../data/user-summary.data";
 import {
   countChanged,
   readChangedPage,
@@ -15,15 +15,20 @@ import { inTransaction } from "../transaction";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { UserListCommand } from "./read-commands";
 import { readDetailSelection, readUserDetails, type DetailSelection, type UserDetails } from "./user-details";
-import { summaryOf, type UserSummary } from "./user-summary";
+import type { UserSummary } from "./user-summary";
+import { walkPositionsOf, type WalkPosition } from "./walk-positions";
+
+export { forgetWalkPositions } from "./walk-positions";
 
 // users get_user_list (contract §12, §18): 50 parents/individuals a page from a zero-based
 // position, their matching children riding along, totals over all matching records.
 //
 // Pages at any depth: a position the server has handed out as next_starting_position is
 // remembered with the uid that ended the page before it, so the next page starts there (keyset:
-// the same cost at position 0 and at 1,000,000). A position never handed out (a jump, or a walk
-// moved to another instance) is found by skipping that many entries of a covering index.
+// the same cost at position 0 and at 1,000,000). Positions live in process memory, or in Redis
+// with REDIS_URL so that every instance continues every walk (walk-positions.ts). A position
+// never handed out (a jump, or one forgotten) is found by skipping that many entries of a
+// covering index.
 // total_users and totals come from the project's counters (one row); a walk carries the totals it
 // started with along with its remembered positions, so its pages agree with each other.
 
@@ -31,7 +36,6 @@ export const RECORDS_PER_PAGE = 50;
 
 /** How long a handed-out position (and its walk's totals) is remembered. */
 export const WALK_MEMORY_MS = 10 * 60 * 1000;
-const WALK_MEMORY_ENTRIES = 10_000;
 
 export interface UserListQuery {
   groupId: number;
@@ -75,66 +79,34 @@ export interface UserListPage {
   continuedWalk: boolean;
 }
 
-interface WalkPosition {
-  afterUid: number;
-  /** A changes-since walk continues after (afterUpdatedAt, afterUid). */
-  afterUpdatedAt?: Date;
-  totalUsers: number;
-  totals: ListTotals;
-  storedAt: number;
-}
-
-// Per process: a walk spread over several instances still works (a miss skips to the position).
-const walkPositions = new Map<string, WalkPosition>();
-
 const walkKey = (query: UserListQuery, position: number) =>
   [
     query.groupId,
     query.exclusion,
     query.onlyParents,
     query.onlyChildren,
-    query.modifiedSince?.getTime() ?? "",
+    ...(query.modifiedSince ? [`since${query.modifiedSince.getTime()}`] : []),
     position,
   ].join(":");
-
-function recallPosition(key: string, now: number): WalkPosition | null {
-  const found = walkPositions.get(key);
-  if (!found) return null;
-  if (now - found.storedAt > WALK_MEMORY_MS) {
-    walkPositions.delete(key);
-    return null;
-  }
-  return found;
-}
-
-function rememberPosition(key: string, position: WalkPosition): void {
-  walkPositions.delete(key);
-  walkPositions.set(key, position);
-  // Oldest first out: a Map iterates in insertion order.
-  while (walkPositions.size > WALK_MEMORY_ENTRIES) walkPositions.delete(walkPositions.keys().next().value!);
-}
-
-/** Forgets every remembered position (tests; a project's data replaced wholesale). */
-export function forgetWalkPositions(): void {
-  walkPositions.clear();
-}
 
 /** Reads one page. Throws FORBIDDEN for a project outside the caller's organization. */
 export async function listUsers(ctx: RequestContext, query: UserListQuery): Promise<UserListPage> {
   const { organizationId } = authorize(ctx, "read", { groupId: query.groupId });
+  const positions = walkPositionsOf(ctx.dataSource);
+  // Asked before the transaction: a shared store's round trip holds no connection. Whether the
+  // caller may read the project is still checked inside, before anything remembered is used.
+  const remembered = query.startingPosition > 0 ? await positions.recall(walkKey(query, query.startingPosition)) : null;
   // Ownership, totals, page and children come from one transaction, so they agree: 5 statements
   // with BEGIN and COMMIT (ownership with the excluding statuses and the counters; the page with
   // its summaries; the children with theirs).
-  return inTransaction(ctx, async ({ em }) => {
+  const { page, next } = await inTransaction(ctx, async ({ em }) => {
     const scope = await readListScope(em, organizationId, query.groupId);
     if (!scope.owned) throw notOwnedProject(query.groupId);
-    const now = Date.now();
     const selection: ListSelection = {
       groupId: query.groupId,
       exclusion: query.exclusion,
       excludingStatusIds: scope.excludingStatusIds,
     };
-    const remembered = query.startingPosition > 0 ? recallPosition(walkKey(query, query.startingPosition), now) : null;
     let totalUsers: number;
     let totals: ListTotals;
     if (remembered) {
@@ -152,8 +124,8 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
     const since = query.modifiedSince ?? null;
     const level = query.onlyChildren ? "child" : query.onlyParents ? "parent" : "both";
     if (since && !remembered) totalUsers = await countChanged(em, selection, since, level);
-    let readRows: SummaryRow[];
-    let lastUpdatedAt: Date | undefined;
+    let readRows: UserSummary[];
+    let lastUpdatedAtMs: number | undefined;
     let moreRows: boolean;
     if (since) {
       // Changes since: the page is picked in (updated_at, uid) order, its summaries read for it.
@@ -161,22 +133,22 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
         since,
         level,
         after:
-          remembered?.afterUpdatedAt !== undefined
-            ? { updatedAt: remembered.afterUpdatedAt, uid: remembered.afterUid }
+          remembered?.afterUpdatedAtMs !== undefined
+            ? { updatedAt: new Date(remembered.afterUpdatedAtMs), uid: remembered.afterUid }
             : null,
         offset: query.startingPosition,
         limit: RECORDS_PER_PAGE + 1,
       });
       moreRows = picked.length > RECORDS_PER_PAGE;
       const pagePicked = picked.slice(0, RECORDS_PER_PAGE);
-      lastUpdatedAt = pagePicked.at(-1)?.updated_at;
+      lastUpdatedAtMs = pagePicked.at(-1)?.updated_at.getTime();
       const byUid = new Map(
         (
-          await readSummaryRows(
+          await readSummaries(
             em,
             pagePicked.map((row) => row.uid),
           )
-        ).map((row) => [row.uid, row]),
+        ).map((summary) => [summary.uid, summary]),
       );
       readRows = pagePicked.flatMap((row) => byUid.get(row.uid) ?? []);
     } else {
@@ -195,9 +167,9 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
         : await readMatchingChildSummaries(
             em,
             selection,
-            pageRows.map((row) => row.person_id),
+            pageRows.map((row) => row.cloginId),
           );
-    const summaries = new Map([...pageRows, ...children].map((row) => [row.uid, summaryOf(row)]));
+    const summaries = new Map([...pageRows, ...children].map((row) => [row.uid, row]));
     const summaryFor = (uid: number) => {
       const summary = summaries.get(uid);
       if (!summary) throw new Error(`registration ${uid} vanished while its page was read`);
@@ -215,24 +187,24 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
     });
     const childrenOf = new Map<number, ListedUser[]>();
     for (const child of children) {
-      const parent = child.connected_to ?? 0;
+      const parent = child.parentCloginId ?? 0;
       const list = childrenOf.get(parent) ?? [];
       list.push(listed(child.uid));
       childrenOf.set(parent, list);
     }
-    const records = pageRows.map((row) => ({ ...listed(row.uid), children: childrenOf.get(row.person_id) ?? [] }));
+    const records = pageRows.map((row) => ({ ...listed(row.uid), children: childrenOf.get(row.cloginId) ?? [] }));
 
     const nextStartingPosition = moreRows ? query.startingPosition + RECORDS_PER_PAGE : null;
-    if (nextStartingPosition !== null) {
-      rememberPosition(walkKey(query, nextStartingPosition), {
-        afterUid: pageRows[pageRows.length - 1].uid,
-        ...(lastUpdatedAt ? { afterUpdatedAt: lastUpdatedAt } : {}),
-        totalUsers,
-        totals,
-        storedAt: now,
-      });
-    }
-    return {
+    const next: WalkPosition | null =
+      nextStartingPosition === null
+        ? null
+        : {
+            afterUid: pageRows[pageRows.length - 1].uid,
+            ...(lastUpdatedAtMs !== undefined ? { afterUpdatedAtMs: lastUpdatedAtMs } : {}),
+            totalUsers,
+            totals,
+          };
+    const page: UserListPage = {
       totalUsers,
       recordsPerPage: RECORDS_PER_PAGE,
       startingPosition: query.startingPosition,
@@ -241,7 +213,12 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
       records,
       continuedWalk: remembered !== null,
     };
+    return { page, next };
   });
+  // Remembered before the answer leaves, so the client's next request finds it on any instance.
+  if (next && page.nextStartingPosition !== null)
+    await positions.remember(walkKey(query, page.nextStartingPosition), next, WALK_MEMORY_MS);
+  return page;
 }
 
 export interface UserListOutcome {

@@ -1,15 +1,15 @@
+import type { RegistrationRef } from "../../data/registrations.data";
 import {
   countUsers as countMatchingUsers,
   readSummaryPageInRange,
-  refOfSummaryRow,
-  type RegistrationRef,
-  type SummaryPart,
   type UserListFilter,
-} from "../../data/registrations.data";
+} from "../../data/user-page.data";
+import type { SummaryPart } from "../../data/user-projection";
+import { refOfSummary } from "../../data/user-summary.data";
 import type { RequestContext } from "../context";
 import { authorize, notOwnedProject } from "../group-scope";
 import { emptyCounters, matchingBucketsOf, readProjectCounters, registrationsIn } from "../projects/project-counters";
-import { summaryOf, type UserSummary } from "./user-summary";
+import type { UserSummary } from "./user-summary";
 
 // Listing a project's users. Nested user data (forms, values, emails, tags, children) is read in
 // batches by the GraphQL loaders straight from src/data/, one statement per batch.
@@ -75,8 +75,8 @@ export async function listUsersPage(ctx: RequestContext, request: UserPageReques
   // The other side is known without a read: a cursor was given there, so at least that user was
   // beyond it when the cursor was issued (as Relay's connection spec allows).
   return {
-    users: page.map(refOfSummaryRow),
-    summaries: page.map(summaryOf),
+    users: page.map(refOfSummary),
+    summaries: page,
     hasNextPage: backward ? request.beforeUid !== null : more,
     hasPreviousPage: backward ? more : request.afterUid !== null,
     matchingTotal: read.matchingTotal,

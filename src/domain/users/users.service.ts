@@ -6,13 +6,9 @@ import { addFormsToRegistration, type RegistrationFormState } from "../../data/f
 import { readValueTargets, type ValueTargets } from "../../data/form-submission.data";
 import { readRegistrationPlan, type RegistrationPlan } from "../../data/registration-plan.data";
 import { findPersonOfOrganization, findUsernameHolder, insertPerson, updatePerson } from "../../data/persons.data";
-import {
-  findRegisteredUser,
-  insertRegistration,
-  lockRegistration,
-  readOwnedSummaryRow,
-  type SummaryPart,
-} from "../../data/registrations.data";
+import { findRegisteredUser, insertRegistration, lockRegistration } from "../../data/registrations.data";
+import type { SummaryPart } from "../../data/user-projection";
+import { readOwnedSummary } from "../../data/user-summary.data";
 import { requirePrincipal, type RequestContext } from "../context";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { conflict, DomainError, failOnProblems, userNotFound, validationFailed, type Problem } from "../errors";
@@ -45,7 +41,7 @@ import {
   type UpdateUserOutcome,
   type UserOutcome,
 } from "./user-commands";
-import { loadUserSummaries, summaryOf, type UserSummary } from "./user-summary";
+import { loadUserSummaries, type UserSummary } from "./user-summary";
 import { clientValue } from "../../common/client-value";
 import { recordEvent, recordEvents } from "../events/record-event";
 import { registrationStamped } from "../unit-of-work";
@@ -626,16 +622,16 @@ export async function getUser(
   options: { withChildren?: boolean; parts?: ReadonlySet<SummaryPart> | null; lists?: RegistrationListsWanted } = {},
 ): Promise<UserOutcome & { children: UserSummary[]; lists: Map<number, RegistrationLists> }> {
   const { organizationId } = authorize(ctx, "read", { groupId });
-  const found = await readOwnedSummaryRow(ctx.em, organizationId, groupId, cloginId, options);
+  const found = await readOwnedSummary(ctx.em, organizationId, groupId, cloginId, options);
   if (!found.owned) throw notOwnedProject(groupId);
-  if (!found.row) throw userNotFound(cloginId, groupId);
+  if (!found.summary) throw userNotFound(cloginId, groupId);
   return {
-    uid: found.row.uid,
+    uid: found.summary.uid,
     groupId,
     cloginId,
-    summary: summaryOf(found.row),
+    summary: found.summary,
     notices: [],
-    children: found.children.map(summaryOf),
+    children: found.children,
     lists: found.lists,
   };
 }

@@ -3,7 +3,7 @@ import type { EntityManager } from "typeorm";
 import {
   projectPersonKey,
   READ_CHUNK,
-  readChildSummaryRows,
+  readChildSummaries,
   readEmailHistory,
   readFieldsOfForms,
   readFormSets,
@@ -12,7 +12,7 @@ import {
   readProjects,
   readRegistrationsByPerson,
   readStoredAnswers,
-  refOfSummaryRow,
+  refOfSummary,
   type EmailHistoryEntry,
   type FieldDefinition,
   type PersonRecord,
@@ -28,7 +28,7 @@ import {
   type CategoryRow,
   type ProductRow,
 } from "../../domain/products/product-reads";
-import { loadUserSummaries, summaryOf, type UserSummary } from "../../domain/users/user-summary";
+import { loadUserSummaries, type UserSummary } from "../../domain/users/user-summary";
 import {
   readCartOf,
   readPaymentsOf,
@@ -58,10 +58,22 @@ function loaderOf<K, V, C = K>(
  * caller's organization may see, and it must not outlive the request (or a mutation in it).
  */
 export function createUserLoaders(em: EntityManager) {
+  // The summaries read so far, by uid, for the resolvers that present them without waiting on
+  // the loader (a page's nodes' metaInfo, execution/schema-patches.ts). They hold the parts the
+  // operation reads (summary-selection.ts), which every summary field of the operation stays within.
+  const known = new Map<number, UserSummary>();
   const summaries = loaderOf<number, UserSummary | null>(
-    (uids) => loadUserSummaries(em, uids),
+    async (uids) => {
+      const read = await loadUserSummaries(em, uids);
+      for (const [uid, summary] of read) known.set(uid, summary);
+      return read;
+    },
     () => null,
   );
+  const primeSummary = (summary: UserSummary) => {
+    known.set(summary.uid, summary);
+    summaries.prime(summary.uid, summary);
+  };
   const fieldsOfForm = loaderOf<number, FieldDefinition[]>(
     (formIds) => readFieldsOfForms(em, formIds),
     () => [],
@@ -115,9 +127,9 @@ export function createUserLoaders(em: EntityManager) {
     children: loaderOf<ProjectPersonKey, RegistrationRef[], string>(
       async (keys) => {
         const grouped = new Map<string, RegistrationRef[]>();
-        for (const row of await readChildSummaryRows(em, keys)) {
-          summaries.prime(row.uid, summaryOf(row));
-          const ref = refOfSummaryRow(row);
+        for (const summary of await readChildSummaries(em, keys)) {
+          primeSummary(summary);
+          const ref = refOfSummary(summary);
           const key = projectPersonKey({ groupId: ref.groupId, cloginId: ref.parentCloginId ?? 0 });
           grouped.set(key, [...(grouped.get(key) ?? []), ref]);
         }
@@ -142,6 +154,10 @@ export function createUserLoaders(em: EntityManager) {
   };
   return {
     ...loaders,
+    /** A summary read in this request, or undefined. */
+    knownSummary: (uid: number): UserSummary | undefined => known.get(uid),
+    /** Puts a summary read by a root read where the summary fields of the request find it. */
+    primeSummary,
     /** Form sets read from now on come with their forms' fields. */
     wantFormFields() {
       formFieldsWanted = true;
@@ -149,6 +165,7 @@ export function createUserLoaders(em: EntityManager) {
     /** After a mutation: later reads in the same request must see what it wrote. */
     clearAll() {
       for (const loader of Object.values(loaders)) loader.clearAll();
+      known.clear();
     },
   };
 }

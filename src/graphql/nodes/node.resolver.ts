@@ -7,7 +7,7 @@ import { readOwnRegistration } from "../../domain/sessions/registrant-sessions";
 import type { UserOutcome } from "../../domain/users/user-commands";
 import { getUser } from "../../domain/users/users.service";
 import { getWebhookDelivery, getWebhookEndpoint } from "../../domain/webhooks/webhooks.service";
-import { ITEMWISE_LIST_ERRORS } from "../compiled-executor";
+import { ITEMWISE_LIST_ERRORS } from "../execution/compiled-executor";
 import type { GraphqlContext } from "../context";
 import { MAX_PAGE_SIZE } from "../inputs/user-query.input";
 import {
@@ -28,8 +28,8 @@ import {
   userFromOutcome,
   type UserOwner,
 } from "../resolvers/present";
-import { ONE_STATEMENT_READ, type OneStatementRead } from "../one-statement-read";
-import { answeredByUserRead, readUserForSelection, visibleAnswers, visibleFormSet } from "../resolvers/user.resolver";
+import { ONE_STATEMENT_READ, type OneStatementRead } from "../execution/one-statement-read";
+import { answeredByUserRead, readUserForSelection, visibleAnswers, visibleFormSet } from "../resolvers/user-read";
 import { selectsField } from "../selection";
 import { presentMetaInfo, presentStatus } from "../types/user.type";
 import { decodeNodeId, type DecodedNodeId, type NodeKey } from "./node-id";
@@ -107,7 +107,7 @@ async function ownerOf(ctx: GraphqlContext, key: NodeKey<"User">): Promise<UserO
   const outcome = registrant
     ? await readOwnRegistration(ctx.request)
     : await getUser(ctx.request, key.groupId, key.cloginId);
-  ctx.loaders.summaries.prime(outcome.uid, outcome.summary);
+  ctx.loaders.primeSummary(outcome.summary);
   return outcome;
 }
 

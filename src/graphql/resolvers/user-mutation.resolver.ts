@@ -22,7 +22,7 @@ import { userFromOutcome } from "./present";
  */
 function afterWrite(ctx: GraphqlContext, outcome: UserOutcome): UserType {
   ctx.loaders.clearAll();
-  ctx.loaders.summaries.prime(outcome.uid, outcome.summary);
+  ctx.loaders.primeSummary(outcome.summary);
   return userFromOutcome(outcome);
 }
 

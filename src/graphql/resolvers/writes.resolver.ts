@@ -25,7 +25,7 @@ import { userFromOutcome } from "./present";
 /** Reads after a write must not see cached rows from before it; the fresh summary primes the loader. */
 function afterWrite(ctx: GraphqlContext, outcome: UserOutcome): UserType {
   ctx.loaders.clearAll();
-  ctx.loaders.summaries.prime(outcome.uid, outcome.summary);
+  ctx.loaders.primeSummary(outcome.summary);
   return userFromOutcome(outcome);
 }
 

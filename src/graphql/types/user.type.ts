@@ -1,7 +1,7 @@
 import { Field, Int } from "type-graphql";
 import { GraphqlObjectType } from "./object-type";
 import { GraphQLDateTime } from "graphql-scalars";
-import type { UserSummary } from "../../domain/users/user-summary";
+import type { SummaryMemberName, UserSummary } from "../../domain/users/user-summary";
 import { formatCents } from "../../common/money";
 import { MoneyScalar } from "../scalars/money.scalar";
 import { EmailOriginEnum } from "./enums.type";
@@ -150,39 +150,64 @@ export function presentStatus(
   };
 }
 
-/** The one mapping from the domain summary to the GraphQL meta info. */
+/** How a GraphQL field presents one member of the user summary (src/data/user-projection.ts). */
+export interface SummaryFieldPresenter<V> {
+  member: SummaryMemberName;
+  present: (summary: UserSummary) => V;
+}
+
+/** A field presenting summary member `member` (as it is, or through `present`). */
+export function fromSummary<M extends SummaryMemberName, V = UserSummary[M]>(
+  member: M,
+  present: (value: UserSummary[M], summary: UserSummary) => V = (value) => value as unknown as V,
+): SummaryFieldPresenter<V> {
+  return { member, present: (summary) => present(summary[member], summary) };
+}
+
+type MetaInfoFields = Omit<MetaInfoType, "id" | "summary">;
+
+/**
+ * The GraphQL meta info, one line per field: the summary member it reads and how it shows it.
+ * What a selection of MetaInfo fields must read derives from here (summary-selection.ts).
+ */
+export const META_INFO_FIELDS: { [F in keyof MetaInfoFields]: SummaryFieldPresenter<MetaInfoFields[F]> } = {
+  name: fromSummary("name"),
+  totalForms: fromSummary("totalForms"),
+  completedForms: fromSummary("completedForms"),
+  totalUserForms: fromSummary("totalUserForms"),
+  totalCompletedUserForms: fromSummary("totalCompletedUserForms"),
+  totalUserMandatoryForms: fromSummary("totalUserMandatoryForms"),
+  totalCompletedUserMandatoryForms: fromSummary("totalCompletedUserMandatoryForms"),
+  totalOrder: fromSummary("totalOrderCents", formatCents),
+  totalPaid: fromSummary("totalPaidCents", formatCents),
+  totalBalance: fromSummary("totalBalanceCents", formatCents),
+  status: fromSummary("status", (status, summary) => status && presentStatus(status, summary.groupId)),
+  applicationDate: fromSummary("applicationDate"),
+  updatedAt: fromSummary("updatedAt"),
+  commentCount: fromSummary("commentCount"),
+  groupId: fromSummary("groupId"),
+  uid: fromSummary("uid"),
+  cloginId: fromSummary("cloginId"),
+  connectedTo: fromSummary("connectedTo"),
+  excluded: fromSummary("excluded"),
+  totalUserTags: fromSummary("tagIds", (ids) => ids.length),
+  tagIds: fromSummary("tagIds"),
+  totalNonExcludedChildren: fromSummary("nonExcludedChildren"),
+  star: fromSummary("star"),
+  assignedAdmin: fromSummary(
+    "assignedAdmin",
+    (admin) => admin && { adminId: admin.id, initials: admin.initials, color: admin.color },
+  ),
+};
+
+/** The one mapping from the summary to the GraphQL meta info. */
 export function presentMetaInfo(summary: UserSummary): MetaInfoType {
   // Member by member on the new instance (one per user of a page): no intermediate literal copied over.
   const meta = new MetaInfoType();
   meta.summary = summary;
-  meta.name = summary.name;
-  meta.totalForms = summary.totalForms;
-  meta.completedForms = summary.completedForms;
-  meta.totalUserForms = summary.totalUserForms;
-  meta.totalCompletedUserForms = summary.totalCompletedUserForms;
-  meta.totalUserMandatoryForms = summary.totalUserMandatoryForms;
-  meta.totalCompletedUserMandatoryForms = summary.totalCompletedUserMandatoryForms;
-  meta.totalOrder = formatCents(summary.totalOrderCents);
-  meta.totalPaid = formatCents(summary.totalPaidCents);
-  meta.totalBalance = formatCents(summary.totalBalanceCents);
-  meta.status = summary.status && presentStatus(summary.status, summary.groupId);
-  meta.applicationDate = summary.applicationDate;
-  meta.updatedAt = summary.updatedAt;
-  meta.commentCount = summary.commentCount;
-  meta.groupId = summary.groupId;
-  meta.uid = summary.uid;
-  meta.cloginId = summary.cloginId;
-  meta.connectedTo = summary.connectedTo;
-  meta.excluded = summary.excluded;
-  meta.totalUserTags = summary.tagIds.length;
-  meta.tagIds = summary.tagIds;
-  meta.totalNonExcludedChildren = summary.nonExcludedChildren;
-  meta.star = summary.star;
-  meta.assignedAdmin = summary.assignedAdmin && {
-    adminId: summary.assignedAdmin.id,
-    initials: summary.assignedAdmin.initials,
-    color: summary.assignedAdmin.color,
-  };
+  const fields = meta as unknown as Record<string, unknown>;
+  const presenters = META_INFO_FIELDS as Record<string, SummaryFieldPresenter<unknown>>;
+  for (const field in presenters) fields[field] = presenters[field].present(summary);
   return meta;
 }
 
@@ -360,13 +385,6 @@ export class UtmType implements Node {
   implements: Node,
 })
 export class UserType implements Node {
-  /**
-   * The summary a users page read for this node with only the parts its query asks for (not a
-   * GraphQL field): only this node's own fields read it, never the summaries loader (which holds
-   * whole summaries). Absent outside a page.
-   */
-  declare pageSummary?: UserSummary;
-
   /** The Node id (see node-id.ts), encoded when asked. */
   get id(): string {
     return encodeNodeId("User", { groupId: this.groupId, cloginId: this.cloginId });

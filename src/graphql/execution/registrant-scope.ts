@@ -1,6 +1,6 @@
 import { defaultFieldResolver, isObjectType, type GraphQLResolveInfo, type GraphQLSchema } from "graphql";
-import { forbidden } from "../domain/errors";
-import type { GraphqlContext } from "./context";
+import { forbidden } from "../../domain/errors";
+import type { GraphqlContext } from "../context";
 
 // What a registrant session may reach (contract §10): the root fields `me` and `updateMe`, and
 // on its own User only what is its own. An API account may not use those two root fields.

@@ -1,14 +1,14 @@
 import type { ApolloServerPlugin } from "@apollo/server";
-import { openLockFreeRead, openReadSnapshot, type ReadSnapshotContext } from "../domain/transaction";
-import { CONSISTENCY_HEADER } from "../http/consistency";
-import { formatGtidPosition } from "../db/gtid";
-import { maskUnexpected } from "../http/transport-errors";
-import { currentSqlTally } from "../db/sql-counter";
-import { isIntrospectionOnly } from "./auth-gate.plugin";
+import { openLockFreeRead, openReadSnapshot, type ReadSnapshotContext } from "../../domain/transaction";
+import { CONSISTENCY_HEADER } from "../../http/consistency";
+import { formatGtidPosition } from "../../db/gtid";
+import { maskUnexpected } from "../../http/transport-errors";
+import { currentSqlTally } from "../../db/sql-counter";
+import { isIntrospectionOnly } from "../auth-gate.plugin";
 import { readsInOneStatement } from "./one-statement-read";
-import type { GraphqlContext } from "./context";
-import { requestError } from "./graphql-errors";
-import { createUserLoaders } from "./loaders/user-loaders";
+import type { GraphqlContext } from "../context";
+import { requestError } from "../graphql-errors";
+import { createUserLoaders } from "../loaders/user-loaders";
 
 /**
  * A GraphQL query reads one snapshot: its root fields, nested lists and summaries are read in

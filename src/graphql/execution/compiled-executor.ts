@@ -12,7 +12,7 @@ import {
   type OperationDefinitionNode,
 } from "graphql";
 import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
-import { rootFieldNamesOf } from "./credential-answers";
+import { rootFieldNamesOf } from "../credential-answers";
 
 /**
  * How an operation is executed: compiled by graphql-jit into one function per document (no

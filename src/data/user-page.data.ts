@@ -1,0 +1,152 @@
+import { sqlDate } from "./events.data";
+import type { EntityManager } from "typeorm";
+import { registrationsInBucketsSql, type CounterBucket } from "./project-counters.data";
+import { onSqlite } from "./registrations.data";
+import { selectRawRows, selectRows } from "./sql-rows";
+import { statusExcludedSql } from "./statuses.data";
+import {
+  decodeSummaries,
+  summaryJoinsSql,
+  summarySelectSql,
+  type SummaryPart,
+  type UserSummary,
+} from "./user-projection";
+
+// Pages of a project's users (keyset ranges, filters) with their summaries, and how many match.
+
+/** Which users of a project a list selects. Absent members do not filter. */
+export interface UserListFilter {
+  /** A status id; 0 selects users without a status (as the legacy `status_id` "0"). */
+  statusId?: number | null;
+  /** true: only users whose status is excluding; false: only the others. */
+  excluded?: boolean | null;
+  /** `parent`: parents and individuals (no connected_to); `child`: children of a family project. */
+  level?: "parent" | "child" | null;
+  /** Case-insensitive substring of first name, last name, username or main email. */
+  search?: string | null;
+  /** Only registrations changed at or after this time (their updated_at). */
+  updatedSince?: Date | null;
+}
+
+const searchTermOf = (filter: UserListFilter): string => filter.search?.trim().toLowerCase() ?? "";
+
+function filterSql(
+  em: EntityManager,
+  groupId: number,
+  filter: UserListFilter,
+): { where: string; parameters: unknown[] } {
+  const conditions = ["r.project_id = ?"];
+  const parameters: unknown[] = [groupId];
+  if (filter.updatedSince) {
+    conditions.push("r.updated_at >= ?");
+    parameters.push(sqlDate(em, filter.updatedSince));
+  }
+  if (filter.statusId === 0) conditions.push("r.status_id IS NULL");
+  else if (filter.statusId != null) {
+    conditions.push("r.status_id = ?");
+    parameters.push(filter.statusId);
+  }
+  if (filter.excluded != null) conditions.push(statusExcludedSql("s", filter.excluded));
+  if (filter.level === "parent") conditions.push("r.connected_to IS NULL");
+  if (filter.level === "child") conditions.push("r.connected_to IS NOT NULL");
+  const search = searchTermOf(filter);
+  if (search) {
+    const pattern = `%${search.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+    conditions.push(
+      "(LOWER(p.first_name) LIKE ? ESCAPE '!' OR LOWER(p.last_name) LIKE ? ESCAPE '!' OR LOWER(p.username) LIKE ? ESCAPE '!' OR LOWER(p.main_email) LIKE ? ESCAPE '!')",
+    );
+    parameters.push(pattern, pattern, pattern, pattern);
+  }
+  return { where: conditions.join(" AND "), parameters };
+}
+
+const LIST_FROM = "FROM registration r JOIN person p ON p.id = r.person_id LEFT JOIN status s ON s.id = r.status_id";
+
+/** Where a keyset page lies: strictly between the two uids (either may be open), read from one end. */
+export interface UserRange {
+  afterUid: number | null;
+  beforeUid: number | null;
+  limit: number;
+  /** true: the `limit` users nearest `beforeUid` (backward paging); false: nearest `afterUid`. */
+  fromEnd: boolean;
+}
+
+function keysetSql(range: UserRange): { keyset: string; keysetParameters: number[] } {
+  let keyset = "";
+  const keysetParameters: number[] = [];
+  if (range.afterUid != null) {
+    keyset += " AND r.uid > ?";
+    keysetParameters.push(range.afterUid);
+  }
+  if (range.beforeUid != null) {
+    keyset += " AND r.uid < ?";
+    keysetParameters.push(range.beforeUid);
+  }
+  return { keyset, keysetParameters };
+}
+
+/** How many users of a project match the filter. */
+export async function countUsers(em: EntityManager, groupId: number, filter: UserListFilter): Promise<number> {
+  const { where, parameters } = filterSql(em, groupId, filter);
+  const [row] = await selectRows(
+    em,
+    { total: "int" },
+    `SELECT COUNT(*) AS total ${LIST_FROM} WHERE ${where}`,
+    parameters,
+  );
+  return row?.total ?? 0;
+}
+
+/**
+ * The index a users page reads on MySQL/MariaDB. Without a status filter the page is the
+ * project's registrations in uid order, which (project_id, uid) holds in that order: the page
+ * reads `limit` entries of it. Left to statistics, the optimizer may walk the primary key through
+ * other projects' rows or sort the whole project instead, and flips between them as the
+ * statistics change (issue 12's plans that do not depend on statistics; see query-plans.test.ts).
+ * A status filter has its own (project_id, status_id) index, also in uid order.
+ */
+const pageIndexHint = (em: EntityManager, filter: UserListFilter): string =>
+  onSqlite(em) || filter.statusId != null ? "" : "FORCE INDEX (IDX_registration_project_uid)";
+
+/** A page of summaries as readSummaryPageInRange reads it. */
+export interface SummaryPageRead {
+  /** false: the project is not the organization's (or does not exist); the page is then empty. */
+  owned: boolean;
+  rows: UserSummary[];
+  /** The registrations in `countBuckets` from the project's counters; null when none were asked. */
+  matchingTotal: number | null;
+}
+
+/**
+ * Up to `limit` summaries of a project's users matching the filter within the range (keyset),
+ * returned in uid order, in one statement that also tells whether the organization owns the
+ * project (the project row is the outer side: no row, not owned; one row without a user, an
+ * empty page) and, with `countBuckets`, reads the matching total from the project's counters.
+ * With `parts`, only those summary parts are read (the others read as zero): the rows are then
+ * for the caller's eyes only.
+ */
+export async function readSummaryPageInRange(
+  em: EntityManager,
+  organizationId: number,
+  groupId: number,
+  filter: UserListFilter,
+  range: UserRange,
+  parts: ReadonlySet<SummaryPart> | null = null,
+  countBuckets: readonly CounterBucket[] | null = null,
+): Promise<SummaryPageRead> {
+  const { where, parameters } = filterSql(em, groupId, filter);
+  const { keyset, keysetParameters } = keysetSql(range);
+  const direction = range.fromEnd ? "DESC" : "ASC";
+  const sql = `SELECT pg.*, ${countBuckets ? registrationsInBucketsSql("pr.id", countBuckets) : "NULL"} AS matching_total
+       FROM project pr
+       LEFT JOIN (SELECT ${summarySelectSql(em, parts)}
+                    FROM registration r ${pageIndexHint(em, filter)} ${summaryJoinsSql(parts, { person: !!searchTermOf(filter), status: filter.excluded != null })}
+                   WHERE ${where}${keyset} ORDER BY r.uid ${direction} LIMIT ${Math.max(0, Math.trunc(range.limit))}) pg ON 1 = 1
+      WHERE pr.id = ? AND pr.organization_id = ?`;
+  const raw = await selectRawRows(em, sql, [...parameters, ...keysetParameters, groupId, organizationId]);
+  if (raw.length === 0) return { owned: false, rows: [], matchingTotal: null };
+  const matchingTotal = countBuckets ? Number(raw[0].matching_total ?? 0) : null;
+  // Ordered here: an outer ORDER BY would make MariaDB sort the derived page again in a temporary table.
+  const rows = raw[0].uid == null ? [] : decodeSummaries(raw, sql, parts).sort((a, b) => a.uid - b.uid);
+  return { owned: true, rows, matchingTotal };
+}

@@ -1,0 +1,310 @@
+import type { EntityManager } from "typeorm";
+import { accountTotals, cartLineAmountSql, paymentAmountSql } from "./account-sums";
+import { assertColumns, decodeColumn, jsonObjectsSql } from "./sql-rows";
+import { statusExcludedSql } from "./statuses.data";
+
+// The user summary (legacy `meta_info`, GraphQL `MetaInfo` and the User fields read from it),
+// declared once. A member names the parts it reads and decodes itself from a statement's row;
+// a part is SQL (select-list entries, maybe a join) that members share. Everything else derives
+// from here: the select list of a statement reading some members (only their parts), the
+// decoder, the `UserSummary` type, and what a GraphQL selection must read (summary-selection.ts).
+// Adding a member is one entry here plus one line in each presenter (docs/architecture.md).
+
+/** A summary statement's row as the driver returns it; a part the statement did not read is absent. */
+export type RawSummaryRow = Readonly<Record<string, unknown>>;
+
+/** SQL that members share: select-list entries (registration alias `r`) and the join they need. */
+export interface SummaryPartSql {
+  /** The aliases its select-list entries return. */
+  columns: readonly string[];
+  select: (em: EntityManager) => string;
+  /** A join the entries read (the person, the status, the admin), once per statement. */
+  join?: { table: string; sql: string };
+}
+
+const PERSON_JOIN = { table: "person", sql: "person p ON p.id = r.person_id" };
+const STATUS_JOIN = { table: "status", sql: "status s ON s.id = r.status_id" };
+
+// A registration's tags as one JSON array column, so a summary costs one statement.
+const tagsJsonSql = (em: EntityManager) =>
+  jsonObjectsSql(em, [
+    ["id", "t.id"],
+    ["name", "t.name"],
+  ]);
+
+/**
+ * The parts, in select-list order. `forms` and `formCount` both fill `form_counts` (six counts
+ * "n,n,n,n,n,n" from one correlated subquery; `formCount` the first alone, an index-only count):
+ * `forms` wins when both are read.
+ */
+const PARTS = {
+  person: {
+    columns: ["username", "first_name", "last_name", "org_name"],
+    select: () => "p.username, p.first_name, p.last_name, p.org_name",
+    join: PERSON_JOIN,
+  },
+  status: {
+    columns: ["status_id", "status_name", "status_color", "status_excluded"],
+    select: () => "s.id AS status_id, s.name AS status_name, s.color AS status_color, s.is_excluded AS status_excluded",
+    join: STATUS_JOIN,
+  },
+  admin: {
+    columns: ["admin_id", "admin_initials", "admin_color"],
+    select: () => "a.id AS admin_id, a.initials AS admin_initials, a.color AS admin_color",
+    join: { table: "admin", sql: "admin a ON a.id = r.assigned_admin_id" },
+  },
+  forms: {
+    columns: ["form_counts"],
+    select: () => `(SELECT CONCAT(COUNT(*),
+                 ',', COALESCE(SUM(CASE WHEN rf.completed = 1 THEN 1 ELSE 0 END), 0),
+                 ',', COALESCE(SUM(CASE WHEN f.audience = 'user' THEN 1 ELSE 0 END), 0),
+                 ',', COALESCE(SUM(CASE WHEN f.audience = 'user' AND rf.completed = 1 THEN 1 ELSE 0 END), 0),
+                 ',', COALESCE(SUM(CASE WHEN f.audience = 'user' AND f.mandatory = 1 THEN 1 ELSE 0 END), 0),
+                 ',', COALESCE(SUM(CASE WHEN f.audience = 'user' AND f.mandatory = 1 AND rf.completed = 1 THEN 1 ELSE 0 END), 0))
+          FROM registration_form rf JOIN form f ON f.id = rf.form_id
+         WHERE rf.registration_id = r.uid) AS form_counts`,
+  },
+  formCount: {
+    columns: ["form_counts"],
+    // COUNT(*) alone needs no join to form: an index-only count (the other five counts read as 0).
+    select: () => "(SELECT COUNT(*) FROM registration_form rf WHERE rf.registration_id = r.uid) AS form_counts",
+  },
+  order: {
+    columns: ["order_cents"],
+    select: () =>
+      `(SELECT COALESCE(SUM(${cartLineAmountSql("c")}), 0) FROM cart_line c WHERE c.registration_id = r.uid) AS order_cents`,
+  },
+  paid: {
+    columns: ["paid_cents"],
+    select: () =>
+      `(SELECT COALESCE(SUM(${paymentAmountSql("pm")}), 0) FROM payment pm WHERE pm.registration_id = r.uid) AS paid_cents`,
+  },
+  comments: {
+    columns: ["comment_count"],
+    select: () => "(SELECT COUNT(*) FROM admin_comment ac WHERE ac.registration_id = r.uid) AS comment_count",
+  },
+  children: {
+    columns: ["non_excluded_children"],
+    select: () => `(SELECT COUNT(*) FROM registration ch LEFT JOIN status cs ON cs.id = ch.status_id
+          WHERE ch.project_id = r.project_id AND ch.connected_to = r.person_id
+            AND ${statusExcludedSql("cs", false)}) AS non_excluded_children`,
+  },
+  tags: {
+    columns: ["tags"],
+    select: (em: EntityManager) => `(SELECT ${tagsJsonSql(em)} FROM registration_tag rt JOIN tag t ON t.id = rt.tag_id
+          WHERE rt.registration_id = r.uid) AS tags`,
+  },
+} satisfies Record<string, SummaryPartSql>;
+
+/** A part of the summary a statement may read or leave out (the identity columns are always read). */
+export type SummaryPart = keyof typeof PARTS;
+
+/** The identity columns every summary statement reads. */
+export const SUMMARY_IDENTITY_SQL =
+  "r.uid, r.project_id, r.person_id, r.connected_to, r.star, r.application_date, r.updated_at";
+const IDENTITY_COLUMNS = ["uid", "project_id", "person_id", "connected_to", "star", "application_date", "updated_at"];
+
+const int = (value: unknown) => decodeColumn("int", value) as number;
+const intOrNull = (value: unknown) => decodeColumn("intOrNull", value) as number | null;
+const textOrNull = (value: unknown) => decodeColumn("textOrNull", value) as string | null;
+const flag = (value: unknown) => decodeColumn("flag", value) as boolean;
+// A column of a part the statement did not read is absent (undefined), not NULL: zero or false.
+const intOrZero = (value: unknown) => (value === undefined ? 0 : int(value));
+const formCount = (raw: RawSummaryRow, index: number) =>
+  raw.form_counts == null ? 0 : Number(String(raw.form_counts).split(",")[index] ?? 0);
+
+/** `first last`, trimmed; else the organization name; else the username (contract §6). */
+export function displayName(person: {
+  firstName: string | null;
+  lastName: string | null;
+  orgName: string | null;
+  username: string;
+}): string {
+  const full = `${person.firstName ?? ""} ${person.lastName ?? ""}`.trim();
+  return full || person.orgName?.trim() || person.username;
+}
+
+export interface TagRecord {
+  id: number;
+  name: string;
+}
+
+function tagsOf(raw: RawSummaryRow): TagRecord[] {
+  const parsed = raw.tags === undefined ? null : decodeColumn("jsonOrNull", raw.tags);
+  const tags = Array.isArray(parsed) ? (parsed as { id: unknown; name: unknown }[]) : [];
+  return tags
+    .filter((tag) => tag && tag.id != null)
+    .map((tag) => ({ id: Number(tag.id), name: String(tag.name ?? "") }))
+    .sort((a, b) => a.id - b.id);
+}
+
+function statusOf(raw: RawSummaryRow) {
+  const id = intOrNull(raw.status_id);
+  if (id === null) return null;
+  return {
+    id,
+    name: textOrNull(raw.status_name) ?? "",
+    color: textOrNull(raw.status_color) ?? "",
+    isExcluded: flag(raw.status_excluded),
+  };
+}
+
+const totalsOf = (raw: RawSummaryRow) => accountTotals(intOrZero(raw.order_cents), intOrZero(raw.paid_cents));
+
+/** A member: the parts it reads and how it decodes from a row holding them. */
+export interface SummaryMember<V = unknown> {
+  parts: readonly SummaryPart[];
+  decode: (raw: RawSummaryRow) => V;
+}
+
+const member = <V>(parts: readonly SummaryPart[], decode: (raw: RawSummaryRow) => V): SummaryMember<V> => ({
+  parts,
+  decode,
+});
+
+/** The members, in the order a summary holds them. */
+export const USER_PROJECTION = {
+  uid: member([], (raw) => int(raw.uid)),
+  groupId: member([], (raw) => int(raw.project_id)),
+  cloginId: member([], (raw) => int(raw.person_id)),
+  /** The parent's clogin_id for a child, else null. */
+  parentCloginId: member([], (raw) => intOrNull(raw.connected_to)),
+  /** Legacy `connected_to`: the parent's clogin_id for a child, else the user's own. */
+  connectedTo: member([], (raw) => intOrNull(raw.connected_to) ?? int(raw.person_id)),
+  name: member(["person"], (raw) =>
+    raw.username === undefined
+      ? ""
+      : displayName({
+          firstName: textOrNull(raw.first_name),
+          lastName: textOrNull(raw.last_name),
+          orgName: textOrNull(raw.org_name),
+          username: decodeColumn("text", raw.username) as string,
+        }),
+  ),
+  totalForms: member(["formCount"], (raw) => formCount(raw, 0)),
+  completedForms: member(["forms"], (raw) => formCount(raw, 1)),
+  totalUserForms: member(["forms"], (raw) => formCount(raw, 2)),
+  totalCompletedUserForms: member(["forms"], (raw) => formCount(raw, 3)),
+  totalUserMandatoryForms: member(["forms"], (raw) => formCount(raw, 4)),
+  totalCompletedUserMandatoryForms: member(["forms"], (raw) => formCount(raw, 5)),
+  totalOrderCents: member(["order"], (raw) => totalsOf(raw).totalOrderCents),
+  totalPaidCents: member(["paid"], (raw) => intOrZero(raw.paid_cents)),
+  /** Ordered minus paid; negative when more was paid than ordered. */
+  totalBalanceCents: member(["order", "paid"], (raw) => totalsOf(raw).totalBalanceCents),
+  status: member(["status"], statusOf),
+  applicationDate: member([], (raw) => decodeColumn("date", raw.application_date) as Date),
+  /** The registration's last change (values, forms, cart, status, emails): changes since. */
+  updatedAt: member([], (raw) => decodeColumn("date", raw.updated_at) as Date),
+  commentCount: member(["comments"], (raw) => intOrZero(raw.comment_count)),
+  excluded: member(["status"], (raw) => raw.status_id != null && flag(raw.status_excluded)),
+  tagIds: member(["tags"], (raw) => tagsOf(raw).map((tag) => tag.id)),
+  /** The tags themselves, by id. */
+  tags: member(["tags"], tagsOf),
+  nonExcludedChildren: member(["children"], (raw) => intOrZero(raw.non_excluded_children)),
+  star: member([], (raw) => flag(raw.star)),
+  assignedAdmin: member(["admin"], (raw) => {
+    const id = intOrNull(raw.admin_id);
+    return id === null ? null : { id, initials: textOrNull(raw.admin_initials), color: textOrNull(raw.admin_color) };
+  }),
+};
+
+type Projection = typeof USER_PROJECTION;
+export type SummaryMemberName = keyof Projection;
+
+/** The summary every users response carries (legacy `meta_info`), as the projection decodes it. */
+export type UserSummary = { [K in SummaryMemberName]: ReturnType<Projection[K]["decode"]> };
+
+const MEMBERS = Object.entries(USER_PROJECTION) as [string, SummaryMember][];
+const ALL_PARTS: Record<string, SummaryPartSql> = PARTS;
+const PART_NAMES = Object.keys(PARTS) as SummaryPart[];
+
+/**
+ * Adds a member after the declared ones: a member of another build of this service, or of a test
+ * that proves both transports serve what the projection declares. `sql` is its own select-list
+ * entry (registration alias `r`; the part it makes bears the member's name); without it, it reads
+ * the declared `parts`.
+ */
+export function addSummaryMember(
+  name: string,
+  definition: {
+    sql?: { column: string; select: string };
+    parts?: readonly SummaryPart[];
+    decode: SummaryMember["decode"];
+  },
+): void {
+  if (Object.hasOwn(USER_PROJECTION, name)) throw new Error(`summary member ${name} is declared already`);
+  const parts = [...(definition.parts ?? [])];
+  if (definition.sql) {
+    const { column, select } = definition.sql;
+    ALL_PARTS[name] = { columns: [column], select: () => select };
+    PART_NAMES.push(name as SummaryPart);
+    parts.push(name as SummaryPart);
+  }
+  const added: SummaryMember = { parts, decode: definition.decode };
+  (USER_PROJECTION as Record<string, SummaryMember>)[name] = added;
+  MEMBERS.push([name, added]);
+}
+
+/** The parts the members read (null: every member). */
+export function partsOfMembers(members: Iterable<string> | null): Set<SummaryPart> | null {
+  if (members === null) return null;
+  const parts = new Set<SummaryPart>();
+  for (const name of members) {
+    if (!Object.hasOwn(USER_PROJECTION, name)) return null;
+    for (const part of USER_PROJECTION[name as SummaryMemberName].parts) parts.add(part);
+  }
+  return parts;
+}
+
+const readsPart = (parts: ReadonlySet<SummaryPart> | null, part: SummaryPart) => parts === null || parts.has(part);
+
+/** The parts a statement reading `parts` (null: all) selects, in select-list order. */
+const partsSelected = (parts: ReadonlySet<SummaryPart> | null): SummaryPart[] =>
+  PART_NAMES.filter((part) => readsPart(parts, part) && !(part === "formCount" && readsPart(parts, "forms")));
+
+/** The summary select list of `parts` (null: every part). */
+export function summarySelectSql(em: EntityManager, parts: ReadonlySet<SummaryPart> | null = null): string {
+  return [SUMMARY_IDENTITY_SQL, ...partsSelected(parts).map((part) => ALL_PARTS[part].select(em))].join(",\n       ");
+}
+
+/**
+ * The joins of `parts` (null: all) and of the tables a filter reads (`also`), in a fixed order.
+ * `person` is "LEFT JOIN" where the registration itself is outer-joined.
+ */
+export function summaryJoinsSql(
+  parts: ReadonlySet<SummaryPart> | null,
+  also: { person?: boolean; status?: boolean } = {},
+  person: "JOIN" | "LEFT JOIN" = "JOIN",
+): string {
+  const joins: string[] = [];
+  if (readsPart(parts, "person") || also.person) joins.push(`${person} ${PERSON_JOIN.sql}`);
+  if (readsPart(parts, "status") || also.status) joins.push(`LEFT JOIN ${STATUS_JOIN.sql}`);
+  if (readsPart(parts, "admin")) joins.push(`LEFT JOIN ${PARTS.admin.join.sql}`);
+  return joins.join("\n  ");
+}
+
+/** The columns a statement reading `parts` returns. */
+const columnsRead = (parts: ReadonlySet<SummaryPart> | null): string[] => [
+  ...IDENTITY_COLUMNS,
+  ...partsSelected(parts).flatMap((part) => ALL_PARTS[part].columns),
+];
+
+/**
+ * Summaries of a statement's rows, every member decoded (those of parts it did not read as zero,
+ * empty or null). The columns are checked once per statement against the parts it reads.
+ */
+export function decodeSummaries(
+  raw: readonly RawSummaryRow[],
+  sql: string,
+  parts: ReadonlySet<SummaryPart> | null,
+): UserSummary[] {
+  if (raw.length > 0) assertColumns(columnsRead(parts), raw[0], sql);
+  return raw.map(decodeSummary);
+}
+
+/** One summary from a row holding the summary's columns. */
+export function decodeSummary(raw: RawSummaryRow): UserSummary {
+  const summary: Record<string, unknown> = {};
+  for (const [name, definition] of MEMBERS) summary[name] = definition.decode(raw);
+  return summary as UserSummary;
+}

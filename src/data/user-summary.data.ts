@@ -1,0 +1,132 @@
+import type { EntityManager } from "typeorm";
+import { chunked } from "./batch";
+import {
+  decodeRegistrationLists,
+  registrationListsSql,
+  type RegistrationLists,
+  type RegistrationListsWanted,
+} from "./registration-lists.data";
+import { projectAndColumnClause, type ProjectPersonKey, type RegistrationRef } from "./registrations.data";
+import { selectRawRows, sqlPlaceholders } from "./sql-rows";
+import {
+  decodeSummaries,
+  summaryJoinsSql,
+  summarySelectSql,
+  type SummaryPart,
+  type UserSummary,
+} from "./user-projection";
+
+// Reads of user summaries (user-projection.ts) by uid, by person and family, by a picked list
+// and by parent: each one statement (per READ_CHUNK uids), however many forms, cart lines, tags
+// or children the users have.
+
+const SUMMARY_JOINS = summaryJoinsSql(null);
+
+async function selectSummaries(em: EntityManager, sql: string, parameters: readonly unknown[]) {
+  return decodeSummaries(await selectRawRows(em, sql, parameters), sql, null);
+}
+
+/** Who a summary's registration is. */
+export const refOfSummary = (summary: UserSummary): RegistrationRef => ({
+  uid: summary.uid,
+  groupId: summary.groupId,
+  cloginId: summary.cloginId,
+  parentCloginId: summary.parentCloginId,
+});
+
+/** Summaries of many registrations; missing uids are absent. */
+export async function readSummaries(em: EntityManager, uids: readonly number[]): Promise<UserSummary[]> {
+  const summaries: UserSummary[] = [];
+  await chunked(uids, async (chunk) => {
+    summaries.push(
+      ...(await selectSummaries(
+        em,
+        `SELECT ${summarySelectSql(em)} FROM registration r ${SUMMARY_JOINS} WHERE r.uid IN (${sqlPlaceholders(chunk.length)})`,
+        chunk,
+      )),
+    );
+  });
+  return summaries;
+}
+
+/**
+ * The summary of a person's registration in a project, read together with the project's
+ * ownership in one statement: `owned` false when the project is not the organization's (or does
+ * not exist), `summary` null when the person is not registered there. With `parts`, only those
+ * parts are read (the others read as zero, empty or null); with `lists`, those lists too.
+ */
+export async function readOwnedSummary(
+  em: EntityManager,
+  organizationId: number,
+  projectId: number,
+  personId: number,
+  options: { withChildren?: boolean; parts?: ReadonlySet<SummaryPart> | null; lists?: RegistrationListsWanted } = {},
+): Promise<{
+  owned: boolean;
+  summary: UserSummary | null;
+  children: UserSummary[];
+  /** The lists read along (options.lists), by uid. */
+  lists: Map<number, RegistrationLists>;
+}> {
+  // With children: the person's own row and their children's, in uid order, in the same statement.
+  const who = options.withChildren ? "(r.person_id = ? OR r.connected_to = ?)" : "r.person_id = ?";
+  const parts = options.parts ?? null;
+  const wanted = options.lists ?? {};
+  const lists = registrationListsSql(em, wanted, personId);
+  // Outer joins throughout: the project row comes back even without a registration.
+  const sql = `SELECT ${[summarySelectSql(em, parts), ...lists.columns].join(",\n       ")}
+      FROM project pr
+      LEFT JOIN registration r ON r.project_id = pr.id AND ${who}
+      ${summaryJoinsSql(parts, {}, "LEFT JOIN")}
+     WHERE pr.id = ? AND pr.organization_id = ?
+     ORDER BY r.uid`;
+  const whoParameters = options.withChildren ? [personId, personId] : [personId];
+  const raw = await selectRawRows(em, sql, [...lists.parameters, ...whoParameters, projectId, organizationId]);
+  const listsByUid = new Map<number, RegistrationLists>();
+  if (raw.length === 0) return { owned: false, summary: null, children: [], lists: listsByUid };
+  const rows = raw[0].uid == null ? [] : decodeSummaries(raw, sql, parts);
+  const summary = rows.find((candidate) => candidate.cloginId === personId) ?? null;
+  if (lists.columns.length > 0 && summary) {
+    rows.forEach((candidate, i) =>
+      listsByUid.set(candidate.uid, decodeRegistrationLists(raw[i], wanted, candidate === summary, sql)),
+    );
+  }
+  // Children of an unregistered person are not reported: the caller answers USER_NOT_FOUND.
+  return {
+    owned: true,
+    summary,
+    children: summary ? rows.filter((candidate) => candidate !== summary) : [],
+    lists: listsByUid,
+  };
+}
+
+/**
+ * Summaries of the registrations a statement picks (`pickSql` selects a `uid` column, e.g. a
+ * page read through an index), in uid order: the pick runs once, the summary columns only for
+ * what it picked.
+ */
+export async function readSummariesPicked(
+  em: EntityManager,
+  pickSql: string,
+  parameters: readonly unknown[],
+): Promise<UserSummary[]> {
+  return selectSummaries(
+    em,
+    `SELECT ${summarySelectSql(em)} FROM (${pickSql}) pick JOIN registration r ON r.uid = pick.uid ${SUMMARY_JOINS} ORDER BY r.uid`,
+    parameters,
+  );
+}
+
+/** Summaries of the children of the given parents (same project, connected_to the parent), by uid. */
+export async function readChildSummaries(
+  em: EntityManager,
+  parents: readonly ProjectPersonKey[],
+): Promise<UserSummary[]> {
+  const { clause, parameters } = projectAndColumnClause("connected_to", parents);
+  if (!clause) return [];
+  return selectSummaries(
+    em,
+    `SELECT ${summarySelectSql(em)} FROM registration r ${SUMMARY_JOINS} WHERE ${clause} ORDER BY r.uid`,
+    parameters,
+  );
+}

@@ -1,0 +1,108 @@
+import type { GraphQLResolveInfo } from "graphql";
+import { Args, Ctx, Extensions, FieldResolver, Info, Int, Query, Resolver, Root } from "type-graphql";
+import { validationFailed } from "../../domain/errors";
+import { matchingBucketsOf } from "../../domain/projects/project-counters";
+import { readOwnRegistration } from "../../domain/sessions/registrant-sessions";
+import { countUsers, listUsersPage, type UserListFilter } from "../../domain/users/user-reads";
+import type { GraphqlContext } from "../context";
+import { decodeUserCursor, encodeUserCursor } from "../cursor";
+import { DEFAULT_PAGE_SIZE, UserArgs, UsersArgs } from "../inputs/user-query.input";
+import { answeredCoordinates, ONE_STATEMENT_READ, type OneStatementRead } from "../execution/one-statement-read";
+import { selectsField } from "../selection";
+import { summaryPartsOf } from "../summary-selection";
+import { UserConnectionType } from "../types/user-connection.type";
+import { UserType } from "../types/user.type";
+import { userFromOutcome, userFromRef } from "./present";
+import { readUserForSelection, SUMMARY_FIELDS, USER_ROOT_READ } from "./user-read";
+
+// The root reads of users: one user, the registrant's own, a page.
+
+// `users` reads ownership, the page with its summaries and, when the counters can tell it, the
+// matching total in one statement.
+const USERS_PAGE_READ: OneStatementRead = (args) => {
+  const filter = (args.filter ?? {}) as UserListFilter;
+  return answeredCoordinates(
+    matchingBucketsOf(filter) ? [...SUMMARY_FIELDS, "UserConnection.totalCount"] : SUMMARY_FIELDS,
+  );
+};
+
+@Resolver(() => UserType)
+export class UserQueryResolver {
+  @Extensions({ [ONE_STATEMENT_READ]: USER_ROOT_READ })
+  @Query(() => UserType, {
+    description: "One user of a project (FORBIDDEN for a foreign project, USER_NOT_FOUND when not registered there).",
+  })
+  async user(@Args() args: UserArgs, @Ctx() ctx: GraphqlContext, @Info() info: GraphQLResolveInfo): Promise<UserType> {
+    return readUserForSelection(ctx, args.groupId, args.cloginId, info);
+  }
+
+  @Query(() => UserType, {
+    description:
+      "The signed-in registrant's own registration (Authorization: Bearer <session token>); FORBIDDEN for an API account.",
+  })
+  async me(@Ctx() ctx: GraphqlContext): Promise<UserType> {
+    const outcome = await readOwnRegistration(ctx.request);
+    ctx.loaders.primeSummary(outcome.summary);
+    return userFromOutcome(outcome);
+  }
+}
+
+@Resolver(() => UserConnectionType)
+export class UserConnectionResolver {
+  @Extensions({ [ONE_STATEMENT_READ]: USERS_PAGE_READ })
+  @Query(() => UserConnectionType, {
+    description:
+      "A page of a project's users in uid order: forward with first/after, backward with last/before (Relay connection).",
+  })
+  async users(
+    @Args() args: UsersArgs,
+    @Ctx() ctx: GraphqlContext,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<UserConnectionType> {
+    if (args.first != null && args.last != null) {
+      throw validationFailed([
+        { path: ["last"], message: "cannot be given with first: give first (forward) or last (backward)" },
+      ]);
+    }
+    const afterUid = args.after == null ? null : decodeUserCursor(args.after);
+    const beforeUid = args.before == null ? null : decodeUserCursor(args.before, "before");
+    const filter: UserListFilter = {
+      statusId: args.filter?.statusId,
+      excluded: args.filter?.excluded,
+      level: args.filter?.level,
+      search: args.filter?.search,
+      updatedSince: args.filter?.updatedSince,
+    };
+    const backward = args.last != null;
+    const page = await listUsersPage(ctx.request, {
+      groupId: args.groupId,
+      size: (backward ? args.last : args.first) ?? DEFAULT_PAGE_SIZE,
+      direction: backward ? "backward" : "forward",
+      afterUid,
+      beforeUid,
+      filter,
+      summaryParts: summaryPartsOf(info),
+      withTotal: selectsField(info, "totalCount"),
+    });
+    // The summaries hold the parts this operation reads, which is all its summary fields read.
+    for (const summary of page.summaries) ctx.loaders.primeSummary(summary);
+    const edges = page.users.map((ref) => ({ cursor: encodeUserCursor(ref.uid), node: userFromRef(ref) }));
+    return {
+      groupId: args.groupId,
+      filter,
+      matchingTotal: page.matchingTotal,
+      edges,
+      pageInfo: {
+        hasNextPage: page.hasNextPage,
+        hasPreviousPage: page.hasPreviousPage,
+        startCursor: edges[0]?.cursor ?? null,
+        endCursor: edges.at(-1)?.cursor ?? null,
+      },
+    };
+  }
+
+  @FieldResolver(() => Int, { description: "Users matching the filter, on all pages." })
+  async totalCount(@Root() connection: UserConnectionType, @Ctx() ctx: GraphqlContext): Promise<number> {
+    return connection.matchingTotal ?? countUsers(ctx.request, connection.groupId, connection.filter);
+  }
+}
