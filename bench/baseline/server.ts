@@ -71,7 +71,7 @@ async function authenticate(db: Pool, req: Request, groupId: number | null): Pro
   return caller;
 }
 
-const SUMMARY_SELECT = `SELECT r.uid, r.project_id, r.person_id, r.connected_to, r.star, r.application_date,
+const SUMMARY_SELECT = `SELECT r.uid, r.project_id, r.person_id, r.connected_to, r.star, r.application_date, r.updated_at,
        p.username, p.first_name, p.last_name, p.org_name,
        s.id AS status_id, s.name AS status_name, s.color AS status_color, s.is_excluded AS status_excluded,
        a.id AS admin_id, a.initials AS admin_initials, a.color AS admin_color,

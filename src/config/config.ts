@@ -99,6 +99,11 @@ export interface DeliveryConfig {
   readonly retryWindowSeconds: number;
   /** Webhook URLs may resolve to loopback, private or link-local addresses (development, tests). */
   readonly webhookAllowPrivate: boolean;
+  /**
+   * EVENT_RETENTION_DAYS: events fanned out longer ago than this (and with no delivery still
+   * pending) are pruned by the worker; a feed cursor older than what was pruned is CURSOR_EXPIRED.
+   */
+  readonly eventRetentionDays: number;
   /** smtp:// or smtps:// URL; null: emails are written as .eml files to `mailDir`. */
   readonly smtpUrl: string | null;
   readonly mailDir: string;
@@ -134,6 +139,7 @@ export const DEFAULT_DELIVERY: DeliveryConfig = Object.freeze({
   retryBaseMs: 30_000,
   retryWindowSeconds: 24 * 3600,
   webhookAllowPrivate: false,
+  eventRetentionDays: 30,
   smtpUrl: null,
   mailDir: defaultMailDir({ kind: "sqlite", file: ":memory:" }),
 });
@@ -423,6 +429,7 @@ const envSchema = z.object({
     DEFAULT_DELIVERY.retryWindowSeconds,
   ),
   WEBHOOK_ALLOW_PRIVATE: booleanWord("WEBHOOK_ALLOW_PRIVATE").default(DEFAULT_DELIVERY.webhookAllowPrivate),
+  EVENT_RETENTION_DAYS: integerInRange("EVENT_RETENTION_DAYS", 1, 3650).default(DEFAULT_DELIVERY.eventRetentionDays),
   SMTP_URL: z
     .string()
     .regex(/^smtps?:\/\/\S+$/, "SMTP_URL: expected smtp://user:pass@host:port or smtps://host:port")
@@ -608,6 +615,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryBaseMs: values.DELIVERY_RETRY_BASE_MS,
       retryWindowSeconds: values.DELIVERY_RETRY_WINDOW_S,
       webhookAllowPrivate: values.WEBHOOK_ALLOW_PRIVATE,
+      eventRetentionDays: values.EVENT_RETENTION_DAYS,
       smtpUrl: values.SMTP_URL ?? null,
       mailDir: values.MAIL_DIR ?? defaultMailDir(database),
     }),

@@ -1,6 +1,7 @@
 import type { EntityManager } from "typeorm";
 import { WebhookAttempt, WebhookDelivery } from "../entities";
 import { insertRows } from "../db/insert-rows";
+import { placeEventsInFeed, takeFeedPositions } from "./event-feed.data";
 import { sqlDate } from "./events.data";
 import { selectRows, sqlPlaceholders } from "./sql-rows";
 
@@ -34,7 +35,7 @@ export async function claimUndispatchedEvents(em: EntityManager, limit: number):
   }));
 }
 
-/** One delivery row per (event, endpoint) pair, then the events are marked fanned out. */
+/** One delivery row per (event, endpoint) pair, then the events are marked fanned out and placed in the feed. */
 export async function writeFanOut(
   em: EntityManager,
   eventIds: readonly number[],
@@ -55,10 +56,8 @@ export async function writeFanOut(
     })),
   );
   if (eventIds.length === 0) return;
-  await em.query(`UPDATE event SET dispatched_at = ? WHERE id IN (${sqlPlaceholders(eventIds.length)})`, [
-    sqlDate(em, now),
-    ...eventIds,
-  ]);
+  // The events join the pull feed now, in id order, at positions taken under the feed row's lock.
+  await placeEventsInFeed(em, eventIds, await takeFeedPositions(em, eventIds.length), now);
 }
 
 /** A claimed delivery with what sending it needs. */
@@ -72,6 +71,8 @@ export interface ClaimedDelivery {
   type: string;
   groupId: number;
   data: string;
+  /** JSON text of the event's actor; null for events recorded before actors were. */
+  actor: string | null;
   eventCreatedAt: Date;
   /** When the delivery was (re)queued: the retry window counts from here. */
   queuedAt: Date;
@@ -116,11 +117,12 @@ export async function claimDueDeliveries(
       type: "text",
       group_id: "int",
       data: "text",
+      actor: "textOrNull",
       event_created_at: "date",
       created_at: "date",
       attempt_count: "int",
     },
-    `SELECT d.id, d.endpoint_id, w.url, w.secret, w.active, e.public_id, e.type, e.group_id, e.data,
+    `SELECT d.id, d.endpoint_id, w.url, w.secret, w.active, e.public_id, e.type, e.group_id, e.data, e.actor,
             e.created_at AS event_created_at, d.created_at, d.attempt_count
        FROM webhook_delivery d
        JOIN event e ON e.id = d.event_id
@@ -138,6 +140,7 @@ export async function claimDueDeliveries(
     type: row.type,
     groupId: row.group_id,
     data: row.data,
+    actor: row.actor,
     eventCreatedAt: row.event_created_at,
     queuedAt: row.created_at,
     attemptCount: row.attempt_count,

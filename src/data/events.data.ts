@@ -7,6 +7,8 @@ export interface NewEventRow {
   type: string;
   /** JSON text of the event's `data`. */
   data: string;
+  /** JSON text of the event's `actor` (who caused it). */
+  actor: string;
   createdAt: Date;
 }
 
@@ -21,17 +23,18 @@ export function sqlDate(em: EntityManager, date: Date): Date | string {
  */
 export async function insertEvents(em: EntityManager, events: readonly NewEventRow[]): Promise<void> {
   if (events.length === 0) return;
-  const tuple = `(?, (SELECT organization_id FROM project WHERE id = ?), ?, ?, ?, ?)`;
+  const tuple = `(?, (SELECT organization_id FROM project WHERE id = ?), ?, ?, ?, ?, ?)`;
   const parameters = events.flatMap((event) => [
     event.publicId,
     event.groupId,
     event.groupId,
     event.type,
     event.data,
+    event.actor,
     sqlDate(em, event.createdAt),
   ]);
   await em.query(
-    `INSERT INTO event (public_id, organization_id, group_id, type, data, created_at)
+    `INSERT INTO event (public_id, organization_id, group_id, type, data, actor, created_at)
      VALUES ${events.map(() => tuple).join(", ")}`,
     parameters,
   );

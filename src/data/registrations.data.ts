@@ -1,3 +1,4 @@
+import { sqlDate } from "./events.data";
 import type { EntityManager } from "typeorm";
 import { Registration } from "../entities";
 import { executeWrite, insertRowReturningId } from "../db/insert-rows";
@@ -109,7 +110,13 @@ export async function isRegistered(em: EntityManager, projectId: number, personI
  */
 export async function insertRegistration(
   em: EntityManager,
-  registration: { projectId: number; personId: number; connectedTo: number | null; applicationDate: Date },
+  registration: {
+    projectId: number;
+    personId: number;
+    connectedTo: number | null;
+    applicationDate: Date;
+    updatedAt: Date;
+  },
 ): Promise<number | null> {
   try {
     return await insertRowReturningId(em, Registration, {
@@ -203,14 +210,22 @@ export async function findOwnedProjectStatus(
   return { owned: true, status: row.status_id === null ? null : { excluded: row.is_excluded } };
 }
 
-/** Sets (or, null, removes) the status; true when it changed. An equal status is not matched, so nothing is written. */
-export async function setRegistrationStatus(em: EntityManager, uid: number, statusId: number | null): Promise<boolean> {
+/**
+ * Sets (or, null, removes) the status and, with it, updated_at; true when it changed. An equal
+ * status is not matched, so nothing is written.
+ */
+export async function setRegistrationStatus(
+  em: EntityManager,
+  uid: number,
+  statusId: number | null,
+  updatedAt: Date,
+): Promise<boolean> {
   const differs = em.connection.options.type === "better-sqlite3" ? "status_id IS NOT ?" : "NOT (status_id <=> ?)";
-  const result = await executeWrite(em, `UPDATE registration SET status_id = ? WHERE uid = ? AND ${differs}`, [
-    statusId,
-    uid,
-    statusId,
-  ]);
+  const result = await executeWrite(
+    em,
+    `UPDATE registration SET status_id = ?, updated_at = ? WHERE uid = ? AND ${differs}`,
+    [statusId, sqlDate(em, updatedAt), uid, statusId],
+  );
   return result.affected > 0;
 }
 

@@ -1,3 +1,4 @@
+import { sqlDate } from "./events.data";
 import type { EntityManager } from "typeorm";
 import {
   counterColumnsSql,
@@ -156,4 +157,68 @@ export async function readListTotals(
     parameters,
   );
   return rows[0];
+}
+
+/** Which registrations a changes-since page holds: parents and individuals, children, or both. */
+export type ChangedLevel = "parent" | "child" | "both";
+
+const levelSql = (level: ChangedLevel) =>
+  level === "parent" ? " AND r.connected_to IS NULL" : level === "child" ? " AND r.connected_to IS NOT NULL" : "";
+
+/** The index a changes-since page reads on MySQL/MariaDB: (project_id, updated_at, uid, connected_to, status_id). */
+const changedIndexHint = (em: EntityManager) =>
+  em.connection.options.type === "better-sqlite3" ? "" : "FORCE INDEX (IDX_registration_updated)";
+
+/**
+ * One page of registrations changed at or after `since`, in (updated_at, uid) order: after a
+ * (updated_at, uid) key (a walk) or skipping `offset` of them (a jump). The page is read off the
+ * covering index (project_id, updated_at, uid, connected_to, status_id): a walk's page costs the
+ * same however many registrations the project has and however many changed.
+ */
+export async function readChangedPage(
+  em: EntityManager,
+  selection: ListSelection,
+  page: {
+    since: Date;
+    level: ChangedLevel;
+    after: { updatedAt: Date; uid: number } | null;
+    offset: number;
+    limit: number;
+  },
+): Promise<{ uid: number; updated_at: Date }[]> {
+  const status = exclusionSql("r", selection);
+  const parameters: unknown[] = [selection.groupId, sqlDate(em, page.since), ...status.parameters];
+  let keyset = "";
+  if (page.after) {
+    keyset = " AND (r.updated_at > ? OR (r.updated_at = ? AND r.uid > ?))";
+    const at = sqlDate(em, page.after.updatedAt);
+    parameters.push(at, at, page.after.uid);
+  }
+  const offset = page.after === null && page.offset > 0 ? ` OFFSET ${Math.trunc(page.offset)}` : "";
+  return selectRows(
+    em,
+    { uid: "int", updated_at: "date" },
+    `SELECT r.uid, r.updated_at FROM registration r ${changedIndexHint(em)}
+      WHERE r.project_id = ? AND r.updated_at >= ? AND ${status.sql}${levelSql(page.level)}${keyset}
+      ORDER BY r.updated_at, r.uid LIMIT ${Math.max(0, Math.trunc(page.limit))}${offset}`,
+    parameters,
+  );
+}
+
+/** How many registrations of the level changed at or after `since` (counted on the same index). */
+export async function countChanged(
+  em: EntityManager,
+  selection: ListSelection,
+  since: Date,
+  level: ChangedLevel,
+): Promise<number> {
+  const status = exclusionSql("r", selection);
+  const rows = await selectRows(
+    em,
+    { n: "int" },
+    `SELECT COUNT(*) AS n FROM registration r ${changedIndexHint(em)}
+      WHERE r.project_id = ? AND r.updated_at >= ? AND ${status.sql}${levelSql(level)}`,
+    [selection.groupId, sqlDate(em, since), ...status.parameters],
+  );
+  return rows[0]?.n ?? 0;
 }

@@ -100,8 +100,9 @@ const PARTS = {
 export type SummaryPart = keyof typeof PARTS;
 
 /** The identity columns every summary statement reads. */
-export const SUMMARY_IDENTITY_SQL = "r.uid, r.project_id, r.person_id, r.connected_to, r.star, r.application_date";
-const IDENTITY_COLUMNS = ["uid", "project_id", "person_id", "connected_to", "star", "application_date"];
+export const SUMMARY_IDENTITY_SQL =
+  "r.uid, r.project_id, r.person_id, r.connected_to, r.star, r.application_date, r.updated_at";
+const IDENTITY_COLUMNS = ["uid", "project_id", "person_id", "connected_to", "star", "application_date", "updated_at"];
 
 const int = (value: unknown) => decodeColumn("int", value) as number;
 const intOrNull = (value: unknown) => decodeColumn("intOrNull", value) as number | null;
@@ -192,6 +193,8 @@ export const USER_PROJECTION = {
   totalBalanceCents: member(["order", "paid"], (raw) => totalsOf(raw).totalBalanceCents),
   status: member(["status"], statusOf),
   applicationDate: member([], (raw) => decodeColumn("date", raw.application_date) as Date),
+  /** The registration's last change (values, forms, cart, status, emails): changes since. */
+  updatedAt: member([], (raw) => decodeColumn("date", raw.updated_at) as Date),
   commentCount: member(["comments"], (raw) => intOrZero(raw.comment_count)),
   excluded: member(["status"], (raw) => raw.status_id != null && flag(raw.status_excluded)),
   tagIds: member(["tags"], (raw) => tagsOf(raw).map((tag) => tag.id)),

@@ -13,6 +13,7 @@ import {
   type DeliveryAttemptResult,
   type EmailAttemptResult,
 } from "../data/delivery.data";
+import { pruneEvents } from "../data/event-feed.data";
 import { readActiveEndpoints } from "../data/webhooks.data";
 import { createRequestContext, type RequestContext } from "../domain/context";
 import { inTransaction } from "../domain/transaction";
@@ -32,13 +33,24 @@ export interface DeliveryWorkerOptions {
   config: DeliveryConfig;
   /** Rows claimed per round, per kind. */
   batchSize?: number;
+  /** Events pruned per statement batch (bounded, so a backlog of old events never makes one long transaction). */
+  pruneBatchSize?: number;
+  /** How often the worker looks for events past the retention (EVENT_RETENTION_DAYS). */
+  pruneIntervalMs?: number;
 }
 
 export interface DeliveryWorker {
   /** Stops claiming, waits for the deliveries in flight to be sent and recorded. */
   stop(): Promise<void>;
   /** Counts since start, for logs and benchmarks. */
-  readonly stats: { dispatched: number; delivered: number; retried: number; failed: number; emailsSent: number };
+  readonly stats: {
+    dispatched: number;
+    delivered: number;
+    retried: number;
+    failed: number;
+    emailsSent: number;
+    pruned: number;
+  };
 }
 
 /** A claim lasts past the send timeout, so a live worker always records before another may take the row again. */
@@ -49,7 +61,10 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   const batchSize = options.batchSize ?? 50;
   const ctx: RequestContext = createRequestContext(dataSource, "delivery-worker");
   const emails: EmailSender = createEmailSender(config);
-  const stats = { dispatched: 0, delivered: 0, retried: 0, failed: 0, emailsSent: 0 };
+  const stats = { dispatched: 0, delivered: 0, retried: 0, failed: 0, emailsSent: 0, pruned: 0 };
+  const pruneBatchSize = options.pruneBatchSize ?? 500;
+  const pruneIntervalMs = options.pruneIntervalMs ?? 60_000;
+  let nextPruneAt = 0;
   let stopping = false;
   let wake: (() => void) | null = null;
 
@@ -107,6 +122,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       type: delivery.type,
       created_at: delivery.eventCreatedAt.toISOString(),
       group_id: delivery.groupId,
+      // Added after the first release (additive): who caused the event; the feed carries the same.
+      actor: delivery.actor === null ? null : (JSON.parse(delivery.actor) as unknown),
       data: JSON.parse(delivery.data) as unknown,
     });
     const response = await postWebhook({
@@ -140,7 +157,19 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     }
   }
 
+  // Events older than the retention go in bounded batches, one short transaction each; a full
+  // batch means more are waiting, so the next round prunes again instead of waiting the interval.
+  async function prune(): Promise<number> {
+    if (Date.now() < nextPruneAt) return 0;
+    const horizon = new Date(Date.now() - config.eventRetentionDays * 24 * 3600 * 1000);
+    const pruned = await inTransaction(ctx, ({ em }) => pruneEvents(em, horizon, pruneBatchSize));
+    stats.pruned += pruned;
+    if (pruned < pruneBatchSize) nextPruneAt = Date.now() + pruneIntervalMs;
+    return pruned;
+  }
+
   async function round(): Promise<number> {
+    const pruned = await prune();
     const dispatched = await fanOut();
     const deliveries = await claim((em, now, lease) => claimDueDeliveries(em, batchSize, now, lease));
     const queuedEmails = await claim((em, now, lease) => claimDueEmails(em, batchSize, now, lease));
@@ -169,7 +198,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       else stats.failed++;
     }
     stats.emailsSent += emailResults.filter((result) => result.next.state === "sent").length;
-    return dispatched + deliveries.length + queuedEmails.length;
+    return pruned + dispatched + deliveries.length + queuedEmails.length;
   }
 
   const idle = () =>

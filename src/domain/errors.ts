@@ -15,6 +15,7 @@ export const DOMAIN_ERROR_CODES = [
   "USER_NOT_FOUND",
   "NOT_FOUND",
   "CONFLICT",
+  "CURSOR_EXPIRED",
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 
@@ -53,6 +54,9 @@ export const validationFailed = (problems: Problem[]) => withProblems("VALIDATIO
 export function failOnProblems(problems: readonly Problem[]): void {
   if (problems.length > 0) throw validationFailed([...problems]);
 }
+
+/** A feed cursor from before what retention pruned: events after it may be gone (docs/event-feed.md). */
+export const cursorExpired = (message: string) => new DomainError("CURSOR_EXPIRED", message);
 
 export const forbidden = (message: string) => new DomainError("FORBIDDEN", message);
 

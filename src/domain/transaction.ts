@@ -12,7 +12,15 @@ import { clearReportedPosition, reportedCommitPosition } from "../db/commit-posi
 import { laterGtidPosition, parseGtidPosition } from "../db/gtid";
 import { replicaSetOf, type ReplicaSet } from "../db/replicas";
 import { consistencyKeysOf, type RequestContext } from "./context";
-import { completeUnitOfWork, openUnitOfWork } from "./unit-of-work";
+import { completeUnitOfWork, openUnitOfWork, type Actor } from "./unit-of-work";
+
+/** Who the request acts for: its API account, its registrant session, else the system. */
+function actorOf(ctx: RequestContext): Actor {
+  if (ctx.principal) return { type: "api_account", api_account_id: ctx.principal.apiAccountId };
+  if (ctx.registrant)
+    return { type: "registrant", group_id: ctx.registrant.groupId, clogin_id: ctx.registrant.cloginId };
+  return { type: "system" };
+}
 
 // better-sqlite3 has a single connection: a second BEGIN while a transaction is open fails with
 // "cannot start a transaction within a transaction" (concurrent requests, or parallel GraphQL
@@ -33,7 +41,7 @@ import { completeUnitOfWork, openUnitOfWork } from "./unit-of-work";
 export async function inTransaction<T>(ctx: RequestContext, work: (tx: RequestContext) => Promise<T>): Promise<T> {
   if (ctx.inTransaction) return work(ctx);
   const body = async (em: RequestContext["em"]) => {
-    openUnitOfWork(em);
+    openUnitOfWork(em, actorOf(ctx));
     const result = await work({ ...ctx, em, inTransaction: true });
     await completeUnitOfWork(em);
     return result;

@@ -2,26 +2,44 @@ import { randomInt } from "node:crypto";
 import type { EntityManager } from "typeorm";
 import { insertEvents, type NewEventRow } from "../data/events.data";
 import { addToCounterSlots, COUNTER_SLOTS, type ProjectCounters } from "../data/project-counters.data";
+import { stampRegistrationsUpdated } from "../data/registrations-updated.data";
 
-// What a transaction writes at its very end, after its own work and just before COMMIT: the events
-// it recorded (one INSERT however many), then its counter deltas (one upsert into one slot per
-// project). Events batched this way cost one statement per call instead of one per step (a
-// create records user.created, form events and email.queued). The counter slot goes last on
-// purpose: the lock on it is then held only for the COMMIT, and a transaction holding it never
-// waits for another lock, so it cannot be part of a deadlock (docs/counters.md, "Locks").
+// What a transaction writes at its very end, after its own work and just before COMMIT: the
+// updated_at of the registrations it changed (one UPDATE however many), the events it recorded
+// (one INSERT however many), then its counter deltas (one upsert into one slot per project).
+// Events batched this way cost one statement per call instead of one per step (a create records
+// user.created, form events and email.queued). The counter slot goes last on purpose: the lock on
+// it is then held only for the COMMIT, and a transaction holding it never waits for another lock,
+// so it cannot be part of a deadlock (docs/counters.md, "Locks"). The registrations stamped were
+// locked by the work already (every write locks its registration first), so the stamp waits for
+// no one either.
 // inTransaction (src/domain/transaction.ts) opens and completes the unit of work; a rerun after a
 // deadlock starts from an empty one.
 
+/**
+ * Who a transaction acts for, carried by every event it records (the feed doubles as an audit
+ * trail): an API account, a registrant session, or the system (the delivery worker, the CLI).
+ */
+export type Actor =
+  | { type: "api_account"; api_account_id: number }
+  | { type: "registrant"; group_id: number; clogin_id: number }
+  | { type: "system" };
+
 interface PendingWrites {
+  actor: Actor;
   events: NewEventRow[];
   counters: Map<number, ProjectCounters>;
+  /** Registrations changed by the transaction, as `project id` → person ids (clogin_ids). */
+  touched: Map<number, Set<number>>;
+  /** Registrations whose updated_at a statement of the work wrote already (insert, status change): `project:person`. */
+  stamped: Set<string>;
 }
 
 const units = new WeakMap<EntityManager, PendingWrites>();
 
 /** Starts collecting the deferred writes of the transaction whose manager is `em`. */
-export function openUnitOfWork(em: EntityManager): void {
-  units.set(em, { events: [], counters: new Map() });
+export function openUnitOfWork(em: EntityManager, actor: Actor = { type: "system" }): void {
+  units.set(em, { actor, events: [], counters: new Map(), touched: new Map(), stamped: new Set() });
 }
 
 /**
@@ -34,10 +52,37 @@ export function pendingWritesOf(em: EntityManager): PendingWrites {
   return unit;
 }
 
-/** Writes what the transaction deferred: its events, then its counter deltas (last: see above). */
+/**
+ * Marks a registration (project, clogin_id) changed: its updated_at is stamped when the unit of
+ * work completes. Recording an event about a registration marks it already (record-event.ts).
+ */
+export function touchRegistration(em: EntityManager, groupId: number, cloginId: number): void {
+  const { touched } = pendingWritesOf(em);
+  const persons = touched.get(groupId) ?? new Set<number>();
+  persons.add(cloginId);
+  touched.set(groupId, persons);
+}
+
+/**
+ * Notes that a statement of the work set the registration's updated_at itself (its INSERT, the
+ * status UPDATE): the end of the unit of work need not stamp it again, which saves a statement.
+ */
+export function registrationStamped(em: EntityManager, groupId: number, cloginId: number): void {
+  pendingWritesOf(em).stamped.add(`${groupId}:${cloginId}`);
+}
+
+/** Writes what the transaction deferred: updated_at stamps, its events, then its counter deltas (last: see above). */
 export async function completeUnitOfWork(em: EntityManager): Promise<void> {
   const unit = pendingWritesOf(em);
   units.delete(em);
+  await stampRegistrationsUpdated(
+    em,
+    [...unit.touched].map(([projectId, persons]) => ({
+      projectId,
+      personIds: [...persons].filter((personId) => !unit.stamped.has(`${projectId}:${personId}`)),
+    })),
+    new Date(),
+  );
   await insertEvents(em, unit.events);
   await addToCounterSlots(
     em,

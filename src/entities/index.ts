@@ -3,7 +3,7 @@ import { Admin, AdminProjectAccess } from "./admin.entity";
 import { ApiAccount } from "./api-account.entity";
 import { CartLine } from "./cart-line.entity";
 import { EmailRecord } from "./email-record.entity";
-import { EventRecord } from "./event.entity";
+import { EventFeed, EventRecord } from "./event.entity";
 import { FieldValue } from "./field-value.entity";
 import { Field } from "./field.entity";
 import { FormTrigger } from "./form-trigger.entity";
@@ -84,6 +84,7 @@ export const ENTITIES = [
   RegistrantSession,
   IdempotencyKey,
   EventRecord,
+  EventFeed,
   WebhookEndpoint,
   WebhookDelivery,
   WebhookAttempt,

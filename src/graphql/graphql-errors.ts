@@ -25,6 +25,7 @@ export function graphqlCodeOf(code: DomainErrorCode): string {
     case "USER_NOT_FOUND":
     case "NOT_FOUND":
     case "CONFLICT":
+    case "CURSOR_EXPIRED":
       return code;
     default:
       return assertUnreachable(code);

@@ -12,6 +12,7 @@ import { UserConnectionResolver, UserQueryResolver } from "./resolvers/user-quer
 import { withReadSummaryShortcut, withSynchronousNodeType } from "./execution/schema-patches";
 import { WritesMutationResolver } from "./resolvers/writes.resolver";
 import { WebhooksResolver } from "./resolvers/webhooks.resolver";
+import { EventFeedResolver } from "./resolvers/event-feed.resolver";
 import { ViewerResolver } from "./resolvers/viewer.resolver";
 import { PersonDataResolver } from "./resolvers/person-data.resolver";
 
@@ -27,6 +28,7 @@ export const RESOLVERS = [
   WritesMutationResolver,
   NodeResolver,
   WebhooksResolver,
+  EventFeedResolver,
   ViewerResolver,
   PersonDataResolver,
 ] as const;

@@ -16,6 +16,8 @@ export function httpStatusOfDomain(code: DomainErrorCode): number {
       return 404;
     case "CONFLICT":
       return 409;
+    case "CURSOR_EXPIRED":
+      return 410;
     default:
       return assertUnreachable(code);
   }

@@ -9,6 +9,7 @@ import { UserListPageIndex1795388242981 } from "./1795388242981-UserListPageInde
 import { ProjectCounters1795397156494 } from "./1795397156494-ProjectCounters";
 import { RegistrationProjectUidIndex1795410047356 } from "./1795410047356-RegistrationProjectUidIndex";
 import { ProjectCounterSlots1795642095480 } from "./1795642095480-ProjectCounterSlots";
+import { FeedAndUpdatedAt1795710000000 } from "./1795710000000-FeedAndUpdatedAt";
 import { ApiKeyScopes1795700000000 } from "./1795700000000-ApiKeyScopes";
 
 // Migrations for MySQL/MariaDB, listed by reference (TypeORM 1 deprecates globs), in timestamp
@@ -26,4 +27,5 @@ export const MIGRATIONS: (new () => object)[] = [
   RegistrationProjectUidIndex1795410047356,
   ProjectCounterSlots1795642095480,
   ApiKeyScopes1795700000000,
+  FeedAndUpdatedAt1795710000000,
 ];

@@ -14,7 +14,8 @@ import { idempotentWrites } from "../http/idempotency";
 import { fromBodyParserError, TransportError } from "../http/transport-errors";
 import { clientValue } from "../common/client-value";
 import type { ActionTable, LegacyAction } from "./envelope/action-table";
-import { commonEnvelope, isJsonObject } from "./envelope/envelope";
+import { commonEnvelope, envelopeWithOptionalGroup, isJsonObject } from "./envelope/envelope";
+import { eventsActions } from "./events/events.actions";
 import { sendLegacyError, toLegacyFailure } from "./legacy-errors";
 import { productsActions } from "./products/products.actions";
 import { projectsActions } from "./projects/projects.actions";
@@ -28,7 +29,7 @@ export const BODY_LIMIT = "1mb";
 const BODY_LIMIT_TEXT = "1 MiB (1048576 bytes)";
 
 /**
- * POST /reg/api2/{users,statuses,projects}/ (trailing slash optional): the legacy action envelope.
+ * POST /reg/api2/{users,statuses,projects,products,events}/ (trailing slash optional): the legacy action envelope.
  *
  * Order of checks, each answering with the first failure: method (405) → Content-Type (415) →
  * body read and JSON parse (413, 400 INVALID_JSON) → authentication (401) → the body is an object
@@ -42,6 +43,7 @@ export const LEGACY_ENDPOINTS: Readonly<Record<string, ActionTable>> = {
   statuses: statusesActions,
   projects: projectsActions,
   products: productsActions,
+  events: eventsActions,
   account: accountActions,
   persons: personsActions,
 };
@@ -88,6 +90,10 @@ function takesIdempotencyKey(actions: ActionTable, body: unknown): boolean {
   return action.readOnly !== true && action.answerHoldsCredential !== true;
 }
 
+/** Every action of the endpoint takes group_id optionally (events): its envelope does too. */
+const groupOptional = (actions: ActionTable) =>
+  Object.values(actions).every((action) => action.groupIdOptional === true);
+
 const endpointPath = (endpoint: string) => `/reg/api2/${endpoint}/`;
 
 function onlyPost(endpoint: string): RequestHandler {
@@ -131,7 +137,7 @@ function dispatch(deps: AppDependencies, endpoint: string, actions: ActionTable)
           "Invalid request: the body must be a JSON object (the action envelope with action and group_id).",
         );
       }
-      const envelope = parseCommand(commonEnvelope, body);
+      const envelope = parseCommand(groupOptional(actions) ? envelopeWithOptionalGroup : commonEnvelope, body);
       action = Object.hasOwn(actions, envelope.action) ? actions[envelope.action] : undefined;
       if (!action) throw unknownAction(endpoint, envelope.action, Object.keys(actions));
       const input = parseCommand(action.schema, { ...body, group_id: envelope.group_id });

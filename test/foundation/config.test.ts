@@ -101,7 +101,7 @@ describe("configuration", () => {
     expect(DEFAULT_DELIVERY.mailDir).toBe(mailDir({ DATABASE_URL: "sqlite::memory:" }));
   });
 
-  it("the delivery worker's settings: DELIVERY_*, WEBHOOK_ALLOW_PRIVATE, SMTP_URL, MAIL_DIR; bad values are refused by name", () => {
+  it("the delivery worker's settings: DELIVERY_*, WEBHOOK_ALLOW_PRIVATE, EVENT_RETENTION_DAYS, SMTP_URL, MAIL_DIR; bad values are refused by name", () => {
     expect(
       loadConfig({
         DELIVERY_WORKER: "off",
@@ -110,6 +110,7 @@ describe("configuration", () => {
         DELIVERY_RETRY_BASE_MS: "1000",
         DELIVERY_RETRY_WINDOW_S: "3600",
         WEBHOOK_ALLOW_PRIVATE: "true",
+        EVENT_RETENTION_DAYS: "7",
         SMTP_URL: "smtp://user:pass@mail.example.com:587",
         MAIL_DIR: "/var/lib/regapi/mail",
       }).delivery,
@@ -120,11 +121,14 @@ describe("configuration", () => {
       retryBaseMs: 1000,
       retryWindowSeconds: 3600,
       webhookAllowPrivate: true,
+      eventRetentionDays: 7,
       smtpUrl: "smtp://user:pass@mail.example.com:587",
       mailDir: "/var/lib/regapi/mail",
     });
     expect(refusal({ DELIVERY_TIMEOUT_MS: "5" }).variable).toBe("DELIVERY_TIMEOUT_MS");
     expect(refusal({ DELIVERY_WORKER: "maybe" }).variable).toBe("DELIVERY_WORKER");
+    expect(refusal({ EVENT_RETENTION_DAYS: "0" }).variable).toBe("EVENT_RETENTION_DAYS");
+    expect(loadConfig({}).delivery.eventRetentionDays).toBe(30);
     expect(refusal({ SMTP_URL: "http://mail.example.com" }).message).toMatch(/^SMTP_URL: expected smtp:/);
   });
 

@@ -86,6 +86,7 @@ describe("committed openapi.json", () => {
         "USER_NOT_FOUND",
         "NOT_FOUND",
         "CONFLICT",
+        "CURSOR_EXPIRED",
         "INVALID_JSON",
         "METHOD_NOT_ALLOWED",
         "UNSUPPORTED_MEDIA_TYPE",

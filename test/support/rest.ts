@@ -2,7 +2,7 @@ import type { Express } from "express";
 import request from "supertest";
 import { mapleHeaders } from "../fixtures/test-fixture";
 
-export type LegacyEndpoint = "users" | "statuses" | "projects" | "products" | "account" | "persons";
+export type LegacyEndpoint = "users" | "statuses" | "projects" | "products" | "events" | "account" | "persons";
 
 /**
  * POSTs a legacy action envelope to /reg/api2/<endpoint>/ (or to any path starting with "/"),

@@ -96,9 +96,19 @@ export async function seedChunk(
     statusId: plan.statusIds.length > 0 && random.chance(0.8) ? random.pick(plan.statusIds) : null,
     star: random.chance(0.1),
     applicationDate: new Date(shared.now.getTime() - random.int(0, (180 * DAY_MS) / 1000) * 1000),
+    updatedAt: shared.now,
     assignedAdminId: null,
     utmSource: random.pick(UTM_SOURCES),
   }));
+  // Last changed up to 30 days after applying (at most now), so modified_since near now selects
+  // few. Derived from the person id rather than drawn, so the seeded data stays what it was.
+  for (const registration of registrations)
+    registration.updatedAt = new Date(
+      Math.min(
+        shared.now.getTime(),
+        registration.applicationDate.getTime() + ((registration.personId * 7919) % ((30 * DAY_MS) / 1000)) * 1000,
+      ),
+    );
   await insertSeedRows(em, Registration, registrations, shared.bindLimit);
   const uids = await readUidsByPerson(
     em,

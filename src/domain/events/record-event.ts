@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "typeorm";
-import { pendingWritesOf } from "../unit-of-work";
+import { pendingWritesOf, touchRegistration } from "../unit-of-work";
 
 // Events (contract §16) are recorded by the domain, inside the transaction of the change, so REST,
 // GraphQL and the registrant session emit the same ones and a rolled-back call emits none. They
@@ -27,6 +27,8 @@ export interface DomainEvent {
   groupId: number;
   /** The `data` member of the delivered body: wire names, ids as numbers. */
   data: Record<string, unknown>;
+  /** The admin the caller named for this change (add_email's `admin_id`): added to the event's actor. */
+  adminId?: number | null;
 }
 
 /**
@@ -50,17 +52,26 @@ function boundedText(value: unknown): unknown {
   return value;
 }
 
-/** Records events in `em`'s transaction; they are written when its unit of work completes. */
+/**
+ * Records events in `em`'s transaction; they are written when its unit of work completes, each
+ * with the transaction's actor. An event about a registration (`data.clogin_id`) marks that
+ * registration changed, so its updated_at moves with every change an event describes.
+ */
 export function recordEvents(em: EntityManager, events: readonly DomainEvent[], now = new Date()): void {
-  pendingWritesOf(em).events.push(
-    ...events.map((event) => ({
+  const unit = pendingWritesOf(em);
+  for (const event of events) {
+    const cloginId = event.data.clogin_id;
+    if (typeof cloginId === "number") touchRegistration(em, event.groupId, cloginId);
+    const actor = event.adminId != null ? { ...unit.actor, admin_id: event.adminId } : unit.actor;
+    unit.events.push({
       publicId: randomUUID(),
       groupId: event.groupId,
       type: event.type,
       data: JSON.stringify(boundedText(event.data)),
+      actor: JSON.stringify(actor),
       createdAt: now,
-    })),
-  );
+    });
+  }
 }
 
 export const recordEvent = (em: EntityManager, event: DomainEvent, now?: Date): void => recordEvents(em, [event], now);

@@ -187,6 +187,7 @@ export interface UsersFilter {
   excluded?: boolean | null;
   level?: "parent" | "child" | null;
   search?: string | null;
+  updatedSince?: Date | null;
 }
 
 /**
@@ -194,7 +195,7 @@ export interface UsersFilter {
  * names a status or searches names (those are counted).
  */
 export function matchingBucketsOf(filter: UsersFilter): readonly CounterBucket[] | null {
-  if (filter.statusId != null || (filter.search ?? "").trim() !== "") return null;
+  if (filter.statusId != null || (filter.search ?? "").trim() !== "" || filter.updatedSince) return null;
   let buckets = ALL;
   if (filter.excluded === true) buckets = intersect(buckets, EXCLUDED);
   if (filter.excluded === false) buckets = intersect(buckets, ACTIVE);

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "typeorm";
 import { recordEvents } from "../events/record-event";
+import { touchRegistration } from "../unit-of-work";
 import { writeTriggerEffects, type PendingTrigger, type TriggerWrites } from "../../data/triggers.data";
 import { lineAmountCents } from "../account-totals";
 import { countOrder, type CounterBucket } from "../projects/project-counters";
@@ -136,6 +137,8 @@ export async function applyTriggerEffects(
 ): Promise<void> {
   await writeTriggerEffects(em, planned.writes);
   recordEvents(em, planned.events, options.now);
+  // An added form or cart line records no event of its own: the registration changed all the same.
+  touchRegistration(em, options.projectId, target.cloginId);
   countOrder(em, options.projectId, target.bucket, planned.orderCents);
 }
 

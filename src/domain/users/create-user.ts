@@ -24,6 +24,7 @@ import { counterBucketOf, type RegisteredUser } from "./registration-lookup";
 import { CreateChildCommand, CreateUserCommand, type UserOutcome } from "./user-commands";
 import { clientValue } from "../../common/client-value";
 import { recordEvent, recordEvents } from "../events/record-event";
+import { registrationStamped } from "../unit-of-work";
 import { assertKeyCount, outcomeOf } from "./user-values";
 
 // users `create` and `create_child` (contract §7): the person found or made, the registration
@@ -214,8 +215,10 @@ async function registerPerson(
     personId: cloginId,
     connectedTo: parentCloginId,
     applicationDate: options.applicationDate,
+    updatedAt: new Date(),
   });
   if (uid === null) throw alreadyRegistered(cloginId, cmd.groupId);
+  registrationStamped(em, cmd.groupId, cloginId);
   const planned = planValues(cloginId);
   const user: RegisteredUser = {
     uid,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { flag, INTEGER_ID_JSON_SCHEMA, integerId, toInteger } from "../commands/members";
 import { clientValue } from "../../common/client-value";
+import { parseUtcDateTime } from "../../common/dates";
 
 // The commands of the read path and the registrant session (contract §10–§12, §18), one schema
 // each; adapters build them from the members as sent.
@@ -47,6 +48,25 @@ const startingPosition = z
   })
   .meta({ anyOf: [...INTEGER_ID_JSON_SCHEMA.anyOf, { type: "null" }], default: 0 });
 
+/** A point in time as `YYYY-MM-DD HH:MM:SS` (UTC); absent: no change filter. */
+export const modifiedSince = z
+  .unknown()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined || value === null) return null;
+    const date =
+      typeof value === "string" && /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(value) ? parseUtcDateTime(value) : null;
+    if (!date) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must be a date and time as YYYY-MM-DD HH:MM:SS (UTC), got ${clientValue(value)}`,
+      });
+      return z.NEVER;
+    }
+    return date;
+  })
+  .meta({ type: ["string", "null"], pattern: "^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$" });
+
 export const UserListCommand = z
   .object({
     groupId: integerId,
@@ -56,9 +76,18 @@ export const UserListCommand = z
     onlyChildren: flag(false),
     returnFamilies: flag(false),
     startingPosition,
+    /** Only registrations changed at or after this time (ours, not the original API's). */
+    modifiedSince,
     selectors,
   })
   .superRefine((command, ctx) => {
+    if (command.modifiedSince && command.returnFamilies) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["returnFamilies"],
+        message: "cannot be combined with modified_since (changed children are listed on their own)",
+      });
+    }
     if (command.onlyParents && command.onlyChildren) {
       ctx.addIssue({
         code: "custom",

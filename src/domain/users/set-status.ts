@@ -11,6 +11,7 @@ import { requireRegisteredUser } from "./registration-lookup";
 import type { UserOutcome } from "./user-commands";
 import { loadUserSummaries } from "./user-summary";
 import { recordEvent } from "../events/record-event";
+import { registrationStamped } from "../unit-of-work";
 
 const statusChangedEvent = (groupId: number, cloginId: number, statusId: number) => ({
   type: "user.status_changed" as const,
@@ -47,8 +48,11 @@ export async function setUserStatus(
     // Only a change of exclusion moves the registration (and a parent's children) between buckets.
     if ((found.status?.excluded ?? false) !== user.excluded)
       await countStatusChange(em, user.uid, statusId === 0 ? null : statusId);
-    const changed = await setRegistrationStatus(em, user.uid, statusId === 0 ? null : statusId);
-    if (changed) recordEvent(em, statusChangedEvent(cmd.groupId, cmd.cloginId, statusId));
+    const changed = await setRegistrationStatus(em, user.uid, statusId === 0 ? null : statusId, new Date());
+    if (changed) {
+      registrationStamped(em, cmd.groupId, cmd.cloginId);
+      recordEvent(em, statusChangedEvent(cmd.groupId, cmd.cloginId, statusId));
+    }
     const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid)!;
     return { uid: user.uid, groupId: cmd.groupId, cloginId: cmd.cloginId, summary, notices: [] };
   });

@@ -1,4 +1,7 @@
+import { readSummaries } from "../../data/user-summary.data";
 import {
+  countChanged,
+  readChangedPage,
   readListPageSummaries,
   readListScope,
   readMatchingChildSummaries,
@@ -40,6 +43,11 @@ export interface UserListQuery {
   onlyParents: boolean;
   onlyChildren: boolean;
   startingPosition: number;
+  /**
+   * Only registrations changed at or after this time (doc.modified_since), pages in (updated_at,
+   * uid) order; children are records of their own then (with no only_* option, both levels).
+   */
+  modifiedSince?: Date | null;
   /** get_info selectors answered per record (contract §12). */
   selection: DetailSelection | null;
 }
@@ -72,7 +80,14 @@ export interface UserListPage {
 }
 
 const walkKey = (query: UserListQuery, position: number) =>
-  [query.groupId, query.exclusion, query.onlyParents, query.onlyChildren, position].join(":");
+  [
+    query.groupId,
+    query.exclusion,
+    query.onlyParents,
+    query.onlyChildren,
+    ...(query.modifiedSince ? [`since${query.modifiedSince.getTime()}`] : []),
+    position,
+  ].join(":");
 
 /** Reads one page. Throws FORBIDDEN for a project outside the caller's organization. */
 export async function listUsers(ctx: RequestContext, query: UserListQuery): Promise<UserListPage> {
@@ -106,15 +121,48 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
         totalPaidCents: row.paidCents,
       };
     }
-    const readRows = await readListPageSummaries(em, selection, {
-      level: query.onlyChildren ? "child" : "parent",
-      afterUid: remembered?.afterUid ?? null,
-      offset: query.startingPosition,
-      limit: RECORDS_PER_PAGE + 1,
-    });
+    const since = query.modifiedSince ?? null;
+    const level = query.onlyChildren ? "child" : query.onlyParents ? "parent" : "both";
+    if (since && !remembered) totalUsers = await countChanged(em, selection, since, level);
+    let readRows: UserSummary[];
+    let lastUpdatedAtMs: number | undefined;
+    let moreRows: boolean;
+    if (since) {
+      // Changes since: the page is picked in (updated_at, uid) order, its summaries read for it.
+      const picked = await readChangedPage(em, selection, {
+        since,
+        level,
+        after:
+          remembered?.afterUpdatedAtMs !== undefined
+            ? { updatedAt: new Date(remembered.afterUpdatedAtMs), uid: remembered.afterUid }
+            : null,
+        offset: query.startingPosition,
+        limit: RECORDS_PER_PAGE + 1,
+      });
+      moreRows = picked.length > RECORDS_PER_PAGE;
+      const pagePicked = picked.slice(0, RECORDS_PER_PAGE);
+      lastUpdatedAtMs = pagePicked.at(-1)?.updated_at.getTime();
+      const byUid = new Map(
+        (
+          await readSummaries(
+            em,
+            pagePicked.map((row) => row.uid),
+          )
+        ).map((summary) => [summary.uid, summary]),
+      );
+      readRows = pagePicked.flatMap((row) => byUid.get(row.uid) ?? []);
+    } else {
+      readRows = await readListPageSummaries(em, selection, {
+        level: query.onlyChildren ? "child" : "parent",
+        afterUid: remembered?.afterUid ?? null,
+        offset: query.startingPosition,
+        limit: RECORDS_PER_PAGE + 1,
+      });
+      moreRows = readRows.length > RECORDS_PER_PAGE;
+    }
     const pageRows = readRows.slice(0, RECORDS_PER_PAGE);
     const children =
-      query.onlyParents || query.onlyChildren
+      query.onlyParents || query.onlyChildren || since
         ? []
         : await readMatchingChildSummaries(
             em,
@@ -146,9 +194,16 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
     }
     const records = pageRows.map((row) => ({ ...listed(row.uid), children: childrenOf.get(row.cloginId) ?? [] }));
 
-    const nextStartingPosition = readRows.length > RECORDS_PER_PAGE ? query.startingPosition + RECORDS_PER_PAGE : null;
+    const nextStartingPosition = moreRows ? query.startingPosition + RECORDS_PER_PAGE : null;
     const next: WalkPosition | null =
-      nextStartingPosition === null ? null : { afterUid: pageRows[pageRows.length - 1].uid, totalUsers, totals };
+      nextStartingPosition === null
+        ? null
+        : {
+            afterUid: pageRows[pageRows.length - 1].uid,
+            ...(lastUpdatedAtMs !== undefined ? { afterUpdatedAtMs: lastUpdatedAtMs } : {}),
+            totalUsers,
+            totals,
+          };
     const page: UserListPage = {
       totalUsers,
       recordsPerPage: RECORDS_PER_PAGE,
@@ -186,6 +241,7 @@ export async function getUserList(
     onlyParents: command.onlyParents,
     onlyChildren: command.onlyChildren,
     startingPosition: command.startingPosition,
+    modifiedSince: command.modifiedSince,
     selection,
   });
   return { page, command, selection };

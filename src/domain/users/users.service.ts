@@ -51,6 +51,7 @@ const emailRecordedEvents = (user: RegisteredUser, emails: AddEmailsCommand["ema
     type: "email.recorded" as const,
     groupId: user.groupId,
     data: { clogin_id: user.cloginId, to: email.to.trim(), subject: email.subject },
+    adminId: email.adminId ?? null,
   }));
 
 /**

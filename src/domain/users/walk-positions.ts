@@ -9,6 +9,8 @@ import type { DataSource } from "typeorm";
 export interface WalkPosition {
   /** The uid that ended the page before: the next page starts after it (keyset). */
   afterUid: number;
+  /** A changes-since walk (modified_since) continues after (afterUpdatedAtMs, afterUid). */
+  afterUpdatedAtMs?: number;
   /** The totals the walk started with, so its pages agree with each other. */
   totalUsers: number;
   totals: { totalUsers: number; totalActiveUsers: number; totalOrderCents: number; totalPaidCents: number };

@@ -1,4 +1,5 @@
 import { IsInt, IsOptional, Max, MaxLength, Min, ValidateNested } from "class-validator";
+import { GraphQLDateTime } from "graphql-scalars";
 import { ArgsType, Field, InputType, Int } from "type-graphql";
 import { UserLevelEnum } from "../types/enums.type";
 
@@ -32,6 +33,13 @@ export class UserFilterInput {
   @IsOptional()
   @MaxLength(100)
   search?: string | null;
+
+  @Field(() => GraphQLDateTime, {
+    nullable: true,
+    description:
+      "Only users whose registration changed (values, forms, cart, status, emails) at or after this time: User.updatedAt >= updatedSince. Pages stay in uid order.",
+  })
+  updatedSince?: Date | null;
 }
 
 @ArgsType()

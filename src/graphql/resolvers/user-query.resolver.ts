@@ -74,6 +74,7 @@ export class UserConnectionResolver {
       excluded: args.filter?.excluded,
       level: args.filter?.level,
       search: args.filter?.search,
+      updatedSince: args.filter?.updatedSince,
     };
     const backward = args.last != null;
     const page = await listUsersPage(ctx.request, {

@@ -94,6 +94,12 @@ export class MetaInfoType implements Node {
   @Field(() => GraphQLDateTime)
   applicationDate: Date;
 
+  @Field(() => GraphQLDateTime, {
+    description:
+      "Last change to the registration, its values, forms, cart, status or emails (users filter updatedSince).",
+  })
+  updatedAt: Date;
+
   @Field(() => Int, { description: "Admin comments on the registration (legacy u_comments)." })
   commentCount: number;
 
@@ -177,6 +183,7 @@ export const META_INFO_FIELDS: { [F in keyof MetaInfoFields]: SummaryFieldPresen
   totalBalance: fromSummary("totalBalanceCents", formatCents),
   status: fromSummary("status", (status, summary) => status && presentStatus(status, summary.groupId)),
   applicationDate: fromSummary("applicationDate"),
+  updatedAt: fromSummary("updatedAt"),
   commentCount: fromSummary("commentCount"),
   groupId: fromSummary("groupId"),
   uid: fromSummary("uid"),

@@ -18,6 +18,8 @@ export interface LegacyAction<Schema extends z.ZodType = z.ZodType> {
    * member (products, add_product's entries) list their members through `problemPaths` only.
    */
   command?: z.ZodObject;
+  /** `group_id` may be left out (events `list`: absent means every project of the organization). */
+  groupIdOptional?: boolean;
   /** A read: it changes nothing, so it ignores Idempotency-Key. */
   readOnly?: boolean;
   /**

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { integerId } from "../../domain/commands/members";
+import { integerId, optionalIntegerId } from "../../domain/commands/members";
 
 /**
  * The members every action of every endpoint carries. Checked before the action name, so a body
@@ -11,6 +11,9 @@ export const commonEnvelope = z.object({
     .min(1, "must not be empty"),
   group_id: integerId,
 });
+
+/** The envelope of an endpoint whose actions all take `group_id` optionally (events). */
+export const envelopeWithOptionalGroup = commonEnvelope.extend({ group_id: optionalIntegerId });
 
 export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

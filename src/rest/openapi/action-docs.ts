@@ -206,6 +206,23 @@ export const ENDPOINT_DOCS: Record<string, EndpointDoc> = {
       },
     },
   },
+  events: {
+    summary: "The pull event feed (ours, not the original API's)",
+    description:
+      "The events webhooks deliver, oldest first, with a cursor: same ids and bodies as deliveries (plus `actor`), so a consumer may combine both and deduplicate by id. group_id is optional: absent, every project of your organization. Pass `end_cursor` back as `doc.after`. A cursor older than what the feed keeps (EVENT_RETENTION_DAYS) answers 410 CURSOR_EXPIRED: resync.",
+    actions: {
+      list: {
+        summary: "Read events after a cursor",
+        answer:
+          "msg, events [{id, type, created_at, group_id, actor, data}], end_cursor (always set: keep it), has_more",
+        example: {
+          action: "list",
+          group_id: groupId,
+          doc: { types: ["user.created", "user.updated"], limit: 100 },
+        },
+      },
+    },
+  },
   account: {
     summary: "The calling API key (ours)",
     description:

@@ -56,8 +56,10 @@ function objectSchema(): JsonSchema & { properties: Record<string, JsonSchema>; 
 export function actionRequestSchema(actionName: string, action: LegacyAction): JsonSchema {
   const root = objectSchema();
   root.properties.action = { const: actionName };
-  root.properties.group_id = { ...INTEGER_ID_JSON_SCHEMA, description: "The project (group) the action works on." };
-  root.required.push("action", "group_id");
+  root.properties.group_id = action.groupIdOptional
+    ? { ...INTEGER_ID_JSON_SCHEMA, description: "One project (group); absent: every project of your organization." }
+    : { ...INTEGER_ID_JSON_SCHEMA, description: "The project (group) the action works on." };
+  root.required.push(...(action.groupIdOptional ? ["action"] : ["action", "group_id"]));
 
   const envelope = action.schema instanceof z.ZodObject ? (action.schema.shape as Record<string, z.ZodType>) : {};
   for (const [member, schema] of Object.entries(envelope)) {

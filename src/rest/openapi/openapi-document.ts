@@ -1,3 +1,4 @@
+import { CURSOR_EXPIRED_MESSAGE } from "../../domain/events/event-feed";
 import { CONSISTENCY_INVALID_MESSAGE } from "../../http/consistency";
 import { DOMAIN_ERROR_CODES, type DomainErrorCode } from "../../domain/errors";
 import { RedeemLoginTokenCommand } from "../../domain/users/read-commands";
@@ -31,6 +32,7 @@ const ERROR_EXAMPLES: Record<ErrorCode, { msg: string; errors?: { path: string; 
   CONFLICT: {
     msg: 'Status name "Accepted" is taken in this project by status_id 9 ("Accepted"); names are compared case-insensitively.',
   },
+  CURSOR_EXPIRED: { msg: CURSOR_EXPIRED_MESSAGE },
   INVALID_JSON: { msg: "The request body is not valid JSON." },
   METHOD_NOT_ALLOWED: { msg: "Method GET is not allowed on /reg/api2/users/; use POST." },
   UNSUPPORTED_MEDIA_TYPE: {
@@ -68,6 +70,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: "No such registration (or route)",
   405: "Only POST is served",
   409: "Conflict with stored data, or an Idempotency-Key conflict",
+  410: "The event feed cursor is older than what the feed keeps: resync",
   413: "Body larger than 1 MiB",
   415: "Body not sent as application/json (UTF-8)",
   429: "Rate limited (see Retry-After)",
@@ -256,7 +259,7 @@ export function buildOpenApiDocument(endpoints: Readonly<Record<string, ActionTa
       title: "regapi legacy REST interface",
       version,
       description:
-        "The legacy action envelope: POST a JSON object with `action` and `group_id` (plus the action's members) to an endpoint. Authenticate with the headers Api-Id, Api-User and Api-Token. The same operations are offered by GraphQL at /graphql (explorer at /explorer).",
+        "The legacy action envelope: POST a JSON object with `action` and `group_id` (plus the action's members) to an endpoint (events `list` takes `group_id` optionally). Authenticate with the headers Api-Id, Api-User and Api-Token. The same operations are offered by GraphQL at /graphql (explorer at /explorer).",
     },
     servers: [{ url: "/" }],
     security: [{ ApiId: [], ApiUser: [], ApiToken: [] }],

@@ -23,6 +23,7 @@ const LIST_OPTIONS = [
   "only_children",
   "return_families",
   "starting_position",
+  "modified_since",
 ] as const;
 
 const LIST_PATHS: PathNames = {
@@ -33,6 +34,7 @@ const LIST_PATHS: PathNames = {
   onlyChildren: "doc.only_children",
   returnFamilies: "doc.return_families",
   startingPosition: "doc.starting_position",
+  modifiedSince: "doc.modified_since",
   selectors: "doc",
 };
 
@@ -59,13 +61,21 @@ const summaryRecord = (summary: UserSummary) => ({
 function presentRecords(
   records: ListedUser[],
   keys: string[],
-  shape: { onlyChildren: boolean; returnFamilies: boolean },
+  shape: { onlyChildren: boolean; returnFamilies: boolean; modifiedSince: Date | null },
 ) {
   const record = (entry: ListedUser) => ({
     ...summaryRecord(entry.summary),
     ...(entry.details ? { doc: presentDetailsDoc(entry.details, keys) } : {}),
   });
   if (shape.onlyChildren) return { users: [], children: records.map(record) };
+  // Changes since: each changed registration is a record of its own, in the page's (updated_at,
+  // uid) order; parents and individuals in users, children in children.
+  if (shape.modifiedSince) {
+    return {
+      users: records.filter((entry) => entry.summary.parentCloginId === null).map(record),
+      children: records.filter((entry) => entry.summary.parentCloginId !== null).map(record),
+    };
+  }
   if (shape.returnFamilies) {
     return {
       users: records.map((entry) => ({ ...record(entry), children: entry.children.map(record) })),
@@ -108,6 +118,7 @@ export const userReadActions: ActionTable = {
         onlyChildren: doc.only_children,
         returnFamilies: doc.return_families,
         startingPosition: doc.starting_position,
+        modifiedSince: doc.modified_since,
         selectors,
       });
       const notices = listNotices(page.records, selection);

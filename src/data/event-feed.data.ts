@@ -1,0 +1,142 @@
+import type { EntityManager } from "typeorm";
+import { executeWrite } from "../db/insert-rows";
+import { sqlDate } from "./events.data";
+import { selectRows, sqlPlaceholders } from "./sql-rows";
+
+// SQL of the pull event feed (docs/event-feed.md). Events join the feed when the delivery worker
+// fans them out: positions come from the one `event_feed` row, whose lock the fan-out holds to its
+// COMMIT, so positions become visible in increasing order whatever order the events' own
+// transactions committed in. A page is a keyset read on (organization_id | group_id, feed_position).
+
+/**
+ * Hands out the next `count` feed positions, under the `event_feed` row's lock (held to COMMIT;
+ * on Galera a concurrent fan-out on another node fails certification and is run again). Returns
+ * the first of them. The row is created on first use (SQLite schemas are synchronized, not migrated).
+ */
+export async function takeFeedPositions(em: EntityManager, count: number): Promise<number> {
+  const bump = () => executeWrite(em, `UPDATE event_feed SET last_position = last_position + ? WHERE id = 1`, [count]);
+  if ((await bump()).affected === 0) {
+    // A concurrent first use inserts the same row: the loser's duplicate key rolls its fan-out back, to be run again.
+    await em.query(`INSERT INTO event_feed (id, last_position, pruned_through) VALUES (1, 0, 0)`);
+    await bump();
+  }
+  const [row] = await selectRows(em, { last_position: "int" }, `SELECT last_position FROM event_feed WHERE id = 1`);
+  return row.last_position - count + 1;
+}
+
+/** Gives events (in this order) their feed positions from `first` on, and marks them fanned out, in one UPDATE. */
+export async function placeEventsInFeed(
+  em: EntityManager,
+  eventIds: readonly number[],
+  first: number,
+  dispatchedAt: Date,
+): Promise<void> {
+  if (eventIds.length === 0) return;
+  const cases = eventIds.map(() => "WHEN ? THEN ?").join(" ");
+  await em.query(
+    `UPDATE event SET dispatched_at = ?, feed_position = CASE id ${cases} END WHERE id IN (${sqlPlaceholders(eventIds.length)})`,
+    [sqlDate(em, dispatchedAt), ...eventIds.flatMap((id, i) => [id, first + i]), ...eventIds],
+  );
+}
+
+/** The highest feed position pruned (0 when none): a cursor below it may have lost events. */
+export async function readPrunedThrough(em: EntityManager): Promise<number> {
+  const [row] = await selectRows(em, { pruned_through: "int" }, `SELECT pruned_through FROM event_feed WHERE id = 1`);
+  return row?.pruned_through ?? 0;
+}
+
+const FEED_ROW = {
+  feed_position: "int",
+  public_id: "text",
+  type: "text",
+  group_id: "int",
+  data: "text",
+  actor: "textOrNull",
+  created_at: "date",
+} as const;
+
+export interface FeedEventRow {
+  position: number;
+  publicId: string;
+  type: string;
+  groupId: number;
+  /** JSON text of `data`, as delivered. */
+  data: string;
+  /** JSON text of `actor`; null for events recorded before actors were. */
+  actor: string | null;
+  createdAt: Date;
+}
+
+export interface FeedPageQuery {
+  organizationId: number;
+  /** These projects of the organization (one: its own index); null: all of them. */
+  groupIds: readonly number[] | null;
+  afterPosition: number;
+  /** Only these types; null: every type. */
+  types: readonly string[] | null;
+  limit: number;
+}
+
+/**
+ * Up to `limit` events of the organization (or one project) after a position, in feed order. The
+ * keyset seeks its index: the cost of a page does not depend on how far the feed goes. A `types`
+ * filter is applied to the index range, so a rare type reads past the others to fill its page.
+ */
+export async function readFeedPage(em: EntityManager, query: FeedPageQuery): Promise<FeedEventRow[]> {
+  const groups = query.groupIds;
+  if (groups !== null && groups.length === 0) return [];
+  const scope =
+    groups === null ? "organization_id = ?" : `organization_id = ? AND group_id IN (${sqlPlaceholders(groups.length)})`;
+  const parameters: unknown[] = [query.organizationId, ...(groups ?? [])];
+  parameters.push(query.afterPosition);
+  let types = "";
+  if (query.types !== null) {
+    types = ` AND type IN (${sqlPlaceholders(query.types.length)})`;
+    parameters.push(...query.types);
+  }
+  const index =
+    em.connection.options.type === "better-sqlite3"
+      ? ""
+      : `FORCE INDEX (${groups?.length === 1 ? "IDX_event_feed_group" : "IDX_event_feed_org"})`;
+  const rows = await selectRows(
+    em,
+    FEED_ROW,
+    `SELECT feed_position, public_id, type, group_id, data, actor, created_at FROM event ${index}
+      WHERE ${scope} AND feed_position > ?${types}
+      ORDER BY feed_position LIMIT ${Math.max(0, Math.trunc(query.limit))}`,
+    parameters,
+  );
+  return rows.map((row) => ({
+    position: row.feed_position,
+    publicId: row.public_id,
+    type: row.type,
+    groupId: row.group_id,
+    data: row.data,
+    actor: row.actor,
+    createdAt: row.created_at,
+  }));
+}
+
+/**
+ * Deletes up to `limit` events fanned out before `olderThan` whose deliveries are all finished
+ * (their deliveries and attempts go with them), oldest first, and raises `pruned_through` to the
+ * highest position deleted. Returns how many events it deleted.
+ */
+export async function pruneEvents(em: EntityManager, olderThan: Date, limit: number): Promise<number> {
+  const rows = await selectRows(
+    em,
+    { id: "int", feed_position: "int" },
+    `SELECT e.id, e.feed_position FROM event e
+      WHERE e.created_at < ? AND e.feed_position IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM webhook_delivery d WHERE d.event_id = e.id AND d.state = 'pending')
+      ORDER BY e.created_at LIMIT ${Math.max(0, Math.trunc(limit))}`,
+    [sqlDate(em, olderThan)],
+  );
+  if (rows.length === 0) return 0;
+  // Their deliveries and attempts go with them (ON DELETE CASCADE; SQLite enforces foreign keys too).
+  const ids = rows.map((row) => row.id);
+  await em.query(`DELETE FROM event WHERE id IN (${sqlPlaceholders(ids.length)})`, ids);
+  const highest = Math.max(...rows.map((row) => row.feed_position));
+  await em.query(`UPDATE event_feed SET pruned_through = ? WHERE id = 1 AND pruned_through < ?`, [highest, highest]);
+  return rows.length;
+}

@@ -1,0 +1,37 @@
+import { Arg, Ctx, Int, Query, Resolver, UseMiddleware } from "type-graphql";
+import { FEED_PAGE_DEFAULT, FEED_PAGE_MAX, listEvents } from "../../domain/events/event-feed";
+import type { GraphqlContext } from "../context";
+import { problemPathsOf } from "../graphql-errors";
+import { FeedEventConnectionType } from "../types/event-feed.type";
+
+@Resolver()
+export class EventFeedResolver {
+  @Query(() => FeedEventConnectionType, {
+    description: `The pull event feed: the organization's events (or one project's), oldest first, after a cursor. An expired cursor (older than the retention) is CURSOR_EXPIRED: resync. first: 1 to ${FEED_PAGE_MAX}, default ${FEED_PAGE_DEFAULT}.`,
+  })
+  // The domain command calls the page size `limit` (REST doc.limit); here it is `first`.
+  @UseMiddleware(problemPathsOf({ names: { limit: "first" } }))
+  async events(
+    @Ctx() ctx: GraphqlContext,
+    @Arg("after", () => String, { nullable: true }) after: string | null,
+    @Arg("first", () => Int, { nullable: true }) first: number | null,
+    @Arg("types", () => [String], { nullable: true }) types: string[] | null,
+    @Arg("groupId", () => Int, { nullable: true }) groupId: number | null,
+  ): Promise<FeedEventConnectionType> {
+    const page = await listEvents(ctx.request, { after, limit: first, types, groupId });
+    return {
+      edges: page.events.map((event) => ({
+        cursor: event.cursor,
+        node: {
+          eventId: event.id,
+          type: event.type,
+          createdAt: new Date(event.created_at),
+          groupId: event.group_id,
+          actor: event.actor,
+          data: event.data,
+        },
+      })),
+      pageInfo: { hasNextPage: page.hasNextPage, endCursor: page.endCursor },
+    };
+  }
+}
