@@ -1,4 +1,4 @@
-import { Arg, Ctx, Int, Query, Resolver, UseMiddleware } from "type-graphql";
+import { Arg, Authorized, Ctx, Int, Query, Resolver, UseMiddleware } from "type-graphql";
 import { FEED_PAGE_DEFAULT, FEED_PAGE_MAX, listEvents } from "../../domain/events/event-feed";
 import type { GraphqlContext } from "../context";
 import { problemPathsOf } from "../graphql-errors";
@@ -6,6 +6,8 @@ import { FeedEventConnectionType } from "../types/event-feed.type";
 
 @Resolver()
 export class EventFeedResolver {
+  // An organization's feed: for API accounts; a registrant session has no feed (not built).
+  @Authorized("account")
   @Query(() => FeedEventConnectionType, {
     description: `The pull event feed: the organization's events (or one project's), oldest first, after a cursor. An expired cursor (older than the retention) is CURSOR_EXPIRED: resync. first: 1 to ${FEED_PAGE_MAX}, default ${FEED_PAGE_DEFAULT}.`,
   })
