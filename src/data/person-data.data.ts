@@ -1,6 +1,7 @@
 import type { EntityManager } from "typeorm";
 import { executeWrite } from "../db/insert-rows";
 import { chunked } from "./batch";
+import { EMAIL_SHAPE } from "./email-history.data";
 import { selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
 
 // Everything held about one person (a clogin_id) of an organization, read for an export and
@@ -119,20 +120,9 @@ const PAYMENT = {
   method: "textOrNull",
   note: "textOrNull",
 } as const;
-const EMAIL = {
-  id: "int",
-  registration_id: "int",
-  from_address: "text",
-  to_addresses: "text",
-  cc_addresses: "textOrNull",
-  bcc_addresses: "textOrNull",
-  subject: "text",
-  body: "text",
-  admin_id: "intOrNull",
-  recorded_at: "date",
-  origin: "text",
-  message_id: "textOrNull",
-} as const;
+// The email history's own columns: its shape without the delivery state, which email-history.data.ts
+// joins from the outbox and the export lists as outbox emails of their own.
+const { delivery_status: _deliveryStatus, delivery_attempts: _deliveryAttempts, ...EMAIL } = EMAIL_SHAPE;
 const OUTBOX_EMAIL = {
   id: "int",
   registration_id: "int",

@@ -1,10 +1,9 @@
-import http from "node:http";
 import type { RowDataPacket } from "mysql2/promise";
 import { createRequestContext } from "../../src/domain/context";
 import { loadFixture } from "../../src/fixtures/load-fixture";
 import { buildService } from "../foundation/support/service-process";
-import { hit, percentile, type Answer } from "../faults/support/load";
-import { MAPLE, mapleHeaders, testFixture } from "../fixtures/test-fixture";
+import { hit, percentile, post, type Answer } from "../faults/support/load";
+import { MAPLE, testFixture } from "../fixtures/test-fixture";
 import { describeOnMysqlFamily } from "../support/database";
 import { GaleraCluster, type GaleraNode } from "../support/galera-cluster";
 import { createGaleraDatabase, openGaleraDataSource } from "../support/galera-service";
@@ -66,38 +65,7 @@ function create(port: number, email: string): Promise<Answer> {
     group_id: MAPLE.groupId,
     doc: { main_email: email, first_name: "Node", last_name: "Loss", f_301_3: "M" },
   });
-  const startedAt = Date.now();
-  return new Promise((resolve) => {
-    const req = http.request(
-      {
-        host: "127.0.0.1",
-        port,
-        method: "POST",
-        path: "/reg/api2/users/",
-        agent: false,
-        headers: { ...mapleHeaders, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) },
-        timeout: 30_000,
-      },
-      (res) => {
-        let text = "";
-        res.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
-        res.on("end", () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            ms: Date.now() - startedAt,
-            startedAt,
-            headers: res.headers,
-            body: text,
-          }),
-        );
-      },
-    );
-    req.on("timeout", () => req.destroy(new Error("client timeout")));
-    req.on("error", (error) =>
-      resolve({ status: 0, ms: Date.now() - startedAt, startedAt, headers: {}, body: "", error: error.message }),
-    );
-    req.end(body);
-  });
+  return post(port, "/reg/api2/users/", body, { agent: false });
 }
 
 /** Writers and readers in closed loops against the service until stopped. */

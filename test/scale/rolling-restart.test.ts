@@ -1,7 +1,7 @@
 import http from "node:http";
 import { buildService } from "../foundation/support/service-process";
-import { hit, type Answer } from "../faults/support/load";
-import { MAPLE, mapleHeaders } from "../fixtures/test-fixture";
+import { hit, post, type Answer } from "../faults/support/load";
+import { MAPLE } from "../fixtures/test-fixture";
 import { describeOnMysqlFamily } from "../support/database";
 import { Haproxy, TEST_CHECKS } from "../support/haproxy";
 import { acquireMachineLock } from "../support/machine-lock";
@@ -42,38 +42,7 @@ function createUser(port: number, email: string, agent: http.Agent | false): Pro
     clogin_id: false,
     doc: { main_email: email },
   });
-  const startedAt = Date.now();
-  return new Promise((resolve) => {
-    const req = http.request(
-      {
-        host: "127.0.0.1",
-        port,
-        method: "POST",
-        path: "/reg/api2/users/",
-        agent,
-        headers: { ...mapleHeaders, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) },
-        timeout: 30_000,
-      },
-      (res) => {
-        let text = "";
-        res.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
-        res.on("end", () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            ms: Date.now() - startedAt,
-            startedAt,
-            headers: res.headers,
-            body: text,
-          }),
-        );
-      },
-    );
-    req.on("timeout", () => req.destroy(new Error("client timeout")));
-    req.on("error", (error) =>
-      resolve({ status: 0, ms: Date.now() - startedAt, startedAt, headers: {}, body: "", error: error.message }),
-    );
-    req.end(body);
-  });
+  return post(port, "/reg/api2/users/", body, { agent: agent });
 }
 
 const acknowledged = (answer: Answer) => answer.status === 200 && JSON.parse(answer.body).success === true;

@@ -22,7 +22,19 @@ export function hit(
   options: { agent?: http.Agent; timeoutMs?: number; onSocket?: () => void } = {},
 ): Promise<Answer> {
   const graphql = i % 2 === 1;
-  const body = graphql ? GRAPHQL_PROJECTS : LIST_PROJECTS;
+  return post(port, graphql ? "/graphql" : "/reg/api2/projects/", graphql ? GRAPHQL_PROJECTS : LIST_PROJECTS, options);
+}
+
+/**
+ * One POST as the demo's API account, timed; never rejects: a connection that gets no HTTP answer
+ * (reset, refused, timed out) resolves with status 0 and the error, which is what a fault test counts.
+ */
+export function post(
+  port: number,
+  path: string,
+  body: string,
+  options: { agent?: http.Agent | false; timeoutMs?: number; onSocket?: () => void } = {},
+): Promise<Answer> {
   const startedAt = Date.now();
   return new Promise((resolve) => {
     const req = http.request(
@@ -30,7 +42,7 @@ export function hit(
         host: "127.0.0.1",
         port,
         method: "POST",
-        path: graphql ? "/graphql" : "/reg/api2/projects/",
+        path,
         agent: options.agent ?? false,
         headers: { ...mapleHeaders, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) },
         timeout: options.timeoutMs ?? 30_000,
