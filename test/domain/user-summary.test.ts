@@ -34,6 +34,8 @@ describe("user summary (domain)", () => {
       totalBalanceCents: 25000,
       status: { id: 9, name: "Accepted", color: "#00AA00", isExcluded: false },
       applicationDate: new Date("2026-02-01T09:30:00Z"),
+      // The fixture writes no change after applying: last changed when it applied.
+      updatedAt: new Date("2026-02-01T09:30:00Z"),
       commentCount: 2,
       excluded: false,
       tagIds: [3],
