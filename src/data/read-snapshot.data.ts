@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager, QueryRunner } from "typeorm";
-import { failoverReplicaRead } from "../db/replicas";
+import { SNAPSHOT_START } from "../db/replicas";
 
 /** A consistent read on one pooled connection, ended by `end` (which also returns the connection). */
 export interface ReadSnapshot {
@@ -16,13 +16,11 @@ export interface ReadSnapshot {
 export async function startReadSnapshot(dataSource: DataSource, on?: QueryRunner): Promise<ReadSnapshot> {
   const runner = on ?? dataSource.createQueryRunner();
   try {
-    await runner.query("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
+    // On a replica that went away just now, the lease's runner opens it on the primary instead.
+    await runner.query(SNAPSHOT_START);
   } catch (error) {
-    // A replica that went away just now: the failover opens the snapshot on the primary instead.
-    if (!(await failoverReplicaRead(runner, error).catch(() => false))) {
-      await runner.release();
-      throw error;
-    }
+    await runner.release();
+    throw error;
   }
   return {
     em: runner.manager,

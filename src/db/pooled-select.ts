@@ -50,11 +50,12 @@ export async function queryPooled(em: EntityManager, sql: string, parameters: un
     // which its BEGIN has already taken; before that, or once released, the runner decides.
     const runner = em.queryRunner as unknown as MysqlQueryRunnerInternals;
     if (runner.isReleased || !runner.databaseConnection) return em.query(sql, parameters);
+    const connection = runner.databaseConnection;
     try {
-      return await runOn(runner.databaseConnection, dataSource, driver, sql, parameters);
+      return await runOn(connection, dataSource, driver, sql, parameters);
     } catch (error) {
       // A read on a replica that went away continues on the primary (src/db/replicas.ts).
-      if (!(await failoverReplicaRead(em.queryRunner, error))) throw error;
+      if (!(await failoverReplicaRead(em.queryRunner, error, connection))) throw error;
       return runOn(runner.databaseConnection, dataSource, driver, sql, parameters);
     }
   }

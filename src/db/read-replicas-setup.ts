@@ -15,8 +15,8 @@ interface ReplicaLogger {
 
 /**
  * Starts routing lock-free reads over DATABASE_REPLICA_URLS (nothing without any). Write
- * positions are shared through Redis when REDIS_URL is set (every instance sees them), under a
- * prefix naming the primary, so instances of another database on the same Redis never mix.
+ * positions are shared through Redis when REDIS_URL is set (every instance sees them), under
+ * REDIS_KEY_PREFIX and a part naming the primary, so instances of another database on the same Redis never mix.
  */
 export async function startReadReplicas(
   dataSource: DataSource,
@@ -25,9 +25,9 @@ export async function startReadReplicas(
 ): Promise<ReplicaSet | undefined> {
   if (config.replicas.databases.length === 0 || config.database.kind === "sqlite") return undefined;
   const { host, port, database } = config.database;
-  const redisUrl = config.rateLimit.redisUrl;
+  const { redisUrl, keyPrefix } = config.sharedState;
   const positions = redisUrl
-    ? redisReadPositions(redisUrl, `regapi:ryw:${host}:${port}/${database}:`, positionTtlMs(config), (error) =>
+    ? redisReadPositions(redisUrl, `${keyPrefix}ryw:${host}:${port}/${database}:`, positionTtlMs(config), (error) =>
         logger.warn(
           { err: error.message },
           "read-your-writes positions (Redis) unavailable; such reads use the primary",

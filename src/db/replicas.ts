@@ -103,6 +103,8 @@ class Replica {
 }
 
 const WAIT_BUCKETS_KEPT = 10_000;
+/** How a read snapshot starts (src/data/read-snapshot.data.ts), on a replica as on the primary. */
+export const SNAPSHOT_START = "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY";
 
 /** Replicas of one DataSource's primary, their health, and the reads routed to them. */
 export class ReplicaSet {
@@ -252,16 +254,43 @@ export class ReplicaSet {
     const runner = this.dataSource.createQueryRunner();
     const internals = runner as unknown as RunnerInternals;
     internals.databaseConnection = driver.prepareDbConnection(connection);
+    const onReplica = internals.databaseConnection;
+    let movedToPrimary: Promise<void> | null = null;
     leases.set(runner, {
-      failover: async (error: unknown) => {
-        // The replica went away under this read: the rest of it runs on the primary.
-        this.markDown(replica, error);
-        this.bump(this.counters.fallbacks, "replica_failed");
-        internals.databaseConnection?.destroy();
-        internals.databaseConnection = await driver.obtainMasterConnection();
-        if (snapshot) await runner.query("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
+      failover: (error: unknown, failedOn: PooledConnection | undefined, startsSnapshot = false) => {
+        // Only a statement that failed on the replica's connection moves (a failure on the
+        // primary afterwards is the primary's). Statements in flight together fail together
+        // (a query's root fields read at once): the first starts the move, the others wait for
+        // it and run again on the primary too.
+        if (failedOn !== onReplica) return Promise.resolve(false);
+        movedToPrimary ??= (async () => {
+          // The replica went away under this read: the rest of it runs on the primary.
+          this.markDown(replica, error);
+          this.bump(this.counters.fallbacks, "replica_failed");
+          onReplica?.destroy();
+          internals.databaseConnection = await driver.obtainMasterConnection();
+          // The statement that failed reruns: when it was the snapshot's own START, that is enough.
+          if (snapshot && !startsSnapshot) await originalQuery(SNAPSHOT_START);
+        })();
+        return movedToPrimary.then(() => true);
       },
     });
+    // TypeORM's own statements on this runner (repositories, query builders) move the same way
+    // as the pooled ones (src/db/pooled-select.ts calls failoverReplicaRead itself).
+    const originalQuery = runner.query.bind(runner) as (sql: string, parameters?: unknown[]) => Promise<unknown>;
+    runner.query = (async (sql: string, parameters?: unknown[], ...rest: unknown[]) => {
+      const failedOn = internals.databaseConnection;
+      try {
+        return await (originalQuery as (...args: unknown[]) => Promise<unknown>)(sql, parameters, ...rest);
+      } catch (error) {
+        // A read-only transaction's end loses nothing when it fails: no need to move for it.
+        if (/^\s*(COMMIT|ROLLBACK)\b/i.test(sql)) throw error;
+        const lease = leases.get(runner);
+        if (!lease || databaseFailureOf(error) === null) throw error;
+        if (!(await lease.failover(error, failedOn, sql === SNAPSHOT_START))) throw error;
+        return (originalQuery as (...args: unknown[]) => Promise<unknown>)(sql, parameters, ...rest);
+      }
+    }) as QueryRunner["query"];
     return { runner, target, release: () => runner.release() };
   }
 
@@ -358,18 +387,24 @@ export class ReplicaSet {
   }
 }
 
-const leases = new WeakMap<QueryRunner, { failover(error: unknown): Promise<void> }>();
+const leases = new WeakMap<
+  QueryRunner,
+  { failover(error: unknown, failedOn: PooledConnection | undefined, startsSnapshot?: boolean): Promise<boolean> }
+>();
 
 /**
  * When a statement of a replica read failed because the replica went away (unreachable, timed
  * out), moves the read to the primary and returns true: the caller runs the statement again.
+ * `failedOn` is the connection the statement ran on: a failure on the primary is not moved.
  */
-export async function failoverReplicaRead(runner: QueryRunner | undefined, error: unknown): Promise<boolean> {
+export async function failoverReplicaRead(
+  runner: QueryRunner | undefined,
+  error: unknown,
+  failedOn: unknown,
+): Promise<boolean> {
   const lease = runner ? leases.get(runner) : undefined;
   if (!lease || databaseFailureOf(error) === null) return false;
-  leases.delete(runner!);
-  await lease.failover(error);
-  return true;
+  return lease.failover(error, failedOn as PooledConnection | undefined);
 }
 
 const sets = new WeakMap<DataSource, ReplicaSet>();
