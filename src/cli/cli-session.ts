@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from "commander";
 import type { DataSource } from "typeorm";
 import type { Config } from "../config/config";
+import { createRequestContext, domainSettingsOf, type RequestContext } from "../domain/context";
 import type { CliIo } from "./cli-io";
 
 export type DatabaseKind = "sqlite" | "mysql-family";
@@ -15,6 +16,23 @@ export interface CliSession {
   database(options?: { requireMigrated?: boolean }): Promise<DataSource>;
   /** The validated configuration of this run (checked before any command runs). */
   config(): Config;
+}
+
+/**
+ * The request context of a command acting for an organization: the operator, with the full access
+ * of the organization's unscoped API account (no account of its own: apiAccountId 0).
+ */
+export async function operatorContext(
+  session: CliSession,
+  requestId: string,
+  organizationId: number,
+): Promise<RequestContext> {
+  return createRequestContext(
+    await session.database(),
+    requestId,
+    { apiAccountId: 0, apiUser: "regapi-cli", organizationId },
+    { settings: domainSettingsOf(session.config()) },
+  );
 }
 
 export function databaseKind(dataSource: DataSource): DatabaseKind {

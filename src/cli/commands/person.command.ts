@@ -1,9 +1,8 @@
 import type { Command } from "commander";
-import { createRequestContext, domainSettingsOf } from "../../domain/context";
 import { erasePerson, exportPerson } from "../../domain/persons/person-data";
 import { CliError } from "../cli-error";
 import { writeLine } from "../cli-io";
-import { positiveInteger, type CliSession } from "../cli-session";
+import { positiveInteger, operatorContext, type CliSession } from "../cli-session";
 
 export function registerPersonCommand(program: Command, session: CliSession): void {
   const person = program
@@ -12,14 +11,7 @@ export function registerPersonCommand(program: Command, session: CliSession): vo
       "A person's data rights: export everything an organization holds about one person (clogin_id), or erase it (docs/data-rights.md).",
     )
     .summary("export or erase a person's data (GDPR articles 15 and 17)");
-  // The operator acts for the organization with full access, as its unscoped API account would.
-  const context = async (requestId: string, organizationId: number) =>
-    createRequestContext(
-      await session.database(),
-      requestId,
-      { apiAccountId: 0, apiUser: "regapi-cli", organizationId },
-      { settings: domainSettingsOf(session.config()) },
-    );
+  const context = (requestId: string, organizationId: number) => operatorContext(session, requestId, organizationId);
 
   person
     .command("export")

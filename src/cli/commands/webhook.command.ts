@@ -1,8 +1,7 @@
 import type { Command } from "commander";
-import { createRequestContext, domainSettingsOf } from "../../domain/context";
 import { createWebhookEndpoint, listWebhookEndpoints } from "../../domain/webhooks/webhooks.service";
 import { writeLine } from "../cli-io";
-import { formatTable, positiveInteger, type CliSession } from "../cli-session";
+import { formatTable, positiveInteger, operatorContext, type CliSession } from "../cli-session";
 
 const list = (value: string) =>
   value
@@ -15,14 +14,7 @@ export function registerWebhookCommand(program: Command, session: CliSession): v
     .command("webhook")
     .description("Manage an organization's webhook endpoints (also possible through GraphQL). Secrets are shown once.")
     .summary("manage webhook endpoints (add, list)");
-  // The CLI acts for the organization as its operator would through an API account of it.
-  const context = async (requestId: string, organizationId: number) =>
-    createRequestContext(
-      await session.database(),
-      requestId,
-      { apiAccountId: 0, apiUser: "regapi-cli", organizationId },
-      { settings: domainSettingsOf(session.config()) },
-    );
+  const context = (requestId: string, organizationId: number) => operatorContext(session, requestId, organizationId);
 
   webhook
     .command("add")
