@@ -60,7 +60,7 @@ export async function inTransaction<T>(ctx: RequestContext, work: (tx: RequestCo
       const conflict = transactionConflictOf(error);
       if (conflict === null) throw error;
       const counts = transactionRetryCountsOf(ctx.dataSource);
-      if (attempt >= TRANSACTION_ATTEMPTS) {
+      if (attempt >= TRANSACTION_ATTEMPTS[conflict]) {
         counts.exhausted += 1;
         throw error;
       }

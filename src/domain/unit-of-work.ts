@@ -33,13 +33,22 @@ interface PendingWrites {
   touched: Map<number, Set<number>>;
   /** Registrations whose updated_at a statement of the work wrote already (insert, status change): `project:person`. */
   stamped: Set<string>;
+  /** The parent of each child registration whose family the work locked: `project:child` → parent clogin_id. */
+  familyParents: Map<string, number>;
 }
 
 const units = new WeakMap<EntityManager, PendingWrites>();
 
 /** Starts collecting the deferred writes of the transaction whose manager is `em`. */
 export function openUnitOfWork(em: EntityManager, actor: Actor = { type: "system" }): void {
-  units.set(em, { actor, events: [], counters: new Map(), touched: new Map(), stamped: new Set() });
+  units.set(em, {
+    actor,
+    events: [],
+    counters: new Map(),
+    touched: new Map(),
+    stamped: new Set(),
+    familyParents: new Map(),
+  });
 }
 
 /**
@@ -71,10 +80,44 @@ export function registrationStamped(em: EntityManager, groupId: number, cloginId
   pendingWritesOf(em).stamped.add(`${groupId}:${cloginId}`);
 }
 
+/**
+ * Notes that the work locked a child's family (its parent's row): when the child changes, the
+ * parent's updated_at is stamped with it. The parent's answer holds its children (GraphQL
+ * `children`, the family's totals), so it did change; and the parent's row is then written by
+ * every write to the family, which is what makes two such writes through different Galera nodes
+ * conflict at certification (one is rerun) instead of both committing on a row lock that only
+ * its own node knew of (docs/scale-out.md).
+ */
+export function noteFamilyParent(
+  em: EntityManager,
+  groupId: number,
+  childCloginId: number,
+  parentCloginId: number,
+): void {
+  pendingWritesOf(em).familyParents.set(`${groupId}:${childCloginId}`, parentCloginId);
+}
+
+/** Adds the parents of the changed children (noteFamilyParent) to the registrations to stamp. */
+function withFamilyParents(unit: PendingWrites): void {
+  const changed = [
+    ...unit.stamped,
+    ...[...unit.touched].flatMap(([project, persons]) => [...persons].map((person) => `${project}:${person}`)),
+  ];
+  for (const key of changed) {
+    const parent = unit.familyParents.get(key);
+    if (parent === undefined) continue;
+    const project = Number(key.slice(0, key.indexOf(":")));
+    const persons = unit.touched.get(project) ?? new Set<number>();
+    persons.add(parent);
+    unit.touched.set(project, persons);
+  }
+}
+
 /** Writes what the transaction deferred: updated_at stamps, its events, then its counter deltas (last: see above). */
 export async function completeUnitOfWork(em: EntityManager): Promise<void> {
   const unit = pendingWritesOf(em);
   units.delete(em);
+  withFamilyParents(unit);
   await stampRegistrationsUpdated(
     em,
     [...unit.touched].map(([projectId, persons]) => ({

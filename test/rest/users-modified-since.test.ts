@@ -77,6 +77,23 @@ describe("registration.updated_at", () => {
     expect(same.status).toBe(200);
     expect(await moved()).toEqual([]);
   });
+  it("a child's change stamps its parent too (the parent's answer holds its children); the parent's own change stamps only the parent", async () => {
+    const child = await users({
+      action: "add_product",
+      clogin_id: MAPLE.childKind,
+      product_list: [{ p_id: 78, q: 1 }],
+    });
+    expect([child.status, child.body.error_code]).toEqual([200, undefined]);
+    expect((await moved()).sort()).toEqual([MAPLE.miles, MAPLE.childKind].sort());
+    await t.dataSource.query(`UPDATE registration SET updated_at = ?`, [sqlTime(OLD)]);
+    const status = await users({ action: "set_status", clogin_id: MAPLE.childKind, status_id: 9 });
+    expect([status.status, status.body.error_code]).toEqual([200, undefined]);
+    expect((await moved()).sort()).toEqual([MAPLE.miles, MAPLE.childKind].sort());
+    await t.dataSource.query(`UPDATE registration SET updated_at = ?`, [sqlTime(OLD)]);
+    const parent = await users({ action: "update", clogin_id: MAPLE.miles, doc: { first_name: "Milo" } });
+    expect(parent.status).toBe(200);
+    expect(await moved()).toEqual([MAPLE.miles]);
+  });
 });
 
 describe("get_user_list doc.modified_since and GraphQL users(filter: {updatedSince})", () => {

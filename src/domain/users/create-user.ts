@@ -24,7 +24,7 @@ import { counterBucketOf, type RegisteredUser } from "./registration-lookup";
 import { CreateChildCommand, CreateUserCommand, type UserOutcome } from "./user-commands";
 import { clientValue } from "../../common/client-value";
 import { recordEvent, recordEvents } from "../events/record-event";
-import { registrationStamped } from "../unit-of-work";
+import { noteFamilyParent, registrationStamped } from "../unit-of-work";
 import { assertKeyCount, outcomeOf } from "./user-values";
 
 // users `create` and `create_child` (contract §7): the person found or made, the registration
@@ -219,6 +219,7 @@ async function registerPerson(
   });
   if (uid === null) throw alreadyRegistered(cloginId, cmd.groupId);
   registrationStamped(em, cmd.groupId, cloginId);
+  if (parentCloginId !== null) noteFamilyParent(em, cmd.groupId, cloginId, parentCloginId);
   const planned = planValues(cloginId);
   const user: RegisteredUser = {
     uid,

@@ -5,6 +5,7 @@ import { requirePrincipal, type RequestContext } from "../context";
 import { userNotFound } from "../errors";
 import { notOwnedProject } from "../group-scope";
 import { bucketOf, type CounterBucket } from "../projects/project-counters";
+import { noteFamilyParent } from "../unit-of-work";
 
 export type { RegisteredUser };
 
@@ -23,7 +24,13 @@ export async function requireRegisteredUser(
 ): Promise<RegisteredUser> {
   const user = await findRegisteredUser(em, projectId, cloginId, { lock: options.lock });
   if (!user) throw userNotFound(cloginId, projectId);
+  if (options.lock) lockedFamily(em, projectId, user);
   return user;
+}
+
+/** A locked child's family: its parent is stamped with it when it changes (unit-of-work.ts). */
+function lockedFamily(em: EntityManager, projectId: number, user: RegisteredUser): void {
+  if (user.parentCloginId !== null) noteFamilyParent(em, projectId, user.cloginId, user.parentCloginId);
 }
 
 /**
@@ -49,6 +56,7 @@ export async function requireOwnedRegistration<T = never>(
     : (await findProjectOfOrganization(em, projectId, organizationId)) !== null;
   if (!owned) throw notOwnedProject(projectId);
   options.whenOwned?.();
+  if (found && options.lock) lockedFamily(em, projectId, found);
   if (found) return found;
   if (options.whenNotRegistered) return options.whenNotRegistered();
   throw userNotFound(cloginId, projectId);
