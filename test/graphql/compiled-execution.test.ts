@@ -110,6 +110,22 @@ const CASES: Case[] = [
     variables: { g: MAPLE.groupId },
   },
   {
+    name: "a lookup that fails alone: a null user with its error next to the projects (issue 24)",
+    query: `query($g: Int!) { projects { groupId } user(groupId: $g, cloginId: 1) { name } }`,
+    variables: { g: MAPLE.groupId },
+  },
+  {
+    name: "project catalogues: statuses, forms with fields and choices, a page of tags (issue 24)",
+    query: `query($g: Int!) { project(groupId: $g) { statuses { id name } forms { id fields { identifier choices { value label labelHtml } } }
+      tags(first: 1) { edges { cursor node { id name } } pageInfo { hasNextPage endCursor } } } }`,
+    variables: { g: MAPLE.groupId },
+  },
+  {
+    name: "a tag cursor that is not one: the error at project.tags, the project answered",
+    query: `query($g: Int!, $a: String) { project(groupId: $g) { name tags(after: $a) { nodes { id } } } }`,
+    variables: { g: MAPLE.groupId, a: "not-a-cursor" },
+  },
+  {
     name: "a variable that does not coerce (graphql-js's message)",
     query: `query($g: Int!) { users(groupId: $g, first: 2) { totalCount } }`,
     variables: { g: "not a number" },

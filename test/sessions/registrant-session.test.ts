@@ -4,13 +4,26 @@ import { LAB, labFixture } from "../fixtures/lab-fixture";
 import { postRest } from "../support/rest";
 import { MAPLE, OTHER } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
+import { encodeNodeId } from "../../src/graphql/nodes/node-id";
 
 // Contract §10: users login → POST /reg/api2/session/ → Authorization: Bearer on /graphql, a
 // registrant principal that reaches only its own registration.
 
+// The Lab project with what a registrant must not see of it: a private product (one cart's),
+// statuses and tags (the organization's own catalogues).
+const PRIVATE_PRODUCT = 83;
+function portalFixture(): unknown {
+  const fixture = labFixture() as { organizations: { projects: Record<string, unknown>[] }[] };
+  const lab = fixture.organizations[0].projects.find((project) => project.id === LAB.groupId)!;
+  (lab.products as unknown[]).push({ id: PRIVATE_PRODUCT, name: "Staff kit", price: "1.00", private: true });
+  lab.statuses = [{ id: 95, name: "Waitlist", color: "#AA0000" }];
+  lab.tags = [{ id: 96, name: "Needs follow-up" }];
+  return fixture;
+}
+
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ fixture: labFixture() });
+  t = await startTestApp({ fixture: portalFixture() });
 });
 afterAll(() => t.close());
 
@@ -246,17 +259,46 @@ describe("the cross-registrant matrix: a session of A never reaches B, another p
     expect(res.data == null || Object.values(res.data).every((value) => value === null)).toBe(true);
   });
 
-  it.each(["parent", "children { cloginId }", "project { groupId }", "tags { tagId }", "emails { emailId }"])(
-    "me.%s (other registrations, project-wide or internal data): FORBIDDEN",
+  it.each(["parent", "children { cloginId }", "tags { tagId }", "emails { emailId }"])(
+    "me.%s (other registrations or internal data): FORBIDDEN at its path, the rest of me answered",
     async (selection) => {
+      const field = selection.split(" ")[0];
       const res = await asRegistrant(
         annToken,
         `{ me { cloginId ${selection.includes("{") ? selection : `${selection} { cloginId }`} } }`,
       );
       expect(res.errors?.map((error) => error.extensions?.code)).toEqual(["FORBIDDEN"]);
-      expect(res.errors?.[0].message).toBe(`User.${selection.split(" ")[0]} is not available to a registrant session.`);
+      expect(res.errors?.[0].message).toBe(`User.${field} is not available to a registrant session.`);
+      expect(res.errors?.[0].path).toEqual(["me", field]);
+      expect(res.data).toEqual({ me: { cloginId: LAB.ann, [field]: null } });
     },
   );
+
+  it.each([
+    ["statuses", "statuses { statusId }"],
+    ["tags", "tags { nodes { tagId } }"],
+    ["groupTotals", "groupTotals { totalUsers }"],
+  ])("me.project.%s (the organization's catalogues and totals): FORBIDDEN at its path", async (field, selection) => {
+    const res = await asRegistrant(annToken, `{ me { name project { name ${selection} } } }`);
+    expect(res.errors?.map((error) => error.extensions?.code)).toEqual(["FORBIDDEN"]);
+    expect(res.errors?.[0].message).toBe(`Project.${field} is not available to a registrant session.`);
+    expect(res.errors?.[0].path).toEqual(["me", "project", field]);
+    expect(res.data).toEqual({ me: { name: "Ann Able", project: { name: "Lab", [field]: null } } });
+  });
+
+  it("node of its own project's statuses and tags is NOT_FOUND, like a missing id", async () => {
+    for (const id of [
+      encodeNodeId("Status", { groupId: LAB.groupId, statusId: 95 }),
+      encodeNodeId("Tag", { groupId: LAB.groupId, tagId: 96 }),
+      encodeNodeId("Product", { groupId: LAB.groupId, pId: PRIVATE_PRODUCT }),
+    ]) {
+      const res = await asRegistrant(annToken, `query($id: ID!) { node(id: $id) { id } }`, { id });
+      expect(res.data).toEqual({ node: null });
+      expect(res.errors?.map((error) => [error.extensions?.code, error.message])).toEqual([
+        ["NOT_FOUND", "No object with this id is visible to you."],
+      ]);
+    }
+  });
 
   it("me does not show admin-only forms or their values", async () => {
     await postRest(t.app, "users", {
@@ -309,5 +351,87 @@ describe("the cross-registrant matrix: a session of A never reaches B, another p
       .set("Authorization", `Bearer ${annToken}`)
       .send({ action: "update", group_id: LAB.groupId, clogin_id: LAB.bob, doc: { f_501_3: "9" } });
     expect(res.status).toBe(401);
+  });
+});
+
+const PORTAL = `{
+  me {
+    name
+    project {
+      id name currency
+      forms { id formId name mandatory fields { identifier label type mandatory choices { value label labelHtml } } }
+      products { pId name price }
+    }
+  }
+}`;
+
+interface Portal {
+  me: {
+    name: string;
+    project: {
+      id: string;
+      name: string;
+      currency: string;
+      forms: { id: string; formId: number; fields: { identifier: string; choices: unknown[] }[] }[];
+      products: { pId: number; name: string; price: string }[];
+    };
+  };
+}
+
+describe("the registrant portal: me.project (issue 24)", () => {
+  it("answers the project's name, currency, the forms the registrant fills with fields and choices, and its products", async () => {
+    const res = await asRegistrant(await sessionOf(LAB.ann), PORTAL);
+    expect(res.errors).toBeUndefined();
+    const project = (res.data as unknown as Portal).me.project;
+    expect(project).toMatchObject({
+      id: encodeNodeId("Project", { groupId: LAB.groupId }),
+      name: "Lab",
+      currency: "USD",
+    });
+    // Every form of the project but the admin-only one (503), whether in the form set or not (502 is added later).
+    expect(project.forms.map((form) => form.formId)).toEqual([501, 502, 504, 505]);
+    const activities = project.forms[0].fields.find((field) => field.identifier === "f_501_8");
+    expect(activities?.choices).toEqual([
+      { value: "Swimming", label: "Swimming", labelHtml: "Swimming" },
+      { value: "<b>Archery</b>", label: "Archery", labelHtml: "<b>Archery</b>" },
+      { value: "<i>Rock</i> Climbing", label: "Rock Climbing", labelHtml: "<i>Rock</i> Climbing" },
+      { value: "archery", label: "archery", labelHtml: "archery" },
+    ]);
+    expect(project.forms[0].fields.find((field) => field.identifier === "f_501_1")?.choices).toEqual([]);
+    // Not the private product.
+    expect(project.products).toEqual([
+      { pId: LAB.products.kit, name: "Kit", price: "12.50" },
+      { pId: LAB.products.extra, name: "Extra", price: "5.00" },
+    ]);
+  });
+
+  it("the project's forms a parent and a child fill differ by level", async () => {
+    const formsOf = async (token: string) =>
+      (await asRegistrant(token, `{ me { project { forms { formId level } } } }`)).data as {
+        me: { project: { forms: { formId: number; level: string }[] } };
+      };
+    const parent = await formsOf(await sessionOf(700005, LAB.familyGroupId));
+    expect(parent.me.project.forms).toEqual([
+      { formId: 601, level: "ALL" },
+      { formId: 602, level: "PARENT" },
+      { formId: 604, level: "ALL" },
+    ]);
+    const child = await formsOf(await sessionOf(LAB.kid, LAB.familyGroupId));
+    expect(child.me.project.forms.map((form) => form.formId)).toEqual([601, 603, 604]);
+  });
+
+  it("the same forms and fields refetch by node id; an account sees every form of the project", async () => {
+    const token = await sessionOf(LAB.ann);
+    const project = (await asRegistrant(token, PORTAL)).data as unknown as Portal;
+    for (const form of project.me.project.forms) {
+      const res = await asRegistrant(token, `query($id: ID!) { node(id: $id) { id ... on Form { formId } } }`, {
+        id: form.id,
+      });
+      expect(res.data).toEqual({ node: { id: form.id, formId: form.formId } });
+    }
+    const asAccount = await graphql(t.app, `{ project(groupId: ${LAB.groupId}) { forms { formId } } }`);
+    expect(asAccount.data).toEqual({
+      project: { forms: [501, 502, 503, 504, 505].map((formId) => ({ formId })) },
+    });
   });
 });

@@ -26,7 +26,7 @@ export type UserWithFormsQueryVariables = Exact<{
 }>;
 
 
-export type UserWithFormsQuery = { user: { id: string, uid: number, cloginId: number, name: string, metaInfo: { id: string, completedForms: number, totalForms: number, status: { id: string, name: string } | null }, forms: Array<{ id: string, completed: boolean, form: { id: string, formId: number, name: string, fields: Array<{ id: string, identifier: string, label: string }> } }>, fieldValues: Array<{ id: string, text: string | null, choices: Array<string> | null, field: { id: string, identifier: string } }>, children: Array<{ id: string, cloginId: number }> } };
+export type UserWithFormsQuery = { user: { id: string, uid: number, cloginId: number, name: string, metaInfo: { id: string, completedForms: number, totalForms: number, status: { id: string, name: string } | null }, forms: Array<{ id: string, completed: boolean, form: { id: string, formId: number, name: string, fields: Array<{ id: string, identifier: string, label: string }> } }>, fieldValues: Array<{ id: string, text: string | null, choices: Array<string> | null, field: { id: string, identifier: string } }>, children: Array<{ id: string, cloginId: number }> | null } | null };
 
 export type MarkFormsCompleteMutationVariables = Exact<{
   input: MarkFormsCompleteInput;
