@@ -15,7 +15,17 @@ const PRIVATE_PRODUCT = 83;
 function portalFixture(): unknown {
   const fixture = labFixture() as { organizations: { projects: Record<string, unknown>[] }[] };
   const lab = fixture.organizations[0].projects.find((project) => project.id === LAB.groupId)!;
-  (lab.products as unknown[]).push({ id: PRIVATE_PRODUCT, name: "Staff kit", price: "1.00", private: true });
+  (lab.products as unknown[]).push(
+    { id: PRIVATE_PRODUCT, name: "Staff kit", price: "1.00", private: true },
+    { id: 84, name: "Parents' dinner", price: "20.00", level: "parent" },
+    { id: 85, name: "Kids' camp", price: "30.00", level: "child" },
+    { id: 86, name: "Last year's trip", price: "9.00", endDate: "2020-01-01" },
+  );
+  const family = fixture.organizations[0].projects.find((project) => project.id === LAB.familyGroupId)!;
+  family.products = [
+    { id: 87, name: "Family pass", price: "40.00", level: "parent" },
+    { id: 88, name: "Junior pass", price: "15.00", level: "child" },
+  ];
   lab.statuses = [{ id: 95, name: "Waitlist", color: "#AA0000" }];
   lab.tags = [{ id: 96, name: "Needs follow-up" }];
   return fixture;
@@ -286,11 +296,13 @@ describe("the cross-registrant matrix: a session of A never reaches B, another p
     expect(res.data).toEqual({ me: { name: "Ann Able", project: { name: "Lab", [field]: null } } });
   });
 
-  it("node of its own project's statuses and tags is NOT_FOUND, like a missing id", async () => {
+  it("node of its own project's statuses, tags and products it may not add is NOT_FOUND, like a missing id", async () => {
     for (const id of [
       encodeNodeId("Status", { groupId: LAB.groupId, statusId: 95 }),
       encodeNodeId("Tag", { groupId: LAB.groupId, tagId: 96 }),
       encodeNodeId("Product", { groupId: LAB.groupId, pId: PRIVATE_PRODUCT }),
+      encodeNodeId("Product", { groupId: LAB.groupId, pId: 85 }),
+      encodeNodeId("Product", { groupId: LAB.groupId, pId: 86 }),
     ]) {
       const res = await asRegistrant(annToken, `query($id: ID!) { node(id: $id) { id } }`, { id });
       expect(res.data).toEqual({ node: null });
@@ -398,17 +410,20 @@ describe("the registrant portal: me.project (issue 24)", () => {
       { value: "archery", label: "archery", labelHtml: "archery" },
     ]);
     expect(project.forms[0].fields.find((field) => field.identifier === "f_501_1")?.choices).toEqual([]);
-    // Not the private product.
+    // What add_product would accept for Ann: not the private product, not a child's, not an expired one.
     expect(project.products).toEqual([
       { pId: LAB.products.kit, name: "Kit", price: "12.50" },
       { pId: LAB.products.extra, name: "Extra", price: "5.00" },
+      { pId: 84, name: "Parents' dinner", price: "20.00" },
     ]);
+    const asAccount = await graphql(t.app, `{ project(groupId: ${LAB.groupId}) { products { pId } } }`);
+    expect(asAccount.data).toEqual({ project: { products: [81, 82, 84, 85, 86].map((pId) => ({ pId })) } });
   });
 
-  it("the project's forms a parent and a child fill differ by level", async () => {
+  it("the project's forms and products a parent and a child see differ by level", async () => {
     const formsOf = async (token: string) =>
-      (await asRegistrant(token, `{ me { project { forms { formId level } } } }`)).data as {
-        me: { project: { forms: { formId: number; level: string }[] } };
+      (await asRegistrant(token, `{ me { project { forms { formId level } products { pId } } } }`)).data as {
+        me: { project: { forms: { formId: number; level: string }[]; products: { pId: number }[] } };
       };
     const parent = await formsOf(await sessionOf(700005, LAB.familyGroupId));
     expect(parent.me.project.forms).toEqual([
@@ -416,8 +431,10 @@ describe("the registrant portal: me.project (issue 24)", () => {
       { formId: 602, level: "PARENT" },
       { formId: 604, level: "ALL" },
     ]);
+    expect(parent.me.project.products).toEqual([{ pId: 87 }]);
     const child = await formsOf(await sessionOf(LAB.kid, LAB.familyGroupId));
     expect(child.me.project.forms.map((form) => form.formId)).toEqual([601, 603, 604]);
+    expect(child.me.project.products).toEqual([{ pId: 88 }]);
   });
 
   it("the same forms and fields refetch by node id; an account sees every form of the project", async () => {

@@ -7,6 +7,7 @@ import { authorize, resolveOwnedProject } from "../group-scope";
 import { formsVisibleTo } from "./project-catalogues";
 import {
   readProjectCategories,
+  productsVisibleTo,
   readProjectProducts,
   type CategoryRow,
   type ProductRow,
@@ -52,7 +53,7 @@ export async function getProjectDefinition(
 
 /**
  * What a registrant session may refetch of its own project: the forms it may fill and their
- * fields, the products and categories it may be offered; statuses and tags are the
+ * fields, the products it may add and the categories; statuses and tags are the
  * organization's internal catalogues.
  */
 async function registrantDefinition(
@@ -62,6 +63,7 @@ async function registrantDefinition(
 ): Promise<ProjectDefinition | null> {
   if (ctx.registrant?.groupId !== groupId || key.kind === "status" || key.kind === "tag") return null;
   const found = await readDefinition(ctx, groupId, key);
+  if (found?.kind === "product") return productsVisibleTo(ctx, [found.product], new Date()).length ? found : null;
   if (found?.kind !== "form" && found?.kind !== "field") return found;
   const formId = found.kind === "form" ? found.form.id : found.field.formId;
   const forms = formsVisibleTo(ctx, await readProjectForms(ctx.em, groupId));

@@ -22,6 +22,7 @@ import { GroupTotalsType, ProjectType, TagConnectionType } from "../types/projec
 import { FormType } from "../types/form.type";
 import { presentStatus, StatusType } from "../types/user.type";
 import { formsVisibleTo } from "../../domain/projects/project-catalogues";
+import { productsVisibleTo } from "../../domain/products/product-reads";
 import { decodeTagCursor, encodeTagCursor } from "../cursor";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../inputs/user-query.input";
 import { presentCategory, presentForm, presentProduct, presentProjectListing, presentTag } from "./present";
@@ -157,11 +158,13 @@ export class ProjectResolver {
     );
   }
 
-  @FieldResolver(() => [ProductType], { description: "The project's products (not private ones), by pId." })
+  @FieldResolver(() => [ProductType], {
+    description:
+      "The project's products (not private ones), by pId; for a registrant session only those it may add to its cart now (its level's, available today).",
+  })
   async products(@Root() project: ProjectType, @Ctx() ctx: GraphqlContext): Promise<ProductType[]> {
-    return (await ctx.loaders.productsOfProject.load(project.groupId)).map((row) =>
-      presentProduct(row, project.groupId),
-    );
+    const rows = await ctx.loaders.productsOfProject.load(project.groupId);
+    return productsVisibleTo(ctx.request, rows, new Date()).map((row) => presentProduct(row, project.groupId));
   }
 
   @FieldResolver(() => Boolean, { description: "Family projects link children to a parent registration." })
