@@ -8,6 +8,7 @@ import { buildGraphqlSchema } from "../../src/graphql/schema";
 import { createLogger } from "../../src/http/logger";
 import { NESTED_USER_QUERY, USERS_PAGE_QUERY } from "../../bench/scenarios";
 import { MAPLE, mapleHeaders, OTHER } from "../fixtures/test-fixture";
+import { postRest } from "../support/rest";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { testConfig } from "../support/test-config";
 
@@ -149,6 +150,35 @@ describe("compiled queries answer as graphql-js does", () => {
     expect({ status: actual.status, body: actual.body }).toEqual({ status: expected.status, body: expected.body });
     // The answer came from the compiled query.
     expect(compiles).toHaveBeenCalledTimes(compiled);
+  });
+
+  it("a registrant session's portal read, with FORBIDDEN fields at their paths (issue 24)", async () => {
+    const loggedIn = await postRest(t.app, "users", {
+      action: "login",
+      group_id: MAPLE.groupId,
+      clogin_id: MAPLE.miles,
+      doc: {},
+    });
+    const redeemed = await request(t.app)
+      .post("/reg/api2/session/")
+      .set("Content-Type", "application/json")
+      .send({ user_token: loggedIn.body.user_token });
+    const bearer = { Authorization: `Bearer ${redeemed.body.session_token as string}` };
+    const query = `query { me { name emails { subject } project { currency statuses { name } tags { nodes { name } }
+      forms { formId fields { choices { label } } } products { pId } } } }`;
+    const send = (app: RegapiApp) =>
+      request(app.app).post("/graphql").set(bearer).set("Content-Type", "application/json").send({ query });
+    const expected = await send(reference);
+    expect(compiles).not.toHaveBeenCalled();
+    const actual = await send(t.regapi);
+    expect({ status: actual.status, body: actual.body }).toEqual({ status: expected.status, body: expected.body });
+    expect(compiles).toHaveBeenCalledTimes(1);
+    expect(actual.body.data.me.project.currency).toBe("USD");
+    expect(actual.body.errors.map((error: { path: unknown }) => error.path)).toEqual([
+      ["me", "emails"],
+      ["me", "project", "statuses"],
+      ["me", "project", "tags"],
+    ]);
   });
 
   it("as deployed, a document is compiled the second time it is run, and the compiled query is reused after", async () => {

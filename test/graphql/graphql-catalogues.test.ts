@@ -221,6 +221,71 @@ describe("project catalogues for admin UIs", () => {
     ]);
   });
 
+  it("the catalogue query of docs/graphql-clients.md answers without an error", async () => {
+    const res = await graphql(
+      t.app,
+      `
+        query Catalogues($g: Int!, $after: String) {
+          project(groupId: $g) {
+            statuses {
+              id
+              statusId
+              name
+              color
+              isExcluded
+            }
+            forms {
+              id
+              formId
+              name
+              mandatory
+              audience
+              level
+              fields {
+                id
+                identifier
+                mappedName
+                label
+                type
+                mandatory
+                options
+                choices {
+                  value
+                  label
+                  labelHtml
+                }
+              }
+            }
+            tags(first: 50, after: $after) {
+              edges {
+                cursor
+                node {
+                  id
+                  tagId
+                  name
+                }
+              }
+              nodes {
+                id
+                tagId
+                name
+              }
+              pageInfo {
+                hasNextPage
+                endCursor
+              }
+            }
+          }
+        }
+      `,
+      { g: MAPLE.groupId, after: null },
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data).toMatchObject({
+      project: { tags: { nodes: [{ tagId: 3 }, { tagId: 4 }], pageInfo: { hasNextPage: false } } },
+    });
+  });
+
   it("another organization's account gets the project null with FORBIDDEN, no catalogue", async () => {
     const res = await graphql(
       t.app,

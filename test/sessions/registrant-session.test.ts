@@ -391,6 +391,35 @@ interface Portal {
 }
 
 describe("the registrant portal: me.project (issue 24)", () => {
+  it("me { name project { currency } } answers data (User.project was FORBIDDEN, which nulled the answer)", async () => {
+    const res = await asRegistrant(await sessionOf(LAB.bob), `{ me { name project { currency } } }`);
+    expect(res.errors).toBeUndefined();
+    expect(res.data).toEqual({ me: { name: "Bob", project: { currency: "USD" } } });
+  });
+
+  it("the portal query of docs/graphql-clients.md answers without an error", async () => {
+    const res = await asRegistrant(
+      await sessionOf(LAB.cy),
+      `query Portal {
+        me {
+          id name
+          metaInfo { totalForms completedForms totalBalance }
+          forms { id completed form { id formId } missingMandatoryFields { identifier } }
+          fieldValues { id field { identifier } text choices }
+          cartLines { id productName quantity amount }
+          project {
+            id name currency
+            forms { id formId name mandatory fields { id identifier label type mandatory choices { value label labelHtml } } }
+            products { id pId name price catId startDate endDate }
+            categories { id catId name topRemark bottomRemark }
+          }
+        }
+      }`,
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data).toMatchObject({ me: { name: "Cy", project: { name: "Lab", currency: "USD" } } });
+  });
+
   it("answers the project's name, currency, the forms the registrant fills with fields and choices, and its products", async () => {
     const res = await asRegistrant(await sessionOf(LAB.ann), PORTAL);
     expect(res.errors).toBeUndefined();
