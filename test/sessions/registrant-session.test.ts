@@ -397,6 +397,22 @@ describe("the registrant portal: me.project (issue 24)", () => {
     expect(res.data).toEqual({ me: { name: "Bob", project: { currency: "USD" } } });
   });
 
+  it("the project, its forms, their fields and its products cost one statement each", async () => {
+    const token = await sessionOf(LAB.dee);
+    const measure = async (query: string) => {
+      await asRegistrant(token, "{ __typename }");
+      const { statements, result } = await t.countStatements(() => asRegistrant(token, query));
+      expect(result.errors).toBeUndefined();
+      return statements;
+    };
+    // The base reads the project too, so both keep the snapshot alike.
+    const base = await measure(`{ me { name project { name } } }`);
+    const portal = await measure(
+      `{ me { name project { name forms { formId fields { identifier choices { label } } } products { pId } } } }`,
+    );
+    expect(portal - base).toBe(3);
+  });
+
   it("the portal query of docs/graphql-clients.md answers without an error", async () => {
     const res = await asRegistrant(
       await sessionOf(LAB.cy),
