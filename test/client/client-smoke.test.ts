@@ -5,7 +5,7 @@ import { relayStylePagination } from "@apollo/client/utilities";
 import { ClientError, GraphQLClient } from "graphql-request";
 import { mapleHeaders, MAPLE } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
-import { MarkFormsComplete, NodeById, UsersPage, UserWithForms } from "./operations";
+import { MarkFormsComplete, NodeById, ProjectTags, UsersPage, UserWithForms } from "./operations";
 
 // What a frontend team runs: operations typed by graphql-codegen's client preset from
 // schema.graphql, sent over real HTTP with graphql-request and with Apollo Client 4 on a default
@@ -131,6 +131,23 @@ describe("Apollo Client 4 with a default InMemoryCache", () => {
     expect(after.user.forms.find((entry) => entry.form.formId === 304)?.completed).toBe(true);
     const metaInfoKey = client.cache.identify({ __typename: "MetaInfo", id: before.user.metaInfo.id });
     expect(metaInfoKey).toBe(`MetaInfo:${before.user.metaInfo.id}`);
+    client.stop();
+  });
+
+  it("merges a project's tag pages with relayStylePagination on Project.tags (issue 24)", async () => {
+    const client = apolloClient(
+      new InMemoryCache({ typePolicies: { Project: { fields: { tags: relayStylePagination() } } } }),
+    );
+    const watched = client.watchQuery({ query: ProjectTags, variables: { groupId: MAPLE.groupId, first: 1 } });
+    const firstPage = present(
+      complete(await nextMatching(watched, (result) => result.dataState === "complete")).project,
+    );
+    expect(firstPage.tags?.edges.map((edge) => edge.node.name)).toEqual(["VIP"]);
+    expect(firstPage.tags?.pageInfo.hasNextPage).toBe(true);
+    await watched.fetchMore({ variables: { after: firstPage.tags?.pageInfo.endCursor } });
+    const merged = present(complete(watched.getCurrentResult()).project).tags;
+    expect(merged?.edges.map((edge) => edge.node.tagId)).toEqual([3, 4]);
+    expect(merged?.pageInfo.hasNextPage).toBe(false);
     client.stop();
   });
 
