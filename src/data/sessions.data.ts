@@ -44,6 +44,7 @@ const SESSION_ROW = {
   project_id: "int",
   person_id: "int",
   organization_id: "int",
+  connected_to: "intOrNull",
   expires_at: "date",
 } as const;
 
@@ -52,7 +53,7 @@ export async function findLiveSession(em: EntityManager, tokenHash: string, now:
   const rows = await selectRows(
     em,
     SESSION_ROW,
-    `SELECT r.uid, r.project_id, r.person_id, pr.organization_id, s.expires_at
+    `SELECT r.uid, r.project_id, r.person_id, r.connected_to, pr.organization_id, s.expires_at
        FROM registrant_session s
        JOIN registration r ON r.uid = s.registration_id
        JOIN project pr ON pr.id = r.project_id
@@ -62,7 +63,13 @@ export async function findLiveSession(em: EntityManager, tokenHash: string, now:
   // Compared here, not in SQL: the drivers bind dates differently (text on SQLite).
   const row = rows[0];
   return row && row.expires_at.getTime() > now.getTime()
-    ? { uid: row.uid, groupId: row.project_id, cloginId: row.person_id, organizationId: row.organization_id }
+    ? {
+        uid: row.uid,
+        groupId: row.project_id,
+        cloginId: row.person_id,
+        organizationId: row.organization_id,
+        parentCloginId: row.connected_to,
+      }
     : null;
 }
 

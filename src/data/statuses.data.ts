@@ -1,6 +1,6 @@
 import type { EntityManager } from "typeorm";
 import { Status } from "../entities";
-import { decodeRows, selectRows } from "./sql-rows";
+import { decodeRows, selectRows, sqlPlaceholders } from "./sql-rows";
 
 /**
  * The one SQL test of "this registration's status excludes it", for a LEFT JOINed status alias:
@@ -61,4 +61,26 @@ export async function findStatusOfProject(
     [projectId, statusId],
   );
   return row ? { id: row.id, name: row.name, color: row.color, isExcluded: row.is_excluded } : null;
+}
+
+/** The statuses of these projects in id order (creation order), by project id: one statement. */
+export async function readStatusesOfProjects(
+  em: EntityManager,
+  projectIds: readonly number[],
+): Promise<Map<number, StatusRecord[]>> {
+  const byProject = new Map<number, StatusRecord[]>();
+  if (projectIds.length === 0) return byProject;
+  const rows = await selectRows(
+    em,
+    { id: "int", project_id: "int", name: "text", color: "text", is_excluded: "flag" },
+    `SELECT id, project_id, name, color, is_excluded FROM status
+      WHERE project_id IN (${sqlPlaceholders(projectIds.length)}) ORDER BY id`,
+    [...projectIds],
+  );
+  for (const row of rows) {
+    const list = byProject.get(row.project_id) ?? [];
+    list.push({ id: row.id, name: row.name, color: row.color, isExcluded: row.is_excluded });
+    byProject.set(row.project_id, list);
+  }
+  return byProject;
 }

@@ -21,6 +21,8 @@ export interface RegistrantPrincipal {
   groupId: number;
   cloginId: number;
   organizationId: number;
+  /** The parent's clogin_id when the registration is a child's (which forms it fills depends on it). */
+  parentCloginId: number | null;
 }
 
 /** Settings a domain call may need from the process configuration. */

@@ -1,17 +1,24 @@
 import { validationFailed } from "../domain/errors";
 
-// Cursors are opaque to clients; inside they carry the uid the keyset continues after.
-const PREFIX = "user:";
+// Cursors are opaque to clients; inside they carry the id the keyset continues after, under a
+// prefix naming the list, so a cursor of one list is refused by another.
 
-export function encodeUserCursor(uid: number): string {
-  return Buffer.from(`${PREFIX}${uid}`, "utf8").toString("base64");
-}
+const encodeCursor = (prefix: string, id: number) => Buffer.from(`${prefix}${id}`, "utf8").toString("base64");
 
-export function decodeUserCursor(cursor: string, path = "after"): number {
+function decodeCursor(prefix: string, cursor: string, path: string): number {
   const decoded = Buffer.from(cursor, "base64").toString("utf8");
-  const uid = decoded.startsWith(PREFIX) ? Number(decoded.slice(PREFIX.length)) : NaN;
-  if (!Number.isSafeInteger(uid) || uid < 0 || encodeUserCursor(uid) !== cursor) {
+  const id = decoded.startsWith(prefix) ? Number(decoded.slice(prefix.length)) : NaN;
+  if (!Number.isSafeInteger(id) || id < 0 || encodeCursor(prefix, id) !== cursor) {
     throw validationFailed([{ path: [path], message: "is not a cursor returned by this API" }]);
   }
-  return uid;
+  return id;
 }
+
+const USER = "user:";
+const TAG = "tag:";
+
+export const encodeUserCursor = (uid: number): string => encodeCursor(USER, uid);
+export const decodeUserCursor = (cursor: string, path = "after"): number => decodeCursor(USER, cursor, path);
+
+export const encodeTagCursor = (tagId: number): string => encodeCursor(TAG, tagId);
+export const decodeTagCursor = (cursor: string, path = "after"): number => decodeCursor(TAG, cursor, path);

@@ -5,7 +5,7 @@ import { relayStylePagination } from "@apollo/client/utilities";
 import { ClientError, GraphQLClient } from "graphql-request";
 import { mapleHeaders, MAPLE } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
-import { MarkFormsComplete, NodeById, UsersPage, UserWithForms } from "./operations";
+import { MarkFormsComplete, NodeById, ProjectTags, UsersPage, UserWithForms } from "./operations";
 
 // What a frontend team runs: operations typed by graphql-codegen's client preset from
 // schema.graphql, sent over real HTTP with graphql-request and with Apollo Client 4 on a default
@@ -66,17 +66,24 @@ function complete<R extends { dataState: string; data?: unknown }>(
   return (result as Extract<R, { dataState: "complete"; data: unknown }>).data;
 }
 
+/** A lookup that answered: user and children are nullable (issue 24), so clients check them. */
+function present<T>(value: T | null | undefined): T {
+  if (value == null) throw new Error("expected the lookup to answer");
+  return value;
+}
+
 describe("graphql-request with the generated typed documents", () => {
   it("reads a user with nested meta info, forms, fields, values and children", async () => {
     const client = new GraphQLClient(url, { headers: mapleHeaders });
-    const { user } = await client.request(UserWithForms, { groupId: MAPLE.groupId, cloginId: MAPLE.miles });
+    const user = present((await client.request(UserWithForms, { groupId: MAPLE.groupId, cloginId: MAPLE.miles })).user);
+    const children = present(user.children);
     expect(user.cloginId).toBe(MAPLE.miles);
     expect(user.metaInfo.totalForms).toBeGreaterThan(0);
     expect(user.forms.map((entry) => entry.form.formId)).toEqual([301, 303, 304]);
     expect(user.forms[0].form.fields.every((field) => field.identifier.startsWith("f_301_"))).toBe(true);
-    expect(user.children.map((child) => child.cloginId)).toEqual([MAPLE.childKind]);
+    expect(children.map((child) => child.cloginId)).toEqual([MAPLE.childKind]);
     // Every object carries its own Node id; refetching the user by it gives the same data.
-    const ids = [user.id, user.metaInfo.id, ...user.forms.map((entry) => entry.id), ...user.children.map((c) => c.id)];
+    const ids = [user.id, user.metaInfo.id, ...user.forms.map((entry) => entry.id), ...children.map((c) => c.id)];
     expect(new Set(ids).size).toBe(ids.length);
     const { node } = await client.request(NodeById, { id: user.id });
     expect(node).toMatchObject({ __typename: "User", id: user.id, cloginId: MAPLE.miles });
@@ -88,7 +95,7 @@ describe("graphql-request with the generated typed documents", () => {
       method: "GET",
       headers: { ...mapleHeaders, "apollo-require-preflight": "true" },
     });
-    expect((await get.request(UserWithForms, variables)).user.cloginId).toBe(MAPLE.miles);
+    expect((await get.request(UserWithForms, variables)).user?.cloginId).toBe(MAPLE.miles);
 
     const bare = new GraphQLClient(url, { method: "GET", headers: mapleHeaders });
     const refused = await bare.request(UserWithForms, variables).catch((error: unknown) => error);
@@ -102,13 +109,15 @@ describe("Apollo Client 4 with a default InMemoryCache", () => {
     const client = apolloClient();
     const variables = { groupId: MAPLE.groupId, cloginId: MAPLE.bill };
     const watched = client.watchQuery({ query: UserWithForms, variables });
-    const before = complete(await nextMatching(watched, (result) => result.dataState === "complete"));
+    const before = {
+      user: present(complete(await nextMatching(watched, (result) => result.dataState === "complete")).user),
+    };
     const completedBefore = before.user.metaInfo.completedForms;
     expect(before.user.forms.find((entry) => entry.form.formId === 304)?.completed).toBe(false);
 
     const updated = nextMatching(
       watched,
-      (result) => result.dataState === "complete" && complete(result).user.metaInfo.completedForms !== completedBefore,
+      (result) => result.dataState === "complete" && complete(result).user?.metaInfo.completedForms !== completedBefore,
     );
     const { data } = await client.mutate({
       mutation: MarkFormsComplete,
@@ -117,11 +126,28 @@ describe("Apollo Client 4 with a default InMemoryCache", () => {
     expect(data?.markFormsComplete.markedComplete).toEqual([304]);
 
     // The watched query was not refetched: the normalized MetaInfo and UserForm entries changed.
-    const after = complete(await updated);
+    const after = { user: present(complete(await updated).user) };
     expect(after.user.metaInfo.completedForms).toBe(completedBefore + 1);
     expect(after.user.forms.find((entry) => entry.form.formId === 304)?.completed).toBe(true);
     const metaInfoKey = client.cache.identify({ __typename: "MetaInfo", id: before.user.metaInfo.id });
     expect(metaInfoKey).toBe(`MetaInfo:${before.user.metaInfo.id}`);
+    client.stop();
+  });
+
+  it("merges a project's tag pages with relayStylePagination on Project.tags (issue 24)", async () => {
+    const client = apolloClient(
+      new InMemoryCache({ typePolicies: { Project: { fields: { tags: relayStylePagination() } } } }),
+    );
+    const watched = client.watchQuery({ query: ProjectTags, variables: { groupId: MAPLE.groupId, first: 1 } });
+    const firstPage = present(
+      complete(await nextMatching(watched, (result) => result.dataState === "complete")).project,
+    );
+    expect(firstPage.tags?.edges.map((edge) => edge.node.name)).toEqual(["VIP"]);
+    expect(firstPage.tags?.pageInfo.hasNextPage).toBe(true);
+    await watched.fetchMore({ variables: { after: firstPage.tags?.pageInfo.endCursor } });
+    const merged = present(complete(watched.getCurrentResult()).project).tags;
+    expect(merged?.edges.map((edge) => edge.node.tagId)).toEqual([3, 4]);
+    expect(merged?.pageInfo.hasNextPage).toBe(false);
     client.stop();
   });
 

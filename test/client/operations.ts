@@ -106,3 +106,28 @@ export const NodeById = graphql(`
     }
   }
 `);
+
+export const ProjectTags = graphql(`
+  query ProjectTags($groupId: Int!, $first: Int, $after: String) {
+    project(groupId: $groupId) {
+      id
+      name
+      tags(first: $first, after: $after) {
+        edges {
+          cursor
+          node {
+            id
+            tagId
+            name
+          }
+        }
+        pageInfo {
+          hasNextPage
+          hasPreviousPage
+          startCursor
+          endCursor
+        }
+      }
+    }
+  }
+`);

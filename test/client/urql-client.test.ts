@@ -57,8 +57,8 @@ it("reads a user with nested data on its first query", async () => {
     .query(UserWithForms, { groupId: MAPLE.groupId, cloginId: MAPLE.miles })
     .toPromise();
   expect(result.error).toBeUndefined();
-  expect(result.data?.user.cloginId).toBe(MAPLE.miles);
-  expect(result.data?.user.forms.map((entry) => entry.form.formId)).toEqual([301, 303, 304]);
+  expect(result.data?.user?.cloginId).toBe(MAPLE.miles);
+  expect(result.data?.user?.forms.map((entry) => entry.form.formId)).toEqual([301, 303, 304]);
 });
 
 it("graphcache updates a watched query from a mutation's result, with no cache configuration but the pagination resolver", async () => {
@@ -68,7 +68,7 @@ it("graphcache updates a watched query from a mutation's result, with no cache c
   let sawUpdate: () => void = () => undefined;
   const updated = new Promise<void>((resolve) => (sawUpdate = resolve));
   const watched = client.query(UserWithForms, variables).subscribe((result) => {
-    if (!result.data) return;
+    if (!result.data?.user) return;
     const { metaInfo, forms } = result.data.user;
     results.push({
       completed: metaInfo.completedForms,

@@ -8,6 +8,7 @@ import { buildGraphqlSchema } from "../../src/graphql/schema";
 import { createLogger } from "../../src/http/logger";
 import { NESTED_USER_QUERY, USERS_PAGE_QUERY } from "../../bench/scenarios";
 import { MAPLE, mapleHeaders, OTHER } from "../fixtures/test-fixture";
+import { postRest } from "../support/rest";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { testConfig } from "../support/test-config";
 
@@ -110,6 +111,22 @@ const CASES: Case[] = [
     variables: { g: MAPLE.groupId },
   },
   {
+    name: "a lookup that fails alone: a null user with its error next to the projects (issue 24)",
+    query: `query($g: Int!) { projects { groupId } user(groupId: $g, cloginId: 1) { name } }`,
+    variables: { g: MAPLE.groupId },
+  },
+  {
+    name: "project catalogues: statuses, forms with fields and choices, a page of tags (issue 24)",
+    query: `query($g: Int!) { project(groupId: $g) { statuses { id name } forms { id fields { identifier choices { value label labelHtml } } }
+      tags(first: 1) { edges { cursor node { id name } } pageInfo { hasNextPage endCursor } } } }`,
+    variables: { g: MAPLE.groupId },
+  },
+  {
+    name: "a tag cursor that is not one: the error at project.tags, the project answered",
+    query: `query($g: Int!, $a: String) { project(groupId: $g) { name tags(after: $a) { nodes { id } } } }`,
+    variables: { g: MAPLE.groupId, a: "not-a-cursor" },
+  },
+  {
     name: "a variable that does not coerce (graphql-js's message)",
     query: `query($g: Int!) { users(groupId: $g, first: 2) { totalCount } }`,
     variables: { g: "not a number" },
@@ -133,6 +150,35 @@ describe("compiled queries answer as graphql-js does", () => {
     expect({ status: actual.status, body: actual.body }).toEqual({ status: expected.status, body: expected.body });
     // The answer came from the compiled query.
     expect(compiles).toHaveBeenCalledTimes(compiled);
+  });
+
+  it("a registrant session's portal read, with FORBIDDEN fields at their paths (issue 24)", async () => {
+    const loggedIn = await postRest(t.app, "users", {
+      action: "login",
+      group_id: MAPLE.groupId,
+      clogin_id: MAPLE.miles,
+      doc: {},
+    });
+    const redeemed = await request(t.app)
+      .post("/reg/api2/session/")
+      .set("Content-Type", "application/json")
+      .send({ user_token: loggedIn.body.user_token });
+    const bearer = { Authorization: `Bearer ${redeemed.body.session_token as string}` };
+    const query = `query { me { name emails { subject } project { currency statuses { name } tags { nodes { name } }
+      forms { formId fields { choices { label } } } products { pId } } } }`;
+    const send = (app: RegapiApp) =>
+      request(app.app).post("/graphql").set(bearer).set("Content-Type", "application/json").send({ query });
+    const expected = await send(reference);
+    expect(compiles).not.toHaveBeenCalled();
+    const actual = await send(t.regapi);
+    expect({ status: actual.status, body: actual.body }).toEqual({ status: expected.status, body: expected.body });
+    expect(compiles).toHaveBeenCalledTimes(1);
+    expect(actual.body.data.me.project.currency).toBe("USD");
+    expect(actual.body.errors.map((error: { path: unknown }) => error.path)).toEqual([
+      ["me", "emails"],
+      ["me", "project", "statuses"],
+      ["me", "project", "tags"],
+    ]);
   });
 
   it("as deployed, a document is compiled the second time it is run, and the compiled query is reused after", async () => {

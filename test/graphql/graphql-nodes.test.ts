@@ -235,20 +235,33 @@ describe("node for a registrant session", () => {
     }
     const ownForm = encodeNodeId("UserForm", { groupId: LAB.groupId, cloginId: LAB.cy, formId: 501 });
     expect((await nodeAnswer(ownForm, bearer)).node).toEqual({ __typename: "UserForm", id: ownForm });
+    // What me.project shows a registrant (issue 24): its project, the forms it may fill, their fields.
+    const ownProject = [
+      encodeNodeId("Project", { groupId: LAB.groupId }),
+      encodeNodeId("Form", { groupId: LAB.groupId, formId: 501 }),
+      encodeNodeId("FormField", { groupId: LAB.groupId, identifier: "f_501_8" }),
+      encodeNodeId("Product", { groupId: LAB.groupId, pId: LAB.products.kit }),
+    ];
+    for (const id of ownProject) expect((await nodeAnswer(id, bearer)).node).toMatchObject({ id });
 
     const refused = [
       encodeNodeId("User", { groupId: LAB.groupId, cloginId: LAB.ann }),
       encodeNodeId("MetaInfo", { groupId: LAB.groupId, cloginId: LAB.ann }),
       encodeNodeId("User", { groupId: LAB.groupId, cloginId: 999_999 }),
       encodeNodeId("User", { groupId: MAPLE.groupId, cloginId: MAPLE.miles }),
-      encodeNodeId("Project", { groupId: LAB.groupId }),
-      encodeNodeId("Form", { groupId: LAB.groupId, formId: 501 }),
+      encodeNodeId("Project", { groupId: MAPLE.groupId }),
+      encodeNodeId("Form", { groupId: MAPLE.groupId, formId: 301 }),
+      // An admin-only form and its field, the organization's statuses and tags.
+      encodeNodeId("Form", { groupId: LAB.groupId, formId: 503 }),
+      encodeNodeId("FormField", { groupId: LAB.groupId, identifier: "f_503_1" }),
+      encodeNodeId("Status", { groupId: MAPLE.groupId, statusId: 9 }),
+      encodeNodeId("Tag", { groupId: MAPLE.groupId, tagId: 3 }),
       encodeNodeId("EmailRecord", { groupId: LAB.groupId, cloginId: LAB.cy, emailId: 1 }),
     ];
     for (const id of refused) expect(await nodeAnswer(id, bearer)).toEqual({ node: null, errors: [NOT_VISIBLE] });
   });
 
-  it("keeps the registrant's field limits under node: no parent, children or project of its User", async () => {
+  it("keeps the registrant's field limits under node: no parent or children of its User", async () => {
     const bearer = { Authorization: `Bearer ${await sessionOf(LAB.cy)}` };
     const response = await graphql(
       t.app,

@@ -366,3 +366,58 @@ describe("SQL statements per request do not grow with the data (DataLoaders per 
     }
   });
 });
+
+describe("project catalogues (issue 24): one statement per list, whatever its length or the number of projects", () => {
+  // The base selects isFamilySystem (the projects loader: one statement of its own), so base and
+  // measured queries both read more than one statement and keep the snapshot alike.
+  const catalogue = (lists: string) => `query($g: Int!) { project(groupId: $g) { name isFamilySystem ${lists} } }`;
+
+  it("statuses, tags and forms cost one statement each; the forms' fields one more, with their choices", async () => {
+    const measure = async (lists: string) => {
+      const { statements, result } = await countScaleRequest(catalogue(lists), { g: SCALE.groupId });
+      expect(result.errors).toBeUndefined();
+      return { statements, project: (result.data as { project: Record<string, unknown> }).project };
+    };
+    const base = await measure("");
+    const statuses = await measure("statuses { id name }");
+    const tags = await measure("tags(first: 2) { edges { cursor node { id name } } pageInfo { hasNextPage } }");
+    const forms = await measure("forms { id formId }");
+    const withFields = await measure("forms { id fields { identifier choices { value label labelHtml } } }");
+    const all = await measure(
+      "statuses { name } tags(first: 2) { nodes { name } } forms { fields { identifier choices { label } } }",
+    );
+    // The lists really are long: 50 forms of 2 fields each, 3 tags (a page of 2 and more after it).
+    expect(forms.project.forms).toHaveLength(50);
+    const fields = (withFields.project.forms as { fields: { choices: unknown[] }[] }[]).flatMap((form) => form.fields);
+    expect(fields).toHaveLength(100);
+    expect(fields.filter((field) => field.choices.length === 2)).toHaveLength(50);
+    expect(tags.project.tags).toMatchObject({ pageInfo: { hasNextPage: true } });
+    expect(statuses.project.statuses).toHaveLength(1);
+
+    expect(statuses.statements - base.statements).toBe(1);
+    expect(tags.statements - base.statements).toBe(1);
+    expect(forms.statements - base.statements).toBe(1);
+    expect(withFields.statements - base.statements).toBe(2);
+    expect(all.statements - base.statements).toBe(4);
+  });
+
+  it("the catalogues of every project of a projects list cost the same statements as one project's", async () => {
+    const lists =
+      "statuses { name } tags(first: 1) { nodes { name } pageInfo { hasNextPage } } forms { fields { choices { label } } }";
+    const measure = async (query: string) => {
+      await graphql(t.app, "{ __typename }");
+      return t.countStatements(() => graphql(t.app, query));
+    };
+    const base = await measure(`{ projects(withArchived: true) { groupId isFamilySystem } }`);
+    const { statements, result } = await measure(
+      `{ projects(withArchived: true) { groupId isFamilySystem ${lists} } }`,
+    );
+    expect(result.errors).toBeUndefined();
+    const projects = (result.data as { projects: { statuses: unknown[]; forms: unknown[] }[] }).projects;
+    // Maple Camps' projects: several with forms, one with statuses.
+    expect(projects.length).toBeGreaterThanOrEqual(3);
+    expect(projects.filter((project) => project.forms.length > 0).length).toBeGreaterThan(1);
+    expect(projects.some((project) => project.statuses.length > 0)).toBe(true);
+    expect(statements - base.statements).toBe(4);
+  });
+});

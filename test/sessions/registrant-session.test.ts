@@ -4,13 +4,36 @@ import { LAB, labFixture } from "../fixtures/lab-fixture";
 import { postRest } from "../support/rest";
 import { MAPLE, OTHER } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
+import { encodeNodeId } from "../../src/graphql/nodes/node-id";
 
 // Contract §10: users login → POST /reg/api2/session/ → Authorization: Bearer on /graphql, a
 // registrant principal that reaches only its own registration.
 
+// The Lab project with what a registrant must not see of it: a private product (one cart's),
+// statuses and tags (the organization's own catalogues).
+const PRIVATE_PRODUCT = 83;
+function portalFixture(): unknown {
+  const fixture = labFixture() as { organizations: { projects: Record<string, unknown>[] }[] };
+  const lab = fixture.organizations[0].projects.find((project) => project.id === LAB.groupId)!;
+  (lab.products as unknown[]).push(
+    { id: PRIVATE_PRODUCT, name: "Staff kit", price: "1.00", private: true },
+    { id: 84, name: "Parents' dinner", price: "20.00", level: "parent" },
+    { id: 85, name: "Kids' camp", price: "30.00", level: "child" },
+    { id: 86, name: "Last year's trip", price: "9.00", endDate: "2020-01-01" },
+  );
+  const family = fixture.organizations[0].projects.find((project) => project.id === LAB.familyGroupId)!;
+  family.products = [
+    { id: 87, name: "Family pass", price: "40.00", level: "parent" },
+    { id: 88, name: "Junior pass", price: "15.00", level: "child" },
+  ];
+  lab.statuses = [{ id: 95, name: "Waitlist", color: "#AA0000" }];
+  lab.tags = [{ id: 96, name: "Needs follow-up" }];
+  return fixture;
+}
+
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ fixture: labFixture() });
+  t = await startTestApp({ fixture: portalFixture() });
 });
 afterAll(() => t.close());
 
@@ -246,17 +269,48 @@ describe("the cross-registrant matrix: a session of A never reaches B, another p
     expect(res.data == null || Object.values(res.data).every((value) => value === null)).toBe(true);
   });
 
-  it.each(["parent", "children { cloginId }", "project { groupId }", "tags { tagId }", "emails { emailId }"])(
-    "me.%s (other registrations, project-wide or internal data): FORBIDDEN",
+  it.each(["parent", "children { cloginId }", "tags { tagId }", "emails { emailId }"])(
+    "me.%s (other registrations or internal data): FORBIDDEN at its path, the rest of me answered",
     async (selection) => {
+      const field = selection.split(" ")[0];
       const res = await asRegistrant(
         annToken,
         `{ me { cloginId ${selection.includes("{") ? selection : `${selection} { cloginId }`} } }`,
       );
       expect(res.errors?.map((error) => error.extensions?.code)).toEqual(["FORBIDDEN"]);
-      expect(res.errors?.[0].message).toBe(`User.${selection.split(" ")[0]} is not available to a registrant session.`);
+      expect(res.errors?.[0].message).toBe(`User.${field} is not available to a registrant session.`);
+      expect(res.errors?.[0].path).toEqual(["me", field]);
+      expect(res.data).toEqual({ me: { cloginId: LAB.ann, [field]: null } });
     },
   );
+
+  it.each([
+    ["statuses", "statuses { statusId }"],
+    ["tags", "tags { nodes { tagId } }"],
+    ["groupTotals", "groupTotals { totalUsers }"],
+  ])("me.project.%s (the organization's catalogues and totals): FORBIDDEN at its path", async (field, selection) => {
+    const res = await asRegistrant(annToken, `{ me { name project { name ${selection} } } }`);
+    expect(res.errors?.map((error) => error.extensions?.code)).toEqual(["FORBIDDEN"]);
+    expect(res.errors?.[0].message).toBe(`Project.${field} is not available to a registrant session.`);
+    expect(res.errors?.[0].path).toEqual(["me", "project", field]);
+    expect(res.data).toEqual({ me: { name: "Ann Able", project: { name: "Lab", [field]: null } } });
+  });
+
+  it("node of its own project's statuses, tags and products it may not add is NOT_FOUND, like a missing id", async () => {
+    for (const id of [
+      encodeNodeId("Status", { groupId: LAB.groupId, statusId: 95 }),
+      encodeNodeId("Tag", { groupId: LAB.groupId, tagId: 96 }),
+      encodeNodeId("Product", { groupId: LAB.groupId, pId: PRIVATE_PRODUCT }),
+      encodeNodeId("Product", { groupId: LAB.groupId, pId: 85 }),
+      encodeNodeId("Product", { groupId: LAB.groupId, pId: 86 }),
+    ]) {
+      const res = await asRegistrant(annToken, `query($id: ID!) { node(id: $id) { id } }`, { id });
+      expect(res.data).toEqual({ node: null });
+      expect(res.errors?.map((error) => [error.extensions?.code, error.message])).toEqual([
+        ["NOT_FOUND", "No object with this id is visible to you."],
+      ]);
+    }
+  });
 
   it("me does not show admin-only forms or their values", async () => {
     await postRest(t.app, "users", {
@@ -309,5 +363,137 @@ describe("the cross-registrant matrix: a session of A never reaches B, another p
       .set("Authorization", `Bearer ${annToken}`)
       .send({ action: "update", group_id: LAB.groupId, clogin_id: LAB.bob, doc: { f_501_3: "9" } });
     expect(res.status).toBe(401);
+  });
+});
+
+const PORTAL = `{
+  me {
+    name
+    project {
+      id name currency
+      forms { id formId name mandatory fields { identifier label type mandatory choices { value label labelHtml } } }
+      products { pId name price }
+    }
+  }
+}`;
+
+interface Portal {
+  me: {
+    name: string;
+    project: {
+      id: string;
+      name: string;
+      currency: string;
+      forms: { id: string; formId: number; fields: { identifier: string; choices: unknown[] }[] }[];
+      products: { pId: number; name: string; price: string }[];
+    };
+  };
+}
+
+describe("the registrant portal: me.project (issue 24)", () => {
+  it("me { name project { currency } } answers data (User.project was FORBIDDEN, which nulled the answer)", async () => {
+    const res = await asRegistrant(await sessionOf(LAB.bob), `{ me { name project { currency } } }`);
+    expect(res.errors).toBeUndefined();
+    expect(res.data).toEqual({ me: { name: "Bob", project: { currency: "USD" } } });
+  });
+
+  it("the project, its forms, their fields and its products cost one statement each", async () => {
+    const token = await sessionOf(LAB.dee);
+    const measure = async (query: string) => {
+      await asRegistrant(token, "{ __typename }");
+      const { statements, result } = await t.countStatements(() => asRegistrant(token, query));
+      expect(result.errors).toBeUndefined();
+      return statements;
+    };
+    // The base reads the project too, so both keep the snapshot alike.
+    const base = await measure(`{ me { name project { name } } }`);
+    const portal = await measure(
+      `{ me { name project { name forms { formId fields { identifier choices { label } } } products { pId } } } }`,
+    );
+    expect(portal - base).toBe(3);
+  });
+
+  it("the portal query of docs/graphql-clients.md answers without an error", async () => {
+    const res = await asRegistrant(
+      await sessionOf(LAB.cy),
+      `query Portal {
+        me {
+          id name
+          metaInfo { totalForms completedForms totalBalance }
+          forms { id completed form { id formId } missingMandatoryFields { identifier } }
+          fieldValues { id field { identifier } text choices }
+          cartLines { id productName quantity amount }
+          project {
+            id name currency
+            forms { id formId name mandatory fields { id identifier label type mandatory choices { value label labelHtml } } }
+            products { id pId name price catId startDate endDate }
+            categories { id catId name topRemark bottomRemark }
+          }
+        }
+      }`,
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data).toMatchObject({ me: { name: "Cy", project: { name: "Lab", currency: "USD" } } });
+  });
+
+  it("answers the project's name, currency, the forms the registrant fills with fields and choices, and its products", async () => {
+    const res = await asRegistrant(await sessionOf(LAB.ann), PORTAL);
+    expect(res.errors).toBeUndefined();
+    const project = (res.data as unknown as Portal).me.project;
+    expect(project).toMatchObject({
+      id: encodeNodeId("Project", { groupId: LAB.groupId }),
+      name: "Lab",
+      currency: "USD",
+    });
+    // Every form of the project but the admin-only one (503), whether in the form set or not (502 is added later).
+    expect(project.forms.map((form) => form.formId)).toEqual([501, 502, 504, 505]);
+    const activities = project.forms[0].fields.find((field) => field.identifier === "f_501_8");
+    expect(activities?.choices).toEqual([
+      { value: "Swimming", label: "Swimming", labelHtml: "Swimming" },
+      { value: "<b>Archery</b>", label: "Archery", labelHtml: "<b>Archery</b>" },
+      { value: "<i>Rock</i> Climbing", label: "Rock Climbing", labelHtml: "<i>Rock</i> Climbing" },
+      { value: "archery", label: "archery", labelHtml: "archery" },
+    ]);
+    expect(project.forms[0].fields.find((field) => field.identifier === "f_501_1")?.choices).toEqual([]);
+    // What add_product would accept for Ann: not the private product, not a child's, not an expired one.
+    expect(project.products).toEqual([
+      { pId: LAB.products.kit, name: "Kit", price: "12.50" },
+      { pId: LAB.products.extra, name: "Extra", price: "5.00" },
+      { pId: 84, name: "Parents' dinner", price: "20.00" },
+    ]);
+    const asAccount = await graphql(t.app, `{ project(groupId: ${LAB.groupId}) { products { pId } } }`);
+    expect(asAccount.data).toEqual({ project: { products: [81, 82, 84, 85, 86].map((pId) => ({ pId })) } });
+  });
+
+  it("the project's forms and products a parent and a child see differ by level", async () => {
+    const formsOf = async (token: string) =>
+      (await asRegistrant(token, `{ me { project { forms { formId level } products { pId } } } }`)).data as {
+        me: { project: { forms: { formId: number; level: string }[]; products: { pId: number }[] } };
+      };
+    const parent = await formsOf(await sessionOf(700005, LAB.familyGroupId));
+    expect(parent.me.project.forms).toEqual([
+      { formId: 601, level: "ALL" },
+      { formId: 602, level: "PARENT" },
+      { formId: 604, level: "ALL" },
+    ]);
+    expect(parent.me.project.products).toEqual([{ pId: 87 }]);
+    const child = await formsOf(await sessionOf(LAB.kid, LAB.familyGroupId));
+    expect(child.me.project.forms.map((form) => form.formId)).toEqual([601, 603, 604]);
+    expect(child.me.project.products).toEqual([{ pId: 88 }]);
+  });
+
+  it("the same forms and fields refetch by node id; an account sees every form of the project", async () => {
+    const token = await sessionOf(LAB.ann);
+    const project = (await asRegistrant(token, PORTAL)).data as unknown as Portal;
+    for (const form of project.me.project.forms) {
+      const res = await asRegistrant(token, `query($id: ID!) { node(id: $id) { id ... on Form { formId } } }`, {
+        id: form.id,
+      });
+      expect(res.data).toEqual({ node: { id: form.id, formId: form.formId } });
+    }
+    const asAccount = await graphql(t.app, `{ project(groupId: ${LAB.groupId}) { forms { formId } } }`);
+    expect(asAccount.data).toEqual({
+      project: { forms: [501, 502, 503, 504, 505].map((formId) => ({ formId })) },
+    });
   });
 });

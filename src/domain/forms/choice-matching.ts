@@ -36,3 +36,19 @@ export function matchChoiceAnswers(sent: readonly string[], options: readonly st
   }
   return { matched: [...chosen].sort((a, b) => a - b).map((i) => options[i]), unmatched };
 }
+
+/** A choice option as a form shows it: its stored value, that value as plain text, and as stored. */
+export interface ChoiceOption {
+  value: string;
+  label: string;
+  labelHtml: string;
+}
+
+/**
+ * The options of a choice field for display. The stored option is its own value and label (the
+ * legacy forms keep one string, HTML allowed); the plain label is what matching compares too, so
+ * a client may send either back.
+ */
+export function choiceOptionsOf(options: readonly string[]): ChoiceOption[] {
+  return options.map((option) => ({ value: option, label: stripHtml(option), labelHtml: option }));
+}

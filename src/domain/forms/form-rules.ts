@@ -1,4 +1,4 @@
-import type { FormLevel } from "../../entities";
+import type { FormAudience, FormLevel } from "../../entities";
 import { answerIsEmpty, type FieldAnswer } from "./field-value-codec";
 
 // Rules about which forms a registration gets and when a form is complete enough, each written
@@ -27,4 +27,15 @@ export function missingMandatoryFields<F extends { id: string; mandatory: boolea
   answerOf: (fieldId: string) => FieldAnswer | undefined,
 ): F[] {
   return fields.filter((field) => field.mandatory && answerIsEmpty(answerOf(field.id)));
+}
+
+/**
+ * The forms a registrant may fill, in the given order: not admin-only ones (an organization's
+ * internal forms), and of every level or of its registration's level.
+ */
+export function formsARegistrantFills<F extends { audience: FormAudience; level: FormLevel }>(
+  forms: readonly F[],
+  level: RegistrationLevel,
+): F[] {
+  return forms.filter((form) => form.audience !== "admin" && (form.level === "all" || form.level === level));
 }

@@ -4,8 +4,10 @@ import { findStatusOfProject, type StatusRecord } from "../../data/statuses.data
 import type { RequestContext } from "../context";
 import { DomainError } from "../errors";
 import { authorize, resolveOwnedProject } from "../group-scope";
+import { formsVisibleTo } from "./project-catalogues";
 import {
   readProjectCategories,
+  productsVisibleTo,
   readProjectProducts,
   type CategoryRow,
   type ProductRow,
@@ -36,11 +38,36 @@ export async function getProjectDefinition(
   groupId: number,
   key: ProjectDefinitionKey,
 ): Promise<ProjectDefinition> {
+  const notFound = () => new DomainError("NOT_FOUND", `project ${groupId} has no ${key.kind} with this key`);
+  if (ctx.registrant) {
+    const found = await registrantDefinition(ctx, groupId, key);
+    if (!found) throw notFound();
+    return found;
+  }
   authorize(ctx, "read", { groupId });
   await resolveOwnedProject(ctx, groupId);
   const found = await readDefinition(ctx, groupId, key);
-  if (!found) throw new DomainError("NOT_FOUND", `project ${groupId} has no ${key.kind} with this key`);
+  if (!found) throw notFound();
   return found;
+}
+
+/**
+ * What a registrant session may refetch of its own project: the forms it may fill and their
+ * fields, the products it may add and the categories; statuses and tags are the
+ * organization's internal catalogues.
+ */
+async function registrantDefinition(
+  ctx: RequestContext,
+  groupId: number,
+  key: ProjectDefinitionKey,
+): Promise<ProjectDefinition | null> {
+  if (ctx.registrant?.groupId !== groupId || key.kind === "status" || key.kind === "tag") return null;
+  const found = await readDefinition(ctx, groupId, key);
+  if (found?.kind === "product") return productsVisibleTo(ctx, [found.product], new Date()).length ? found : null;
+  if (found?.kind !== "form" && found?.kind !== "field") return found;
+  const formId = found.kind === "form" ? found.form.id : found.field.formId;
+  const forms = formsVisibleTo(ctx, await readProjectForms(ctx.em, groupId));
+  return forms.some((form) => form.id === formId) ? found : null;
 }
 
 async function readDefinition(

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  readProjects,
   readProjectsOfOrganization,
   type ArchivedScope,
   type ProjectRecord,
@@ -9,6 +10,7 @@ import { accountTotals, type AccountTotals } from "../account-totals";
 import { flag, integerId } from "../commands/members";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import type { RequestContext } from "../context";
+import { DomainError } from "../errors";
 import { authorize, groupsInScope, resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { emptyCounters, projectTotalsOf, readProjectCounters, type ProjectCounters } from "./project-counters";
@@ -90,6 +92,7 @@ export async function getProject(
   groupId: number,
   options: { withGroupTotals: boolean },
 ): Promise<ProjectListing> {
+  if (ctx.registrant) return registrantProject(ctx, groupId);
   return inTransaction(ctx, async (tx) => {
     authorize(tx, "read", { groupId });
     const project = await resolveOwnedProject(tx, groupId);
@@ -97,6 +100,14 @@ export async function getProject(
     const sums = options.withGroupTotals ? await readProjectCounters(tx.em, selection) : null;
     return listingOf(project, sums);
   });
+}
+
+/** A registrant session's own project, without totals (those are over every registration); NOT_FOUND for any other. */
+async function registrantProject(ctx: RequestContext, groupId: number): Promise<ProjectListing> {
+  const project =
+    ctx.registrant?.groupId === groupId ? (await readProjects(ctx.em, [groupId])).get(groupId) : undefined;
+  if (!project) throw new DomainError("NOT_FOUND", `project ${groupId} is not your registration's project`);
+  return listingOf(project, null);
 }
 
 function listingOf(project: ProjectRecord, sums: Map<number, ProjectCounters> | null): ProjectListing {

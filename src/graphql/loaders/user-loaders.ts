@@ -1,4 +1,5 @@
 import DataLoader from "dataloader";
+import { groupBy } from "../../common/group-by";
 import type { EntityManager } from "typeorm";
 import {
   projectPersonKey,
@@ -28,6 +29,14 @@ import {
   type CategoryRow,
   type ProductRow,
 } from "../../domain/products/product-reads";
+import {
+  readProjectForms,
+  readProjectStatuses,
+  readProjectTagPages,
+  type FormDefinition,
+  type StatusRecord,
+  type TagPage,
+} from "../../domain/projects/project-catalogues";
 import { loadUserSummaries, type UserSummary } from "../../domain/users/user-summary";
 import {
   readCartOf,
@@ -37,6 +46,13 @@ import {
   type PaymentDetail,
   type UtmDetail,
 } from "../../domain/users/user-details";
+
+/** One page of one project's tags. */
+export interface TagPageKey {
+  groupId: number;
+  size: number;
+  afterTagId: number | null;
+}
 
 /** A DataLoader over a batch read that returns a map; keys missing from the map get `fallback`. */
 function loaderOf<K, V, C = K>(
@@ -145,6 +161,32 @@ export function createUserLoaders(em: EntityManager) {
     productsOfProject: loaderOf<number, ProductRow[]>(
       (ids) => readProjectProducts(em, ids),
       () => [],
+    ),
+    statusesOfProject: loaderOf<number, StatusRecord[]>(
+      (ids) => readProjectStatuses(em, ids),
+      () => [],
+    ),
+    formsOfProject: loaderOf<number, FormDefinition[]>(
+      (ids) => readProjectForms(em, ids),
+      () => [],
+    ),
+    // The projects asking for the same page (as `projects { tags(first: n) }` does) share a statement.
+    tagPages: loaderOf<TagPageKey, TagPage, string>(
+      async (keys) => {
+        const pages = new Map<string, TagPage>();
+        for (const [pageKey, sameKeys] of groupBy(keys, (key) => `${key.size}:${key.afterTagId}`)) {
+          const { size, afterTagId } = sameKeys[0];
+          const read = await readProjectTagPages(
+            em,
+            sameKeys.map((key) => key.groupId),
+            { size, afterTagId },
+          );
+          for (const [groupId, page] of read) pages.set(`${groupId}:${pageKey}`, page);
+        }
+        return pages;
+      },
+      () => ({ tags: [], hasNextPage: false }),
+      (key) => `${key.groupId}:${key.size}:${key.afterTagId}`,
     ),
     registrationsByPerson: loaderOf<ProjectPersonKey, RegistrationRef | null, string>(
       (keys) => readRegistrationsByPerson(em, keys),

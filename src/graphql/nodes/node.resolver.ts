@@ -114,9 +114,8 @@ async function ownerOf(ctx: GraphqlContext, key: NodeKey<"User">): Promise<UserO
   return outcome;
 }
 
-/** Project-level objects are for API accounts; a registrant session reads only its own registration. */
-async function definitionOf(ctx: GraphqlContext, groupId: number, key: ProjectDefinitionKey) {
-  if (ctx.request.registrant) throw notVisible();
+/** Project-level objects: a registrant session reaches those of its own project that me.project shows it. */
+function definitionOf(ctx: GraphqlContext, groupId: number, key: ProjectDefinitionKey) {
   return getProjectDefinition(ctx.request, groupId, key);
 }
 
@@ -160,7 +159,7 @@ async function sourceOf(node: DecodedNodeId, ctx: GraphqlContext, info: GraphQLR
       return entry ? presentEmailRecord(entry, owner) : null;
     }
     case "Project": {
-      if (ctx.request.registrant) return null;
+      // A registrant session's own project only (getProject), as me.project.
       const withGroupTotals = selectsField(info, "groupTotals");
       return presentProjectListing(await getProject(ctx.request, node.key.groupId, { withGroupTotals }));
     }

@@ -3,6 +3,7 @@ import { formatCents } from "../../common/money";
 import type { EmailHistoryEntry } from "../../data/email-history.data";
 import type { FieldDefinition, FormDefinition, RegistrationFormState, StoredAnswer } from "../../data/forms.data";
 import type { RegistrationRef, TagRecord } from "../../data/registrations.data";
+import { choiceOptionsOf } from "../../domain/forms/choice-matching";
 import { isChoiceType } from "../../domain/forms/field-value-codec";
 import type { CategoryRow, ProductRow } from "../../domain/products/product-reads";
 import type { UserOutcome } from "../../domain/users/user-commands";
@@ -84,6 +85,7 @@ export function presentField(field: FieldDefinition, groupId: number): FormField
     type: field.fieldType as FieldTypeEnum,
     mandatory: field.mandatory,
     options: field.options,
+    choices: choiceOptionsOf(field.options),
   };
 }
 

@@ -13,12 +13,19 @@ import {
   Authorized,
 } from "type-graphql";
 import type { GraphQLResolveInfo } from "graphql";
+import { IsInt, IsOptional, Max, Min } from "class-validator";
 import { getProject, listOrganizationProjects } from "../../domain/projects/projects.service";
 import type { GraphqlContext } from "../context";
 import { selectsField } from "../selection";
 import { ProductCategoryType, ProductType } from "../types/product.type";
-import { ProjectType } from "../types/project.type";
-import { presentCategory, presentProduct, presentProjectListing } from "./present";
+import { GroupTotalsType, ProjectType, TagConnectionType } from "../types/project.type";
+import { FormType } from "../types/form.type";
+import { presentStatus, StatusType } from "../types/user.type";
+import { formsVisibleTo } from "../../domain/projects/project-catalogues";
+import { productsVisibleTo } from "../../domain/products/product-reads";
+import { decodeTagCursor, encodeTagCursor } from "../cursor";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../inputs/user-query.input";
+import { presentCategory, presentForm, presentProduct, presentProjectListing, presentTag } from "./present";
 
 @ArgsType()
 export class ProjectsArgs {
@@ -27,6 +34,25 @@ export class ProjectsArgs {
 
   @Field(() => Boolean, { defaultValue: false, description: "Only archived projects (wins over withArchived)." })
   onlyArchived: boolean;
+}
+
+@ArgsType()
+export class TagsArgs {
+  @Field(() => Int, {
+    nullable: true,
+    description: `Page size, 1 to ${MAX_PAGE_SIZE}; ${DEFAULT_PAGE_SIZE} when not given.`,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_SIZE)
+  first?: number | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: "A cursor (e.g. the endCursor of the previous page): tags after it.",
+  })
+  after?: string | null;
 }
 
 @Resolver(() => ProjectType)
@@ -49,16 +75,80 @@ export class ProjectResolver {
 
   @Authorized("account")
   @Query(() => ProjectType, {
-    description: "A project of your organization (FORBIDDEN for any other id, as for a missing one).",
+    nullable: true,
+    description:
+      "A project of your organization (FORBIDDEN for any other id, as for a missing one); null with its error, so the query's other fields keep their data.",
   })
   async project(
     @Arg("groupId", () => Int) groupId: number,
     @Ctx() ctx: GraphqlContext,
     @Info() info: GraphQLResolveInfo,
-  ): Promise<ProjectType> {
+  ): Promise<ProjectType | null> {
     return presentProjectListing(
       await getProject(ctx.request, groupId, { withGroupTotals: selectsField(info, "groupTotals") }),
     );
+  }
+
+  // The totals count every registration of the project: not a registrant's to read.
+  @Authorized("account")
+  @FieldResolver(() => GroupTotalsType, {
+    nullable: true,
+    description:
+      "Totals over the project's registrations (computed only when selected; null under User.project); null with FORBIDDEN for a registrant session.",
+  })
+  groupTotals(@Root() project: ProjectType): GroupTotalsType | null {
+    return project.groupTotals;
+  }
+
+  @Authorized("account")
+  @FieldResolver(() => [StatusType], {
+    nullable: true,
+    description:
+      "The project's statuses in creation order (a status picker); null with FORBIDDEN for a registrant session.",
+  })
+  async statuses(@Root() project: ProjectType, @Ctx() ctx: GraphqlContext): Promise<StatusType[]> {
+    return (await ctx.loaders.statusesOfProject.load(project.groupId)).map((status) =>
+      presentStatus(status, project.groupId),
+    );
+  }
+
+  @FieldResolver(() => [FormType], {
+    description:
+      "The project's forms in form order; for a registrant session only the forms its registration may fill (no admin-only forms, its level's and every level's).",
+  })
+  async forms(@Root() project: ProjectType, @Ctx() ctx: GraphqlContext): Promise<FormType[]> {
+    return formsVisibleTo(ctx.request, await ctx.loaders.formsOfProject.load(project.groupId)).map(presentForm);
+  }
+
+  @Authorized("account")
+  @FieldResolver(() => TagConnectionType, {
+    nullable: true,
+    description:
+      "A page of the project's tags in id order (forward: first/after); null with FORBIDDEN for a registrant session.",
+  })
+  async tags(
+    @Root() project: ProjectType,
+    @Args() args: TagsArgs,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<TagConnectionType> {
+    const afterTagId = args.after == null ? null : decodeTagCursor(args.after);
+    const page = await ctx.loaders.tagPages.load({
+      groupId: project.groupId,
+      size: args.first ?? DEFAULT_PAGE_SIZE,
+      afterTagId,
+    });
+    const nodes = page.tags.map((tag) => presentTag(tag, project.groupId));
+    const edges = nodes.map((node) => ({ cursor: encodeTagCursor(node.tagId), node }));
+    return {
+      edges,
+      nodes,
+      pageInfo: {
+        hasNextPage: page.hasNextPage,
+        hasPreviousPage: afterTagId != null,
+        startCursor: edges[0]?.cursor ?? null,
+        endCursor: edges.at(-1)?.cursor ?? null,
+      },
+    };
   }
 
   @FieldResolver(() => [ProductCategoryType], { description: "The project's product categories, by catId." })
@@ -68,11 +158,13 @@ export class ProjectResolver {
     );
   }
 
-  @FieldResolver(() => [ProductType], { description: "The project's products (not private ones), by pId." })
+  @FieldResolver(() => [ProductType], {
+    description:
+      "The project's products (not private ones), by pId; for a registrant session only those it may add to its cart now (its level's, available today).",
+  })
   async products(@Root() project: ProjectType, @Ctx() ctx: GraphqlContext): Promise<ProductType[]> {
-    return (await ctx.loaders.productsOfProject.load(project.groupId)).map((row) =>
-      presentProduct(row, project.groupId),
-    );
+    const rows = await ctx.loaders.productsOfProject.load(project.groupId);
+    return productsVisibleTo(ctx.request, rows, new Date()).map((row) => presentProduct(row, project.groupId));
   }
 
   @FieldResolver(() => Boolean, { description: "Family projects link children to a parent registration." })

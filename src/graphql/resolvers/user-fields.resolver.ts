@@ -101,7 +101,10 @@ export class UserFieldsResolver {
   }
 
   @Authorized("account")
-  @FieldResolver(() => [EmailRecordType], { description: "Email history, oldest first." })
+  @FieldResolver(() => [EmailRecordType], {
+    nullable: true,
+    description: "Email history, oldest first; null with FORBIDDEN for a registrant session.",
+  })
   async emails(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<EmailRecordType[]> {
     return (await ctx.loaders.emails.load(user.uid)).map((entry) => presentEmailRecord(entry, user));
   }
@@ -122,7 +125,7 @@ export class UserFieldsResolver {
   }
 
   @Authorized("account")
-  @FieldResolver(() => [TagType])
+  @FieldResolver(() => [TagType], { nullable: true, description: "null with FORBIDDEN for a registrant session." })
   async tags(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<TagType[]> {
     // Tags are read with the summary, in the same statement.
     const summary = ctx.loaders.knownSummary(user.uid) ?? (await ctx.loaders.summaries.load(user.uid));
@@ -139,15 +142,23 @@ export class UserFieldsResolver {
   }
 
   @Authorized("account")
-  @FieldResolver(() => [UserType], { description: "Children registered under this user in the same project, by uid." })
+  @FieldResolver(() => [UserType], {
+    nullable: true,
+    description:
+      "Children registered under this user in the same project, by uid; null with FORBIDDEN for a registrant session.",
+  })
   async children(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<UserType[]> {
     const refs = await ctx.loaders.children.load({ groupId: user.groupId, cloginId: user.cloginId });
     return refs.map(userFromRef);
   }
 
-  @Authorized("account")
-  @FieldResolver(() => ProjectType)
-  async project(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<ProjectType> {
+  // A registrant session reaches only its own User, so the project is its own: what of the
+  // project it may read is said field by field on Project.
+  @FieldResolver(() => ProjectType, {
+    nullable: true,
+    description: "The user's project; for a registrant session, the fields a registrant portal needs.",
+  })
+  async project(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<ProjectType | null> {
     const project = await ctx.loaders.projects.load(user.groupId);
     if (!project) throw new Error(`project ${user.groupId} of registration ${user.uid} is missing`);
     return presentProjectListing(project);

@@ -31,18 +31,25 @@ export class UserQueryResolver {
   @Extensions({ [ONE_STATEMENT_READ]: USER_ROOT_READ })
   @Authorized("account")
   @Query(() => UserType, {
-    description: "One user of a project (FORBIDDEN for a foreign project, USER_NOT_FOUND when not registered there).",
+    nullable: true,
+    description:
+      "One user of a project (FORBIDDEN for a foreign project, USER_NOT_FOUND when not registered there); null with its error, so the query's other fields keep their data.",
   })
-  async user(@Args() args: UserArgs, @Ctx() ctx: GraphqlContext, @Info() info: GraphQLResolveInfo): Promise<UserType> {
+  async user(
+    @Args() args: UserArgs,
+    @Ctx() ctx: GraphqlContext,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<UserType | null> {
     return readUserForSelection(ctx, args.groupId, args.cloginId, info);
   }
 
   @Authorized("registrant")
   @Query(() => UserType, {
+    nullable: true,
     description:
-      "The signed-in registrant's own registration (Authorization: Bearer <session token>); FORBIDDEN for an API account.",
+      "The signed-in registrant's own registration (Authorization: Bearer <session token>); FORBIDDEN (null with its error) for an API account.",
   })
-  async me(@Ctx() ctx: GraphqlContext): Promise<UserType> {
+  async me(@Ctx() ctx: GraphqlContext): Promise<UserType | null> {
     const outcome = await readOwnRegistration(ctx.request);
     ctx.loaders.primeSummary(outcome.summary);
     return userFromOutcome(outcome);

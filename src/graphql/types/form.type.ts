@@ -4,6 +4,18 @@ import { GraphQLDateTime } from "graphql-scalars";
 import { FieldTypeEnum, FormAudienceEnum, FormLevelEnum } from "./enums.type";
 import { Node } from "../nodes/node.interface";
 
+@GraphqlObjectType("FormChoice", { description: "An option of a choice field." })
+export class FormChoiceType {
+  @Field(() => String, { description: "What an answer holds and updateUser/updateMe accept (as stored)." })
+  value: string;
+
+  @Field(() => String, { description: "The label as plain text: HTML tags stripped, common entities decoded." })
+  label: string;
+
+  @Field(() => String, { description: "The label as stored, HTML allowed (the legacy forms show it so)." })
+  labelHtml: string;
+}
+
 @GraphqlObjectType("FormField", { description: "A form input.", implements: Node })
 export class FormFieldType implements Node {
   /** The Node id (see node-id.ts). */
@@ -26,6 +38,11 @@ export class FormFieldType implements Node {
 
   @Field(() => [String], { description: "Option values of a choice field; empty for other types." })
   options: string[];
+
+  @Field(() => [FormChoiceType], {
+    description: "The options of a choice field with plain-text and HTML labels; empty for other types.",
+  })
+  choices: FormChoiceType[];
 }
 
 @GraphqlObjectType("Form", { implements: Node })

@@ -3,6 +3,8 @@ import { GraphqlObjectType } from "./object-type";
 import { GraphQLDateTime } from "graphql-scalars";
 import { MoneyScalar } from "../scalars/money.scalar";
 import { Node } from "../nodes/node.interface";
+import { PageInfoType } from "./user-connection.type";
+import { TagType } from "./user.type";
 
 @GraphqlObjectType("GroupTotals", { description: "Totals over a project's registrations." })
 export class GroupTotalsType {
@@ -45,9 +47,27 @@ export class ProjectType implements Node {
   @Field(() => Boolean)
   isArchived: boolean;
 
-  @Field(() => GroupTotalsType, {
-    nullable: true,
-    description: "Totals over the project's registrations (computed only when selected).",
-  })
+  /** Read with the project when the query selects them (the field's resolver is ProjectResolver's). */
   groupTotals: GroupTotalsType | null;
+}
+
+@GraphqlObjectType("TagEdge")
+export class TagEdgeType {
+  @Field(() => String, { description: "Opaque; pass it as `after` for the tags that follow." })
+  cursor: string;
+
+  @Field(() => TagType)
+  node: TagType;
+}
+
+@GraphqlObjectType("TagConnection", { description: "A page of a project's tags in id (creation) order." })
+export class TagConnectionType {
+  @Field(() => [TagEdgeType])
+  edges: TagEdgeType[];
+
+  @Field(() => [TagType], { description: "The edges' nodes, for clients that need no cursors." })
+  nodes: TagType[];
+
+  @Field(() => PageInfoType)
+  pageInfo: PageInfoType;
 }
