@@ -84,6 +84,19 @@ export function problemPathsOf(rendering: PathRendering): MiddlewareFn<GraphqlCo
   };
 }
 
+/**
+ * As problemPathsOf, for a rendering that depends on the input (which spelling of a renamed
+ * member was sent): the resolver wraps its domain call in it.
+ */
+export async function withProblemPaths<T>(rendering: PathRendering, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof DomainError && !renderings.has(error)) renderings.set(error, rendering);
+    throw error;
+  }
+}
+
 /** The usual rendering of a mutation: every member under its `input` argument. */
 export const INPUT_PATHS: PathRendering = { prefix: "input" };
 
