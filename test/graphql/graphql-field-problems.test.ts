@@ -156,6 +156,61 @@ describe("updateUser problems", () => {
   });
 });
 
+describe("createUser and createChild problems", () => {
+  it("a new registration's values not written are problems too", async () => {
+    const created = await graphql<{ createUser: Payload & { user: { cloginId: number } } }>(
+      t.app,
+      `
+        mutation ($input: CreateUserInput!) {
+          createUser(input: $input) {
+            notices
+            problems {
+              field
+              value
+              reason
+              message
+            }
+            user {
+              cloginId
+            }
+          }
+        }
+      `,
+      {
+        input: {
+          groupId: LAB.groupId,
+          mainEmail: "probe@lab.test",
+          firstName: "Probe",
+          values: { f_501_3: "old", not_a_field: 7 },
+          disableEmailSending: true,
+        },
+      },
+    );
+    expect(created.errors).toBeUndefined();
+    expect(created.data!.createUser.problems.map(({ field, value, reason }) => ({ field, value, reason }))).toEqual([
+      { field: "f_501_3", value: "old", reason: "NOT_A_NUMBER" },
+      { field: "not_a_field", value: "7", reason: "UNKNOWN_FIELD" },
+    ]);
+    const child = await graphql<{ createChild: Payload }>(
+      t.app,
+      `
+        mutation ($input: CreateChildInput!) {
+          createChild(input: $input) {
+            problems {
+              field
+              value
+              reason
+            }
+          }
+        }
+      `,
+      { input: { groupId: LAB.familyGroupId, connectedTo: 700005, firstName: "Kiddo", values: { f_603_1: "x" } } },
+    );
+    expect(child.errors).toBeUndefined();
+    expect(child.data!.createChild.problems).toEqual([{ field: "f_603_1", value: "x", reason: "NOT_A_NUMBER" }]);
+  });
+});
+
 describe("updateMe problems", () => {
   it("a registrant's value for an admin-only form is FORM_NOT_AVAILABLE; a choice none of whose answers fits, NO_MATCHING_CHOICE", async () => {
     const token = await sessionOf(LAB.ann);
