@@ -13,6 +13,11 @@ import { maskUnexpected, TransportError } from "../http/transport-errors";
 import type { GraphqlContext } from "./context";
 import { QueryLimitError, TOKEN_LIMIT_MESSAGE } from "./limits";
 import { requestLevelCode } from "./request-level-codes";
+import { RENAMED_MEMBERS } from "./inputs/renamed-members";
+
+const CURRENT_NAME_OF = new Map<string, string>(
+  Object.entries(RENAMED_MEMBERS).map(([current, old]) => [old, current]),
+);
 
 /** extensions.code of each domain code: contract §3's codes, except validation (GraphQL's BAD_USER_INPUT). */
 export function graphqlCodeOf(code: DomainErrorCode): string {
@@ -122,7 +127,13 @@ export function presentError(error: GraphQLError, reporter: Reporter): GraphQLFo
       message = rendered.message;
       extensions.problems = rendered.problems;
     }
-    for (const [key, value] of Object.entries(original.details.extra ?? {})) extensions[camelCase(key)] = value;
+    for (const [key, value] of Object.entries(original.details.extra ?? {})) {
+      const name = camelCase(key);
+      extensions[name] = value;
+      // A member the schema renamed is answered under both names until the old one goes.
+      const current = CURRENT_NAME_OF.get(name);
+      if (current) extensions[current] = value;
+    }
     return { message, ...where, extensions };
   }
   if (original instanceof TransportError) {

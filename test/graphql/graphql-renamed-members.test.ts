@@ -214,3 +214,20 @@ describe("createProduct's CreateProductInput", () => {
     expect(rows).toEqual([]);
   });
 });
+
+describe("createCategory's CONFLICT", () => {
+  it("carries the existing category's id as categoryId, and as the deprecated catId", async () => {
+    const res = await graphql(
+      t.app,
+      `
+        mutation ($input: CreateCategoryInput!) {
+          createCategory(input: $input) {
+            categoryId
+          }
+        }
+      `,
+      { input: { groupId: g, categoryName: "Extras" } },
+    );
+    expect(res.errors?.[0].extensions).toMatchObject({ code: "CONFLICT", categoryId: 14, catId: 14 });
+  });
+});

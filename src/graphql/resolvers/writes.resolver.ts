@@ -113,7 +113,7 @@ export class WritesMutationResolver {
   @Authorized("account")
   @Mutation(() => CreateCategoryPayloadType, {
     description:
-      "Creates a product category; a name taken in the project (case-insensitive) is a CONFLICT with extensions.catId.",
+      "Creates a product category; a name taken in the project (case-insensitive) is a CONFLICT with extensions.categoryId (and the deprecated catId).",
   })
   @UseMiddleware(problemPathsOf(INPUT_PATHS))
   async createCategory(
