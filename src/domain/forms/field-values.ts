@@ -10,7 +10,8 @@ import { valueProblem, type ValueProblem } from "./value-problems";
 
 // Writing `doc` values (contract §4): by field identifier or mapped name; system fields, unknown
 // fields, unknown answers and fields of forms the user does not have are not written, and each
-// gets a problem naming the key, the value and the reason (its message is the legacy notice). Everything else is written in two statements.
+// gets a problem naming the key, the value and the reason (its message is the legacy notice).
+// Everything else is written in two statements.
 
 export type { PersonAttributes };
 
