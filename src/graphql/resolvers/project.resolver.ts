@@ -61,14 +61,14 @@ export class ProjectResolver {
     );
   }
 
-  @FieldResolver(() => [ProductCategoryType], { description: "The project's product categories, by catId." })
+  @FieldResolver(() => [ProductCategoryType], { description: "The project's product categories, by categoryId." })
   async categories(@Root() project: ProjectType, @Ctx() ctx: GraphqlContext): Promise<ProductCategoryType[]> {
     return (await ctx.loaders.categoriesOfProject.load(project.groupId)).map((row) =>
       presentCategory(row, project.groupId),
     );
   }
 
-  @FieldResolver(() => [ProductType], { description: "The project's products (not private ones), by pId." })
+  @FieldResolver(() => [ProductType], { description: "The project's products (not private ones), by productId." })
   async products(@Root() project: ProjectType, @Ctx() ctx: GraphqlContext): Promise<ProductType[]> {
     return (await ctx.loaders.productsOfProject.load(project.groupId)).map((row) =>
       presentProduct(row, project.groupId),
