@@ -18,6 +18,15 @@ export function clientValue(value: unknown, max = CLIENT_VALUE_MAX_CHARS): strin
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
+/**
+ * A value the client sent, as a field of an answer rather than inside a sentence: a string as it
+ * was sent, anything else as JSON; bounded like `clientValue` (cut with "…").
+ */
+export function echoedValue(value: unknown, max = CLIENT_VALUE_MAX_CHARS): string {
+  if (typeof value !== "string") return clientValue(value, max);
+  return value.length <= max ? value : `${value.slice(0, max - 1)}…`;
+}
+
 /** Longest message that quotes client values in text written by others (graphql-js, Apollo). */
 export const ECHOING_MESSAGE_MAX_CHARS = 1000;
 

@@ -13,6 +13,11 @@ import { maskUnexpected, TransportError } from "../http/transport-errors";
 import type { GraphqlContext } from "./context";
 import { QueryLimitError, TOKEN_LIMIT_MESSAGE } from "./limits";
 import { requestLevelCode } from "./request-level-codes";
+import { RENAMED_MEMBERS } from "./inputs/renamed-members";
+
+const CURRENT_NAME_OF = new Map<string, string>(
+  Object.entries(RENAMED_MEMBERS).map(([current, old]) => [old, current]),
+);
 
 /** extensions.code of each domain code: contract §3's codes, except validation (GraphQL's BAD_USER_INPUT). */
 export function graphqlCodeOf(code: DomainErrorCode): string {
@@ -84,6 +89,19 @@ export function problemPathsOf(rendering: PathRendering): MiddlewareFn<GraphqlCo
   };
 }
 
+/**
+ * As problemPathsOf, for a rendering that depends on the input (which spelling of a renamed
+ * member was sent): the resolver wraps its domain call in it.
+ */
+export async function withProblemPaths<T>(rendering: PathRendering, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof DomainError && !renderings.has(error)) renderings.set(error, rendering);
+    throw error;
+  }
+}
+
 /** The usual rendering of a mutation: every member under its `input` argument. */
 export const INPUT_PATHS: PathRendering = { prefix: "input" };
 
@@ -109,7 +127,13 @@ export function presentError(error: GraphQLError, reporter: Reporter): GraphQLFo
       message = rendered.message;
       extensions.problems = rendered.problems;
     }
-    for (const [key, value] of Object.entries(original.details.extra ?? {})) extensions[camelCase(key)] = value;
+    for (const [key, value] of Object.entries(original.details.extra ?? {})) {
+      const name = camelCase(key);
+      extensions[name] = value;
+      // A member the schema renamed is answered under both names until the old one goes.
+      const current = CURRENT_NAME_OF.get(name);
+      if (current) extensions[current] = value;
+    }
     return { message, ...where, extensions };
   }
   if (original instanceof TransportError) {

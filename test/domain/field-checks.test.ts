@@ -1,9 +1,15 @@
 import { matchChoiceAnswers } from "../../src/domain/forms/choice-matching";
-import { interpretFieldInput, MAX_VALUE_BYTES } from "../../src/domain/forms/field-input";
+import { interpretFieldInput as interpret, MAX_VALUE_BYTES } from "../../src/domain/forms/field-input";
 import { fieldOfType } from "../support/field-definition";
 
 // The per-type checks of a sent value (contract §4) as pure functions: what is stored, and the
 // exact notice when a value is not written.
+
+/** The outcome with its problems read as the legacy answer shows them: each one's message is a notice. */
+function interpretFieldInput(...args: Parameters<typeof interpret>) {
+  const { problems, ...outcome } = interpret(...args);
+  return { ...outcome, notices: problems.map((problem) => problem.message) };
+}
 
 const stored = (encoded: string) => ({ accepted: true, encoded, notices: [] });
 const refused = (...notices: string[]) => ({ accepted: false, notices });

@@ -35,11 +35,11 @@ describe("choice matching (contract §4)", () => {
 
 describe("value per field type (contract §4, our decisions)", () => {
   it("text takes strings and numbers, as text", () => {
-    expect(interpretFieldInput("k", fieldOfType("text"), 12)).toEqual({ accepted: true, encoded: "12", notices: [] });
+    expect(interpretFieldInput("k", fieldOfType("text"), 12)).toEqual({ accepted: true, encoded: "12", problems: [] });
     expect(interpretFieldInput("k", fieldOfType("textarea"), "a\nb")).toEqual({
       accepted: true,
       encoded: "a\nb",
-      notices: [],
+      problems: [],
     });
   });
 
@@ -54,7 +54,7 @@ describe("value per field type (contract §4, our decisions)", () => {
     expect(interpretFieldInput("k", fieldOfType("date"), "2028-02-29")).toMatchObject({ accepted: true });
     expect(interpretFieldInput("k", fieldOfType("phone"), "12-3").accepted).toBe(false);
     for (const type of ["number", "email", "date", "phone"] as const) {
-      expect(interpretFieldInput("k", fieldOfType(type), "")).toEqual({ accepted: true, encoded: "", notices: [] });
+      expect(interpretFieldInput("k", fieldOfType(type), "")).toEqual({ accepted: true, encoded: "", problems: [] });
     }
   });
 
@@ -62,18 +62,22 @@ describe("value per field type (contract §4, our decisions)", () => {
     expect(interpretFieldInput("k", fieldOfType("multiple_choice", ["1", "2"]), 2)).toEqual({
       accepted: true,
       encoded: '["2"]',
-      notices: [],
+      problems: [],
     });
     expect(interpretFieldInput("k", fieldOfType("single_choice", ["A", "B"]), "b")).toEqual({
       accepted: true,
       encoded: '["B"]',
-      notices: [],
+      problems: [],
     });
   });
 
-  it("a choice field whose answers all fail keeps its value (not accepted), with one notice per answer and one for the field", () => {
+  it("a choice field whose answers all fail keeps its value (not accepted), with one problem per answer and one for the field", () => {
     const result = interpretFieldInput("k", fieldOfType("multiple_choice", ["A"]), ["x", "y"]);
     expect(result.accepted).toBe(false);
-    expect(result.notices).toHaveLength(3);
+    expect(result.problems.map(({ key, value, reason }) => ({ key, value, reason }))).toEqual([
+      { key: "k", value: "x", reason: "UNKNOWN_CHOICE" },
+      { key: "k", value: "y", reason: "UNKNOWN_CHOICE" },
+      { key: "k", value: ["x", "y"], reason: "NO_MATCHING_CHOICE" },
+    ]);
   });
 });

@@ -151,6 +151,8 @@ describe("the delivery log and redelivery", () => {
             }[];
             hasNextPage: boolean;
             endCursor: string;
+            edges: { cursor: string; node: { deliveryId: number } }[];
+            pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string; endCursor: string };
           };
         }>(
           t.app,
@@ -173,6 +175,18 @@ describe("the delivery log and redelivery", () => {
                 }
                 hasNextPage
                 endCursor
+                edges {
+                  cursor
+                  node {
+                    deliveryId
+                  }
+                }
+                pageInfo {
+                  hasNextPage
+                  hasPreviousPage
+                  startCursor
+                  endCursor
+                }
               }
             }
           `,
@@ -191,9 +205,27 @@ describe("the delivery log and redelivery", () => {
       expect(new Set(first.nodes.map((node) => node.id)).size).toBe(2);
       expect(first.hasNextPage).toBe(true);
       expect(first.nodes[0].attempts).toEqual([expect.objectContaining({ statusCode: 503 })]);
+      // Issue 24: the Relay connection members agree with the deprecated ones they replace.
+      expect(first.edges.map((edge) => edge.node.deliveryId)).toEqual(first.nodes.map((node) => node.deliveryId));
+      expect(first.pageInfo).toEqual({
+        hasNextPage: true,
+        hasPreviousPage: false,
+        startCursor: first.edges[0].cursor,
+        endCursor: first.edges[1].cursor,
+      });
+      expect(first.endCursor).toBe(first.pageInfo.endCursor);
       const second = (await page(first.endCursor)).data!.webhookDeliveries;
       expect(second.nodes).toHaveLength(1);
       expect(second.hasNextPage).toBe(false);
+      expect(second.pageInfo).toEqual({
+        hasNextPage: false,
+        hasPreviousPage: true,
+        startCursor: second.edges[0].cursor,
+        endCursor: second.edges[0].cursor,
+      });
+      // An edge's cursor continues after that edge: after the first edge comes the second delivery.
+      const afterFirstEdge = (await page(first.edges[0].cursor)).data!.webhookDeliveries;
+      expect(afterFirstEdge.edges[0].node.deliveryId).toBe(first.edges[1].node.deliveryId);
 
       receiver.setBehaviour(() => 200);
       const eventId = second.nodes[0].eventId;

@@ -285,7 +285,7 @@ export async function addProducts(
     if (cartIds.length > 0) recordEvent(em, productAddedEvent(cmd.groupId, cmd.cloginId, cartIds, lines), now);
     countOrder(em, cmd.groupId, counterBucketOf(user), orderCentsOf(lines));
     const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid)!;
-    return { uid: user.uid, groupId: cmd.groupId, cloginId: cmd.cloginId, summary, notices, cartIds };
+    return { uid: user.uid, groupId: cmd.groupId, cloginId: cmd.cloginId, summary, notices, problems: [], cartIds };
   });
 }
 

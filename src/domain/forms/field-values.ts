@@ -6,10 +6,12 @@ import { PERSON_FIELD_MAX_LENGTH, personAttributeOf, type PersonAttributes } fro
 import { answerIsEmpty, decodeAnswer } from "./field-value-codec";
 import { interpretFieldInput } from "./field-input";
 import { clientValue } from "../../common/client-value";
+import { valueProblem, type ValueProblem } from "./value-problems";
 
 // Writing `doc` values (contract §4): by field identifier or mapped name; system fields, unknown
 // fields, unknown answers and fields of forms the user does not have are not written, and each
-// gets a notice naming the key and the reason. Everything else is written in two statements.
+// gets a problem naming the key, the value and the reason (its message is the legacy notice).
+// Everything else is written in two statements.
 
 export type { PersonAttributes };
 
@@ -27,7 +29,8 @@ export interface SaveValuesOptions {
 }
 
 export interface SavedValues {
-  notices: string[];
+  /** The values not written, and why, in the order the keys were sent. */
+  problems: ValueProblem[];
   /** Forms with at least one accepted value, in the order their first key was sent. */
   formsWithValues: number[];
   /** Forms in which an accepted value differs from the stored one. */
@@ -40,7 +43,7 @@ export interface SavedValues {
 
 /** The values accepted for writing, before they are compared with what is stored. */
 interface AcceptedValues {
-  notices: string[];
+  problems: ValueProblem[];
   accepted: { key: string; field: FieldDefinition; encoded: string }[];
 }
 
@@ -53,55 +56,60 @@ export interface PlannedValues extends SavedValues {
 
 const quote = (value: string) => clientValue(value);
 
-/** Which values may be written (contract §4), each refusal with its notice. */
+/** Which values may be written (contract §4), each refusal with its problem. */
 function acceptValues(
   values: Record<string, unknown>,
   fields: readonly FieldDefinition[],
   options: Pick<SaveValuesOptions, "projectId" | "cloginId" | "forms" | "consumedKeys">,
 ): AcceptedValues {
-  const result: AcceptedValues = { notices: [], accepted: [] };
+  const result: AcceptedValues = { problems: [], accepted: [] };
   const byId = new Map(fields.map((field) => [field.id, field]));
   const byName = new Map(fields.filter((field) => field.name !== null).map((field) => [field.name!, field]));
   const keyOfField = new Map<string, string>();
   for (const key of Object.keys(values)) {
     const name = quote(key);
+    const value = values[key];
+    const refuse = (reason: ValueProblem["reason"], message: string) =>
+      result.problems.push(valueProblem(key, value, reason, message));
     if (key.startsWith("_")) {
-      result.notices.push(`${name} is a system field and cannot be updated; it was not written.`);
+      refuse("SYSTEM_FIELD", `${name} is a system field and cannot be updated; it was not written.`);
       continue;
     }
     const field = byId.get(key) ?? byName.get(key);
     if (!field) {
       if (!options.consumedKeys?.has(key))
-        result.notices.push(`${name} is not a field of project ${options.projectId}; it was not written.`);
+        refuse("UNKNOWN_FIELD", `${name} is not a field of project ${options.projectId}; it was not written.`);
       continue;
     }
     if (!options.forms.has(field.formId)) {
       if (options.consumedKeys?.has(key)) continue;
-      result.notices.push(
+      refuse(
+        "FORM_NOT_AVAILABLE",
         `${name} belongs to form ${field.formId}, which user ${options.cloginId} does not have; it was not written.`,
       );
       continue;
     }
     const earlier = keyOfField.get(field.id);
     if (earlier !== undefined) {
-      result.notices.push(
+      refuse(
+        "DUPLICATE_FIELD",
         `${name} names the same field as ${quote(earlier)} (${field.id}); only ${quote(earlier)} was written.`,
       );
       continue;
     }
-    const input = interpretFieldInput(key, field, values[key]);
-    result.notices.push(...input.notices);
+    const input = interpretFieldInput(key, field, value);
+    result.problems.push(...input.problems);
     if (!input.accepted) continue;
     const attribute = personAttributeOf(field.name);
     if (attribute) {
       const text = input.encoded.trim();
       const maxLength = PERSON_FIELD_MAX_LENGTH[attribute];
       if (text.length > maxLength) {
-        result.notices.push(`${name} is longer than ${maxLength} characters; it was not written.`);
+        refuse("TOO_LONG", `${name} is longer than ${maxLength} characters; it was not written.`);
         continue;
       }
       if (attribute === "mainEmail" && text !== "" && !isEmailAddress(text)) {
-        result.notices.push(`${name}: ${quote(text)} is not a valid email address; it was not written.`);
+        refuse("INVALID_EMAIL", `${name}: ${quote(text)} is not a valid email address; it was not written.`);
         continue;
       }
     }
@@ -114,7 +122,7 @@ function acceptValues(
 /** The accepted values compared with the stored ones (by field id): what changes. */
 function compareWithStored(accepted: AcceptedValues, stored: ReadonlyMap<string, string>): PlannedValues {
   const result: PlannedValues = {
-    notices: accepted.notices,
+    problems: accepted.problems,
     formsWithValues: [],
     changedForms: new Set(),
     changedFieldIds: [],
@@ -143,7 +151,7 @@ function compareWithStored(accepted: AcceptedValues, stored: ReadonlyMap<string,
 
 /**
  * The values of a registration that holds none yet (create): what writing `values` writes, with
- * its notices, without reading anything. `fields` are the project's fields the keys name.
+ * its problems, without reading anything. `fields` are the project's fields the keys name.
  */
 export function planNewValues(
   values: Record<string, unknown>,

@@ -1,3 +1,4 @@
+import type { ValueProblem } from "../forms/value-problems";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { EntityManager } from "typeorm";
 import {
@@ -110,7 +111,7 @@ export async function readOwnRegistration(ctx: RequestContext): Promise<UserOutc
 /**
  * The session's own values (GraphQL `updateMe`), with the rules of users `update` (contract §4)
  * over the registrant's forms only: a value for a field of an admin-only form is not written and
- * a notice says so, as for any form the user does not have.
+ * a problem (FORM_NOT_AVAILABLE) says so, as for any form the user does not have.
  */
 export async function updateOwnRegistration(
   ctx: RequestContext,
@@ -132,6 +133,7 @@ export async function updateOwnRegistration(
         .map((entry) => [entry.form.id, entry]),
     );
     const notices: string[] = [];
+    const problems: ValueProblem[] = [];
     if (Object.keys(cmd.values).length > 0) {
       const saved = await saveValuesAndSubmit(em, user, forms, cmd.values, {
         submitForms: cmd.submitForms,
@@ -140,7 +142,8 @@ export async function updateOwnRegistration(
         updated: { personChanged: false },
       });
       notices.push(...saved.notices);
+      problems.push(...saved.problems);
     }
-    return outcomeOf(em, user, notices);
+    return outcomeOf(em, user, notices, problems);
   });
 }

@@ -1,3 +1,4 @@
+import { noticesOf } from "../forms/value-problems";
 import type { EntityManager } from "typeorm";
 import { hashPassword } from "../../auth/secrets";
 import { addFormsToRegistration } from "../../data/forms.data";
@@ -231,7 +232,7 @@ async function registerPerson(
     excluded: false,
     parentExcluded: options.parent?.excluded ?? false,
   };
-  notices.push(...planned.notices);
+  notices.push(...noticesOf(planned.problems));
 
   // The forms the values complete are submitted (contract §4): a new registration submitted none yet.
   const candidates = cmd.submitForms ? planned.formsWithValues : [];
@@ -290,7 +291,7 @@ async function registerPerson(
     settings.target,
     settings,
   );
-  return outcomeOf(em, user, notices);
+  return outcomeOf(em, user, notices, planned.problems);
 }
 
 const userCreatedEvent = (user: RegisteredUser) => ({

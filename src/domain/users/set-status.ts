@@ -54,6 +54,6 @@ export async function setUserStatus(
       recordEvent(em, statusChangedEvent(cmd.groupId, cmd.cloginId, statusId));
     }
     const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid)!;
-    return { uid: user.uid, groupId: cmd.groupId, cloginId: cmd.cloginId, summary, notices: [] };
+    return { uid: user.uid, groupId: cmd.groupId, cloginId: cmd.cloginId, summary, notices: [], problems: [] };
   });
 }

@@ -5,6 +5,7 @@ import { authorize } from "../group-scope";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { validationFailed } from "../errors";
 import type { PersonAttributes } from "../forms/field-values";
+import { noticesOf, valueProblem, type ValueProblem, type ValueProblemReason } from "../forms/value-problems";
 import { MAX_KEYS_PER_CALL } from "../forms/form-rules";
 import { markFormsComplete, notAFormId, sentFormIds } from "../forms/form-submission";
 import { inTransaction } from "../transaction";
@@ -19,15 +20,15 @@ import { assertKeyCount, outcomeOf, saveValuesAndSubmit } from "./user-values";
 
 /**
  * Reads the person keys of an update's values: trimmed, empty names cleared, main_email validated.
- * A value that cannot be written is left out with a notice, as update does for any field value.
+ * A value that cannot be written is left out with a problem, as update does for any field value.
  */
 function readPersonKeysOfUpdate(values: Record<string, unknown> | null): {
   attributes: PersonAttributes;
-  notices: string[];
+  problems: ValueProblem[];
   refused: Set<string>;
 } {
   const attributes: PersonAttributes = {};
-  const notices: string[] = [];
+  const problems: ValueProblem[] = [];
   const refused = new Set<string>();
   // The person's own fields are accepted by `update` in every project (contract §17).
   for (const [key, attribute] of Object.entries(PERSON_FIELD_ATTRIBUTES)) {
@@ -35,22 +36,23 @@ function readPersonKeysOfUpdate(values: Record<string, unknown> | null): {
     const max = PERSON_FIELD_MAX_LENGTH[attribute];
     const value = values[key];
     const text = typeof value === "string" ? value.trim() : null;
-    let problem: string | null = null;
-    if (text === null) problem = "is not text";
-    else if (text.length > max) problem = `is longer than ${max} characters`;
-    else if (attribute === "mainEmail" && !isEmailAddress(text)) problem = "is not a valid email address";
+    let problem: [ValueProblemReason, string] | null = null;
+    if (text === null) problem = ["WRONG_TYPE", "is not text"];
+    else if (text.length > max) problem = ["TOO_LONG", `is longer than ${max} characters`];
+    else if (attribute === "mainEmail" && !isEmailAddress(text))
+      problem = ["INVALID_EMAIL", "is not a valid email address"];
     if (problem !== null) {
       refused.add(key);
-      notices.push(`"${key}" ${problem}; it was not written.`);
+      problems.push(valueProblem(key, value, problem[0], `"${key}" ${problem[1]}; it was not written.`));
     } else attributes[attribute] = text === "" ? null : text;
   }
-  return { attributes, notices, refused };
+  return { attributes, problems, refused };
 }
 
 /**
  * users `update`: `doc` values first (with their submissions and triggers), then
  * `mark_forms_complete`, in one transaction. Values that cannot be written are reported in
- * `notices`. Throws FORBIDDEN, VALIDATION_FAILED (no doc and no mark_forms_complete; a
+ * `problems` (and, as text, in `notices`). Throws FORBIDDEN, VALIDATION_FAILED (no doc and no mark_forms_complete; a
  * connected_to that is not the user's) or USER_NOT_FOUND.
  */
 export function updateUser(
@@ -152,7 +154,8 @@ async function runUpdate(
       const message = `${cmd.connectedTo} does not match user ${cmd.cloginId}, whose connected_to is ${ownConnection}`;
       throw validationFailed([{ path: ["connectedTo"], message }]);
     }
-    const notices: string[] = [...person.notices];
+    const problems: ValueProblem[] = [...person.problems];
+    const notices: string[] = noticesOf(person.problems);
     let mainEmail = user.mainEmail;
     if (valuesSent) {
       const keys = Object.keys(values!).filter((key) => !key.startsWith("_"));
@@ -167,6 +170,7 @@ async function runUpdate(
         explicitPerson: person.attributes,
         updated: { personChanged },
       });
+      problems.push(...saved.problems);
       notices.push(...saved.notices);
       mainEmail = saved.mainEmail;
     }
@@ -186,7 +190,7 @@ async function runUpdate(
       notices.push(...marked.notices);
       markFormsCompleteResult = { markedComplete: marked.markedComplete, skipped: marked.skipped };
     }
-    const outcome = await outcomeOf(em, user, notices);
+    const outcome = await outcomeOf(em, user, notices, problems);
     return { ...outcome, valuesSent, markFormsComplete: markFormsCompleteResult };
   });
 }

@@ -1,3 +1,4 @@
+import type { ValueProblem } from "../forms/value-problems";
 import { z } from "zod";
 import {
   flag,
@@ -186,6 +187,8 @@ export interface UserOutcome {
   cloginId: number;
   summary: UserSummary;
   notices: string[];
+  /** The sent values that were not written, and why (each one's message is also among `notices`). */
+  problems: ValueProblem[];
 }
 
 export interface UpdateUserOutcome extends UserOutcome {

@@ -4,6 +4,7 @@ import type { ValueTargets } from "../../data/form-submission.data";
 import { updatePerson } from "../../data/persons.data";
 import { validationFailed } from "../errors";
 import { saveFieldValues, type PersonAttributes } from "../forms/field-values";
+import { noticesOf, type ValueProblem } from "../forms/value-problems";
 import { MAX_KEYS_PER_CALL } from "../forms/form-rules";
 import { submitFormsWithValues, type SubmissionSettings } from "../forms/form-submission";
 import { counterBucketOf, type RegisteredUser } from "./registration-lookup";
@@ -18,10 +19,11 @@ export async function outcomeOf(
   em: EntityManager,
   user: { uid: number; groupId: number; cloginId: number },
   notices: string[],
+  problems: ValueProblem[] = [],
 ): Promise<UserOutcome> {
   const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid);
   if (!summary) throw new Error(`registration ${user.uid} vanished inside its own transaction`);
-  return { uid: user.uid, groupId: user.groupId, cloginId: user.cloginId, summary, notices };
+  return { uid: user.uid, groupId: user.groupId, cloginId: user.cloginId, summary, notices, problems };
 }
 
 export function assertKeyCount(values: Record<string, unknown> | null): void {
@@ -52,7 +54,7 @@ export async function saveValuesAndSubmit(
     /** update and updateMe: record user.updated when a value (or, `personChanged`, a person field) changed. */
     updated?: { personChanged: boolean };
   },
-): Promise<{ notices: string[]; mainEmail: string | null }> {
+): Promise<{ problems: ValueProblem[]; notices: string[]; mainEmail: string | null }> {
   const saved = await saveFieldValues(em, values, {
     registrationId: user.uid,
     projectId: user.groupId,
@@ -76,7 +78,7 @@ export async function saveValuesAndSubmit(
     now: options.now,
   };
   const submissionNotices = await submitFormsWithValues(em, settings, forms, saved);
-  return { notices: [...saved.notices, ...submissionNotices], mainEmail };
+  return { problems: saved.problems, notices: [...noticesOf(saved.problems), ...submissionNotices], mainEmail };
 }
 
 const userUpdatedEvent = (user: RegisteredUser, fieldIds: string[]) => ({

@@ -80,6 +80,7 @@ export async function getUser(
     cloginId,
     summary: found.summary,
     notices: [],
+    problems: [],
     children: found.children,
     lists: found.lists,
   };

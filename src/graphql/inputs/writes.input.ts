@@ -1,6 +1,7 @@
 import { GraphQLJSONObject } from "graphql-scalars";
 import { Field, InputType, Int } from "type-graphql";
 import { RegistrantTargetInput } from "./registrant-target.input";
+import { useInstead } from "./renamed-members";
 
 // Inputs of create_child, set_status, add_product and the products endpoint. Members carry the
 // domain commands' names and are passed as sent: the domain checks every rule, so GraphQL and REST
@@ -54,16 +55,24 @@ export class SetStatusInput extends RegistrantTargetInput {
   statusId: number;
 }
 
-@InputType("CartEntryInput")
+@InputType("CartEntryInput", {
+  description: "Give productId or the deprecated pId, and quantity or the deprecated q; never both spellings.",
+})
 export class CartEntryInput {
   @Field(() => Int, {
     nullable: true,
     description: "A product of the project; omit for a private product (name, price).",
   })
+  productId?: number | null;
+
+  @Field(() => Int, { nullable: true, deprecationReason: useInstead("productId") })
   pId?: number | null;
 
-  @Field(() => Int, { description: "1–999; cut to 1 for an only-one product." })
-  q: number;
+  @Field(() => Int, { nullable: true, description: "Required (or q): 1–999; cut to 1 for an only-one product." })
+  quantity?: number | null;
+
+  @Field(() => Int, { nullable: true, deprecationReason: useInstead("quantity") })
+  q?: number | null;
 
   @Field(() => String, { nullable: true })
   productRemark?: string | null;
@@ -101,8 +110,11 @@ export class CreateProductInput {
   @Field(() => String, { description: "≥ 0 with at most 2 decimals; > 0 for a discount." })
   productPrice: string;
 
-  @Field(() => Int)
-  catId: number;
+  @Field(() => Int, { nullable: true, description: "Required (or catId): a category of the project." })
+  categoryId?: number | null;
+
+  @Field(() => Int, { nullable: true, deprecationReason: useInstead("categoryId") })
+  catId?: number | null;
 
   @Field(() => Int, { nullable: true, description: "0 parent and child (default), 1 parent only, 2 child only." })
   productType?: number | null;
@@ -135,6 +147,9 @@ export class CreateProductInput {
   onlyOne?: boolean | null;
 
   @Field(() => Int, { nullable: true, description: "A session's session holder." })
+  parentProductId?: number | null;
+
+  @Field(() => Int, { nullable: true, deprecationReason: useInstead("parentProductId") })
   parentPId?: number | null;
 }
 

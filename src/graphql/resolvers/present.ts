@@ -7,6 +7,9 @@ import { choiceOptionsOf } from "../../domain/forms/choice-matching";
 import { isChoiceType } from "../../domain/forms/field-value-codec";
 import type { CategoryRow, ProductRow } from "../../domain/products/product-reads";
 import type { UserOutcome } from "../../domain/users/user-commands";
+import type { ValueProblem } from "../../domain/forms/value-problems";
+import { echoedValue } from "../../common/client-value";
+import type { FieldProblemType } from "../types/payloads.type";
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from "../../data/webhooks.data";
 import type { CartLineDetail, PaymentDetail, UtmDetail } from "../../domain/users/user-details";
 import { encodeNodeId } from "../nodes/node-id";
@@ -191,11 +194,13 @@ const PRODUCT_TYPE_OF_LEVEL: Record<string, number> = { all: 0, parent: 1, child
 export function presentProduct(row: ProductRow, groupId: number): ProductType {
   return {
     id: encodeNodeId("Product", { groupId, pId: row.id }),
+    productId: row.id,
     pId: row.id,
     name: row.name,
     price: formatCents(row.price_cents),
     baseProductType: row.base_type,
     productType: PRODUCT_TYPE_OF_LEVEL[row.level] ?? 0,
+    categoryId: row.category_id,
     catId: row.category_id,
     startDate: row.available_from,
     endDate: row.available_until,
@@ -206,6 +211,7 @@ export function presentProduct(row: ProductRow, groupId: number): ProductType {
     internalId: row.internal_id,
     misc1: row.misc1,
     misc2: row.misc2,
+    parentProductId: row.parent_product_id,
     parentPId: row.parent_product_id,
   };
 }
@@ -213,6 +219,7 @@ export function presentProduct(row: ProductRow, groupId: number): ProductType {
 export function presentCategory(row: CategoryRow, groupId: number): ProductCategoryType {
   return {
     id: encodeNodeId("ProductCategory", { groupId, catId: row.id }),
+    categoryId: row.id,
     catId: row.id,
     name: row.name,
     topRemark: row.top_remark,
@@ -250,4 +257,14 @@ export function presentWebhookDelivery(delivery: WebhookDeliveryRecord): Webhook
     deliveredAt: delivery.deliveredAt,
     attempts: delivery.attempts,
   };
+}
+
+/** The values not written, keyed as sent, with the value bounded as every echo of input is. */
+export function presentProblems(problems: readonly ValueProblem[]): FieldProblemType[] {
+  return problems.map((problem) => ({
+    field: problem.key,
+    value: echoedValue(problem.value),
+    reason: problem.reason,
+    message: problem.message,
+  }));
 }

@@ -151,7 +151,7 @@ export class ProjectResolver {
     };
   }
 
-  @FieldResolver(() => [ProductCategoryType], { description: "The project's product categories, by catId." })
+  @FieldResolver(() => [ProductCategoryType], { description: "The project's product categories, by categoryId." })
   async categories(@Root() project: ProjectType, @Ctx() ctx: GraphqlContext): Promise<ProductCategoryType[]> {
     return (await ctx.loaders.categoriesOfProject.load(project.groupId)).map((row) =>
       presentCategory(row, project.groupId),
@@ -160,7 +160,7 @@ export class ProjectResolver {
 
   @FieldResolver(() => [ProductType], {
     description:
-      "The project's products (not private ones), by pId; for a registrant session only those it may add to its cart now (its level's, available today).",
+      "The project's products (not private ones), by productId; for a registrant session only those it may add to its cart now (its level's, available today).",
   })
   async products(@Root() project: ProjectType, @Ctx() ctx: GraphqlContext): Promise<ProductType[]> {
     const rows = await ctx.loaders.productsOfProject.load(project.groupId);

@@ -14,7 +14,7 @@ import {
 import { updateOwnRegistration } from "../../domain/sessions/registrant-sessions";
 import { MarkFormsCompletePayloadType, UserPayloadType } from "../types/payloads.type";
 import type { UserType } from "../types/user.type";
-import { userFromOutcome } from "./present";
+import { presentProblems, userFromOutcome } from "./present";
 
 /**
  * After a write, reads in the same request must not see cached rows from before it; the
@@ -63,7 +63,7 @@ export class UserMutationResolver {
       submitForms: input.submitForms,
       disableEmailSending: input.disableEmailSending,
     });
-    return { user: afterWrite(ctx, outcome), notices: outcome.notices };
+    return { user: afterWrite(ctx, outcome), notices: outcome.notices, problems: presentProblems(outcome.problems) };
   }
 
   @Authorized("account")
@@ -82,7 +82,7 @@ export class UserMutationResolver {
       submitForms: input.submitForms,
       disableEmailSending: input.disableEmailSending,
     });
-    return { user: afterWrite(ctx, outcome), notices: outcome.notices };
+    return { user: afterWrite(ctx, outcome), notices: outcome.notices, problems: presentProblems(outcome.problems) };
   }
 
   @Authorized("registrant")
@@ -96,7 +96,7 @@ export class UserMutationResolver {
     @Ctx() ctx: GraphqlContext,
   ): Promise<UserPayloadType> {
     const outcome = await updateOwnRegistration(ctx.request, { values: input.values, submitForms: input.submitForms });
-    return { user: afterWrite(ctx, outcome), notices: outcome.notices };
+    return { user: afterWrite(ctx, outcome), notices: outcome.notices, problems: presentProblems(outcome.problems) };
   }
 
   @Authorized("account")
@@ -122,6 +122,7 @@ export class UserMutationResolver {
       markedComplete: marked.markedComplete,
       skipped: marked.skipped.map((entry) => ({ formId: Number(entry.formId), reason: entry.reason })),
       notices: outcome.notices,
+      problems: presentProblems(outcome.problems),
       user: afterWrite(ctx, outcome),
     };
   }
@@ -140,6 +141,6 @@ export class UserMutationResolver {
       cloginId: input.cloginId,
       emails: input.emails,
     });
-    return { user: afterWrite(ctx, outcome), notices: outcome.notices };
+    return { user: afterWrite(ctx, outcome), notices: outcome.notices, problems: presentProblems(outcome.problems) };
   }
 }

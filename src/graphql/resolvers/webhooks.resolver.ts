@@ -51,11 +51,24 @@ export class WebhooksResolver {
     @Ctx() ctx: GraphqlContext,
   ): Promise<WebhookDeliveryPageType> {
     const page = await listWebhookDeliveries(ctx.request, { endpointId, first, afterId: afterDelivery(after) });
-    const last = page.deliveries.at(-1);
+    const edges = page.deliveries.map((delivery) => ({
+      cursor: deliveryCursor(delivery.id),
+      node: presentWebhookDelivery(delivery),
+    }));
+    const endCursor = edges.at(-1)?.cursor ?? null;
     return {
-      nodes: page.deliveries.map(presentWebhookDelivery),
+      edges,
+      pageInfo: {
+        hasNextPage: page.hasNextPage,
+        // Forward-only, as UserConnection reads forward: a page asked after a cursor has newer
+        // deliveries before it.
+        hasPreviousPage: after != null,
+        startCursor: edges[0]?.cursor ?? null,
+        endCursor,
+      },
+      nodes: edges.map((edge) => edge.node),
       hasNextPage: page.hasNextPage,
-      endCursor: last ? deliveryCursor(last.id) : null,
+      endCursor,
     };
   }
 

@@ -5,7 +5,8 @@ import type { UserOutcome } from "../../domain/users/user-commands";
 import { setUserStatus } from "../../domain/users/set-status";
 import { createChild } from "../../domain/users/users.service";
 import type { GraphqlContext } from "../context";
-import { INPUT_PATHS, problemPathsOf } from "../graphql-errors";
+import { INPUT_PATHS, problemPathsOf, withProblemPaths } from "../graphql-errors";
+import { eitherSpelling, namesForSpelling, withoutRenamedMembers, type CurrentName } from "../inputs/renamed-members";
 import {
   AddProductInput,
   CreateCategoryInput,
@@ -20,7 +21,7 @@ import {
   UserPayloadType,
 } from "../types/payloads.type";
 import type { UserType } from "../types/user.type";
-import { userFromOutcome } from "./present";
+import { presentProblems, userFromOutcome } from "./present";
 
 /** Reads after a write must not see cached rows from before it; the fresh summary primes the loader. */
 function afterWrite(ctx: GraphqlContext, outcome: UserOutcome): UserType {
@@ -43,7 +44,7 @@ export class WritesMutationResolver {
   ): Promise<UserPayloadType> {
     // REST requires `doc` even when empty; here absent values simply mean none.
     const outcome = await createChild(ctx.request, { ...input, values: input.values ?? {} });
-    return { user: afterWrite(ctx, outcome), notices: outcome.notices };
+    return { user: afterWrite(ctx, outcome), notices: outcome.notices, problems: presentProblems(outcome.problems) };
   }
 
   @Authorized("account")
@@ -56,7 +57,7 @@ export class WritesMutationResolver {
     @Ctx() ctx: GraphqlContext,
   ): Promise<UserPayloadType> {
     const outcome = await setUserStatus(ctx.request, { ...input });
-    return { user: afterWrite(ctx, outcome), notices: outcome.notices };
+    return { user: afterWrite(ctx, outcome), notices: outcome.notices, problems: presentProblems(outcome.problems) };
   }
 
   @Authorized("account")
@@ -68,14 +69,24 @@ export class WritesMutationResolver {
     @Arg("input", () => AddProductInput) input: AddProductInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<AddProductPayloadType> {
-    const outcome = await addProducts(ctx.request, {
-      groupId: input.groupId,
-      cloginId: input.cloginId,
-      // Absent members are left out, as a REST client leaves them out of its JSON.
-      productList: input.productList.map((entry) =>
-        Object.fromEntries(Object.entries({ ...entry }).filter(([, value]) => value !== null && value !== undefined)),
-      ),
+    const sentOld = new Set<CurrentName>();
+    const productList = input.productList.map((entry, index) => {
+      const product = eitherSpelling(entry, "productId", ["productList", index]);
+      const units = eitherSpelling(entry, "quantity", ["productList", index]);
+      if (product.sentOld) sentOld.add("productId");
+      if (units.sentOld) sentOld.add("quantity");
+      // The domain command keeps the legacy names; absent members are left out, as a REST
+      // client leaves them out of its JSON.
+      return Object.fromEntries(
+        Object.entries({ ...withoutRenamedMembers(entry), pId: product.value, q: units.value }).filter(
+          ([, value]) => value !== null && value !== undefined,
+        ),
+      );
     });
+    const names = namesForSpelling(sentOld, ["productId", "quantity"]);
+    const outcome = await withProblemPaths({ ...INPUT_PATHS, names }, () =>
+      addProducts(ctx.request, { groupId: input.groupId, cloginId: input.cloginId, productList }),
+    );
     return { user: afterWrite(ctx, outcome), cartIds: outcome.cartIds, notices: outcome.notices };
   }
 
@@ -86,7 +97,15 @@ export class WritesMutationResolver {
     @Arg("input", () => CreateProductInput) input: CreateProductInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<CreateProductPayloadType> {
-    const productId = await createProduct(ctx.request, { ...input });
+    const category = eitherSpelling(input, "categoryId", []);
+    const parent = eitherSpelling(input, "parentProductId", []);
+    const sentOld = new Set<CurrentName>();
+    if (category.sentOld) sentOld.add("categoryId");
+    if (parent.sentOld) sentOld.add("parentProductId");
+    const names = namesForSpelling(sentOld, ["categoryId", "parentProductId"]);
+    const productId = await withProblemPaths({ ...INPUT_PATHS, names }, () =>
+      createProduct(ctx.request, { ...withoutRenamedMembers(input), catId: category.value, parentPId: parent.value }),
+    );
     ctx.loaders.clearAll();
     return { productId };
   }
@@ -94,7 +113,7 @@ export class WritesMutationResolver {
   @Authorized("account")
   @Mutation(() => CreateCategoryPayloadType, {
     description:
-      "Creates a product category; a name taken in the project (case-insensitive) is a CONFLICT with extensions.catId.",
+      "Creates a product category; a name taken in the project (case-insensitive) is a CONFLICT with extensions.categoryId (and the deprecated catId).",
   })
   @UseMiddleware(problemPathsOf(INPUT_PATHS))
   async createCategory(

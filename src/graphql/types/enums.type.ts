@@ -1,4 +1,5 @@
 import { registerEnumType } from "type-graphql";
+import { VALUE_PROBLEM_REASONS, type ValueProblemReason } from "../../domain/forms/value-problems";
 
 // GraphQL enum values are SCREAMING_SNAKE_CASE; the values behind them are the domain's own
 // strings, so resolvers pass domain rows through unchanged.
@@ -54,4 +55,14 @@ registerEnumType(EmailOriginEnum, {
 registerEnumType(UserLevelEnum, {
   name: "UserLevel",
   description: "PARENT: parents and individuals (no connected_to); CHILD: children in a family project.",
+});
+
+/** The domain's reason codes as they are: a new code appears here without a second list to keep. */
+export const FieldProblemReasonEnum = Object.fromEntries(VALUE_PROBLEM_REASONS.map((code) => [code, code])) as {
+  [Code in ValueProblemReason]: Code;
+};
+
+registerEnumType(FieldProblemReasonEnum, {
+  name: "FieldProblemReason",
+  description: "Why a sent value was not written; stable codes (docs/graphql-clients.md lists them).",
 });

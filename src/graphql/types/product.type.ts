@@ -3,6 +3,7 @@ import { Field, Int } from "type-graphql";
 import { GraphqlObjectType } from "./object-type";
 import { MoneyScalar } from "../scalars/money.scalar";
 import { Node } from "../nodes/node.interface";
+import { useInstead } from "../inputs/renamed-members";
 
 @GraphqlObjectType("ProductCategory", { implements: Node })
 export class ProductCategoryType implements Node {
@@ -10,6 +11,9 @@ export class ProductCategoryType implements Node {
   id: string;
 
   @Field(() => Int)
+  categoryId: number;
+
+  @Field(() => Int, { deprecationReason: useInstead("categoryId") })
   catId: number;
 
   @Field(() => String)
@@ -37,6 +41,9 @@ export class ProductType implements Node {
   id: string;
 
   @Field(() => Int)
+  productId: number;
+
+  @Field(() => Int, { deprecationReason: useInstead("productId") })
   pId: number;
 
   @Field(() => String)
@@ -52,6 +59,9 @@ export class ProductType implements Node {
   productType: number;
 
   @Field(() => Int, { nullable: true })
+  categoryId: number | null;
+
+  @Field(() => Int, { nullable: true, deprecationReason: useInstead("categoryId") })
   catId: number | null;
 
   @Field(() => GraphQLDateTime, { nullable: true })
@@ -82,5 +92,8 @@ export class ProductType implements Node {
   misc2: string | null;
 
   @Field(() => Int, { nullable: true, description: "A session's session holder." })
+  parentProductId: number | null;
+
+  @Field(() => Int, { nullable: true, deprecationReason: useInstead("parentProductId") })
   parentPId: number | null;
 }

@@ -7,13 +7,13 @@ import { UserType } from "./user.type";
 export class PageInfoType {
   @Field(() => Boolean, {
     description:
-      "Reading forward (first): more users follow the page. Reading backward: true when the page was asked `before` a cursor.",
+      "Reading forward (first): more items follow the page. Reading backward: true when the page was asked `before` a cursor.",
   })
   hasNextPage: boolean;
 
   @Field(() => Boolean, {
     description:
-      "Reading backward (last): more users precede the page. Reading forward: true when the page was asked `after` a cursor.",
+      "Reading backward (last): more items precede the page. Reading forward: true when the page was asked `after` a cursor.",
   })
   hasPreviousPage: boolean;
 

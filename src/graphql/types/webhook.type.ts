@@ -2,6 +2,7 @@ import { GraphQLDateTime } from "graphql-scalars";
 import { Field, InputType, Int } from "type-graphql";
 import { GraphqlObjectType } from "./object-type";
 import { Node } from "../nodes/node.interface";
+import { PageInfoType } from "./user-connection.type";
 
 @GraphqlObjectType("WebhookEndpoint", { description: "A receiver of the organization's events.", implements: Node })
 export class WebhookEndpointType implements Node {
@@ -92,15 +93,39 @@ export class WebhookDeliveryType implements Node {
   attempts: WebhookAttemptType[];
 }
 
-@GraphqlObjectType("WebhookDeliveryPage")
+@GraphqlObjectType("WebhookDeliveryEdge")
+export class WebhookDeliveryEdgeType {
+  @Field(() => String, { description: "Opaque; pass it as `after` for the deliveries older than this one." })
+  cursor: string;
+
+  @Field(() => WebhookDeliveryType)
+  node: WebhookDeliveryType;
+}
+
+@GraphqlObjectType("WebhookDeliveryPage", {
+  description: "A page of an endpoint's delivery log, newest first: a Relay connection (edges, pageInfo).",
+})
 export class WebhookDeliveryPageType {
-  @Field(() => [WebhookDeliveryType], { description: "Newest first." })
+  @Field(() => [WebhookDeliveryEdgeType], { description: "Newest first." })
+  edges: WebhookDeliveryEdgeType[];
+
+  @Field(() => PageInfoType)
+  pageInfo: PageInfoType;
+
+  @Field(() => [WebhookDeliveryType], {
+    description: "Newest first.",
+    deprecationReason: "Use edges { node }; removed in the next release.",
+  })
   nodes: WebhookDeliveryType[];
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { deprecationReason: "Use pageInfo { hasNextPage }; removed in the next release." })
   hasNextPage: boolean;
 
-  @Field(() => String, { nullable: true, description: "Pass as `after` for the next page." })
+  @Field(() => String, {
+    nullable: true,
+    description: "Pass as `after` for the next page.",
+    deprecationReason: "Use pageInfo { endCursor }; removed in the next release.",
+  })
   endCursor: string | null;
 }
 
