@@ -44,8 +44,13 @@ async function main(): Promise<void> {
     );
   }
   await prepareDatabase(dataSource, config, logger);
-  const { startReadReplicas } = await import("./db/read-replicas-setup");
-  await startReadReplicas(dataSource, config, logger);
+  const { startReadReplicas, ReplicaSetupError } = await import("./db/read-replicas-setup");
+  try {
+    await startReadReplicas(dataSource, config, logger);
+  } catch (error) {
+    if (error instanceof ReplicaSetupError) fail(error.message);
+    throw error;
+  }
   const regapi = await createApp({ dataSource, logger, config });
   // Events and trigger emails are delivered from this process unless a separate `regapi worker` does it.
   const worker = config.delivery.workerInService

@@ -14,6 +14,23 @@ interface ReplicaLogger {
 }
 
 /**
+ * Why replicas cannot be used with the primary whose `SELECT VERSION()` is `version`, or null when
+ * they can. Read-your-writes rests on MariaDB's GTIDs (@@last_gtid, MASTER_GTID_WAIT, SHOW ALL
+ * SLAVES STATUS); MySQL names them differently (executed GTID sets, WAIT_FOR_EXECUTED_GTID_SET),
+ * and reading @@last_gtid there would fail a write after its COMMIT. Refused at start instead.
+ */
+export function replicasUnsupportedBy(version: string): string | null {
+  if (/mariadb/i.test(version)) return null;
+  return (
+    `DATABASE_REPLICA_URLS needs a MariaDB primary with MariaDB GTID replicas; the primary is ${version.slice(0, 60)}, ` +
+    "not MariaDB (MySQL replicas are not supported: unset DATABASE_REPLICA_URLS to read on the primary)"
+  );
+}
+
+/** The primary cannot serve replicas (replicasUnsupportedBy): main exits with the message. */
+export class ReplicaSetupError extends Error {}
+
+/**
  * Starts routing lock-free reads over DATABASE_REPLICA_URLS (nothing without any). Write
  * positions are shared through Redis when REDIS_URL is set (every instance sees them), under
  * REDIS_KEY_PREFIX and a part naming the primary, so instances of another database on the same Redis never mix.
@@ -24,6 +41,9 @@ export async function startReadReplicas(
   logger: ReplicaLogger,
 ): Promise<ReplicaSet | undefined> {
   if (config.replicas.databases.length === 0 || config.database.kind === "sqlite") return undefined;
+  const [{ version }] = (await dataSource.query("SELECT VERSION() AS version")) as { version: string }[];
+  const unsupported = replicasUnsupportedBy(String(version));
+  if (unsupported) throw new ReplicaSetupError(unsupported);
   const { host, port, database } = config.database;
   const { redisUrl, keyPrefix } = config.sharedState;
   const positions = redisUrl

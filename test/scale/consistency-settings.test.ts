@@ -10,6 +10,7 @@ import {
   type GtidPosition,
 } from "../../src/db/gtid";
 import { memoryReadPositions, redisReadPositions } from "../../src/db/read-positions";
+import { replicasUnsupportedBy } from "../../src/db/read-replicas-setup";
 import { CONSISTENCY_HEADER } from "../../src/http/consistency";
 import { MAPLE, mapleHeaders } from "../fixtures/test-fixture";
 import { watchTables } from "../support/tables";
@@ -101,6 +102,18 @@ describe("replica settings", () => {
     expect(refusal({ DATABASE_URL: PRIMARY, [variable]: value }).message).toBe(
       `${variable}: "${value}" is not an integer from ${range}`,
     );
+  });
+});
+
+describe("which primaries can have replicas", () => {
+  it("MariaDB only: a MySQL primary is refused at start with a message naming the setting and the server", async () => {
+    expect(replicasUnsupportedBy("10.11.19-MariaDB-0+deb12u1")).toBeNull();
+    expect(replicasUnsupportedBy("11.4.2-MariaDB-log")).toBeNull();
+    expect(replicasUnsupportedBy("8.0.36")).toBe(
+      "DATABASE_REPLICA_URLS needs a MariaDB primary with MariaDB GTID replicas; the primary is 8.0.36, " +
+        "not MariaDB (MySQL replicas are not supported: unset DATABASE_REPLICA_URLS to read on the primary)",
+    );
+    expect(replicasUnsupportedBy("8.4.0-commercial")).toContain("the primary is 8.4.0-commercial, not MariaDB");
   });
 });
 
