@@ -18,12 +18,16 @@ type Documents = {
     "\n  mutation MarkFormsComplete($input: MarkFormsCompleteInput!) {\n    markFormsComplete(input: $input) {\n      markedComplete\n      user {\n        id\n        metaInfo {\n          id\n          completedForms\n        }\n        forms {\n          id\n          completed\n          completedAt\n        }\n      }\n    }\n  }\n": typeof types.MarkFormsCompleteDocument,
     "\n  query UsersPage($groupId: Int!, $first: Int, $after: String, $last: Int, $before: String) {\n    users(groupId: $groupId, first: $first, after: $after, last: $last, before: $before) {\n      edges {\n        cursor\n        node {\n          id\n          cloginId\n          name\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n": typeof types.UsersPageDocument,
     "\n  query NodeById($id: ID!) {\n    node(id: $id) {\n      __typename\n      id\n      ... on User {\n        cloginId\n        metaInfo {\n          id\n          completedForms\n        }\n      }\n    }\n  }\n": typeof types.NodeByIdDocument,
+    "\n  subscription RegistrationChanged($groupId: Int!) {\n    registrationChanged(groupId: $groupId) {\n      eventId\n      type\n      createdAt\n      groupId\n      cloginId\n      actor\n      data\n      cursor\n    }\n  }\n": typeof types.RegistrationChangedDocument,
+    "\n  subscription UserChanged($groupId: Int!, $cloginId: Int!) {\n    userChanged(groupId: $groupId, cloginId: $cloginId) {\n      eventId\n      type\n      cloginId\n      data\n      cursor\n    }\n  }\n": typeof types.UserChangedDocument,
 };
 const documents: Documents = {
     "\n  query UserWithForms($groupId: Int!, $cloginId: Int!) {\n    user(groupId: $groupId, cloginId: $cloginId) {\n      id\n      uid\n      cloginId\n      name\n      metaInfo {\n        id\n        completedForms\n        totalForms\n        status {\n          id\n          name\n        }\n      }\n      forms {\n        id\n        completed\n        form {\n          id\n          formId\n          name\n          fields {\n            id\n            identifier\n            label\n          }\n        }\n      }\n      fieldValues {\n        id\n        text\n        choices\n        field {\n          id\n          identifier\n        }\n      }\n      children {\n        id\n        cloginId\n      }\n    }\n  }\n": types.UserWithFormsDocument,
     "\n  mutation MarkFormsComplete($input: MarkFormsCompleteInput!) {\n    markFormsComplete(input: $input) {\n      markedComplete\n      user {\n        id\n        metaInfo {\n          id\n          completedForms\n        }\n        forms {\n          id\n          completed\n          completedAt\n        }\n      }\n    }\n  }\n": types.MarkFormsCompleteDocument,
     "\n  query UsersPage($groupId: Int!, $first: Int, $after: String, $last: Int, $before: String) {\n    users(groupId: $groupId, first: $first, after: $after, last: $last, before: $before) {\n      edges {\n        cursor\n        node {\n          id\n          cloginId\n          name\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n": types.UsersPageDocument,
     "\n  query NodeById($id: ID!) {\n    node(id: $id) {\n      __typename\n      id\n      ... on User {\n        cloginId\n        metaInfo {\n          id\n          completedForms\n        }\n      }\n    }\n  }\n": types.NodeByIdDocument,
+    "\n  subscription RegistrationChanged($groupId: Int!) {\n    registrationChanged(groupId: $groupId) {\n      eventId\n      type\n      createdAt\n      groupId\n      cloginId\n      actor\n      data\n      cursor\n    }\n  }\n": types.RegistrationChangedDocument,
+    "\n  subscription UserChanged($groupId: Int!, $cloginId: Int!) {\n    userChanged(groupId: $groupId, cloginId: $cloginId) {\n      eventId\n      type\n      cloginId\n      data\n      cursor\n    }\n  }\n": types.UserChangedDocument,
 };
 
 /**
@@ -56,6 +60,14 @@ export function graphql(source: "\n  query UsersPage($groupId: Int!, $first: Int
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query NodeById($id: ID!) {\n    node(id: $id) {\n      __typename\n      id\n      ... on User {\n        cloginId\n        metaInfo {\n          id\n          completedForms\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  query NodeById($id: ID!) {\n    node(id: $id) {\n      __typename\n      id\n      ... on User {\n        cloginId\n        metaInfo {\n          id\n          completedForms\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription RegistrationChanged($groupId: Int!) {\n    registrationChanged(groupId: $groupId) {\n      eventId\n      type\n      createdAt\n      groupId\n      cloginId\n      actor\n      data\n      cursor\n    }\n  }\n"): (typeof documents)["\n  subscription RegistrationChanged($groupId: Int!) {\n    registrationChanged(groupId: $groupId) {\n      eventId\n      type\n      createdAt\n      groupId\n      cloginId\n      actor\n      data\n      cursor\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription UserChanged($groupId: Int!, $cloginId: Int!) {\n    userChanged(groupId: $groupId, cloginId: $cloginId) {\n      eventId\n      type\n      cloginId\n      data\n      cursor\n    }\n  }\n"): (typeof documents)["\n  subscription UserChanged($groupId: Int!, $cloginId: Int!) {\n    userChanged(groupId: $groupId, cloginId: $cloginId) {\n      eventId\n      type\n      cloginId\n      data\n      cursor\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};
