@@ -28,7 +28,6 @@ beforeAll(async () => {
     env: {
       DATABASE_URL: database.databaseUrl,
       DEMO: "false",
-      LOG_LEVEL: "warn",
       RATE_LIMIT_PER_MINUTE: "0",
       RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: "0",
       DELIVERY_POLL_MS: "100",
