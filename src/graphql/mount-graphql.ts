@@ -24,6 +24,7 @@ import { buildGraphqlSchema } from "./schema";
 import { compiledExecutorGateway } from "./execution/compiled-executor";
 import { unavailablePlugin } from "./unavailable.plugin";
 import { createSubscriptionServer, type SubscriptionServer } from "./subscriptions/websocket-server";
+import { subscriptionsOverHttpPlugin } from "./subscriptions/subscriptions-over-http.plugin";
 
 /** A transport refusal in the GraphQL error shape, with the code and HTTP status REST uses for it. */
 export function sendGraphqlTransportError(res: Response, failure: TransportError): void {
@@ -100,6 +101,7 @@ export async function mountGraphql(
       observationPlugin,
       ...armor.plugins,
       authGatePlugin,
+      subscriptionsOverHttpPlugin,
       readSnapshotPlugin,
       errorPresentationPlugin,
       unavailablePlugin(deps.config.resilience.retryAfterSeconds),

@@ -277,6 +277,18 @@ describe("refusals carry the codes and messages queries get", () => {
     expect(refused.errors).toMatchObject([{ message: query.errors![0].message, extensions: { code: "FORBIDDEN" } }]);
   });
 
+  it("a subscription sent over HTTP is refused before execution: 400 BAD_REQUEST naming the WebSocket", async () => {
+    const answer = await graphql(t.app, REGISTRATION_CHANGED, { groupId: MAPLE.groupId });
+    expect(answer.status).toBe(400);
+    expect(answer.errors).toEqual([
+      {
+        message:
+          "Subscriptions are served over WebSocket at /graphql (graphql-ws protocol, subprotocol graphql-transport-ws), not over HTTP.",
+        extensions: { code: "BAD_REQUEST" },
+      },
+    ]);
+  });
+
   it("queries and mutations are not served over the WebSocket", async () => {
     const { client } = wsClient(wsUrl, mapleHeaders);
     closers.push(() => client.dispose());

@@ -2,6 +2,7 @@ import { Arg, Authorized, Int, Resolver, Root, Subscription, type SubscribeResol
 import { DomainError } from "../../domain/errors";
 import { openRegistrationChanges, openUserChanges, type LiveEvent } from "../../domain/events/live-events";
 import type { GraphqlContext } from "../context";
+import { SUBSCRIPTIONS_OVER_HTTP_MESSAGE } from "../subscriptions/subscriptions-over-http.plugin";
 import { RegistrationEventType } from "../types/registration-event.type";
 
 // Subscriptions (docs/graphql-clients.md#live-updates). `subscribe` makes the one domain call
@@ -12,10 +13,8 @@ type SubscribeData = SubscribeResolverData<unknown, Record<string, unknown>, Gra
 
 function liveOf(context: GraphqlContext): NonNullable<GraphqlContext["live"]> {
   if (!context.live) {
-    throw new DomainError(
-      "VALIDATION_FAILED",
-      "Subscriptions are served over WebSocket (graphql-ws protocol) at /graphql, not over HTTP POST.",
-    );
+    // Refused earlier over HTTP (subscriptions-over-http.plugin.ts); kept for any other executor.
+    throw new DomainError("VALIDATION_FAILED", SUBSCRIPTIONS_OVER_HTTP_MESSAGE);
   }
   return context.live;
 }

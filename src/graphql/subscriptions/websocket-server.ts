@@ -11,7 +11,7 @@ import {
   type GraphQLSchema,
   type ValidationRule,
 } from "graphql";
-import { useServer } from "graphql-ws/use/ws";
+import { CloseCode, handleProtocols, makeServer, type ServerOptions } from "graphql-ws";
 import { WebSocketServer, type WebSocket } from "ws";
 import { findCachedApiAccount } from "../../auth/account-cache";
 import { authenticate } from "../../auth/authenticate";
@@ -46,6 +46,9 @@ export const CLOSE_CODES = {
   /** The instance is shutting down (SIGTERM): reconnect, to another instance. */
   shutdown: 1012,
 } as const;
+
+/** How long a closing WebSocket may take to answer the close frame at shutdown before it is cut. */
+const CLOSE_HANDSHAKE_MS = 1000;
 
 /** The refusal of a subscription beyond SUBSCRIPTIONS_PER_CONNECTION (extensions.code). */
 export const TOO_MANY_SUBSCRIPTIONS = "TOO_MANY_SUBSCRIPTIONS";
@@ -153,7 +156,8 @@ export function createSubscriptionServer(
 
   const refusal = (message: string, code: string) => [new GraphQLError(message, { extensions: { code } })];
 
-  const server = useServer<Record<string, unknown>>(
+  const server = serveGraphqlWs(
+    wss,
     {
       schema,
       onConnect: async (ctx) => {
@@ -257,7 +261,7 @@ export function createSubscriptionServer(
           error.extensions?.code ? error.toJSON() : presentError(error, { log: logger, requestId: "ws" }),
         ),
     },
-    wss,
+    logger,
   );
 
   return {
@@ -279,12 +283,76 @@ export function createSubscriptionServer(
       if (draining) return;
       draining = true;
       for (const socket of connections.keys()) socket.close(CLOSE_CODES.shutdown, "Server restarting: reconnect");
+      // A peer that does not answer the close within a round trip or two does not hold the
+      // shutdown (ws would wait 30 s for it, past SHUTDOWN_GRACE_MS).
+      setTimeout(() => {
+        for (const socket of connections.keys()) socket.terminate();
+      }, CLOSE_HANDSHAKE_MS).unref();
     },
     async close() {
       this.drain();
       clearInterval(sweep);
       hub.close();
       await server.dispose();
+    },
+  };
+}
+
+/** graphql-ws's keep-alive: a ping this often; a peer without a pong by the next one is cut off. */
+const KEEP_ALIVE_MS = 12_000;
+
+/**
+ * graphql-ws's protocol on a `ws` server: its own `useServer` adapter, but logging through the
+ * service's logger (that adapter writes socket errors, such as an oversized message, to the
+ * console) and closing on an internal error without its message.
+ */
+function serveGraphqlWs(
+  wss: WebSocketServer,
+  options: ServerOptions<Record<string, unknown>, { socket: WebSocket; request: IncomingMessage }>,
+  logger: Logger,
+): { dispose(): Promise<void> } {
+  const protocol = makeServer(options);
+  wss.options.handleProtocols = handleProtocols;
+  wss.on("connection", (socket: WebSocket, request: IncomingMessage) => {
+    socket.on("error", (error) => {
+      logger.info({ err: error.message }, "subscription socket error; closed");
+      if (socket.readyState === socket.OPEN) socket.close(CloseCode.InternalServerError, "Internal server error");
+    });
+    let awaitingPong = false;
+    const keepAlive = setInterval(() => {
+      if (awaitingPong) return socket.terminate();
+      awaitingPong = true;
+      socket.ping();
+    }, KEEP_ALIVE_MS);
+    socket.on("pong", () => (awaitingPong = false));
+    const closed = protocol.opened(
+      {
+        protocol: socket.protocol,
+        send: (data) =>
+          new Promise<void>((resolve, reject) => {
+            if (socket.readyState !== socket.OPEN) return resolve();
+            socket.send(data, (error) => (error ? reject(error) : resolve()));
+          }),
+        close: (code, reason) => socket.close(code, reason),
+        onMessage: (handle) =>
+          socket.on("message", (data) => {
+            handle(String(data)).catch((error: unknown) => {
+              logger.error({ err: error }, "subscription message failed");
+              socket.close(CloseCode.InternalServerError, "Internal server error");
+            });
+          }),
+      },
+      { socket, request },
+    );
+    socket.once("close", (code, reason) => {
+      clearInterval(keepAlive);
+      void closed(code, String(reason));
+    });
+  });
+  return {
+    async dispose() {
+      for (const socket of wss.clients) socket.close(1001, "Going away");
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
 }

@@ -29,6 +29,8 @@ export function wsClient(
       : WebSocket,
     connectionParams,
     lazy: options.lazy ?? true,
+    // The tests that connect eagerly expect the close; graphql-ws would print it to the console.
+    onNonLazyError: () => undefined,
     retryAttempts: 0,
     on: {
       closed: (event) => {
