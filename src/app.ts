@@ -84,6 +84,7 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   );
   app.use("/reg/api2", legacyRestRouter(deps));
   const graphql = await mountGraphql(app, deps);
+  metrics.observeSubscriptions(graphql.subscriptions);
 
   app.use((req, res) => {
     sendLegacyError(res, new TransportError("NOT_FOUND", `No route for ${req.method} ${req.path}.`), req.requestId);

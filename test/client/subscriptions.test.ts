@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { ApolloClient, InMemoryCache } from "@apollo/client";
 import { GraphQLWsLink } from "@apollo/client/link/subscriptions";
 import { print } from "graphql";
+import request from "supertest";
 import { createClient } from "graphql-ws";
 import { Client as UrqlClient, subscriptionExchange } from "urql";
 import WebSocket from "ws";
@@ -369,6 +370,14 @@ describe("limits", () => {
       "refusal",
     );
     expect(third.errors).toMatchObject([{ extensions: { code: "TOO_MANY_SUBSCRIPTIONS" } }]);
+    // The two subscriptions show in /metrics once the server has authorized them.
+    let metrics = "";
+    for (let tries = 0; tries < 50 && !/^regapi_graphql_subscriptions 2$/m.test(metrics); tries++) {
+      if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      metrics = (await request(t.app).get("/metrics").expect(200)).text;
+    }
+    expect(metrics).toMatch(/^regapi_graphql_subscriptions 2$/m);
+    expect(metrics).toMatch(/^regapi_graphql_ws_connections 1$/m);
     const event = (await writeUntilReceived(first.result, () => restRename())) as { data: unknown };
     expect(event.data).toBeDefined();
   });

@@ -98,6 +98,7 @@ export interface SubscriptionServer {
   drain(): void;
   close(): Promise<void>;
   readonly connectionCount: number;
+  readonly subscriptionCount: number;
 }
 
 export function createSubscriptionServer(
@@ -267,6 +268,9 @@ export function createSubscriptionServer(
   return {
     get connectionCount() {
       return connections.size;
+    },
+    get subscriptionCount() {
+      return hub.subscriberCount;
     },
     attach(httpServer) {
       httpServer.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
