@@ -69,6 +69,8 @@ export interface SubscriptionsConfig {
   readonly queueMaxEvents: number;
   /** SUBSCRIPTION_POLL_MS: how often an instance with subscribers reads new events from the feed. */
   readonly pollIntervalMs: number;
+  /** SUBSCRIPTION_REAUTH_MS: how often a connection's credentials are checked again (revoked or changed: closed, 4403). */
+  readonly reauthIntervalMs: number;
 }
 
 export const DEFAULT_SUBSCRIPTIONS: SubscriptionsConfig = Object.freeze({
@@ -78,6 +80,7 @@ export const DEFAULT_SUBSCRIPTIONS: SubscriptionsConfig = Object.freeze({
   messageMaxBytes: 64 * 1024,
   queueMaxEvents: 1000,
   pollIntervalMs: 250,
+  reauthIntervalMs: 30_000,
 });
 
 /** State every instance shares through Redis (docs/scale-out.md); without REDIS_URL each keeps its own. */
@@ -496,6 +499,9 @@ const envSchema = z.object({
   SUBSCRIPTION_POLL_MS: integerInRange("SUBSCRIPTION_POLL_MS", 10, 60_000).default(
     DEFAULT_SUBSCRIPTIONS.pollIntervalMs,
   ),
+  SUBSCRIPTION_REAUTH_MS: integerInRange("SUBSCRIPTION_REAUTH_MS", 100, 3_600_000).default(
+    DEFAULT_SUBSCRIPTIONS.reauthIntervalMs,
+  ),
   // Read replicas (docs/scale-out.md).
   DATABASE_REPLICA_URLS: z
     .string()
@@ -673,6 +679,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       messageMaxBytes: values.SUBSCRIPTION_MESSAGE_MAX_BYTES,
       queueMaxEvents: values.SUBSCRIPTION_QUEUE_MAX_EVENTS,
       pollIntervalMs: values.SUBSCRIPTION_POLL_MS,
+      reauthIntervalMs: values.SUBSCRIPTION_REAUTH_MS,
     }),
     resilience: Object.freeze({
       readinessTimeoutMs: values.READINESS_TIMEOUT_MS,

@@ -32,6 +32,7 @@ const LIMITS = {
   messageMaxBytes: 4096,
   queueMaxEvents: 2,
   pollIntervalMs: 50,
+  reauthIntervalMs: 500,
 };
 
 let t: TestApp;
@@ -288,6 +289,25 @@ describe("refusals carry the codes and messages queries get", () => {
         extensions: { code: "BAD_REQUEST" },
       },
     ]);
+  });
+
+  it("a key revoked while subscribed: its connection is closed (4403) within SUBSCRIPTION_REAUTH_MS", async () => {
+    const run = await regapi(["api-key", "create", "--org", "1", "--user", "revoked@maple.test"], t.dataSource);
+    const fields = outputFields(run.stdout);
+    const key = { "Api-Id": fields["Api-Id"], "Api-User": fields["Api-User"], "Api-Token": fields["Api-Token"] };
+    const { client, closed } = wsClient(wsUrl, key);
+    closers.push(() => client.dispose());
+    const subscribed = firstResult(client, REGISTRATION_CHANGED, { groupId: MAPLE.groupId });
+    closers.push(subscribed.dispose);
+    subscribed.result.catch(() => undefined); // ends with the close below
+    await new Promise((resolve) => setTimeout(resolve, 2 * LIMITS.reauthIntervalMs));
+    let stillOpen = true;
+    void closed.then(() => (stillOpen = false));
+    expect(stillOpen).toBe(true); // checked again at least once, unchanged: kept
+    expect((await regapi(["api-key", "revoke", fields["Api-Id"]], t.dataSource)).code).toBe(0);
+    const started = Date.now();
+    expect((await within(closed, 5000, "close")).code).toBe(4403);
+    expect(Date.now() - started).toBeLessThan(LIMITS.reauthIntervalMs + 1000);
   });
 
   it("queries and mutations are not served over the WebSocket", async () => {

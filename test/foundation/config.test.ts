@@ -330,6 +330,7 @@ it("subscription limits are settable, each within its range", () => {
     SUBSCRIPTION_MESSAGE_MAX_BYTES: "8192",
     SUBSCRIPTION_QUEUE_MAX_EVENTS: "50",
     SUBSCRIPTION_POLL_MS: "100",
+    SUBSCRIPTION_REAUTH_MS: "5000",
   });
   expect(config.subscriptions).toEqual({
     perConnection: 5,
@@ -338,6 +339,7 @@ it("subscription limits are settable, each within its range", () => {
     messageMaxBytes: 8192,
     queueMaxEvents: 50,
     pollIntervalMs: 100,
+    reauthIntervalMs: 5000,
   });
   expect(() => loadConfig({ SUBSCRIPTIONS_PER_CONNECTION: "0" })).toThrow(/^SUBSCRIPTIONS_PER_CONNECTION: /);
   expect(() => loadConfig({ SUBSCRIPTION_MESSAGE_MAX_BYTES: "10" })).toThrow(/^SUBSCRIPTION_MESSAGE_MAX_BYTES: /);

@@ -43,6 +43,8 @@ export const CLOSE_CODES = {
   slowConsumer: 4008,
   /** The account already holds SUBSCRIPTION_CONNECTIONS_PER_ACCOUNT connections on this instance. */
   tooManyConnections: 4029,
+  /** The connection's credentials no longer authenticate, or the key's scope changed (graphql-ws's Forbidden: no retry). */
+  credentialsChanged: 4403,
   /** The instance is shutting down (SIGTERM): reconnect, to another instance. */
   shutdown: 1012,
 } as const;
@@ -62,6 +64,10 @@ interface Connection {
   /** The account it is counted under, once connection_init authenticated it. */
   accountKey: string | null;
   lastBusyAt: number;
+  /** How to authenticate again (the connection params, or the session token); null before connection_init. */
+  credentials: { params: (name: string) => string | undefined; bearer: string | null } | null;
+  lastAuthAt: number;
+  checking: boolean;
 }
 
 /** A connection param by header name, case-insensitively (as express `req.get` reads headers). */
@@ -129,6 +135,9 @@ export function createSubscriptionServer(
       authFailure: null,
       accountKey: null,
       lastBusyAt: Date.now(),
+      credentials: null,
+      lastAuthAt: Date.now(),
+      checking: false,
     };
     connections.set(socket, connection);
     socket.once("close", () => {
@@ -141,11 +150,64 @@ export function createSubscriptionServer(
     });
   });
 
-  // Idle connections (no subscription for the timeout) are closed by one sweep for all of them.
-  const sweepMs = Math.max(50, Math.min(5000, Math.floor(limits.idleTimeoutMs / 4)));
+  /** The connection's principal now: a revoked key or ended session throws, as at connection_init. */
+  const authenticateAgain = async (connection: Connection): Promise<string> => {
+    const { params, bearer } = connection.credentials!;
+    if (bearer) {
+      const registrant = await authenticateRegistrant(deps.dataSource.manager, bearer);
+      return `registrant:${registrant.uid}:${registrant.groupId}:${registrant.cloginId}`;
+    }
+    // The Timestamp sent at connection_init would be stale by now: only the key is checked again.
+    const withoutTimestamp = (name: string) => (name.toLowerCase() === "timestamp" ? undefined : params(name));
+    const principal = await authenticate(deps.dataSource.manager, withoutTimestamp, Date.now(), (id) =>
+      findCachedApiAccount(deps.dataSource, id),
+    );
+    return `account:${principal.apiAccountId}:${JSON.stringify(principal.scope ?? null)}`;
+  };
+  const identityOf = (connection: Connection): string =>
+    connection.registrant
+      ? `registrant:${connection.registrant.uid}:${connection.registrant.groupId}:${connection.registrant.cloginId}`
+      : `account:${connection.principal!.apiAccountId}:${JSON.stringify(connection.principal!.scope ?? null)}`;
+
+  /**
+   * Subscriptions were authorized with the credentials of connection_init; a key revoked or
+   * narrowed, or a session ended, since then closes the connection (4403) within the interval,
+   * and a client that connects again is authorized anew.
+   */
+  const checkAgain = (connection: Connection, now: number): void => {
+    if (connection.checking || !connection.credentials || now - connection.lastAuthAt < limits.reauthIntervalMs) return;
+    if (!connection.principal && !connection.registrant) return;
+    connection.checking = true;
+    authenticateAgain(connection)
+      .then(
+        (identity) => identity === identityOf(connection),
+        (error: unknown) => {
+          // The database away is not the key revoked: keep the connection, check again later.
+          if (!(error instanceof DomainError)) return true;
+          return false;
+        },
+      )
+      .then(
+        (unchanged) => {
+          connection.checking = false;
+          connection.lastAuthAt = Date.now();
+          if (!unchanged)
+            connection.socket.close(CLOSE_CODES.credentialsChanged, "Credentials revoked or changed: connect again");
+        },
+        () => (connection.checking = false),
+      );
+  };
+
+  // Idle connections (no subscription for the timeout) are closed, and credentials checked again,
+  // by one sweep for all of them.
+  const sweepMs = Math.max(
+    50,
+    Math.min(5000, Math.floor(limits.idleTimeoutMs / 4), Math.floor(limits.reauthIntervalMs / 4)),
+  );
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const connection of connections.values()) {
+      checkAgain(connection, now);
       const busy = connection.protocol !== null && Object.keys(connection.protocol.subscriptions).length > 0;
       if (busy) connection.lastBusyAt = now;
       else if (now - connection.lastBusyAt >= limits.idleTimeoutMs) {
@@ -167,6 +229,8 @@ export function createSubscriptionServer(
         connection.protocol = ctx;
         const params = paramReader(ctx.connectionParams);
         const bearer = /^Bearer\s+(\S+)\s*$/i.exec(params("authorization") ?? "");
+        connection.credentials = { params, bearer: bearer?.[1] ?? null };
+        connection.lastAuthAt = Date.now();
         try {
           if (bearer) connection.registrant = await authenticateRegistrant(deps.dataSource.manager, bearer[1]);
           else
