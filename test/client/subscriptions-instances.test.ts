@@ -5,13 +5,14 @@ import { Client as UrqlClient, subscriptionExchange } from "urql";
 import WebSocket from "ws";
 import { buildService } from "../foundation/support/service-process";
 import { MAPLE, mapleHeaders } from "../fixtures/test-fixture";
+import { onMysqlFamily } from "../support/database";
 import { openProcessDatabase, type ProcessDatabase } from "../support/process-database";
 import { ServiceInstances } from "../support/service-instances";
 import { RegistrationChanged, UserChanged } from "./operations";
 import { within, writeUntilReceived, type ClosedEvent } from "./support/subscriptions";
 
 // Live updates across instances (docs/graphql-clients.md#live-updates): two service processes on
-// one database (an SQLite file, or MariaDB with TEST_DATABASE_URL). A client subscribed on
+// one database (an SQLite file, or MariaDB with TEST_DATABASE_URL and Redis). A client subscribed on
 // instance A receives the events of writes made through instance B, over REST and GraphQL, with
 // the ids the feed holds; SIGTERM closes A's WebSockets with 1012 and A exits 0.
 jest.setTimeout(60_000);
@@ -34,6 +35,10 @@ beforeAll(async () => {
       SUBSCRIPTION_POLL_MS: "100",
       SHUTDOWN_ACCEPT_MS: "100",
       SHUTDOWN_IDLE_MS: "100",
+      // As deployed on MariaDB: shared state in Redis (events still come from the table).
+      ...(onMysqlFamily
+        ? { REDIS_URL: "redis://127.0.0.1:6379", REDIS_KEY_PREFIX: `regapi-live-${process.pid}:` }
+        : {}),
     },
   });
 }, 240_000);

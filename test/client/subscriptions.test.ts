@@ -336,9 +336,20 @@ describe("a registrant session", () => {
     for (const { client } of refusals) closers.push(() => client.dispose());
     const others = await firstResult(refusals[0].client, USER_CHANGED, { groupId: MAPLE.groupId, cloginId: MAPLE.bill })
       .result;
-    expect(others.errors).toMatchObject([{ extensions: { code: "FORBIDDEN" } }]);
+    expect(others.errors).toMatchObject([
+      {
+        message: `A registrant session may subscribe to its own registration only (groupId ${MAPLE.groupId}, cloginId ${MAPLE.miles}).`,
+        extensions: { code: "FORBIDDEN" },
+      },
+    ]);
     const project = await firstResult(refusals[1].client, REGISTRATION_CHANGED, { groupId: MAPLE.groupId }).result;
-    expect(project.errors).toMatchObject([{ extensions: { code: "FORBIDDEN" } }]);
+    expect(project.errors).toMatchObject([
+      {
+        message:
+          "registrationChanged is not available to a registrant session; subscribe to userChanged of your own registration.",
+        extensions: { code: "FORBIDDEN" },
+      },
+    ]);
     // Closed, so the session's next connection stays within SUBSCRIPTION_CONNECTIONS_PER_ACCOUNT.
     await Promise.all(refusals.map(async ({ client, closed }) => (await client.dispose(), await closed)));
     const { client } = wsClient(wsUrl, session);

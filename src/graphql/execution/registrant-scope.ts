@@ -24,6 +24,11 @@ export const registrantScopeChecker: AuthChecker<GraphqlContext, CallerRole> = (
   if (!ROOT_TYPES.has(info.parentType.name)) {
     throw forbidden(`${info.parentType.name}.${info.fieldName} is not available to a registrant session.`);
   }
+  if (role === "registrant" && info.parentType.name === "Subscription") {
+    throw forbidden(
+      `${info.fieldName} is not available to a registrant session; subscribe to userChanged of your own registration.`,
+    );
+  }
   throw forbidden(
     role === "registrant"
       ? `${info.fieldName} is not available to a registrant session; use me or updateMe.`
