@@ -186,6 +186,34 @@ describe("Apollo Client 4 and urql receive the events of writes", () => {
   });
 });
 
+describe("only committed writes are sent", () => {
+  it("a refused write sends nothing: the first event after it is the next successful write's", async () => {
+    const { client } = wsClient(wsUrl, mapleHeaders);
+    closers.push(() => client.dispose());
+    const first = firstResult(client, USER_CHANGED, { groupId: MAPLE.groupId, cloginId: MAPLE.miles });
+    closers.push(first.dispose);
+    const event = (await writeUntilReceived(first.result, async () => {
+      // Refused (an unknown status): nothing is written, so no event may come of it; the first
+      // event the subscription receives must be the rename's user.updated.
+      const refused = await postRest(t.app, "users", {
+        action: "set_status",
+        group_id: MAPLE.groupId,
+        clogin_id: MAPLE.miles,
+        doc: { status_id: 999_999 },
+      });
+      expect(refused.status).toBeGreaterThanOrEqual(400);
+      await restRename();
+    })) as { data: { userChanged: { eventId: string; type: string } } };
+    expect(event.data.userChanged.type).toBe("user.updated");
+    // The event received is one the feed holds for a successful rename.
+    const feed = await graphql<{ events: { edges: { node: { eventId: string; type: string } }[] } }>(
+      t.app,
+      `{ events(groupId: ${MAPLE.groupId}, first: 500, types: ["user.updated"]) { edges { node { eventId type } } } }`,
+    );
+    expect(feed.data!.events.edges.map((edge) => edge.node.eventId)).toContain(event.data.userChanged.eventId);
+  });
+});
+
 describe("refusals carry the codes and messages queries get", () => {
   it("bad credentials: UNAUTHENTICATED, as over HTTP", async () => {
     const bad = { ...mapleHeaders, "Api-Token": "wrong" };
