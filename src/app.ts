@@ -1,6 +1,7 @@
 import { configureAccountCache } from "./auth/account-cache";
 import compression from "compression";
 import express, { type ErrorRequestHandler, type Express } from "express";
+import type { Server } from "node:http";
 import { mountGraphql } from "./graphql/mount-graphql";
 import { accessLog } from "./http/access-log";
 import { corsFor } from "./http/cors";
@@ -23,6 +24,8 @@ const isApiPath = (path: string) => path.startsWith("/reg/api2/") || path === "/
 
 export interface RegapiApp {
   app: Express;
+  /** Serves GraphQL subscriptions (WebSocket upgrades of /graphql) on the server that runs `app`. */
+  attach(server: Server): void;
   /** Marks the app as draining: readiness turns 503 and every answer carries `Connection: close`. */
   drain(): void;
   /** Stops in-app servers such as Apollo; call once no request is in flight. */
@@ -81,6 +84,7 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   );
   app.use("/reg/api2", legacyRestRouter(deps));
   const graphql = await mountGraphql(app, deps);
+  metrics.observeSubscriptions(graphql.subscriptions);
 
   app.use((req, res) => {
     sendLegacyError(res, new TransportError("NOT_FOUND", `No route for ${req.method} ${req.path}.`), req.requestId);
@@ -92,8 +96,11 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
 
   return {
     app,
+    attach: (server) => graphql.subscriptions.attach(server),
     drain() {
       shuttingDown = true;
+      // WebSockets are closed at once (1012): their clients reconnect, to another instance.
+      graphql.subscriptions.drain();
     },
     async stop() {
       shuttingDown = true;

@@ -61,6 +61,7 @@ async function main(): Promise<void> {
   // Node checks these timeouts every connectionsCheckingInterval (30 s by default): check each second.
   const server: Server = createServer({ connectionsCheckingInterval: 1000 }, regapi.app);
   const connections = trackConnections(server);
+  regapi.attach(server);
   server.listen(config.port, config.host);
   server.once("listening", () => {
     // The bound port, not the configured one: PORT=0 picks a free port (tests rely on it).

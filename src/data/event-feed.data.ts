@@ -140,3 +140,42 @@ export async function pruneEvents(em: EntityManager, olderThan: Date, limit: num
   await em.query(`UPDATE event_feed SET pruned_through = ? WHERE id = 1 AND pruned_through < ?`, [highest, highest]);
   return rows.length;
 }
+
+/** The highest feed position of a committed event (0 when none): where live subscriptions start. */
+export async function readLastFeedPosition(em: EntityManager): Promise<number> {
+  const [row] = await selectRows(
+    em,
+    { last: "intOrNull" },
+    `SELECT MAX(feed_position) AS last FROM event WHERE feed_position IS NOT NULL`,
+  );
+  return row?.last ?? 0;
+}
+
+/**
+ * Up to `limit` events of any of `groupIds` after a position, in feed order, whatever their
+ * organization: what the live subscriptions of one instance wait for (src/domain/events/live-events.ts).
+ * Seeks the unique index on feed_position; the projects only filter the rows it passes.
+ */
+export async function readLiveFeed(
+  em: EntityManager,
+  query: { afterPosition: number; groupIds: readonly number[]; limit: number },
+): Promise<FeedEventRow[]> {
+  if (query.groupIds.length === 0) return [];
+  const rows = await selectRows(
+    em,
+    FEED_ROW,
+    `SELECT feed_position, public_id, type, group_id, data, actor, created_at FROM event
+      WHERE feed_position > ? AND group_id IN (${sqlPlaceholders(query.groupIds.length)})
+      ORDER BY feed_position LIMIT ${Math.max(0, Math.trunc(query.limit))}`,
+    [query.afterPosition, ...query.groupIds],
+  );
+  return rows.map((row) => ({
+    position: row.feed_position,
+    publicId: row.public_id,
+    type: row.type,
+    groupId: row.group_id,
+    data: row.data,
+    actor: row.actor,
+    createdAt: row.created_at,
+  }));
+}

@@ -12,7 +12,13 @@ import { authenticateRequest } from "../http/request-authentication";
 import { observationOf, type RequestObservation } from "../http/request-observation";
 import { consistencyOf } from "../http/consistency";
 import type { Logger } from "../http/logger";
+import type { LiveEvent, LiveEventFilter } from "../domain/events/live-events";
 import { createUserLoaders, type UserLoaders } from "./loaders/user-loaders";
+
+/** A WebSocket connection's access to live events (subscriptions only; absent over HTTP). */
+export interface LiveConnection {
+  open(filter: LiveEventFilter): Promise<AsyncIterableIterator<LiveEvent>>;
+}
 
 /** What every resolver gets: the domain context of this request and its own loaders. */
 export interface GraphqlContext {
@@ -28,6 +34,8 @@ export interface GraphqlContext {
   loaders: UserLoaders;
   /** Where the operation and its error code are noted for the access log and metrics. */
   observation: RequestObservation;
+  /** Set for an operation received over WebSocket (src/graphql/subscriptions/websocket-server.ts). */
+  live?: LiveConnection;
 }
 
 /**
@@ -59,6 +67,18 @@ export async function createGraphqlContext(deps: AppDependencies, req: Request):
   return new RequestGraphqlContext(req.requestId, req.log ?? deps.logger, request, authFailure, observation(req));
 }
 
+/** The context of one subscription: the connection's authentication, its own request id, its live events. */
+export function createSubscriptionContext(
+  request: RequestContext,
+  log: Logger,
+  authFailure: unknown,
+  live: LiveConnection,
+): GraphqlContext {
+  const context = new RequestGraphqlContext(request.requestId, log, request, authFailure, {});
+  context.live = live;
+  return context;
+}
+
 const observation = (req: Request): RequestObservation => (req.res ? observationOf(req.res) : {});
 
 /**
@@ -70,6 +90,7 @@ const observation = (req: Request): RequestObservation => (req.res ? observation
  */
 class RequestGraphqlContext implements GraphqlContext {
   private madeLoaders: UserLoaders | null = null;
+  live?: LiveConnection;
 
   constructor(
     readonly requestId: string,

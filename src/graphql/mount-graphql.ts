@@ -23,6 +23,8 @@ import { readSnapshotPlugin } from "./execution/read-snapshot.plugin";
 import { buildGraphqlSchema } from "./schema";
 import { compiledExecutorGateway } from "./execution/compiled-executor";
 import { unavailablePlugin } from "./unavailable.plugin";
+import { createSubscriptionServer, type SubscriptionServer } from "./subscriptions/websocket-server";
+import { subscriptionsOverHttpPlugin } from "./subscriptions/subscriptions-over-http.plugin";
 
 /** A transport refusal in the GraphQL error shape, with the code and HTTP status REST uses for it. */
 export function sendGraphqlTransportError(res: Response, failure: TransportError): void {
@@ -69,8 +71,14 @@ const bodyPresent: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** Mounts POST /graphql (Apollo Server 5) and the offline explorer at /explorer. */
-export async function mountGraphql(app: Express, deps: AppDependencies): Promise<{ stop(): Promise<void> }> {
+/**
+ * Mounts POST /graphql (Apollo Server 5) and the offline explorer at /explorer; the returned
+ * subscription server serves WebSocket upgrades of /graphql once attached to the HTTP server.
+ */
+export async function mountGraphql(
+  app: Express,
+  deps: AppDependencies,
+): Promise<{ subscriptions: SubscriptionServer; stop(): Promise<void> }> {
   const armor = armorProtection();
   const schema = await buildGraphqlSchema();
   const credentialMutations = credentialMutationsOf(schema);
@@ -93,6 +101,7 @@ export async function mountGraphql(app: Express, deps: AppDependencies): Promise
       observationPlugin,
       ...armor.plugins,
       authGatePlugin,
+      subscriptionsOverHttpPlugin,
       readSnapshotPlugin,
       errorPresentationPlugin,
       unavailablePlugin(deps.config.resilience.retryAfterSeconds),
@@ -126,5 +135,12 @@ export async function mountGraphql(app: Express, deps: AppDependencies): Promise
     }),
     expressMiddleware(server, { context: ({ req }) => createGraphqlContext(deps, req) }),
   );
-  return { stop: () => server.stop() };
+  const subscriptions = createSubscriptionServer(deps, schema, armor.validationRules ?? []);
+  return {
+    subscriptions,
+    async stop() {
+      await subscriptions.close();
+      await server.stop();
+    },
+  };
 }

@@ -15,6 +15,7 @@ import { WebhooksResolver } from "./resolvers/webhooks.resolver";
 import { EventFeedResolver } from "./resolvers/event-feed.resolver";
 import { ViewerResolver } from "./resolvers/viewer.resolver";
 import { PersonDataResolver } from "./resolvers/person-data.resolver";
+import { LiveEventsResolver } from "./resolvers/live-events.resolver";
 
 export const RESOLVERS = [
   ProjectResolver,
@@ -31,7 +32,21 @@ export const RESOLVERS = [
   EventFeedResolver,
   ViewerResolver,
   PersonDataResolver,
+  LiveEventsResolver,
 ] as const;
+
+/**
+ * type-graphql requires a PubSub once the schema has a subscription, even when every subscription
+ * brings its own `subscribe` (ours read the event feed: src/domain/events/live-events.ts).
+ */
+const NO_PUBSUB = {
+  publish(): void {
+    throw new Error("subscriptions read the event feed; nothing is published");
+  },
+  subscribe(): AsyncIterable<never> {
+    throw new Error("subscriptions read the event feed; nothing is published");
+  },
+};
 
 let built: Promise<GraphQLSchema> | null = null;
 
@@ -41,7 +56,12 @@ let built: Promise<GraphQLSchema> | null = null;
  * speed and the registrant scope are in execution/ (schema-patches.ts, registrant-scope.ts).
  */
 export function buildGraphqlSchema(): Promise<GraphQLSchema> {
-  built ??= buildSchema({ resolvers: [...RESOLVERS], validate: true, authChecker: registrantScopeChecker })
+  built ??= buildSchema({
+    resolvers: [...RESOLVERS],
+    validate: true,
+    authChecker: registrantScopeChecker,
+    pubSub: NO_PUBSUB,
+  })
     .then(withReadSummaryShortcut)
     .then(assertRootFieldsAuthorized)
     .then(withSynchronousNodeType);

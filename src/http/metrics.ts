@@ -10,6 +10,8 @@ import type { RequestLabels } from "./request-labels";
 export interface AppMetrics {
   readonly registry: Registry;
   observeRequest(labels: RequestLabels, status: number, seconds: number, sqlStatements: number): void;
+  /** Reports the GraphQL WebSocket connections and subscriptions of this instance. */
+  observeSubscriptions(source: { readonly connectionCount: number; readonly subscriptionCount: number }): void;
   /** GET /metrics in the Prometheus text format. */
   router(): Router;
 }
@@ -115,6 +117,24 @@ export function createMetrics(dataSource: DataSource): AppMetrics {
       requests.inc({ ...labels, status: String(status) });
       duration.observe(labels, seconds);
       statements.observe({ endpoint: labels.endpoint }, sqlStatements);
+    },
+    observeSubscriptions(source) {
+      new Gauge({
+        name: "regapi_graphql_ws_connections",
+        help: "Open GraphQL WebSocket connections on this instance.",
+        registers: [registry],
+        collect() {
+          this.set(source.connectionCount);
+        },
+      });
+      new Gauge({
+        name: "regapi_graphql_subscriptions",
+        help: "Active GraphQL subscriptions on this instance (each waits for events from the feed).",
+        registers: [registry],
+        collect() {
+          this.set(source.subscriptionCount);
+        },
+      });
     },
     router() {
       const router = Router();

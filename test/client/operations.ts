@@ -131,3 +131,31 @@ export const ProjectTags = graphql(`
     }
   }
 `);
+
+// Live updates (docs/graphql-clients.md#live-updates): over WebSocket with graphql-ws.
+export const RegistrationChanged = graphql(`
+  subscription RegistrationChanged($groupId: Int!) {
+    registrationChanged(groupId: $groupId) {
+      eventId
+      type
+      createdAt
+      groupId
+      cloginId
+      actor
+      data
+      cursor
+    }
+  }
+`);
+
+export const UserChanged = graphql(`
+  subscription UserChanged($groupId: Int!, $cloginId: Int!) {
+    userChanged(groupId: $groupId, cloginId: $cloginId) {
+      eventId
+      type
+      cloginId
+      data
+      cursor
+    }
+  }
+`);

@@ -133,9 +133,15 @@ describe("echoed values are cut short (defect 11)", () => {
 
 describe("GraphQL requests outside the schema's operations (defects 2–5)", () => {
   it("a subscription is BAD_REQUEST, not INTERNAL (defect 2)", async () => {
-    const response = await graphql(t.app, "subscription { projects { groupId } }");
+    // Subscriptions exist now (issue 24), over WebSocket: over HTTP a valid one is refused before it
+    // runs, and one naming a field the Subscription type lacks fails validation like any unknown field.
+    const response = await graphql(t.app, "subscription { registrationChanged(groupId: 100909072) { eventId } }");
+    expect(response.status).toBe(400);
     expect(response.errors?.map((e) => e.extensions?.code)).toEqual(["BAD_REQUEST"]);
-    expect(response.errors?.[0].message).toMatch(/subscription/);
+    expect(response.errors?.[0].message).toMatch(/^Subscriptions are served over WebSocket/);
+    const unknown = await graphql(t.app, "subscription { projects { groupId } }");
+    expect(unknown.status).toBe(400);
+    expect(unknown.errors?.map((e) => e.extensions?.code)).toEqual(["GRAPHQL_VALIDATION_FAILED"]);
   });
 
   it("more than 50 variable errors are all BAD_USER_INPUT, the cut-off notice too (defect 3)", async () => {

@@ -6,6 +6,7 @@ import {
   DEFAULT_DATABASE_URL,
   DEFAULT_DELIVERY,
   DEFAULT_REPLICAS,
+  DEFAULT_SUBSCRIPTIONS,
   DEFAULT_RESILIENCE,
   defaultMailDir,
   loadConfig,
@@ -58,6 +59,7 @@ describe("configuration", () => {
       accountCacheTtlMs: 5000,
       sharedState: { redisUrl: null, keyPrefix: "regapi:" },
       replicas: DEFAULT_REPLICAS,
+      subscriptions: DEFAULT_SUBSCRIPTIONS,
     });
   });
 
@@ -318,4 +320,27 @@ describe("configWith", () => {
     expect(config.trustProxy).toBe(false);
     expect(Object.isFrozen(config)).toBe(true);
   });
+});
+
+it("subscription limits are settable, each within its range", () => {
+  const config = loadConfig({
+    SUBSCRIPTIONS_PER_CONNECTION: "5",
+    SUBSCRIPTION_CONNECTIONS_PER_ACCOUNT: "3",
+    SUBSCRIPTION_IDLE_TIMEOUT_MS: "60000",
+    SUBSCRIPTION_MESSAGE_MAX_BYTES: "8192",
+    SUBSCRIPTION_QUEUE_MAX_EVENTS: "50",
+    SUBSCRIPTION_POLL_MS: "100",
+    SUBSCRIPTION_REAUTH_MS: "5000",
+  });
+  expect(config.subscriptions).toEqual({
+    perConnection: 5,
+    connectionsPerAccount: 3,
+    idleTimeoutMs: 60_000,
+    messageMaxBytes: 8192,
+    queueMaxEvents: 50,
+    pollIntervalMs: 100,
+    reauthIntervalMs: 5000,
+  });
+  expect(() => loadConfig({ SUBSCRIPTIONS_PER_CONNECTION: "0" })).toThrow(/^SUBSCRIPTIONS_PER_CONNECTION: /);
+  expect(() => loadConfig({ SUBSCRIPTION_MESSAGE_MAX_BYTES: "10" })).toThrow(/^SUBSCRIPTION_MESSAGE_MAX_BYTES: /);
 });

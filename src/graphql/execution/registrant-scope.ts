@@ -15,7 +15,7 @@ export type CallerRole = "account" | "registrant";
 /** Every root field opens to these: refetching by Node id applies each object's own rules. */
 export const EVERY_CALLER: CallerRole[] = ["account", "registrant"];
 
-const ROOT_TYPES = new Set(["Query", "Mutation"]);
+const ROOT_TYPES = new Set(["Query", "Mutation", "Subscription"]);
 
 /** Passes the caller whose role the field names; throws FORBIDDEN, naming the field, otherwise. */
 export const registrantScopeChecker: AuthChecker<GraphqlContext, CallerRole> = ({ context, info }, roles) => {
@@ -23,6 +23,11 @@ export const registrantScopeChecker: AuthChecker<GraphqlContext, CallerRole> = (
   if (roles.includes(role)) return true;
   if (!ROOT_TYPES.has(info.parentType.name)) {
     throw forbidden(`${info.parentType.name}.${info.fieldName} is not available to a registrant session.`);
+  }
+  if (role === "registrant" && info.parentType.name === "Subscription") {
+    throw forbidden(
+      `${info.fieldName} is not available to a registrant session; subscribe to userChanged of your own registration.`,
+    );
   }
   throw forbidden(
     role === "registrant"
@@ -37,7 +42,7 @@ export const registrantScopeChecker: AuthChecker<GraphqlContext, CallerRole> = (
  */
 export function assertRootFieldsAuthorized(schema: GraphQLSchema): GraphQLSchema {
   const declared = new Set(getMetadataStorage().authorizedFields.map((field) => field.fieldName));
-  for (const type of [schema.getQueryType(), schema.getMutationType()]) {
+  for (const type of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
     for (const field of Object.values(type?.getFields() ?? {})) {
       if (!declared.has(field.name)) {
         throw new Error(

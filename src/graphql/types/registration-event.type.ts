@@ -1,0 +1,42 @@
+import { GraphQLDateTime, GraphQLJSONObject } from "graphql-scalars";
+import { Field, Int } from "type-graphql";
+import { GraphqlObjectType } from "./object-type";
+
+@GraphqlObjectType("RegistrationEvent", {
+  description:
+    "A change to a registration, pushed to a subscription: the event webhooks deliver and the feed holds (same eventId, type, time, project and data), with its registration and feed cursor. A registrant session gets the actor's type only and data {clogin_id}: read `me` again.",
+})
+export class RegistrationEventType {
+  @Field(() => String, { description: "The event's id: the UUID deliveries carry as `id` and Regapi-Event-Id." })
+  eventId: string;
+
+  @Field(() => String, {
+    description:
+      "user.created, user.updated, user.status_changed, form.submitted, form.completed or cart.product_added.",
+  })
+  type: string;
+
+  @Field(() => GraphQLDateTime)
+  createdAt: Date;
+
+  @Field(() => Int, { description: "The project (group_id)." })
+  groupId: number;
+
+  @Field(() => Int, { description: "The registration (clogin_id): refetch it with user(groupId, cloginId)." })
+  cloginId: number;
+
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description: "Who caused it, as in the event feed; null for events recorded before actors were.",
+  })
+  actor: Record<string, unknown> | null;
+
+  @Field(() => GraphQLJSONObject, { description: "The delivered body's `data`: wire names, ids as numbers." })
+  data: Record<string, unknown>;
+
+  @Field(() => String, {
+    description:
+      "The event feed's cursor after this event: after a disconnect, read events(after: cursor) to catch up on what was missed.",
+  })
+  cursor: string;
+}

@@ -1,0 +1,57 @@
+import { LiveEventHub } from "../../src/domain/events/live-events";
+import { MAPLE } from "../fixtures/test-fixture";
+import { openDomainDatabase, type DomainDatabase } from "../support/domain-database";
+
+// What live updates cost the database (docs/graphql-clients.md#live-updates): nothing while an
+// instance has no subscriber, and one statement per poll interval however many it has. Upper
+// bounds over a fixed time, so a slow machine cannot make them fail; a poll per subscriber
+// would exceed them tenfold.
+
+const POLL_MS = 100;
+const WINDOW_MS = 1000;
+const POLLS_AT_MOST = WINDOW_MS / POLL_MS + 2;
+
+let db: DomainDatabase;
+let hub: LiveEventHub;
+beforeAll(async () => {
+  db = await openDomainDatabase();
+  hub = new LiveEventHub(db.dataSource, { pollIntervalMs: POLL_MS, queueMaxEvents: 10, onPollError: () => undefined });
+});
+afterAll(async () => {
+  hub.close();
+  await db.dispose();
+});
+
+const idle = () => new Promise((resolve) => setTimeout(resolve, WINDOW_MS));
+
+it("no subscriber: no statement", async () => {
+  expect((await db.countStatements(idle)).statements).toBe(0);
+});
+
+it("one subscriber or twenty: at most one statement per poll interval; none once they have all left", async () => {
+  const one = await hub.open({ groupId: MAPLE.groupId, cloginId: null, registrantView: false }, () => undefined);
+  const alone = await db.countStatements(idle);
+  expect(alone.statements).toBeGreaterThan(0);
+  expect(alone.statements).toBeLessThanOrEqual(POLLS_AT_MOST);
+
+  const more = await Promise.all(
+    Array.from({ length: 19 }, (_, i) =>
+      hub.open(
+        {
+          groupId: i % 2 ? MAPLE.groupId : MAPLE.jazzGroupId,
+          cloginId: i % 3 ? MAPLE.miles : null,
+          registrantView: false,
+        },
+        () => undefined,
+      ),
+    ),
+  );
+  expect(hub.subscriberCount).toBe(20);
+  const many = await db.countStatements(idle);
+  expect(many.statements).toBeLessThanOrEqual(POLLS_AT_MOST);
+
+  for (const subscription of [one, ...more]) await subscription.return!();
+  expect(hub.subscriberCount).toBe(0);
+  await new Promise((resolve) => setTimeout(resolve, 2 * POLL_MS)); // a poll in flight ends
+  expect((await db.countStatements(idle)).statements).toBe(0);
+});
