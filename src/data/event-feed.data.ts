@@ -1,7 +1,7 @@
 import type { EntityManager } from "typeorm";
 import { executeWrite } from "../db/insert-rows";
 import { sqlDate } from "./events.data";
-import { selectRows, sqlPlaceholders } from "./sql-rows";
+import { selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
 
 // SQL of the pull event feed (docs/event-feed.md). Events join the feed when the delivery worker
 // fans them out: positions come from the one `event_feed` row, whose lock the fan-out holds to its
@@ -54,6 +54,8 @@ const FEED_ROW = {
   actor: "textOrNull",
   created_at: "date",
 } as const;
+/** The columns of FEED_ROW, in the order both feed reads select them. */
+const FEED_COLUMNS = Object.keys(FEED_ROW).join(", ");
 
 export interface FeedEventRow {
   position: number;
@@ -66,6 +68,16 @@ export interface FeedEventRow {
   actor: string | null;
   createdAt: Date;
 }
+
+const feedEventOf = (row: RowOf<typeof FEED_ROW>): FeedEventRow => ({
+  position: row.feed_position,
+  publicId: row.public_id,
+  type: row.type,
+  groupId: row.group_id,
+  data: row.data,
+  actor: row.actor,
+  createdAt: row.created_at,
+});
 
 export interface FeedPageQuery {
   organizationId: number;
@@ -101,20 +113,12 @@ export async function readFeedPage(em: EntityManager, query: FeedPageQuery): Pro
   const rows = await selectRows(
     em,
     FEED_ROW,
-    `SELECT feed_position, public_id, type, group_id, data, actor, created_at FROM event ${index}
+    `SELECT ${FEED_COLUMNS} FROM event ${index}
       WHERE ${scope} AND feed_position > ?${types}
       ORDER BY feed_position LIMIT ${Math.max(0, Math.trunc(query.limit))}`,
     parameters,
   );
-  return rows.map((row) => ({
-    position: row.feed_position,
-    publicId: row.public_id,
-    type: row.type,
-    groupId: row.group_id,
-    data: row.data,
-    actor: row.actor,
-    createdAt: row.created_at,
-  }));
+  return rows.map(feedEventOf);
 }
 
 /**
@@ -164,18 +168,10 @@ export async function readLiveFeed(
   const rows = await selectRows(
     em,
     FEED_ROW,
-    `SELECT feed_position, public_id, type, group_id, data, actor, created_at FROM event
+    `SELECT ${FEED_COLUMNS} FROM event
       WHERE feed_position > ? AND group_id IN (${sqlPlaceholders(query.groupIds.length)})
       ORDER BY feed_position LIMIT ${Math.max(0, Math.trunc(query.limit))}`,
     [query.afterPosition, ...query.groupIds],
   );
-  return rows.map((row) => ({
-    position: row.feed_position,
-    publicId: row.public_id,
-    type: row.type,
-    groupId: row.group_id,
-    data: row.data,
-    actor: row.actor,
-    createdAt: row.created_at,
-  }));
+  return rows.map(feedEventOf);
 }
