@@ -7,8 +7,13 @@ declare module "autocannon" {
     body?: string;
     connections?: number;
     duration?: number;
-    /** Per-request changes, e.g. a header that differs on every request. */
-    requests?: { setupRequest?(request: RequestParams): RequestParams }[];
+    /** Requests sent in turn on each connection, or per-request changes (a header that differs on every request). */
+    requests?: {
+      method?: string;
+      path?: string;
+      body?: string;
+      setupRequest?(request: RequestParams): RequestParams;
+    }[];
   }
   interface RequestParams {
     headers?: Record<string, string>;
@@ -25,6 +30,7 @@ declare module "autocannon" {
     latency: Histogram;
     non2xx: number;
     errors: number;
+    timeouts: number;
     /** Seconds the run took. */
     duration: number;
   }

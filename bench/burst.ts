@@ -1,3 +1,4 @@
+import autocannon from "autocannon";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
@@ -15,12 +16,16 @@ import { DEMO_CREDENTIALS, DEMO_FIXTURE } from "../src/fixtures/demo";
 // settings (pool of 10 per instance), so two checkouts can be measured side by side:
 //   npm run bench:burst                                          # this checkout
 //   BENCH_COMPARE=/path/to/other/checkout npm run bench:burst    # and another one, built
+// After the bursts, each setup also serves a steady load (BENCH_STEADY_SECONDS, 10; 20 keep-alive
+// connections, the same two requests in turn): the throughput of two instances against one.
 // Environment: BENCH_BURST (1000), BENCH_RUNS (3 per setup), BENCH_MARIADB_URL
 // (mariadb://root@127.0.0.1:3306; the database regapi_bench_burst is dropped and re-created),
 // BENCH_INSTANCES ("1,2"), BENCH_COMPARE.
 
 const BURST = Number(process.env.BENCH_BURST ?? 1000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const STEADY_SECONDS = Number(process.env.BENCH_STEADY_SECONDS ?? 10);
+const STEADY_CONNECTIONS = 20;
 const MARIADB = process.env.BENCH_MARIADB_URL ?? "mariadb://root@127.0.0.1:3306";
 const INSTANCES = (process.env.BENCH_INSTANCES ?? "1,2").split(",").map(Number);
 const DEMO_GROUP = 100909072;
@@ -249,7 +254,40 @@ async function burst(port: number): Promise<Figures> {
   };
 }
 
-async function measure(checkout: Checkout, fixtureFile: string, count: number): Promise<Figures[]> {
+interface Steady {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Requests per second under a steady closed-loop load, REST and GraphQL in turn. */
+async function steady(port: number): Promise<Steady> {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: STEADY_CONNECTIONS,
+    duration: STEADY_SECONDS,
+    headers: HEADERS,
+    requests: [
+      { method: "POST", path: "/reg/api2/projects/", body: REST_BODY },
+      { method: "POST", path: "/graphql", body: GRAPHQL_BODY },
+    ],
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+async function measure(
+  checkout: Checkout,
+  fixtureFile: string,
+  count: number,
+): Promise<{ bursts: Figures[]; steady: Steady }> {
   const databaseUrl = await freshDatabase(checkout, fixtureFile);
   const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
   const children: ChildProcess[] = [];
@@ -269,7 +307,7 @@ async function measure(checkout: Checkout, fixtureFile: string, count: number): 
       // Let the pool and the machine settle between bursts.
       await new Promise((done) => setTimeout(done, 2000));
     }
-    return runs;
+    return { bursts: runs, steady: await steady(target) };
   } finally {
     if (haproxy) {
       await stopProcess(haproxy.child);
@@ -292,12 +330,23 @@ async function main(): Promise<void> {
     "| build, instances | 200 | 503 + Retry-After | failed | p50 ms | p95 ms | max ms | slowest 200 ms | slowest 503 ms | wall ms |",
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
   ];
+  const steadyLines = [
+    "",
+    `Steady load, ${STEADY_CONNECTIONS} keep-alive connections for ${STEADY_SECONDS} s (the same two requests in turn):`,
+    "",
+    "| build, instances | req/s | p50 ms | p99 ms | non-2xx | errors |",
+    "| --- | --- | --- | --- | --- | --- |",
+  ];
   try {
     for (const count of INSTANCES)
       for (const checkout of checkouts) {
-        const runs = await measure(checkout, fixtureFile, count);
+        const measured = await measure(checkout, fixtureFile, count);
         const label = `${checkout.label}, ${count === 1 ? "1 instance" : `${count} behind HAProxy`}`;
-        for (const figures of runs) {
+        const s = measured.steady;
+        const steadyRow = `| ${label} | ${Math.round(s.rps)} | ${s.p50} | ${s.p99} | ${s.non2xx} | ${s.errors} |`;
+        steadyLines.push(steadyRow);
+        process.stderr.write(`${steadyRow}\n`);
+        for (const figures of measured.bursts) {
           lines.push(row(label, figures));
           process.stderr.write(`${row(label, figures)}\n`);
           if (figures.failed > 0) process.stderr.write(`  failed: ${JSON.stringify(figures.failedBy)}\n`);
@@ -306,7 +355,7 @@ async function main(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  process.stdout.write(`${lines.join("\n")}\n`);
+  process.stdout.write(`${[...lines, ...steadyLines].join("\n")}\n`);
 }
 
 main().catch((error: unknown) => {
