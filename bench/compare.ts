@@ -1,21 +1,20 @@
 import "reflect-metadata";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { fork, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { cpus, totalmem } from "node:os";
+import { join } from "node:path";
 import autocannon from "autocannon";
-import { createConnection, createPool } from "mysql2/promise";
+import { createConnection } from "mysql2/promise";
 import { DataSource } from "typeorm";
-import { createApp } from "../src/app";
-import { configWith, parseDatabaseUrl, RATE_LIMITS_OFF, redactUrl } from "../src/config/config";
+import { parseDatabaseUrl, redactUrl } from "../src/config/config";
 import { seedRegistrants } from "../src/cli/seed/seed-registrants";
+import { HEAP_GROWING_PERCENT } from "../src/common/heap-growth";
 import { buildDataSourceOptions } from "../src/db/data-source-options";
-import { CountingSqlLogger } from "../src/db/sql-counter";
 import { createRequestContext } from "../src/domain/context";
 import { DEMO_FIXTURE } from "../src/fixtures/demo";
 import { loadFixture } from "../src/fixtures/load-fixture";
-import { createLogger } from "../src/http/logger";
-import { baselineSql, createBaselineApp } from "./baseline/server";
 import { BENCH_GROUP_ID, BENCH_SCENARIOS, type BenchScenario } from "./scenarios";
+import type { Side, SideMessage } from "./side-server";
 
 // regapi against the hand-written baseline (bench/baseline/server.ts), side by side on MariaDB:
 // the same requests, the same database, the same concurrency. The two sides take turns in short
@@ -51,10 +50,37 @@ interface Measured {
   rssMiB: number;
 }
 
-async function listen(app: Parameters<typeof createServer>[1]): Promise<{ server: Server; base: string }> {
-  const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+interface SideProcess {
+  child: ChildProcess;
+  base: string;
+  /** Statements the side issued so far and its peak resident set since the last ask. */
+  stats(): Promise<Extract<SideMessage, { type: "stats" }>>;
+}
+
+const nextMessage = async (child: ChildProcess) => (await once(child, "message"))[0] as SideMessage;
+
+/**
+ * Each side runs in its own process (bench/side-server.ts), both started alike: the node flag
+ * src/main.ts sets for regapi (src/common/heap-growth.ts) is given to both, so the resident sets
+ * compare servers, not heap settings.
+ */
+async function startSide(side: Side): Promise<SideProcess> {
+  const child = fork(join(__dirname, "side-server.js"), [side, URL], {
+    execArgv: [`--heap-growing-percent=${HEAP_GROWING_PERCENT}`],
+  });
+  const first = await nextMessage(child);
+  if (first.type !== "listening") throw new Error(`the ${side} server did not start`);
+  return {
+    child,
+    base: `http://127.0.0.1:${first.port}`,
+    async stats() {
+      const answer = nextMessage(child);
+      child.send("stats");
+      const message = await answer;
+      if (message.type !== "stats") throw new Error(`the ${side} server answered ${message.type}`);
+      return message;
+    },
+  };
 }
 
 interface Slice {
@@ -64,31 +90,33 @@ interface Slice {
   p99: number;
   failures: number;
   statements: number;
+  peakRssMiB: number;
 }
 
 async function slice(
-  base: string,
+  side: SideProcess,
   target: BenchScenario["regapi"],
   headers: Record<string, string>,
-  statements: () => number,
   seconds: number,
 ): Promise<Slice> {
-  const before = statements();
+  const before = await side.stats();
   const result = await autocannon({
-    url: base + target.path,
+    url: side.base + target.path,
     method: "POST",
     headers: { ...headers, "content-type": "application/json" },
     body: JSON.stringify(target.body),
     connections: CONNECTIONS,
     duration: seconds,
   });
+  const after = await side.stats();
   return {
     requests: result.requests.total,
     seconds: result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
     failures: result.non2xx + result.errors,
-    statements: statements() - before,
+    statements: after.statements - before.statements,
+    peakRssMiB: after.peakRssMiB,
   };
 }
 
@@ -104,7 +132,7 @@ function combined(slices: Slice[]): Measured {
     p99: median(slices.map((s) => s.p99)),
     failures: slices.reduce((sum, s) => sum + s.failures, 0),
     sqlPerRequest: slices.reduce((sum, s) => sum + s.statements, 0) / (requests || 1),
-    rssMiB: process.memoryUsage().rss / 1024 / 1024,
+    rssMiB: Math.max(...slices.map((s) => s.peakRssMiB)),
   };
 }
 
@@ -127,8 +155,7 @@ async function main(): Promise<void> {
   await prepareDatabase();
   const config = parseDatabaseUrl(URL);
   if (config.kind === "sqlite") return;
-  const sql = new CountingSqlLogger();
-  const dataSource = new DataSource(buildDataSourceOptions(config, { logger: sql }));
+  const dataSource = new DataSource(buildDataSourceOptions(config));
   await dataSource.initialize();
   await dataSource.runMigrations({ transaction: "each" });
   const seedStarted = Date.now();
@@ -139,27 +166,14 @@ async function main(): Promise<void> {
   const seeded = REUSE ? "reused as seeded by an earlier run" : `demo + ${USERS} seeded registrants`;
   console.log(`database ${redactUrl(URL)}: ${seeded} in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
 
-  const regapi = await createApp({
-    dataSource,
-    logger: createLogger("silent"),
-    config: configWith({ graphqlIntrospection: false, rateLimit: RATE_LIMITS_OFF }),
-  });
-  const pool = createPool({
-    host: config.host,
-    port: config.port,
-    user: config.user,
-    password: config.password,
-    database: config.database,
-    timezone: "Z",
-    charset: "utf8mb4",
-    connectionLimit: 10,
-  });
-  const ours = await listen(regapi.app);
-  const theirs = await listen(createBaselineApp(pool));
+  await dataSource.destroy();
+
+  const ours = await startSide("regapi");
+  const theirs = await startSide("baseline");
   console.log(
     `node ${process.version} (NODE_ENV=${process.env.NODE_ENV ?? "unset"}), ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; ` +
       `autocannon ${CONNECTIONS} connections, ${SECONDS} s per side in ${SLICE_SECONDS} s slices taken in turns, after ${WARMUP_SECONDS} s warm-up each; ` +
-      `both servers in this process, one measured at a time; p50/p99: median over the slices\n`,
+      `each server in its own process (node --heap-growing-percent=${HEAP_GROWING_PERCENT}), one measured at a time; p50/p99: median over the slices; RSS: each process's peak while measured\n`,
   );
   const header = [
     "request",
@@ -171,16 +185,15 @@ async function main(): Promise<void> {
     "SQL/req baseline",
     "p50/p99 ms regapi",
     "p50/p99 ms baseline",
-    "RSS MiB (process)",
+    "RSS MiB regapi",
+    "RSS MiB baseline",
   ];
   console.log(`| ${header.join(" | ")} |`);
   console.log(`|${header.map(() => "---").join("|")}|`);
   let missed = 0;
   for (const scenario of BENCH_SCENARIOS.filter((s) => s.name.includes(ONLY))) {
-    const regapiSlice = (seconds: number) =>
-      slice(ours.base, scenario.regapi, scenario.headers, () => sql.total, seconds);
-    const baselineSlice = (seconds: number) =>
-      slice(theirs.base, scenario.baseline, scenario.headers, () => baselineSql.total, seconds);
+    const regapiSlice = (seconds: number) => slice(ours, scenario.regapi, scenario.headers, seconds);
+    const baselineSlice = (seconds: number) => slice(theirs, scenario.baseline, scenario.headers, seconds);
     await regapiSlice(WARMUP_SECONDS);
     await baselineSlice(WARMUP_SECONDS);
     const regapiSlices: Slice[] = [];
@@ -211,16 +224,14 @@ async function main(): Promise<void> {
         b.sqlPerRequest.toFixed(1),
         `${a.p50.toFixed(0)}/${a.p99.toFixed(0)}`,
         `${b.p50.toFixed(0)}/${b.p99.toFixed(0)}`,
-        Math.max(a.rssMiB, b.rssMiB).toFixed(0),
+        a.rssMiB.toFixed(0),
+        b.rssMiB.toFixed(0),
       ].join(" | ")} |`,
     );
   }
   console.log(`\n${missed === 0 ? "every ratio meets its goal" : `${missed} ratio(s) below the goal`} (issue 12 §2)`);
-  ours.server.close();
-  theirs.server.close();
-  await regapi.stop();
-  await pool.end();
-  await dataSource.destroy();
+  ours.child.disconnect();
+  theirs.child.disconnect();
 }
 
 main().catch((error: unknown) => {

@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { DataSource } from "typeorm";
 import { ConfigError, redactUrl } from "./config/config";
 import { getConfig } from "./config/runtime-config";
+import { limitHeapGrowth } from "./common/heap-growth";
 
 /** One line on stderr and exit 1: what a person starting the service needs, without a stack. */
 function fail(message: string): never {
@@ -11,6 +12,7 @@ function fail(message: string): never {
 }
 
 async function main(): Promise<void> {
+  limitHeapGrowth();
   let config;
   try {
     config = getConfig();

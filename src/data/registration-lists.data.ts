@@ -92,6 +92,15 @@ const LIST_SQL: Readonly<Record<ListName, (em: EntityManager) => string>> = {
 };
 
 const LIST_NAMES = Object.keys(LIST_SQL) as ListName[];
+
+// Each list's subquery by dialect, built once (it depends on nothing else), not on every read.
+const subqueries = new Map<string, string>();
+function listSubquery(em: EntityManager, list: ListName): string {
+  const key = `${em.connection.options.type}:${list}`;
+  let sql = subqueries.get(key);
+  if (sql === undefined) subqueries.set(key, (sql = `(${LIST_SQL[list](em)})`));
+  return sql;
+}
 const columnOf = (list: ListName) => `list_${list}`;
 
 /**
@@ -109,7 +118,7 @@ export function registrationListsSql(
   for (const list of LIST_NAMES) {
     const owners = wanted[list];
     if (!owners) continue;
-    const subquery = `(${LIST_SQL[list](em)})`;
+    const subquery = listSubquery(em, list);
     if (owners === "family") columns.push(`${subquery} AS ${columnOf(list)}`);
     else {
       columns.push(

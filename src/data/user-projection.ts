@@ -264,8 +264,19 @@ const partsSelected = (parts: ReadonlySet<SummaryPart> | null): SummaryPart[] =>
 
 /** The summary select list of `parts` (null: every part). */
 export function summarySelectSql(em: EntityManager, parts: ReadonlySet<SummaryPart> | null = null): string {
-  return [SUMMARY_IDENTITY_SQL, ...partsSelected(parts).map((part) => ALL_PARTS[part].select(em))].join(",\n       ");
+  const selected = partsSelected(parts);
+  const key = `${em.connection.options.type}:${selected.join(",")}`;
+  let sql = selectLists.get(key);
+  if (sql === undefined) {
+    sql = [SUMMARY_IDENTITY_SQL, ...selected.map((part) => ALL_PARTS[part].select(em))].join(",\n       ");
+    selectLists.set(key, sql);
+  }
+  return sql;
 }
+
+// Select lists by dialect and parts read, built once: a part's SQL depends on nothing else, and
+// every summary read (each nested read, each page) would otherwise build the same text again.
+const selectLists = new Map<string, string>();
 
 /**
  * The joins of `parts` (null: all) and of the tables a filter reads (`also`), in a fixed order.

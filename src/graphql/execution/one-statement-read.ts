@@ -81,10 +81,19 @@ export function readsInOneStatement(
   if (!answer) return false;
   const answered = typeof answer === "function" ? answer : answer.answered;
   const type = typeof answer === "function" ? getNamedType(definition.type) : schema.getType(answer.objectType);
-  return type instanceof GraphQLObjectType && root.selectionSet !== undefined
-    ? answeredBy(type, root.selectionSet, fragments, answered, [])
-    : false;
+  if (!(type instanceof GraphQLObjectType) || root.selectionSet === undefined) return false;
+  const last = lastWalk.get(root);
+  if (last && last.answered === answered && last.type === type) return last.result;
+  const result = answeredBy(type, root.selectionSet, fragments, answered, []);
+  lastWalk.set(root, { answered, type, result });
+  return result;
 }
+
+// The walk's answer for a root field node of a parsed document (Apollo keeps those), as long as
+// its root read answers with the same function for the same type: the `user` root always does,
+// so a repeated nested read skips the walk of its selection; a root whose answer depends on its
+// arguments replaces the one entry kept per node.
+const lastWalk = new WeakMap<FieldNode, { answered: AnsweredFields; type: GraphQLObjectType; result: boolean }>();
 
 // Every field selected under `type` (through fragments) is a plain property or an answered
 // coordinate, and so is everything below it.

@@ -1,0 +1,88 @@
+import "reflect-metadata";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createPool } from "mysql2/promise";
+import { DataSource } from "typeorm";
+import { createApp } from "../src/app";
+import { configWith, parseDatabaseUrl, RATE_LIMITS_OFF } from "../src/config/config";
+import { buildDataSourceOptions } from "../src/db/data-source-options";
+import { CountingSqlLogger } from "../src/db/sql-counter";
+import { createLogger } from "../src/http/logger";
+import { baselineSql, createBaselineApp } from "./baseline/server";
+
+// One side of bench/compare.ts in a process of its own, so that each side's resident set is its
+// own (in one process the figure was the sum of regapi, the baseline and autocannon). Both sides
+// start the same way (compare.ts forks this file with the same node flags); the parent asks over
+// IPC for the statements issued so far and the peak resident set since the last ask.
+
+export type Side = "regapi" | "baseline";
+
+export type SideMessage =
+  | { type: "listening"; port: number }
+  | { type: "stats"; statements: number; peakRssMiB: number; peakHeapUsedMiB: number };
+
+const MiB = 1024 * 1024;
+
+async function main(side: Side, url: string): Promise<void> {
+  const config = parseDatabaseUrl(url);
+  if (config.kind === "sqlite") throw new Error("the bench runs on MySQL/MariaDB");
+  let app: Parameters<typeof createServer>[1];
+  let statements: () => number;
+  if (side === "regapi") {
+    const sql = new CountingSqlLogger();
+    const dataSource = new DataSource(buildDataSourceOptions(config, { logger: sql }));
+    await dataSource.initialize();
+    const regapi = await createApp({
+      dataSource,
+      logger: createLogger("silent"),
+      config: configWith({ graphqlIntrospection: false, rateLimit: RATE_LIMITS_OFF }),
+    });
+    app = regapi.app;
+    statements = () => sql.total;
+  } else {
+    const pool = createPool({
+      host: config.host,
+      port: config.port,
+      user: config.user,
+      password: config.password,
+      database: config.database,
+      timezone: "Z",
+      charset: "utf8mb4",
+      connectionLimit: 10,
+    });
+    app = createBaselineApp(pool);
+    statements = () => baselineSql.total;
+  }
+  // Sampled often enough to catch the peak before a full collection brings it down.
+  let peakRss = 0;
+  let peakHeapUsed = 0;
+  const sample = () => {
+    const { rss, heapUsed } = process.memoryUsage();
+    peakRss = Math.max(peakRss, rss);
+    peakHeapUsed = Math.max(peakHeapUsed, heapUsed);
+  };
+  setInterval(sample, 50).unref();
+  const server = createServer(app);
+  server.listen(0, "127.0.0.1", () => {
+    const send = (message: SideMessage) => process.send?.(message);
+    send({ type: "listening", port: (server.address() as AddressInfo).port });
+    process.on("message", () => {
+      sample();
+      send({
+        type: "stats",
+        statements: statements(),
+        peakRssMiB: peakRss / MiB,
+        peakHeapUsedMiB: peakHeapUsed / MiB,
+      });
+      peakRss = 0;
+      peakHeapUsed = 0;
+    });
+  });
+  // The parent ends the run by disconnecting (or dies): nothing to drain.
+  process.on("disconnect", () => process.exit(0));
+}
+
+main(process.argv[2] as Side, process.argv[3] ?? "").catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
