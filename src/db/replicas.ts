@@ -255,40 +255,38 @@ export class ReplicaSet {
     const internals = runner as unknown as RunnerInternals;
     internals.databaseConnection = driver.prepareDbConnection(connection);
     const onReplica = internals.databaseConnection;
+    const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;
     let movedToPrimary: Promise<void> | null = null;
-    leases.set(runner, {
-      failover: (error: unknown, failedOn: PooledConnection | undefined, startsSnapshot = false) => {
-        // Only a statement that failed on the replica's connection moves (a failure on the
-        // primary afterwards is the primary's). Statements in flight together fail together
-        // (a query's root fields read at once): the first starts the move, the others wait for
-        // it and run again on the primary too.
-        if (failedOn !== onReplica) return Promise.resolve(false);
-        movedToPrimary ??= (async () => {
-          // The replica went away under this read: the rest of it runs on the primary.
-          this.markDown(replica, error);
-          this.bump(this.counters.fallbacks, "replica_failed");
-          onReplica?.destroy();
-          internals.databaseConnection = await driver.obtainMasterConnection();
-          // The statement that failed reruns: when it was the snapshot's own START, that is enough.
-          if (snapshot && !startsSnapshot) await originalQuery(SNAPSHOT_START);
-        })();
-        return movedToPrimary.then(() => true);
-      },
-    });
+    const failover = (error: unknown, failedOn: PooledConnection | undefined, startsSnapshot = false) => {
+      // Only a statement that failed on the replica's connection moves (a failure on the primary
+      // afterwards is the primary's). Statements in flight together fail together (a query's
+      // root fields read at once): the first starts the move, the others wait for it and run
+      // again on the primary too.
+      if (failedOn !== onReplica || databaseFailureOf(error) === null) return Promise.resolve(false);
+      movedToPrimary ??= (async () => {
+        // The replica went away under this read: the rest of it runs on the primary.
+        this.markDown(replica, error);
+        this.bump(this.counters.fallbacks, "replica_failed");
+        onReplica?.destroy();
+        internals.databaseConnection = await driver.obtainMasterConnection();
+        // The statement that failed reruns: when it was the snapshot's own START, that is enough.
+        if (snapshot && !startsSnapshot) await query(SNAPSHOT_START);
+      })();
+      return movedToPrimary.then(() => true);
+    };
+    leases.set(runner, { failover });
     // TypeORM's own statements on this runner (repositories, query builders) move the same way
     // as the pooled ones (src/db/pooled-select.ts calls failoverReplicaRead itself).
-    const originalQuery = runner.query.bind(runner) as (sql: string, parameters?: unknown[]) => Promise<unknown>;
-    runner.query = (async (sql: string, parameters?: unknown[], ...rest: unknown[]) => {
+    runner.query = (async (...args: unknown[]) => {
       const failedOn = internals.databaseConnection;
       try {
-        return await (originalQuery as (...args: unknown[]) => Promise<unknown>)(sql, parameters, ...rest);
+        return await query(...args);
       } catch (error) {
+        const sql = String(args[0]);
         // A read-only transaction's end loses nothing when it fails: no need to move for it.
         if (/^\s*(COMMIT|ROLLBACK)\b/i.test(sql)) throw error;
-        const lease = leases.get(runner);
-        if (!lease || databaseFailureOf(error) === null) throw error;
-        if (!(await lease.failover(error, failedOn, sql === SNAPSHOT_START))) throw error;
-        return (originalQuery as (...args: unknown[]) => Promise<unknown>)(sql, parameters, ...rest);
+        if (!(await failover(error, failedOn, sql === SNAPSHOT_START))) throw error;
+        return query(...args);
       }
     }) as QueryRunner["query"];
     return { runner, target, release: () => runner.release() };
@@ -403,8 +401,7 @@ export async function failoverReplicaRead(
   failedOn: unknown,
 ): Promise<boolean> {
   const lease = runner ? leases.get(runner) : undefined;
-  if (!lease || databaseFailureOf(error) === null) return false;
-  return lease.failover(error, failedOn as PooledConnection | undefined);
+  return lease ? lease.failover(error, failedOn as PooledConnection | undefined) : false;
 }
 
 const sets = new WeakMap<DataSource, ReplicaSet>();
