@@ -33,8 +33,8 @@ interface PendingWrites {
   touched: Map<number, Set<number>>;
   /** Registrations whose updated_at a statement of the work wrote already (insert, status change): `project:person`. */
   stamped: Set<string>;
-  /** The parent of each child registration whose family the work locked: `project:child` → parent clogin_id. */
-  familyParents: Map<string, number>;
+  /** The parent of each child registration whose family the work locked, by the child's `project:person`. */
+  familyParents: Map<string, { groupId: number; cloginId: number }>;
 }
 
 const units = new WeakMap<EntityManager, PendingWrites>();
@@ -66,10 +66,13 @@ export function pendingWritesOf(em: EntityManager): PendingWrites {
  * work completes. Recording an event about a registration marks it already (record-event.ts).
  */
 export function touchRegistration(em: EntityManager, groupId: number, cloginId: number): void {
-  const { touched } = pendingWritesOf(em);
-  const persons = touched.get(groupId) ?? new Set<number>();
+  addTouched(pendingWritesOf(em), groupId, cloginId);
+}
+
+function addTouched(unit: PendingWrites, groupId: number, cloginId: number): void {
+  const persons = unit.touched.get(groupId) ?? new Set<number>();
   persons.add(cloginId);
-  touched.set(groupId, persons);
+  unit.touched.set(groupId, persons);
 }
 
 /**
@@ -94,7 +97,7 @@ export function noteFamilyParent(
   childCloginId: number,
   parentCloginId: number,
 ): void {
-  pendingWritesOf(em).familyParents.set(`${groupId}:${childCloginId}`, parentCloginId);
+  pendingWritesOf(em).familyParents.set(`${groupId}:${childCloginId}`, { groupId, cloginId: parentCloginId });
 }
 
 /** Adds the parents of the changed children (noteFamilyParent) to the registrations to stamp. */
@@ -105,11 +108,7 @@ function withFamilyParents(unit: PendingWrites): void {
   ];
   for (const key of changed) {
     const parent = unit.familyParents.get(key);
-    if (parent === undefined) continue;
-    const project = Number(key.slice(0, key.indexOf(":")));
-    const persons = unit.touched.get(project) ?? new Set<number>();
-    persons.add(parent);
-    unit.touched.set(project, persons);
+    if (parent) addTouched(unit, parent.groupId, parent.cloginId);
   }
 }
 

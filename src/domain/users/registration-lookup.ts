@@ -56,8 +56,10 @@ export async function requireOwnedRegistration<T = never>(
     : (await findProjectOfOrganization(em, projectId, organizationId)) !== null;
   if (!owned) throw notOwnedProject(projectId);
   options.whenOwned?.();
-  if (found && options.lock) lockedFamily(em, projectId, found);
-  if (found) return found;
+  if (found) {
+    if (options.lock) lockedFamily(em, projectId, found);
+    return found;
+  }
   if (options.whenNotRegistered) return options.whenNotRegistered();
   throw userNotFound(cloginId, projectId);
 }
