@@ -150,24 +150,31 @@ export function createSubscriptionServer(
     });
   });
 
-  /** The connection's principal now: a revoked key or ended session throws, as at connection_init. */
+  /** Who the credentials authenticate: a registrant session (Bearer) or an API key; throws as HTTP's authentication does. */
+  const authenticateCredentials = async (
+    params: (name: string) => string | undefined,
+    bearer: string | null,
+  ): Promise<Pick<Connection, "principal" | "registrant">> =>
+    bearer
+      ? { principal: null, registrant: await authenticateRegistrant(deps.dataSource.manager, bearer) }
+      : {
+          principal: await authenticate(deps.dataSource.manager, params, Date.now(), (id) =>
+            findCachedApiAccount(deps.dataSource, id),
+          ),
+          registrant: null,
+        };
+  /** What must not change while the connection lives: the session, or the key and its scope. */
+  const identityOf = ({ principal, registrant }: Pick<Connection, "principal" | "registrant">): string =>
+    registrant
+      ? `registrant:${registrant.uid}:${registrant.groupId}:${registrant.cloginId}`
+      : `account:${principal!.apiAccountId}:${JSON.stringify(principal!.scope ?? null)}`;
+  /** The connection's identity now: a revoked key or ended session throws, as at connection_init. */
   const authenticateAgain = async (connection: Connection): Promise<string> => {
     const { params, bearer } = connection.credentials!;
-    if (bearer) {
-      const registrant = await authenticateRegistrant(deps.dataSource.manager, bearer);
-      return `registrant:${registrant.uid}:${registrant.groupId}:${registrant.cloginId}`;
-    }
     // The Timestamp sent at connection_init would be stale by now: only the key is checked again.
     const withoutTimestamp = (name: string) => (name.toLowerCase() === "timestamp" ? undefined : params(name));
-    const principal = await authenticate(deps.dataSource.manager, withoutTimestamp, Date.now(), (id) =>
-      findCachedApiAccount(deps.dataSource, id),
-    );
-    return `account:${principal.apiAccountId}:${JSON.stringify(principal.scope ?? null)}`;
+    return identityOf(await authenticateCredentials(withoutTimestamp, bearer));
   };
-  const identityOf = (connection: Connection): string =>
-    connection.registrant
-      ? `registrant:${connection.registrant.uid}:${connection.registrant.groupId}:${connection.registrant.cloginId}`
-      : `account:${connection.principal!.apiAccountId}:${JSON.stringify(connection.principal!.scope ?? null)}`;
 
   /**
    * Subscriptions were authorized with the credentials of connection_init; a key revoked or
@@ -232,11 +239,7 @@ export function createSubscriptionServer(
         connection.credentials = { params, bearer: bearer?.[1] ?? null };
         connection.lastAuthAt = Date.now();
         try {
-          if (bearer) connection.registrant = await authenticateRegistrant(deps.dataSource.manager, bearer[1]);
-          else
-            connection.principal = await authenticate(deps.dataSource.manager, params, Date.now(), (id) =>
-              findCachedApiAccount(deps.dataSource, id),
-            );
+          Object.assign(connection, await authenticateCredentials(params, connection.credentials.bearer));
         } catch (error) {
           // Kept, not thrown: each subscription is refused with the code a query would get.
           connection.authFailure = error;
