@@ -58,7 +58,7 @@ export class AcquireTimeoutError extends Error {
   }
 }
 
-/** Raised at once when a request would wait longer than the acquire timeout; classified as "overloaded" (503). */
+/** Raised when a waiting request could not start within the acquire timeout; classified as "overloaded" (503). */
 export class WaitTooLongError extends Error {
   readonly code = "DB_WAIT_TOO_LONG";
   constructor(expectedMs: number, timeoutMs: number) {
@@ -69,11 +69,11 @@ export class WaitTooLongError extends Error {
 }
 
 /**
- * How long a new waiter would wait for a connection: the waiters ahead of it, served `poolSize`
- * at a time, each holding a connection for the recent mean hold time. The mean is a moving
- * average of hold times measured at release (acquire to release), so it follows what requests
- * cost now, CPU contention of this process included. Until a few holds are measured it does not
- * guess (null): a cold pool admits, and the acquire timeout stays the backstop.
+ * How long a waiter would wait for a connection: the waiters ahead of it, served `poolSize` at a
+ * time, each holding a connection for the recent mean hold time. The mean is a moving average of
+ * hold times measured at release (acquire to release), so it follows what requests cost now, CPU
+ * contention of this process included. Until a few holds are measured it does not guess (null):
+ * a cold pool admits, and the acquire timeout stays the backstop.
  */
 export class WaitEstimate {
   private meanHoldMs = 0;
@@ -83,8 +83,8 @@ export class WaitEstimate {
 
   recordHold(ms: number): void {
     this.samples++;
-    // Weight 1/4: a burst's first dozen holds set the mean (the pool's start-up statements, a few
-    // ms each, are forgotten); one slow statement moves it by a quarter.
+    // Weight 1/4: a dozen holds set the mean (the pool's start-up statements, a few ms each, are
+    // forgotten); one slow statement moves it by a quarter.
     this.meanHoldMs = this.samples === 1 ? ms : this.meanHoldMs + (ms - this.meanHoldMs) / 4;
   }
 
@@ -95,23 +95,104 @@ export class WaitEstimate {
   }
 }
 
+interface Waiter {
+  readonly since: number;
+  refuse(expectedMs: number): void;
+}
+
+/**
+ * Who is shed when every connection is busy: a waiter whose age plus expected wait passes the
+ * acquire timeout, judged in the queue rather than on arrival. A judgement on arrival was wrong
+ * in bursts: while a burst's requests are being read, the saturated event loop returns late to
+ * each connection's callbacks, so the holds measured then (and the mean) are inflated, and a
+ * third of a burst that the pool served within half the deadline was refused on that mean
+ * (BENCHMARKS.md). So a waiter is judged only once it has waited a quarter of the timeout
+ * (`judgeAfterMs`), by then on holds measured after the intake, and again every `sweepMs` with
+ * its position in the queue as it is then: what cannot start in time is told at that point, a
+ * quarter of the way in rather than at the end; what can is kept.
+ *
+ * Once the queue has shed (real overload, not a passing burst), new arrivals are judged at once
+ * for one timeout's length: under sustained overload they would only wait to be refused.
+ */
+export class WaitQueue {
+  private readonly waiters = new Set<Waiter>();
+  private sweeper: NodeJS.Timeout | null = null;
+  private shedUntil = 0;
+  readonly judgeAfterMs: number;
+  readonly sweepMs: number;
+
+  constructor(
+    private readonly estimate: WaitEstimate,
+    private readonly timeoutMs: number,
+  ) {
+    this.judgeAfterMs = timeoutMs / 4;
+    this.sweepMs = Math.max(10, Math.min(50, timeoutMs / 20));
+  }
+
+  get size(): number {
+    return this.waiters.size;
+  }
+
+  /** The expected wait of an arrival that must be refused at once, or null to let it wait. */
+  refusalOnArrival(now: number): number | null {
+    if (now >= this.shedUntil) return null;
+    const expected = this.estimate.expectedWaitMs(this.waiters.size);
+    return expected !== null && expected > this.timeoutMs ? expected : null;
+  }
+
+  add(waiter: Waiter): void {
+    this.waiters.add(waiter);
+    if (this.sweeper === null) {
+      this.sweeper = setInterval(() => this.sweep(performance.now()), this.sweepMs);
+      this.sweeper.unref();
+    }
+  }
+
+  remove(waiter: Waiter): void {
+    this.waiters.delete(waiter);
+    if (this.waiters.size === 0 && this.sweeper !== null) {
+      clearInterval(this.sweeper);
+      this.sweeper = null;
+    }
+  }
+
+  /** Refuses, oldest first, the waiters that cannot start within the timeout. */
+  sweep(now: number): void {
+    let ahead = 0;
+    // Deleting the entry being visited is safe in a Set's iteration.
+    for (const waiter of this.waiters) {
+      const waited = now - waiter.since;
+      // Arrival order: everyone behind is younger still.
+      if (waited < this.judgeAfterMs) break;
+      const expected = this.estimate.expectedWaitMs(ahead);
+      if (expected === null) return;
+      if (waited + expected > this.timeoutMs) {
+        this.shedUntil = now + this.timeoutMs;
+        this.remove(waiter);
+        waiter.refuse(expected);
+      } else {
+        ahead++;
+      }
+    }
+  }
+}
+
 /**
  * mysql2's pool waits for a free connection without a deadline: with a frozen server every
  * request would hang for the whole outage. This bounds the wait; a connection that arrives after
  * its caller gave up goes straight back to the pool.
  *
- * Admission is by waiting time, not by a count of waiters: when every connection is busy, a
- * request whose expected wait (WaitEstimate) reaches 90% of `timeoutMs` is refused at once (503 with
- * Retry-After) instead of waiting out the timeout to be refused then. A burst the pool can work
- * through within the timeout is served whatever its size; the pool's own count bound
+ * Admission is by waiting time, not by a count of waiters (WaitQueue): a burst the pool can work
+ * through within the timeout is served whatever its size, and what cannot start in time is
+ * refused (503 with Retry-After) well before the timeout. The pool's own count bound
  * (DATABASE_QUEUE_LIMIT) is only a memory backstop.
  */
 export function boundAcquire(pool: GuardedPool, timeoutMs: number, poolSize = 1): { waiting(): number } {
   const getConnection = pool.getConnection.bind(pool);
   const releaseConnection = pool.releaseConnection.bind(pool);
   const estimate = new WaitEstimate(poolSize);
+  const queue = new WaitQueue(estimate, timeoutMs);
   const acquiredAt = new WeakMap<PooledConnection, number>();
-  let waiting = 0;
   pool.releaseConnection = (connection) => {
     const at = acquiredAt.get(connection);
     if (at !== undefined) {
@@ -128,32 +209,40 @@ export function boundAcquire(pool: GuardedPool, timeoutMs: number, poolSize = 1)
     // An idle connection is handed over on the next tick, before any timer could fire: no
     // deadline to arm (and disarm) on the path nearly every statement takes.
     if ((pool._freeConnections?.length ?? 0) > 0) return getConnection(stamped(callback));
-    const expected = estimate.expectedWaitMs(waiting);
-    // 10% of slack: a waiter expected right at the limit would mostly wait it out to be refused then.
-    if (expected !== null && expected >= timeoutMs * 0.9) {
-      process.nextTick(() => callback(new WaitTooLongError(expected, timeoutMs)));
+    const now = performance.now();
+    const hopeless = queue.refusalOnArrival(now);
+    if (hopeless !== null) {
+      process.nextTick(() => callback(new WaitTooLongError(hopeless, timeoutMs)));
       return;
     }
-    waiting++;
     let settled = false;
-    const timer = setTimeout(() => {
+    const settle = (): boolean => {
+      if (settled) return false;
       settled = true;
-      waiting--;
-      callback(new AcquireTimeoutError(timeoutMs));
+      queue.remove(waiter);
+      clearTimeout(timer);
+      return true;
+    };
+    const waiter: Waiter = {
+      since: now,
+      refuse: (expected) => {
+        if (settle()) callback(new WaitTooLongError(expected, timeoutMs));
+      },
+    };
+    queue.add(waiter);
+    const timer = setTimeout(() => {
+      if (settle()) callback(new AcquireTimeoutError(timeoutMs));
     }, timeoutMs);
     getConnection((error, connection) => {
-      if (settled) {
+      if (!settle()) {
         connection?.release();
         return;
       }
-      settled = true;
-      waiting--;
-      clearTimeout(timer);
       if (connection) acquiredAt.set(connection, performance.now());
       callback(error, connection);
     });
   };
-  return { waiting: () => waiting };
+  return { waiting: () => queue.size };
 }
 
 /** The longest JSON list aggregate a statement may return (MariaDB's default max_allowed_packet). */

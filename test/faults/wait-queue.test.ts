@@ -1,0 +1,83 @@
+import { WaitEstimate, WaitQueue } from "../../src/db/pool-guard";
+
+// Admission by waiting time (issue 21): which waiters the queue refuses, judged on a scripted
+// clock (the sweep is called with explicit times; its interval timer is unref'd and stopped by
+// emptying the queue).
+
+const TIMEOUT = 3000;
+
+function estimateWithMeanHold(poolSize: number, holdMs: number): WaitEstimate {
+  const estimate = new WaitEstimate(poolSize);
+  for (let i = 0; i < 12; i += 1) estimate.recordHold(holdMs);
+  return estimate;
+}
+
+function queueOf(estimate: WaitEstimate, arrivals: number, at = 0) {
+  const queue = new WaitQueue(estimate, TIMEOUT);
+  const refused: number[] = [];
+  const waiters = Array.from({ length: arrivals }, (_, i) => ({
+    since: at,
+    refuse: () => refused.push(i),
+  }));
+  for (const waiter of waiters) queue.add(waiter);
+  const drain = () => waiters.forEach((waiter) => queue.remove(waiter));
+  return { queue, refused, drain };
+}
+
+describe("the wait queue's judgement", () => {
+  it("refuses nobody before a waiter has waited a quarter of the timeout, however long the queue", () => {
+    const { queue, refused, drain } = queueOf(estimateWithMeanHold(10, 1000), 1000);
+    queue.sweep(TIMEOUT / 4 - 1);
+    expect(refused).toEqual([]);
+    expect(queue.refusalOnArrival(TIMEOUT / 4 - 1)).toBeNull();
+    drain();
+  });
+
+  it("then refuses, oldest position first kept, exactly the waiters that cannot start within the timeout", () => {
+    // Pool of 10, holds of 100 ms: at 750 ms a waiter with n ahead starts after (n/10 + 1) × 100 ms,
+    // so waiters 0–219 start by 3000 ms (750 + 23 × 100 = 3050 > 3000 for position 220).
+    const { queue, refused, drain } = queueOf(estimateWithMeanHold(10, 100), 300);
+    queue.sweep(750);
+    expect(queue.size).toBe(220);
+    expect(refused).toEqual(Array.from({ length: 80 }, (_, i) => 220 + i));
+    drain();
+  });
+
+  it("keeps a burst that inflated holds at first once the measured holds come back down", () => {
+    // During the intake the event loop is late to every callback: holds of 40 ms are measured.
+    const estimate = estimateWithMeanHold(10, 40);
+    const { queue, refused, drain } = queueOf(estimate, 900);
+    // On arrival, 900 waiters × 40 ms / 10 = 3.6 s would have refused the last 150. Judged later,
+    // on holds measured after the intake (8 ms), all 900 start well within the timeout.
+    for (let i = 0; i < 12; i += 1) estimate.recordHold(8);
+    queue.sweep(800);
+    expect(refused).toEqual([]);
+    expect(queue.size).toBe(900);
+    drain();
+  });
+
+  it("refuses arrivals at once for one timeout after it has shed, when the waiters ahead could not all start in time", () => {
+    const { queue, refused, drain } = queueOf(estimateWithMeanHold(2, 250), 20);
+    expect(queue.refusalOnArrival(0)).toBeNull();
+    // At 800 ms a waiter with n ahead starts after (n/2 + 1) × 250 ms: 16 can start by 3000 ms.
+    queue.sweep(800);
+    expect(refused).toEqual([16, 17, 18, 19]);
+    // Behind those 16, an arrival would still start in time (2250 ms): it waits.
+    expect(queue.refusalOnArrival(800)).toBeNull();
+    // Twenty more arrive and wait unjudged; the next would start after 19 rounds of 250 ms.
+    const later = Array.from({ length: 20 }, () => ({ since: 800, refuse: () => undefined }));
+    later.forEach((waiter) => queue.add(waiter));
+    expect(queue.refusalOnArrival(900)).toBe(19 * 250);
+    // One timeout after the last refusal, arrivals wait their turn again.
+    expect(queue.refusalOnArrival(800 + TIMEOUT)).toBeNull();
+    later.forEach((waiter) => queue.remove(waiter));
+    drain();
+  });
+
+  it("judges nobody while fewer than five holds have been measured (a cold pool)", () => {
+    const { queue, refused, drain } = queueOf(new WaitEstimate(1), 100);
+    queue.sweep(TIMEOUT * 2);
+    expect(refused).toEqual([]);
+    drain();
+  });
+});
