@@ -27,7 +27,9 @@ import type { SideMessage } from "./side-server";
 // per side per round), FLOOR_CONNECTIONS (10), FLOOR_SIDES (all five, comma-separated; "compared"
 // adds regapi as another build runs it), FLOOR_COMPARE (that build's output directory, e.g. a copy
 // of dist/ from another commit kept inside this checkout so that it finds node_modules): to measure
-// a change A/B, `FLOOR_SIDES=regapi,compared FLOOR_COMPARE=.ab/before`.
+// a change A/B, `FLOOR_SIDES=regapi,compared FLOOR_COMPARE=.ab/before`; FLOOR_COMPARE_FLAGS (node
+// flags of the compared side only, e.g. "--max-semi-space-size=32"; without FLOOR_COMPARE it runs
+// this build); FLOOR_TOGETHER=1 drives the sides at the same time instead of in turn.
 
 const USERS = Number(process.env.BENCH_USERS ?? 10_000);
 const REUSE = process.env.BENCH_REUSE === "1";
@@ -38,7 +40,11 @@ const CONNECTIONS = Number(process.env.FLOOR_CONNECTIONS ?? 10);
 const ALL_SIDES = ["baseline", "regapi", "apollo", "jit", "express"] as const;
 type SideName = (typeof ALL_SIDES)[number] | "compared";
 const SIDES = (process.env.FLOOR_SIDES?.split(",") ?? ALL_SIDES) as SideName[];
+// Every side driven at the same time in each round: on a shared machine whose load changes from
+// second to second, two builds compared this way meet the same load (req/s then mean nothing).
+const TOGETHER = process.env.FLOOR_TOGETHER === "1";
 const COMPARE = process.env.FLOOR_COMPARE ? resolve(process.env.FLOOR_COMPARE) : undefined;
+const COMPARE_FLAGS = process.env.FLOOR_COMPARE_FLAGS?.split(" ").filter(Boolean) ?? [];
 
 const DESCRIPTION: Record<SideName, string> = {
   baseline: "baseline: Express + mysql2, 5 statements",
@@ -46,7 +52,7 @@ const DESCRIPTION: Record<SideName, string> = {
   apollo: "Express + Apollo Server 5 + type-graphql schema, answer in memory",
   jit: "Express + graphql-jit, plain schema, answer in memory",
   express: "Express sending the answer",
-  compared: `regapi as built in ${COMPARE ?? "(FLOOR_COMPARE unset)"}`,
+  compared: `regapi as built in ${COMPARE ?? "dist"}${COMPARE_FLAGS.length ? ` with ${COMPARE_FLAGS.join(" ")}` : ""}`,
 };
 
 const TICK_MS = 1000 / 100; // CLK_TCK is 100 on Linux
@@ -67,14 +73,13 @@ function cpuMsOf(pid: number): number {
 
 async function start(name: SideName, answer: string): Promise<Running> {
   const database = name === "regapi" || name === "baseline" || name === "compared";
-  if (name === "compared" && !COMPARE) throw new Error("FLOOR_COMPARE names the build to compare");
-  const directory = name === "compared" ? join(COMPARE!, "bench") : __dirname;
+  const directory = name === "compared" && COMPARE ? join(COMPARE, "bench") : __dirname;
   const side = name === "compared" ? "regapi" : name;
   const child = fork(
     join(directory, database ? "side-server.js" : "floor-server.js"),
     [side, database ? URL : answer],
     {
-      execArgv: [`--heap-growing-percent=${HEAP_GROWING_PERCENT}`],
+      execArgv: [`--heap-growing-percent=${HEAP_GROWING_PERCENT}`, ...(name === "compared" ? COMPARE_FLAGS : [])],
     },
   );
   const first = (await once(child, "message"))[0] as SideMessage;
@@ -154,12 +159,15 @@ async function main(): Promise<void> {
   for (let round = 0; round < ROUNDS; round += 1) {
     // The order turns every round, so a load that drifts through the run weighs on all alike.
     const order = measured.map((_, i) => measured[(i + round) % measured.length]);
-    for (const side of order) runs.get(side.name)!.push(await drive(side, REQUESTS));
+    if (TOGETHER) {
+      const together = await Promise.all(order.map((side) => drive(side, REQUESTS)));
+      order.forEach((side, i) => runs.get(side.name)!.push(together[i]));
+    } else for (const side of order) runs.get(side.name)!.push(await drive(side, REQUESTS));
   }
 
   console.log(
     `\nnode ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}); ${ROUNDS} rounds of ${REQUESTS} requests per side, ` +
-      `${CONNECTIONS} connections, sides in turn; CPU from /proc/<pid>/stat (10 ms ticks); medians, min–max over the rounds\n`,
+      `${CONNECTIONS} connections, ${TOGETHER ? "sides at the same time" : "sides in turn"}; CPU from /proc/<pid>/stat (10 ms ticks); medians, min–max over the rounds\n`,
   );
   console.log("| server | req/s | CPU ms/request | min–max | req/s vs baseline | CPU vs baseline |");
   console.log("|---|---|---|---|---|---|");
