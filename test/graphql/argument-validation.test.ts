@@ -14,7 +14,7 @@ jest.mock("class-validator", () => {
 const validatorCalls = () => (validateOrReject as jest.Mock).mock.calls.length;
 
 const data = { resolverData: {} as never, type: UsersArgs };
-const validate = (value: unknown) => validateArguments(value, data.type, data.resolverData);
+const validate = async (value: unknown) => validateArguments(value, data.type, data.resolverData);
 const usersArgs = (first: number) => Object.assign(new UsersArgs(), { groupId: 1, first });
 
 describe("argument validation", () => {
