@@ -7,6 +7,10 @@ declare module "autocannon" {
     body?: string;
     connections?: number;
     duration?: number;
+    /** Requests to send in all, instead of a duration. */
+    amount?: number;
+    /** Milliseconds between samples; a run given an `amount` ends on the sample after it. */
+    sampleInt?: number;
     /** Requests sent in turn on each connection, or per-request changes (a header that differs on every request). */
     requests?: {
       method?: string;

@@ -4,16 +4,9 @@ import { once } from "node:events";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { createConnection } from "mysql2/promise";
-import { DataSource } from "typeorm";
-import { parseDatabaseUrl, redactUrl } from "../src/config/config";
-import { seedRegistrants } from "../src/cli/seed/seed-registrants";
 import { HEAP_GROWING_PERCENT } from "../src/common/heap-growth";
-import { buildDataSourceOptions } from "../src/db/data-source-options";
-import { createRequestContext } from "../src/domain/context";
-import { DEMO_FIXTURE } from "../src/fixtures/demo";
-import { loadFixture } from "../src/fixtures/load-fixture";
-import { BENCH_GROUP_ID, BENCH_SCENARIOS, type BenchScenario } from "./scenarios";
+import { prepareBenchDatabase } from "./bench-database";
+import { BENCH_SCENARIOS, type BenchScenario } from "./scenarios";
 import type { Side, SideMessage } from "./side-server";
 
 // regapi against the hand-written baseline (bench/baseline/server.ts), side by side on MariaDB:
@@ -136,37 +129,8 @@ function combined(slices: Slice[]): Measured {
   };
 }
 
-async function prepareDatabase(): Promise<void> {
-  const config = parseDatabaseUrl(URL);
-  if (config.kind === "sqlite") throw new Error("the baseline speaks mysql2: BENCH_DATABASE_URL must be MySQL/MariaDB");
-  if (REUSE) return;
-  const admin = await createConnection({
-    host: config.host,
-    port: config.port,
-    user: config.user,
-    password: config.password,
-  });
-  await admin.query(`DROP DATABASE IF EXISTS \`${config.database}\``);
-  await admin.query(`CREATE DATABASE \`${config.database}\` CHARACTER SET utf8mb4`);
-  await admin.end();
-}
-
 async function main(): Promise<void> {
-  await prepareDatabase();
-  const config = parseDatabaseUrl(URL);
-  if (config.kind === "sqlite") return;
-  const dataSource = new DataSource(buildDataSourceOptions(config));
-  await dataSource.initialize();
-  await dataSource.runMigrations({ transaction: "each" });
-  const seedStarted = Date.now();
-  if (!REUSE) {
-    await loadFixture(createRequestContext(dataSource, "bench"), DEMO_FIXTURE);
-    await seedRegistrants(dataSource, { groupId: BENCH_GROUP_ID, users: USERS });
-  }
-  const seeded = REUSE ? "reused as seeded by an earlier run" : `demo + ${USERS} seeded registrants`;
-  console.log(`database ${redactUrl(URL)}: ${seeded} in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
-
-  await dataSource.destroy();
+  await prepareBenchDatabase(URL, USERS, REUSE);
 
   const ours = await startSide("regapi");
   const theirs = await startSide("baseline");

@@ -9,6 +9,7 @@ import { StatusResolver } from "./resolvers/status.resolver";
 import { UserMutationResolver } from "./resolvers/user-mutation.resolver";
 import { UserFieldsResolver } from "./resolvers/user-fields.resolver";
 import { UserConnectionResolver, UserQueryResolver } from "./resolvers/user-query.resolver";
+import { validateArguments } from "./execution/argument-validation";
 import { withReadSummaryShortcut, withSynchronousNodeType } from "./execution/schema-patches";
 import { WritesMutationResolver } from "./resolvers/writes.resolver";
 import { WebhooksResolver } from "./resolvers/webhooks.resolver";
@@ -52,13 +53,16 @@ let built: Promise<GraphQLSchema> | null = null;
 
 /**
  * The schema, built once per process from the decorated classes. `validate: true` runs
- * class-validator on every argument and input (type-graphql 2 defaults to off). The patches for
+ * class-validator on every argument and input (type-graphql 2 defaults to off), through
+ * `validateArguments` (execution/argument-validation.ts). The patches for
  * speed and the registrant scope are in execution/ (schema-patches.ts, registrant-scope.ts).
  */
 export function buildGraphqlSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({
     resolvers: [...RESOLVERS],
     validate: true,
+    // The same validation, without class-validator for arguments whose class declares no constraint.
+    validateFn: validateArguments,
     authChecker: registrantScopeChecker,
     pubSub: NO_PUBSUB,
   })
