@@ -75,7 +75,7 @@ function loaderOf<K, V, C = K>(
  */
 export function createUserLoaders(em: EntityManager) {
   // The summaries read so far, by uid, for the resolvers that present them without waiting on
-  // the loader (a page's nodes' metaInfo, execution/schema-patches.ts). They hold the parts the
+  // the loader (a page's nodes' metaInfo, execution/schema-patches.ts). They hold the members the
   // operation reads (summary-selection.ts), which every summary field of the operation stays within.
   const known = new Map<number, UserSummary>();
   const summaries = loaderOf<number, UserSummary | null>(

@@ -9,7 +9,7 @@ import { decodeUserCursor, encodeUserCursor } from "../cursor";
 import { DEFAULT_PAGE_SIZE, UserArgs, UsersArgs } from "../inputs/user-query.input";
 import { answeredCoordinates, ONE_STATEMENT_READ, type OneStatementRead } from "../execution/one-statement-read";
 import { selectsField } from "../selection";
-import { summaryPartsOf } from "../summary-selection";
+import { summaryMembersOf } from "../summary-selection";
 import { UserConnectionType } from "../types/user-connection.type";
 import { UserType } from "../types/user.type";
 import { userFromOutcome, userFromRef } from "./present";
@@ -91,10 +91,10 @@ export class UserConnectionResolver {
       afterUid,
       beforeUid,
       filter,
-      summaryParts: summaryPartsOf(info),
+      summaryMembers: summaryMembersOf(info),
       withTotal: selectsField(info, "totalCount"),
     });
-    // The summaries hold the parts this operation reads, which is all its summary fields read.
+    // The summaries hold the members this operation reads, which is all its summary fields read.
     for (const summary of page.summaries) ctx.loaders.primeSummary(summary);
     const edges = page.users.map((ref) => ({ cursor: encodeUserCursor(ref.uid), node: userFromRef(ref) }));
     return {
