@@ -111,6 +111,21 @@ const pageIndexHint = (em: EntityManager, filter: UserListFilter): string => {
   return "FORCE INDEX (IDX_registration_project_uid)";
 };
 
+/**
+ * The rows in uid order. They mostly come in the page's own order (ascending, or descending when
+ * read from the end), which a scan finds without the sort's copy and comparator calls.
+ */
+function inUidOrder<R extends { uid: number }>(rows: R[]): R[] {
+  let ascending = true;
+  let descending = true;
+  for (let i = 1; i < rows.length; i++) {
+    if (rows[i - 1].uid < rows[i].uid) descending = false;
+    else ascending = false;
+  }
+  if (ascending) return rows;
+  return descending ? rows.reverse() : rows.sort((a, b) => a.uid - b.uid);
+}
+
 /** A page of summaries as readSummaryPageInRange reads it. */
 export interface SummaryPageRead {
   /** false: the project is not the organization's (or does not exist); the page is then empty. */
@@ -150,6 +165,6 @@ export async function readSummaryPageInRange(
   if (raw.length === 0) return { owned: false, rows: [], matchingTotal: null };
   const matchingTotal = countBuckets ? Number(raw[0].matching_total ?? 0) : null;
   // Ordered here: an outer ORDER BY would make MariaDB sort the derived page again in a temporary table.
-  const rows = raw[0].uid == null ? [] : decodeSummaries(raw, sql, members).sort((a, b) => a.uid - b.uid);
+  const rows = raw[0].uid == null ? [] : inUidOrder(decodeSummaries(raw, sql, members));
   return { owned: true, rows, matchingTotal };
 }

@@ -26,6 +26,15 @@ const USERS_PAGE_READ: OneStatementRead = (args) => {
   );
 };
 
+/** An edge of a users page, whose cursor is encoded when the query reads it (few do, per edge). */
+class PageEdge {
+  constructor(readonly node: UserType) {}
+
+  get cursor(): string {
+    return encodeUserCursor(this.node.uid);
+  }
+}
+
 @Resolver(() => UserType)
 export class UserQueryResolver {
   @Extensions({ [ONE_STATEMENT_READ]: USER_ROOT_READ })
@@ -96,7 +105,7 @@ export class UserConnectionResolver {
     });
     // The summaries hold the members this operation reads, which is all its summary fields read.
     for (const summary of page.summaries) ctx.loaders.primeSummary(summary);
-    const edges = page.users.map((ref) => ({ cursor: encodeUserCursor(ref.uid), node: userFromRef(ref) }));
+    const edges = page.users.map((ref) => new PageEdge(userFromRef(ref)));
     return {
       groupId: args.groupId,
       filter,

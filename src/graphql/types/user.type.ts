@@ -205,8 +205,9 @@ export const META_INFO_FIELDS: { [F in keyof MetaInfoFields]: SummaryFieldPresen
  * holds, which are those the operation selects when it was read for them (summary-selection.ts).
  */
 export function presentMetaInfo(summary: UserSummary): MetaInfoType {
-  // Member by member on the new instance (one per user of a page): no intermediate literal copied over.
-  const meta = new MetaInfoType();
+  // Member by member on the new instance (one per user of a page): no intermediate literal copied
+  // over, and no slot for each of the class's fields (as `new` makes) when a page presents two.
+  const meta = Object.create(MetaInfoType.prototype) as MetaInfoType;
   meta.summary = summary;
   const fields = meta as unknown as Record<string, unknown>;
   const held = summary as Readonly<Record<string, unknown>>;
