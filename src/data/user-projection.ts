@@ -285,6 +285,7 @@ export function addSummaryMember(
   const added: SummaryMember = { parts, decode: definition.decode };
   (USER_PROJECTION as Record<string, SummaryMember>)[name] = added;
   MEMBERS.push([name, added]);
+  shapes.delete(MEMBERS);
 }
 
 /**
@@ -372,14 +373,31 @@ export function decodeSummaries(
   if (raw.length === 0) return [];
   assertColumns(columnsRead(partsOf(members)), raw[0], sql);
   const decoded = members === null ? MEMBERS : members.decoded;
+  const shape = shapeOf(decoded);
   const summaries: UserSummary[] = new Array(raw.length);
-  for (let i = 0; i < raw.length; i++) summaries[i] = decodeSummary(raw[i], decoded);
+  for (let i = 0; i < raw.length; i++) summaries[i] = decodeSummary(raw[i], decoded, shape);
   return summaries;
 }
 
+type Decoded = readonly (readonly [string, SummaryMember])[];
+
+// An object holding the decoded members (as undefined), by member list: a summary starts as a
+// copy of it, its storage the right size at once, instead of growing member by member (25 for a
+// full summary), which left a trail of outgrown property stores per row.
+const shapes = new WeakMap<Decoded, Readonly<Record<string, unknown>>>();
+function shapeOf(decoded: Decoded): Readonly<Record<string, unknown>> {
+  let shape = shapes.get(decoded);
+  if (shape === undefined) {
+    const made: Record<string, unknown> = {};
+    for (const [name] of decoded) made[name] = undefined;
+    shapes.set(decoded, (shape = made));
+  }
+  return shape;
+}
+
 // Typed as a whole summary: one decoded for some members holds those (SummaryMembers).
-function decodeSummary(raw: RawSummaryRow, decoded: readonly (readonly [string, SummaryMember])[]): UserSummary {
-  const summary: Record<string, unknown> = {};
+function decodeSummary(raw: RawSummaryRow, decoded: Decoded, shape: Readonly<Record<string, unknown>>): UserSummary {
+  const summary: Record<string, unknown> = { ...shape };
   for (const [name, definition] of decoded) summary[name] = definition.decode(raw);
   return summary as UserSummary;
 }
