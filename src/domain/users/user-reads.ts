@@ -5,7 +5,6 @@ import {
   type UserListFilter,
 } from "../../data/user-page.data";
 import type { SummaryMembers } from "../../data/user-projection";
-import { refOfSummary } from "../../data/user-summary.data";
 import type { RequestContext } from "../context";
 import { authorize, notOwnedProject } from "../group-scope";
 import { emptyCounters, matchingBucketsOf, readProjectCounters, registrationsIn } from "../projects/project-counters";
@@ -75,7 +74,8 @@ export async function listUsersPage(ctx: RequestContext, request: UserPageReques
   // The other side is known without a read: a cursor was given there, so at least that user was
   // beyond it when the cursor was issued (as Relay's connection spec allows).
   return {
-    users: page.map(refOfSummary),
+    // A summary holds its registration's ref (its identity members): no copy of each.
+    users: page,
     summaries: page,
     hasNextPage: backward ? request.beforeUid !== null : more,
     hasPreviousPage: backward ? more : request.afterUid !== null,
