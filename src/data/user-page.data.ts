@@ -8,7 +8,7 @@ import {
   decodeSummaries,
   summaryJoinsSql,
   summarySelectSql,
-  type SummaryPart,
+  type SummaryMembers,
   type UserSummary,
 } from "./user-projection";
 
@@ -111,6 +111,21 @@ const pageIndexHint = (em: EntityManager, filter: UserListFilter): string => {
   return "FORCE INDEX (IDX_registration_project_uid)";
 };
 
+/**
+ * The rows in uid order. They mostly come in the page's own order (ascending, or descending when
+ * read from the end), which a scan finds without the sort's copy and comparator calls.
+ */
+function inUidOrder<R extends { uid: number }>(rows: R[]): R[] {
+  let ascending = true;
+  let descending = true;
+  for (let i = 1; i < rows.length; i++) {
+    if (rows[i - 1].uid < rows[i].uid) descending = false;
+    else ascending = false;
+  }
+  if (ascending) return rows;
+  return descending ? rows.reverse() : rows.sort((a, b) => a.uid - b.uid);
+}
+
 /** A page of summaries as readSummaryPageInRange reads it. */
 export interface SummaryPageRead {
   /** false: the project is not the organization's (or does not exist); the page is then empty. */
@@ -125,8 +140,8 @@ export interface SummaryPageRead {
  * returned in uid order, in one statement that also tells whether the organization owns the
  * project (the project row is the outer side: no row, not owned; one row without a user, an
  * empty page) and, with `countBuckets`, reads the matching total from the project's counters.
- * With `parts`, only those summary parts are read (the others read as zero): the rows are then
- * for the caller's eyes only.
+ * With `members`, only those members are read and decoded (the others are absent): the rows are
+ * then for the caller's eyes only.
  */
 export async function readSummaryPageInRange(
   em: EntityManager,
@@ -134,7 +149,7 @@ export async function readSummaryPageInRange(
   groupId: number,
   filter: UserListFilter,
   range: UserRange,
-  parts: ReadonlySet<SummaryPart> | null = null,
+  members: SummaryMembers | null = null,
   countBuckets: readonly CounterBucket[] | null = null,
 ): Promise<SummaryPageRead> {
   const { where, parameters } = filterSql(em, groupId, filter);
@@ -142,14 +157,14 @@ export async function readSummaryPageInRange(
   const direction = range.fromEnd ? "DESC" : "ASC";
   const sql = `SELECT pg.*, ${countBuckets ? registrationsInBucketsSql("pr.id", countBuckets) : "NULL"} AS matching_total
        FROM project pr
-       LEFT JOIN (SELECT ${summarySelectSql(em, parts)}
-                    FROM registration r ${pageIndexHint(em, filter)} ${summaryJoinsSql(parts, { person: !!searchTermOf(filter), status: filter.excluded != null })}
+       LEFT JOIN (SELECT ${summarySelectSql(em, members)}
+                    FROM registration r ${pageIndexHint(em, filter)} ${summaryJoinsSql(members, { person: !!searchTermOf(filter), status: filter.excluded != null })}
                    WHERE ${where}${keyset} ORDER BY r.uid ${direction} LIMIT ${Math.max(0, Math.trunc(range.limit))}) pg ON 1 = 1
       WHERE pr.id = ? AND pr.organization_id = ?`;
   const raw = await selectRawRows(em, sql, [...parameters, ...keysetParameters, groupId, organizationId]);
   if (raw.length === 0) return { owned: false, rows: [], matchingTotal: null };
   const matchingTotal = countBuckets ? Number(raw[0].matching_total ?? 0) : null;
   // Ordered here: an outer ORDER BY would make MariaDB sort the derived page again in a temporary table.
-  const rows = raw[0].uid == null ? [] : decodeSummaries(raw, sql, parts).sort((a, b) => a.uid - b.uid);
+  const rows = raw[0].uid == null ? [] : inUidOrder(decodeSummaries(raw, sql, members));
   return { owned: true, rows, matchingTotal };
 }

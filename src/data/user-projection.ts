@@ -7,8 +7,9 @@ import { statusExcludedSql } from "./statuses.data";
 // declared once. A member names the parts it reads and decodes itself from a statement's row;
 // a part is SQL (select-list entries, maybe a join) that members share. Everything else derives
 // from here: the select list of a statement reading some members (only their parts), the
-// decoder, the `UserSummary` type, and what a GraphQL selection must read (summary-selection.ts).
-// Adding a member is one entry here plus one line in each presenter (docs/architecture.md).
+// decoder (only those members), the `UserSummary` type, and what a GraphQL selection must read
+// (summary-selection.ts). Adding a member is one entry here plus one line in each presenter
+// (docs/architecture.md).
 
 /** A summary statement's row as the driver returns it; a part the statement did not read is absent. */
 export type RawSummaryRow = Readonly<Record<string, unknown>>;
@@ -38,6 +39,11 @@ const tagsJsonSql = (em: EntityManager) =>
  * `forms` wins when both are read.
  */
 const PARTS = {
+  // First: a full select list reads them right after the identity columns, as it always has.
+  dates: {
+    columns: ["application_date", "updated_at"],
+    select: () => "r.application_date, r.updated_at",
+  },
   person: {
     columns: ["username", "first_name", "last_name", "org_name"],
     select: () => "p.username, p.first_name, p.last_name, p.org_name",
@@ -99,10 +105,9 @@ const PARTS = {
 /** A part of the summary a statement may read or leave out (the identity columns are always read). */
 export type SummaryPart = keyof typeof PARTS;
 
-/** The identity columns every summary statement reads. */
-export const SUMMARY_IDENTITY_SQL =
-  "r.uid, r.project_id, r.person_id, r.connected_to, r.star, r.application_date, r.updated_at";
-const IDENTITY_COLUMNS = ["uid", "project_id", "person_id", "connected_to", "star", "application_date", "updated_at"];
+/** The identity columns every summary statement reads (the dates are a part: the driver makes a Date of each). */
+export const SUMMARY_IDENTITY_SQL = "r.uid, r.project_id, r.person_id, r.connected_to, r.star";
+const IDENTITY_COLUMNS = ["uid", "project_id", "person_id", "connected_to", "star"];
 
 const int = (value: unknown) => decodeColumn("int", value) as number;
 const intOrNull = (value: unknown) => decodeColumn("intOrNull", value) as number | null;
@@ -110,8 +115,38 @@ const textOrNull = (value: unknown) => decodeColumn("textOrNull", value) as stri
 const flag = (value: unknown) => decodeColumn("flag", value) as boolean;
 // A column of a part the statement did not read is absent (undefined), not NULL: zero or false.
 const intOrZero = (value: unknown) => (value === undefined ? 0 : int(value));
-const formCount = (raw: RawSummaryRow, index: number) =>
-  raw.form_counts == null ? 0 : Number(String(raw.form_counts).split(",")[index] ?? 0);
+const ZERO = 48;
+const COMMA = 44;
+
+/**
+ * Count `index` of `form_counts` ("n,n,n,n,n,n", or the first alone as a number), 0 when absent.
+ * Read in place: six members read it per row, and splitting the column each time made an array
+ * and six strings per member. Anything but digits reads as Number() reads it.
+ */
+function formCount(raw: RawSummaryRow, index: number): number {
+  const value = raw.form_counts;
+  if (value == null) return 0;
+  if (typeof value === "number" && index === 0) return value;
+  const text = String(value);
+  let at = 0;
+  for (let skipped = 0; skipped < index; skipped++) {
+    at = text.indexOf(",", at) + 1;
+    if (at === 0) return 0;
+  }
+  let count = 0;
+  let end = at;
+  for (; end < text.length; end++) {
+    const code = text.charCodeAt(end);
+    if (code === COMMA) break;
+    const digit = code - ZERO;
+    if (digit < 0 || digit > 9) {
+      const next = text.indexOf(",", at);
+      return Number(next === -1 ? text.slice(at) : text.slice(at, next));
+    }
+    count = count * 10 + digit;
+  }
+  return count;
+}
 
 /** `first last`, trimmed; else the organization name; else the username (contract §6). */
 export function displayName(person: {
@@ -155,20 +190,27 @@ const totalsOf = (raw: RawSummaryRow) => accountTotals(intOrZero(raw.order_cents
 export interface SummaryMember<V = unknown> {
   parts: readonly SummaryPart[];
   decode: (raw: RawSummaryRow) => V;
+  /**
+   * Decoded in every summary, whatever the read asked for: who the registration is, which the
+   * reads themselves (a page's order, a family's parent), the users they hand on and the node ids
+   * of what presents a summary use.
+   */
+  identity?: true;
 }
 
 const member = <V>(parts: readonly SummaryPart[], decode: (raw: RawSummaryRow) => V): SummaryMember<V> => ({
   parts,
   decode,
 });
+const identity = <V>(decode: (raw: RawSummaryRow) => V): SummaryMember<V> => ({ parts: [], decode, identity: true });
 
 /** The members, in the order a summary holds them. */
 export const USER_PROJECTION = {
-  uid: member([], (raw) => int(raw.uid)),
-  groupId: member([], (raw) => int(raw.project_id)),
-  cloginId: member([], (raw) => int(raw.person_id)),
+  uid: identity((raw) => int(raw.uid)),
+  groupId: identity((raw) => int(raw.project_id)),
+  cloginId: identity((raw) => int(raw.person_id)),
   /** The parent's clogin_id for a child, else null. */
-  parentCloginId: member([], (raw) => intOrNull(raw.connected_to)),
+  parentCloginId: identity((raw) => intOrNull(raw.connected_to)),
   /** Legacy `connected_to`: the parent's clogin_id for a child, else the user's own. */
   connectedTo: member([], (raw) => intOrNull(raw.connected_to) ?? int(raw.person_id)),
   name: member(["person"], (raw) =>
@@ -192,9 +234,9 @@ export const USER_PROJECTION = {
   /** Ordered minus paid; negative when more was paid than ordered. */
   totalBalanceCents: member(["order", "paid"], (raw) => totalsOf(raw).totalBalanceCents),
   status: member(["status"], statusOf),
-  applicationDate: member([], (raw) => decodeColumn("date", raw.application_date) as Date),
+  applicationDate: member(["dates"], (raw) => decodeColumn("date", raw.application_date) as Date),
   /** The registration's last change (values, forms, cart, status, emails): changes since. */
-  updatedAt: member([], (raw) => decodeColumn("date", raw.updated_at) as Date),
+  updatedAt: member(["dates"], (raw) => decodeColumn("date", raw.updated_at) as Date),
   commentCount: member(["comments"], (raw) => intOrZero(raw.comment_count)),
   excluded: member(["status"], (raw) => raw.status_id != null && flag(raw.status_excluded)),
   tagIds: member(["tags"], (raw) => tagsOf(raw).map((tag) => tag.id)),
@@ -243,18 +285,36 @@ export function addSummaryMember(
   const added: SummaryMember = { parts, decode: definition.decode };
   (USER_PROJECTION as Record<string, SummaryMember>)[name] = added;
   MEMBERS.push([name, added]);
+  shapes.delete(MEMBERS);
 }
 
-/** The parts the members read (null: every member). */
-export function partsOfMembers(members: Iterable<string> | null): Set<SummaryPart> | null {
-  if (members === null) return null;
-  const parts = new Set<SummaryPart>();
-  for (const name of members) {
-    if (!Object.hasOwn(USER_PROJECTION, name)) return null;
-    for (const part of USER_PROJECTION[name as SummaryMemberName].parts) parts.add(part);
-  }
-  return parts;
+/**
+ * What a summary read decodes: the members asked for with the identity ones, and the parts they
+ * read. A summary decoded for it holds those members only; the others are absent (undefined, not
+ * zero), so its reader presents no more than it asked for. `null` wherever one is taken: every
+ * member, as REST's `meta_info` and every read for the domain's own use need.
+ */
+export interface SummaryMembers {
+  readonly parts: ReadonlySet<SummaryPart>;
+  /** The members decoded, in the order a full summary holds them. */
+  readonly decoded: readonly (readonly [string, SummaryMember])[];
 }
+
+/** The read of these members (null, or a name the projection does not declare: every member). */
+export function summaryMembers(names: Iterable<string> | null): SummaryMembers | null {
+  if (names === null) return null;
+  const wanted = new Set<string>();
+  for (const name of names) {
+    if (!Object.hasOwn(USER_PROJECTION, name)) return null;
+    wanted.add(name);
+  }
+  const decoded = MEMBERS.filter(([name, definition]) => definition.identity || wanted.has(name));
+  const parts = new Set<SummaryPart>();
+  for (const [, definition] of decoded) for (const part of definition.parts) parts.add(part);
+  return { parts, decoded };
+}
+
+const partsOf = (members: SummaryMembers | null) => (members === null ? null : members.parts);
 
 const readsPart = (parts: ReadonlySet<SummaryPart> | null, part: SummaryPart) => parts === null || parts.has(part);
 
@@ -262,9 +322,9 @@ const readsPart = (parts: ReadonlySet<SummaryPart> | null, part: SummaryPart) =>
 const partsSelected = (parts: ReadonlySet<SummaryPart> | null): SummaryPart[] =>
   PART_NAMES.filter((part) => readsPart(parts, part) && !(part === "formCount" && readsPart(parts, "forms")));
 
-/** The summary select list of `parts` (null: every part). */
-export function summarySelectSql(em: EntityManager, parts: ReadonlySet<SummaryPart> | null = null): string {
-  const selected = partsSelected(parts);
+/** The summary select list of what `members` read (null: every part). */
+export function summarySelectSql(em: EntityManager, members: SummaryMembers | null = null): string {
+  const selected = partsSelected(partsOf(members));
   const key = `${em.connection.options.type}:${selected.join(",")}`;
   let sql = selectLists.get(key);
   if (sql === undefined) {
@@ -279,14 +339,15 @@ export function summarySelectSql(em: EntityManager, parts: ReadonlySet<SummaryPa
 const selectLists = new Map<string, string>();
 
 /**
- * The joins of `parts` (null: all) and of the tables a filter reads (`also`), in a fixed order.
- * `person` is "LEFT JOIN" where the registration itself is outer-joined.
+ * The joins of what `members` read (null: all) and of the tables a filter reads (`also`), in a
+ * fixed order. `person` is "LEFT JOIN" where the registration itself is outer-joined.
  */
 export function summaryJoinsSql(
-  parts: ReadonlySet<SummaryPart> | null,
+  members: SummaryMembers | null,
   also: { person?: boolean; status?: boolean } = {},
   person: "JOIN" | "LEFT JOIN" = "JOIN",
 ): string {
+  const parts = partsOf(members);
   const joins: string[] = [];
   if (readsPart(parts, "person") || also.person) joins.push(`${person} ${PERSON_JOIN.sql}`);
   if (readsPart(parts, "status") || also.status) joins.push(`LEFT JOIN ${STATUS_JOIN.sql}`);
@@ -301,21 +362,42 @@ const columnsRead = (parts: ReadonlySet<SummaryPart> | null): string[] => [
 ];
 
 /**
- * Summaries of a statement's rows, every member decoded (those of parts it did not read as zero,
- * empty or null). The columns are checked once per statement against the parts it reads.
+ * Summaries of a statement's rows, with the members `members` asks for (null: every member).
+ * The columns are checked once per statement against the parts it reads.
  */
 export function decodeSummaries(
   raw: readonly RawSummaryRow[],
   sql: string,
-  parts: ReadonlySet<SummaryPart> | null,
+  members: SummaryMembers | null,
 ): UserSummary[] {
-  if (raw.length > 0) assertColumns(columnsRead(parts), raw[0], sql);
-  return raw.map(decodeSummary);
+  if (raw.length === 0) return [];
+  assertColumns(columnsRead(partsOf(members)), raw[0], sql);
+  const decoded = members === null ? MEMBERS : members.decoded;
+  const shape = shapeOf(decoded);
+  const summaries: UserSummary[] = new Array(raw.length);
+  for (let i = 0; i < raw.length; i++) summaries[i] = decodeSummary(raw[i], decoded, shape);
+  return summaries;
 }
 
-/** One summary from a row holding the summary's columns. */
-export function decodeSummary(raw: RawSummaryRow): UserSummary {
-  const summary: Record<string, unknown> = {};
-  for (const [name, definition] of MEMBERS) summary[name] = definition.decode(raw);
+type Decoded = readonly (readonly [string, SummaryMember])[];
+
+// An object holding the decoded members (as undefined), by member list: a summary starts as a
+// copy of it, its storage the right size at once, instead of growing member by member (25 for a
+// full summary), which left a trail of outgrown property stores per row.
+const shapes = new WeakMap<Decoded, Readonly<Record<string, unknown>>>();
+function shapeOf(decoded: Decoded): Readonly<Record<string, unknown>> {
+  let shape = shapes.get(decoded);
+  if (shape === undefined) {
+    const made: Record<string, unknown> = {};
+    for (const [name] of decoded) made[name] = undefined;
+    shapes.set(decoded, (shape = made));
+  }
+  return shape;
+}
+
+// Typed as a whole summary: one decoded for some members holds those (SummaryMembers).
+function decodeSummary(raw: RawSummaryRow, decoded: Decoded, shape: Readonly<Record<string, unknown>>): UserSummary {
+  const summary: Record<string, unknown> = { ...shape };
+  for (const [name, definition] of decoded) summary[name] = definition.decode(raw);
   return summary as UserSummary;
 }

@@ -12,7 +12,7 @@ import {
   decodeSummaries,
   summaryJoinsSql,
   summarySelectSql,
-  type SummaryPart,
+  type SummaryMembers,
   type UserSummary,
 } from "./user-projection";
 
@@ -52,15 +52,15 @@ export async function readSummaries(em: EntityManager, uids: readonly number[]):
 /**
  * The summary of a person's registration in a project, read together with the project's
  * ownership in one statement: `owned` false when the project is not the organization's (or does
- * not exist), `summary` null when the person is not registered there. With `parts`, only those
- * parts are read (the others read as zero, empty or null); with `lists`, those lists too.
+ * not exist), `summary` null when the person is not registered there. With `members`, only those
+ * members are read and decoded (the others are absent); with `lists`, those lists too.
  */
 export async function readOwnedSummary(
   em: EntityManager,
   organizationId: number,
   projectId: number,
   personId: number,
-  options: { withChildren?: boolean; parts?: ReadonlySet<SummaryPart> | null; lists?: RegistrationListsWanted } = {},
+  options: { withChildren?: boolean; members?: SummaryMembers | null; lists?: RegistrationListsWanted } = {},
 ): Promise<{
   owned: boolean;
   summary: UserSummary | null;
@@ -70,21 +70,21 @@ export async function readOwnedSummary(
 }> {
   // With children: the person's own row and their children's, in uid order, in the same statement.
   const who = options.withChildren ? "(r.person_id = ? OR r.connected_to = ?)" : "r.person_id = ?";
-  const parts = options.parts ?? null;
+  const members = options.members ?? null;
   const wanted = options.lists ?? {};
   const lists = registrationListsSql(em, wanted, personId);
   // Outer joins throughout: the project row comes back even without a registration.
-  const sql = `SELECT ${[summarySelectSql(em, parts), ...lists.columns].join(",\n       ")}
+  const sql = `SELECT ${[summarySelectSql(em, members), ...lists.columns].join(",\n       ")}
       FROM project pr
       LEFT JOIN registration r ON r.project_id = pr.id AND ${who}
-      ${summaryJoinsSql(parts, {}, "LEFT JOIN")}
+      ${summaryJoinsSql(members, {}, "LEFT JOIN")}
      WHERE pr.id = ? AND pr.organization_id = ?
      ORDER BY r.uid`;
   const whoParameters = options.withChildren ? [personId, personId] : [personId];
   const raw = await selectRawRows(em, sql, [...lists.parameters, ...whoParameters, projectId, organizationId]);
   const listsByUid = new Map<number, RegistrationLists>();
   if (raw.length === 0) return { owned: false, summary: null, children: [], lists: listsByUid };
-  const rows = raw[0].uid == null ? [] : decodeSummaries(raw, sql, parts);
+  const rows = raw[0].uid == null ? [] : decodeSummaries(raw, sql, members);
   const summary = rows.find((candidate) => candidate.cloginId === personId) ?? null;
   if (lists.columns.length > 0 && summary) {
     rows.forEach((candidate, i) =>

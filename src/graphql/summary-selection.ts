@@ -9,13 +9,14 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from "graphql";
-import { partsOfMembers, type SummaryMemberName, type SummaryPart } from "../domain/users/user-summary";
+import { summaryMembers, type SummaryMemberName, type SummaryMembers } from "../domain/users/user-summary";
 import { USER_SUMMARY_FIELDS } from "./types/user-summary-fields";
 import { META_INFO_FIELDS } from "./types/user.type";
 
 // What a GraphQL operation must read of the user summary, derived from its selection set and the
 // fields that present summary members (META_INFO_FIELDS, USER_SUMMARY_FIELDS): a statement then
-// reads only the parts of the members selected (user-projection.ts). Walked once per operation
+// reads only the parts of the members selected and decodes only those members (user-projection.ts),
+// and the presenters present only the members a summary holds. Walked once per operation
 // document (Apollo keeps parsed documents, so a repeated query costs a map lookup), by type:
 // whatever root, fragment or depth a User or MetaInfo is selected at.
 
@@ -27,13 +28,13 @@ const SUMMARY_FIELDS_OF_TYPE: Readonly<Record<string, Readonly<Record<string, { 
 // MetaInfo fields that read no member: anything else there not in the table is read whole.
 const MEMBERLESS = new Set(["__typename", "id"]);
 
-const cache = new WeakMap<OperationDefinitionNode, ReadonlySet<SummaryPart> | null>();
+const cache = new WeakMap<OperationDefinitionNode, SummaryMembers | null>();
 
 /**
- * The summary parts the whole operation reads; null (every part) when a MetaInfo field is not
- * known to the table. Every summary the operation's resolvers present holds at least these.
+ * The summary members the whole operation reads; null (every member) when a MetaInfo field is
+ * not known to the table. Every summary the operation's resolvers present holds at least these.
  */
-export function summaryPartsOf(info: GraphQLResolveInfo): ReadonlySet<SummaryPart> | null {
+export function summaryMembersOf(info: GraphQLResolveInfo): SummaryMembers | null {
   const cached = cache.get(info.operation);
   if (cached !== undefined) return cached;
   const parts = walk(info);
@@ -41,7 +42,7 @@ export function summaryPartsOf(info: GraphQLResolveInfo): ReadonlySet<SummaryPar
   return parts;
 }
 
-function walk(info: GraphQLResolveInfo): ReadonlySet<SummaryPart> | null {
+function walk(info: GraphQLResolveInfo): SummaryMembers | null {
   const schema: GraphQLSchema = info.schema;
   const members = new Set<SummaryMemberName>();
   let whole = false;
@@ -74,5 +75,5 @@ function walk(info: GraphQLResolveInfo): ReadonlySet<SummaryPart> | null {
   };
   const root = schema.getRootType(info.operation.operation);
   if (root) visit(root, info.operation.selectionSet);
-  return whole ? null : partsOfMembers(members);
+  return whole ? null : summaryMembers(members);
 }

@@ -2,6 +2,8 @@ import type { EntityManager } from "typeorm";
 import { readProjectCounters } from "../../src/data/project-counters.data";
 import { projectTotalsOf } from "../../src/domain/projects/project-counters";
 import { readSummaries as readSummaryRows } from "../../src/data/user-summary.data";
+import { readSummaryPageInRange } from "../../src/data/user-page.data";
+import { summaryMembers, USER_PROJECTION, type SummaryMembers } from "../../src/data/user-projection";
 import { RowShapeError } from "../../src/data/sql-rows";
 import { Registration } from "../../src/entities";
 import { MAPLE } from "../fixtures/test-fixture";
@@ -63,5 +65,69 @@ describe("data modules read typed rows", () => {
       orderCents: 35000,
       paidCents: 10000,
     });
+  });
+});
+
+describe("a summary read decodes only the members asked for (issue 23)", () => {
+  const organizationOf = async (groupId: number) =>
+    Number(
+      (
+        (await t.dataSource.query(`SELECT organization_id FROM project WHERE id = ?`, [groupId])) as {
+          organization_id: unknown;
+        }[]
+      )[0].organization_id,
+    );
+  const page = async (members: SummaryMembers | null) => {
+    const read = await readSummaryPageInRange(
+      t.dataSource.manager,
+      await organizationOf(MAPLE.groupId),
+      MAPLE.groupId,
+      {},
+      { afterUid: null, beforeUid: null, limit: 50, fromEnd: false },
+      members,
+    );
+    expect(read.owned).toBe(true);
+    return read.rows as unknown as Record<string, unknown>[];
+  };
+  const IDENTITY = ["uid", "groupId", "cloginId", "parentCloginId"];
+
+  it("every member, read alone, holds what a full read holds, beside the identity and nothing else", async () => {
+    const full = await page(null);
+    expect(full.length).toBeGreaterThan(1);
+    // Miles has cart lines and payments: members read as 0 would not pass for members read right.
+    expect(full.find((row) => row.cloginId === MAPLE.miles)).toMatchObject({
+      totalOrderCents: 35000,
+      totalPaidCents: 10000,
+    });
+    for (const name of Object.keys(USER_PROJECTION)) {
+      const rows = await page(summaryMembers([name]));
+      const expected = full.map((row) => Object.fromEntries([...new Set([...IDENTITY, name])].map((m) => [m, row[m]])));
+      // Same keys (nothing else decoded), same values (the member's declared parts suffice).
+      expect({ name, rows }).toEqual({ name, rows: expected });
+    }
+  });
+
+  it("a full read holds every member, in the projection's order", async () => {
+    const [row] = await page(null);
+    expect(Object.keys(row)).toEqual(Object.keys(USER_PROJECTION));
+  });
+
+  it("the six form counts read from one column, digits or not", () => {
+    const counts = [
+      USER_PROJECTION.totalForms,
+      USER_PROJECTION.completedForms,
+      USER_PROJECTION.totalUserForms,
+      USER_PROJECTION.totalCompletedUserForms,
+      USER_PROJECTION.totalUserMandatoryForms,
+      USER_PROJECTION.totalCompletedUserMandatoryForms,
+    ];
+    expect(counts.map((member) => member.decode({ form_counts: "12,3,0,45,6,107" }))).toEqual([12, 3, 0, 45, 6, 107]);
+    // The first count alone (COUNT(*) without the form join), as a number or as text.
+    expect(counts.map((member) => member.decode({ form_counts: 7 }))).toEqual([7, 0, 0, 0, 0, 0]);
+    expect(counts.map((member) => member.decode({ form_counts: "7" }))).toEqual([7, 0, 0, 0, 0, 0]);
+    expect(counts.map((member) => member.decode({ form_counts: null }))).toEqual([0, 0, 0, 0, 0, 0]);
+    // Not digits: as Number() reads it.
+    expect(USER_PROJECTION.completedForms.decode({ form_counts: "1, 2,x" })).toBe(2);
+    expect(USER_PROJECTION.totalUserForms.decode({ form_counts: "1, 2,x" })).toBeNaN();
   });
 });

@@ -1,6 +1,7 @@
 import type { EntityManager } from "typeorm";
 import { seedRegistrants } from "../../src/cli/seed/seed-registrants";
 import { readSummaryPageInRange } from "../../src/data/user-page.data";
+import { summaryMembers } from "../../src/data/user-projection";
 import { readSummaries as readSummaryRows } from "../../src/data/user-summary.data";
 import { analyzeBulkTables } from "../../src/data/table-statistics.data";
 import { createRequestContext } from "../../src/domain/context";
@@ -87,7 +88,8 @@ async function explainUsersPage(afterUid: number | null): Promise<PlanRow[]> {
     MAPLE.groupId,
     {},
     { afterUid, beforeUid: null, limit: 51, fromEnd: false },
-    new Set(["formCount", "order"]),
+    // The bench's page: metaInfo { totalForms totalOrder }.
+    summaryMembers(["totalForms", "totalOrderCents"]),
     ["parent_active"],
   );
   const [page] = sent;

@@ -4,8 +4,7 @@ import {
   readSummaryPageInRange,
   type UserListFilter,
 } from "../../data/user-page.data";
-import type { SummaryPart } from "../../data/user-projection";
-import { refOfSummary } from "../../data/user-summary.data";
+import type { SummaryMembers } from "../../data/user-projection";
 import type { RequestContext } from "../context";
 import { authorize, notOwnedProject } from "../group-scope";
 import { emptyCounters, matchingBucketsOf, readProjectCounters, registrationsIn } from "../projects/project-counters";
@@ -14,13 +13,13 @@ import type { UserSummary } from "./user-summary";
 // Listing a project's users. Nested user data (forms, values, emails, tags, children) is read in
 // batches by the GraphQL loaders straight from src/data/, one statement per batch.
 
-export type { RegistrationRef, SummaryPart, UserListFilter };
+export type { RegistrationRef, SummaryMembers, UserListFilter };
 
 export interface UserPage {
   users: RegistrationRef[];
   /**
-   * The summaries of `users`, read in the same statement. With `summaryParts`, only those parts
-   * hold figures (the others read as zero): use them only for what the parts cover.
+   * The summaries of `users`, read in the same statement. With `summaryMembers`, they hold only
+   * those members and the identity (the others are absent): use them only for those.
    */
   summaries: UserSummary[];
   /** Users follow the page (after its last uid, within `beforeUid`). */
@@ -42,8 +41,8 @@ export interface UserPageRequest {
   afterUid: number | null;
   beforeUid: number | null;
   filter: UserListFilter;
-  /** Only these costly summary parts are read; null or absent: all of them. */
-  summaryParts?: ReadonlySet<SummaryPart> | null;
+  /** Only these summary members are read and decoded; null or absent: all of them. */
+  summaryMembers?: SummaryMembers | null;
   /** Read the matching total with the page when the counters can tell it (a users page's totalCount). */
   withTotal?: boolean;
 }
@@ -65,7 +64,7 @@ export async function listUsersPage(ctx: RequestContext, request: UserPageReques
     request.groupId,
     request.filter,
     { afterUid: request.afterUid, beforeUid: request.beforeUid, limit: size + 1, fromEnd: backward },
-    request.summaryParts ?? null,
+    request.summaryMembers ?? null,
     request.withTotal ? matchingBucketsOf(request.filter) : null,
   );
   if (!read.owned) throw notOwnedProject(request.groupId);
@@ -75,7 +74,8 @@ export async function listUsersPage(ctx: RequestContext, request: UserPageReques
   // The other side is known without a read: a cursor was given there, so at least that user was
   // beyond it when the cursor was issued (as Relay's connection spec allows).
   return {
-    users: page.map(refOfSummary),
+    // A summary holds its registration's ref (its identity members): no copy of each.
+    users: page,
     summaries: page,
     hasNextPage: backward ? request.beforeUid !== null : more,
     hasPreviousPage: backward ? more : request.afterUid !== null,

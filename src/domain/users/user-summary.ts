@@ -6,9 +6,9 @@ import type { UserSummary } from "../../data/user-projection";
 // type, its SQL and its decoder derive from that declaration.
 export {
   displayName,
-  partsOfMembers,
+  summaryMembers,
   type SummaryMemberName,
-  type SummaryPart,
+  type SummaryMembers,
   type UserSummary,
 } from "../../data/user-projection";
 

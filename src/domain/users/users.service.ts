@@ -1,6 +1,6 @@
 import { insertEmailHistory } from "../../data/email-history.data";
 import type { RegistrationLists, RegistrationListsWanted } from "../../data/registration-lists.data";
-import type { SummaryPart } from "../../data/user-projection";
+import type { SummaryMembers } from "../../data/user-projection";
 import { readOwnedSummary } from "../../data/user-summary.data";
 import type { RequestContext } from "../context";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
@@ -65,10 +65,10 @@ export async function getUser(
   groupId: number,
   cloginId: number,
   /**
-   * With `parts`, the summaries hold only those parts (the others read as zero, empty or null):
+   * With `members`, the summaries hold only those members and the identity (the others absent):
    * for a caller that uses no other part of them.
    */
-  options: { withChildren?: boolean; parts?: ReadonlySet<SummaryPart> | null; lists?: RegistrationListsWanted } = {},
+  options: { withChildren?: boolean; members?: SummaryMembers | null; lists?: RegistrationListsWanted } = {},
 ): Promise<UserOutcome & { children: UserSummary[]; lists: Map<number, RegistrationLists> }> {
   const { organizationId } = authorize(ctx, "read", { groupId });
   const found = await readOwnedSummary(ctx.em, organizationId, groupId, cloginId, options);

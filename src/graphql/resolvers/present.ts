@@ -65,12 +65,13 @@ export function presentProjectListing(
 // Users are handed to GraphQL as UserType instances: type-graphql copies a plain root object into
 // a new instance for every field resolver it calls, which costs CPU in every list of users.
 export function userFromRef(ref: RegistrationRef): UserType {
-  return Object.assign(new UserType(), {
-    uid: ref.uid,
-    groupId: ref.groupId,
-    cloginId: ref.cloginId,
-    parentCloginId: ref.parentCloginId,
-  });
+  // Set on the instance (one per user of a page), not copied over from a literal made for it.
+  const user = new UserType();
+  user.uid = ref.uid;
+  user.groupId = ref.groupId;
+  user.cloginId = ref.cloginId;
+  user.parentCloginId = ref.parentCloginId;
+  return user;
 }
 
 /** The user of a users outcome; its fresh summary primes the request's loader (no second read). */

@@ -9,7 +9,7 @@ import { decodeUserCursor, encodeUserCursor } from "../cursor";
 import { DEFAULT_PAGE_SIZE, UserArgs, UsersArgs } from "../inputs/user-query.input";
 import { answeredCoordinates, ONE_STATEMENT_READ, type OneStatementRead } from "../execution/one-statement-read";
 import { selectsField } from "../selection";
-import { summaryPartsOf } from "../summary-selection";
+import { summaryMembersOf } from "../summary-selection";
 import { UserConnectionType } from "../types/user-connection.type";
 import { UserType } from "../types/user.type";
 import { userFromOutcome, userFromRef } from "./present";
@@ -25,6 +25,15 @@ const USERS_PAGE_READ: OneStatementRead = (args) => {
     matchingBucketsOf(filter) ? [...SUMMARY_FIELDS, "UserConnection.totalCount"] : SUMMARY_FIELDS,
   );
 };
+
+/** An edge of a users page, whose cursor is encoded when the query reads it (few do, per edge). */
+class PageEdge {
+  constructor(readonly node: UserType) {}
+
+  get cursor(): string {
+    return encodeUserCursor(this.node.uid);
+  }
+}
 
 @Resolver(() => UserType)
 export class UserQueryResolver {
@@ -91,12 +100,12 @@ export class UserConnectionResolver {
       afterUid,
       beforeUid,
       filter,
-      summaryParts: summaryPartsOf(info),
+      summaryMembers: summaryMembersOf(info),
       withTotal: selectsField(info, "totalCount"),
     });
-    // The summaries hold the parts this operation reads, which is all its summary fields read.
+    // The summaries hold the members this operation reads, which is all its summary fields read.
     for (const summary of page.summaries) ctx.loaders.primeSummary(summary);
-    const edges = page.users.map((ref) => ({ cursor: encodeUserCursor(ref.uid), node: userFromRef(ref) }));
+    const edges = page.users.map((ref) => new PageEdge(userFromRef(ref)));
     return {
       groupId: args.groupId,
       filter,

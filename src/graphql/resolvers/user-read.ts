@@ -4,7 +4,7 @@ import { getUser } from "../../domain/users/users.service";
 import type { GraphqlContext } from "../context";
 import type { AnsweredFields, OneStatementRead } from "../execution/one-statement-read";
 import { selectsField, selectsPath } from "../selection";
-import { summaryPartsOf } from "../summary-selection";
+import { summaryMembersOf } from "../summary-selection";
 import type { UserType } from "../types/user.type";
 import { userFromOutcome } from "./present";
 
@@ -40,7 +40,7 @@ export async function readUserForSelection(
   const withChildren = selectsField(info, "children");
   const outcome = await getUser(ctx.request, groupId, cloginId, {
     withChildren,
-    parts: summaryPartsOf(info),
+    members: summaryMembersOf(info),
     lists: listsOfSelection(info, withChildren),
   });
   ctx.loaders.primeSummary(outcome.summary);

@@ -200,14 +200,22 @@ export const META_INFO_FIELDS: { [F in keyof MetaInfoFields]: SummaryFieldPresen
   ),
 };
 
-/** The one mapping from the summary to the GraphQL meta info. */
+/**
+ * The one mapping from the summary to the GraphQL meta info: the fields whose member the summary
+ * holds, which are those the operation selects when it was read for them (summary-selection.ts).
+ */
 export function presentMetaInfo(summary: UserSummary): MetaInfoType {
-  // Member by member on the new instance (one per user of a page): no intermediate literal copied over.
-  const meta = new MetaInfoType();
+  // Member by member on the new instance (one per user of a page): no intermediate literal copied
+  // over, and no slot for each of the class's fields (as `new` makes) when a page presents two.
+  const meta = Object.create(MetaInfoType.prototype) as MetaInfoType;
   meta.summary = summary;
   const fields = meta as unknown as Record<string, unknown>;
+  const held = summary as Readonly<Record<string, unknown>>;
   const presenters = META_INFO_FIELDS as Record<string, SummaryFieldPresenter<unknown>>;
-  for (const field in presenters) fields[field] = presenters[field].present(summary);
+  for (const field in presenters) {
+    const presenter = presenters[field];
+    if (held[presenter.member] !== undefined) fields[field] = presenter.present(summary);
+  }
   return meta;
 }
 
