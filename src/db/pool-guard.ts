@@ -78,19 +78,27 @@ export class WaitTooLongError extends Error {
 export class WaitEstimate {
   private meanHoldMs = 0;
   private samples = 0;
+  private lastReleaseAt = 0;
 
   constructor(private readonly poolSize: number) {}
 
-  recordHold(ms: number): void {
+  recordHold(ms: number, releasedAt = performance.now()): void {
     this.samples++;
+    this.lastReleaseAt = releasedAt;
     // Weight 1/4: a dozen holds set the mean (the pool's start-up statements, a few ms each, are
     // forgotten); one slow statement moves it by a quarter.
     this.meanHoldMs = this.samples === 1 ? ms : this.meanHoldMs + (ms - this.meanHoldMs) / 4;
   }
 
-  /** Expected wait of a waiter with `ahead` waiters before it, in ms; null while unmeasured. */
-  expectedWaitMs(ahead: number): number | null {
-    if (this.samples < 5) return null;
+  /**
+   * Expected wait of a waiter with `ahead` waiters before it, in ms; null while unmeasured, and
+   * null while the pool is not flowing: no connection came back for twice the mean hold. The
+   * holds in progress then say nothing about the mean (a server that froze, connections held by
+   * long transactions), and a waiter is left to the acquire timeout, which answers "unavailable"
+   * rather than "overloaded".
+   */
+  expectedWaitMs(ahead: number, now = performance.now()): number | null {
+    if (this.samples < 5 || now - this.lastReleaseAt > 2 * this.meanHoldMs) return null;
     return Math.floor(ahead / this.poolSize + 1) * this.meanHoldMs;
   }
 }
@@ -136,7 +144,7 @@ export class WaitQueue {
   /** The expected wait of an arrival that must be refused at once, or null to let it wait. */
   refusalOnArrival(now: number): number | null {
     if (now >= this.shedUntil) return null;
-    const expected = this.estimate.expectedWaitMs(this.waiters.size);
+    const expected = this.estimate.expectedWaitMs(this.waiters.size, now);
     return expected !== null && expected > this.timeoutMs ? expected : null;
   }
 
@@ -164,7 +172,7 @@ export class WaitQueue {
       const waited = now - waiter.since;
       // Arrival order: everyone behind is younger still.
       if (waited < this.judgeAfterMs) break;
-      const expected = this.estimate.expectedWaitMs(ahead);
+      const expected = this.estimate.expectedWaitMs(ahead, now);
       if (expected === null) return;
       if (waited + expected > this.timeoutMs) {
         this.shedUntil = now + this.timeoutMs;

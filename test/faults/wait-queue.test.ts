@@ -6,9 +6,10 @@ import { WaitEstimate, WaitQueue } from "../../src/db/pool-guard";
 
 const TIMEOUT = 3000;
 
-function estimateWithMeanHold(poolSize: number, holdMs: number): WaitEstimate {
+/** An estimate that has measured a dozen holds of `holdMs`, the last released at `releasedAt`. */
+function estimateWithMeanHold(poolSize: number, holdMs: number, releasedAt: number): WaitEstimate {
   const estimate = new WaitEstimate(poolSize);
-  for (let i = 0; i < 12; i += 1) estimate.recordHold(holdMs);
+  for (let i = 0; i < 12; i += 1) estimate.recordHold(holdMs, releasedAt);
   return estimate;
 }
 
@@ -26,7 +27,7 @@ function queueOf(estimate: WaitEstimate, arrivals: number, at = 0) {
 
 describe("the wait queue's judgement", () => {
   it("refuses nobody before a waiter has waited a quarter of the timeout, however long the queue", () => {
-    const { queue, refused, drain } = queueOf(estimateWithMeanHold(10, 1000), 1000);
+    const { queue, refused, drain } = queueOf(estimateWithMeanHold(10, 1000, 700), 1000);
     queue.sweep(TIMEOUT / 4 - 1);
     expect(refused).toEqual([]);
     expect(queue.refusalOnArrival(TIMEOUT / 4 - 1)).toBeNull();
@@ -36,7 +37,7 @@ describe("the wait queue's judgement", () => {
   it("then refuses, oldest position first kept, exactly the waiters that cannot start within the timeout", () => {
     // Pool of 10, holds of 100 ms: at 750 ms a waiter with n ahead starts after (n/10 + 1) × 100 ms,
     // so waiters 0–219 start by 3000 ms (750 + 23 × 100 = 3050 > 3000 for position 220).
-    const { queue, refused, drain } = queueOf(estimateWithMeanHold(10, 100), 300);
+    const { queue, refused, drain } = queueOf(estimateWithMeanHold(10, 100, 700), 300);
     queue.sweep(750);
     expect(queue.size).toBe(220);
     expect(refused).toEqual(Array.from({ length: 80 }, (_, i) => 220 + i));
@@ -45,11 +46,11 @@ describe("the wait queue's judgement", () => {
 
   it("keeps a burst that inflated holds at first once the measured holds come back down", () => {
     // During the intake the event loop is late to every callback: holds of 40 ms are measured.
-    const estimate = estimateWithMeanHold(10, 40);
+    const estimate = estimateWithMeanHold(10, 40, 100);
     const { queue, refused, drain } = queueOf(estimate, 900);
     // On arrival, 900 waiters × 40 ms / 10 = 3.6 s would have refused the last 150. Judged later,
     // on holds measured after the intake (8 ms), all 900 start well within the timeout.
-    for (let i = 0; i < 12; i += 1) estimate.recordHold(8);
+    for (let i = 0; i < 12; i += 1) estimate.recordHold(8, 795);
     queue.sweep(800);
     expect(refused).toEqual([]);
     expect(queue.size).toBe(900);
@@ -57,7 +58,7 @@ describe("the wait queue's judgement", () => {
   });
 
   it("refuses arrivals at once for one timeout after it has shed, when the waiters ahead could not all start in time", () => {
-    const { queue, refused, drain } = queueOf(estimateWithMeanHold(2, 250), 20);
+    const { queue, refused, drain } = queueOf(estimateWithMeanHold(2, 250, 700), 20);
     expect(queue.refusalOnArrival(0)).toBeNull();
     // At 800 ms a waiter with n ahead starts after (n/2 + 1) × 250 ms: 16 can start by 3000 ms.
     queue.sweep(800);
@@ -68,9 +69,23 @@ describe("the wait queue's judgement", () => {
     const later = Array.from({ length: 20 }, () => ({ since: 800, refuse: () => undefined }));
     later.forEach((waiter) => queue.add(waiter));
     expect(queue.refusalOnArrival(900)).toBe(19 * 250);
+    // Once no connection has come back for twice the mean hold, nobody is judged on the mean.
+    expect(queue.refusalOnArrival(1201)).toBeNull();
     // One timeout after the last refusal, arrivals wait their turn again.
     expect(queue.refusalOnArrival(800 + TIMEOUT)).toBeNull();
     later.forEach((waiter) => queue.remove(waiter));
+    drain();
+  });
+
+  it("judges nobody while no connection has come back for twice the mean hold (a frozen server, held connections)", () => {
+    // Holds of 50 ms, the last released at 0. On that mean, at 750 ms the waiters with 440 or
+    // more ahead could not start in time; but the pool has stopped returning connections, so the
+    // acquire timeout decides (503 "unavailable", not "overloaded").
+    const { queue, refused, drain } = queueOf(estimateWithMeanHold(10, 50, 0), 1000);
+    queue.sweep(750);
+    queue.sweep(2900);
+    expect(refused).toEqual([]);
+    expect(queue.size).toBe(1000);
     drain();
   });
 
