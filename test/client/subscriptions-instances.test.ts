@@ -1,7 +1,6 @@
 import { ApolloClient, InMemoryCache } from "@apollo/client";
 import { GraphQLWsLink } from "@apollo/client/link/subscriptions";
 import { createClient, type Client as WsClient } from "graphql-ws";
-import { Client as UrqlClient, subscriptionExchange } from "urql";
 import WebSocket from "ws";
 import { buildService } from "../foundation/support/service-process";
 import { MAPLE, mapleHeaders } from "../fixtures/test-fixture";
@@ -9,7 +8,7 @@ import { onMysqlFamily } from "../support/database";
 import { openProcessDatabase, type ProcessDatabase } from "../support/process-database";
 import { ServiceInstances } from "../support/service-instances";
 import { RegistrationChanged, UserChanged } from "./operations";
-import { within, writeUntilReceived, type ClosedEvent } from "./support/subscriptions";
+import { urqlOverSocket, within, writeUntilReceived, type ClosedEvent } from "./support/subscriptions";
 
 // Live updates across instances (docs/graphql-clients.md#live-updates): two service processes on
 // one database (an SQLite file, or MariaDB with TEST_DATABASE_URL and Redis). A client subscribed on
@@ -121,22 +120,7 @@ it("Apollo Client subscribed on A receives a REST write made through B, with the
 
 it("urql subscribed on A receives a GraphQL mutation made through B", async () => {
   const socket = socketTo(a().url);
-  const client = new UrqlClient({
-    url: `${a().url}/graphql`,
-    exchanges: [
-      subscriptionExchange({
-        forwardSubscription(request) {
-          const input = { ...request, query: request.query || "" };
-          return {
-            subscribe(sink) {
-              const unsubscribe = socket.subscribe(input, sink);
-              return { unsubscribe };
-            },
-          };
-        },
-      }),
-    ],
-  });
+  const client = urqlOverSocket(`${a().url}/graphql`, socket);
   const received = new Promise<{ type: string; cloginId: number }>((resolve, reject) => {
     const { unsubscribe } = client
       .subscription(UserChanged, { groupId: MAPLE.groupId, cloginId: MAPLE.miles })

@@ -5,7 +5,6 @@ import { GraphQLWsLink } from "@apollo/client/link/subscriptions";
 import { print } from "graphql";
 import request from "supertest";
 import { createClient } from "graphql-ws";
-import { Client as UrqlClient, subscriptionExchange } from "urql";
 import WebSocket from "ws";
 import { DEFAULT_DELIVERY, DEFAULT_SUBSCRIPTIONS } from "../../src/config/config";
 import { startDeliveryWorker, type DeliveryWorker } from "../../src/delivery/delivery-worker";
@@ -16,7 +15,7 @@ import { graphql } from "../support/graphql";
 import { postRest } from "../support/rest";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { RegistrationChanged, UserChanged } from "./operations";
-import { firstResult, within, writeUntilReceived, wsClient } from "./support/subscriptions";
+import { firstResult, urqlOverSocket, within, writeUntilReceived, wsClient } from "./support/subscriptions";
 
 // GraphQL subscriptions on one in-process instance (docs/graphql-clients.md#live-updates): the
 // README's Apollo Client and urql setups receive events, and every refusal and limit holds.
@@ -135,22 +134,7 @@ describe("Apollo Client 4 and urql receive the events of writes", () => {
       retryAttempts: 0,
     });
     closers.push(() => socket.dispose());
-    const client = new UrqlClient({
-      url: wsUrl.replace(/^ws/, "http"),
-      exchanges: [
-        subscriptionExchange({
-          forwardSubscription(request) {
-            const input = { ...request, query: request.query || "" };
-            return {
-              subscribe(sink) {
-                const unsubscribe = socket.subscribe(input, sink);
-                return { unsubscribe };
-              },
-            };
-          },
-        }),
-      ],
-    });
+    const client = urqlOverSocket(wsUrl.replace(/^ws/, "http"), socket);
     const seen: { type: string; cloginId: number }[] = [];
     const received = new Promise<{ type: string; cloginId: number; eventId: string }>((resolve, reject) => {
       const { unsubscribe } = client

@@ -1,4 +1,5 @@
 import { createClient, type Client as WsClient, type ExecutionResult } from "graphql-ws";
+import { Client as UrqlClient, subscriptionExchange } from "urql";
 import WebSocket from "ws";
 
 // What the subscription tests share: graphql-ws clients (the library Apollo Client's
@@ -94,4 +95,24 @@ export async function writeUntilReceived<T>(
     await Promise.race([watched.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, gapMs))]);
   }
   return within(watched, 1, "event after the writes");
+}
+
+/** An urql client whose subscriptions go over `socket` (urql's documented graphql-ws recipe). */
+export function urqlOverSocket(httpUrl: string, socket: WsClient): UrqlClient {
+  return new UrqlClient({
+    url: httpUrl,
+    exchanges: [
+      subscriptionExchange({
+        forwardSubscription(request) {
+          const input = { ...request, query: request.query || "" };
+          return {
+            subscribe(sink) {
+              const unsubscribe = socket.subscribe(input, sink);
+              return { unsubscribe };
+            },
+          };
+        },
+      }),
+    ],
+  });
 }
