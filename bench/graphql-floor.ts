@@ -14,7 +14,7 @@ import type { SideMessage } from "./side-server";
 // exact query and answer, beside regapi and the hand-written baseline. Each server runs in its own
 // process, as in bench/compare.ts; each is driven in turn by autocannon (10 connections) with a
 // fixed number of requests, and its CPU per request is read from /proc/<pid>/stat (user + system,
-// all threads). The floor servers (bench/floor-server.ts) hold regapi's answer in memory:
+// all threads), and the local MariaDB server's CPU over the same run from its pid file. The floor servers (bench/floor-server.ts) hold regapi's answer in memory:
 //   baseline  Express + mysql2, the hand-written reads (bench/baseline/server.ts)
 //   regapi    the application
 //   apollo    Express + Apollo Server 5 + regapi's type-graphql schema, no database
@@ -112,11 +112,27 @@ async function answerOf(side: Running): Promise<string> {
 interface Run {
   rps: number;
   cpuMs: number;
+  /** The database server's CPU per request over the same run: meaningful only with the sides in turn. */
+  databaseCpuMs: number;
 }
+
+/** The MariaDB server behind BENCH_DATABASE_URL, when it runs on this machine (its pid file). */
+function databasePid(): number | undefined {
+  for (const file of ["/run/mysqld/mysqld.pid", "/var/run/mysqld/mysqld.pid"]) {
+    try {
+      return Number(readFileSync(file, "utf8").trim());
+    } catch {
+      // not this one
+    }
+  }
+  return undefined;
+}
+const DATABASE_PID = databasePid();
 
 async function drive(side: Running, amount: number): Promise<Run> {
   const pid = side.child.pid!;
   const before = cpuMsOf(pid);
+  const databaseBefore = DATABASE_PID ? cpuMsOf(DATABASE_PID) : 0;
   const result = await autocannon({
     url: side.url,
     method: "POST",
@@ -128,8 +144,13 @@ async function drive(side: Running, amount: number): Promise<Run> {
     sampleInt: 20,
   });
   const cpu = cpuMsOf(pid) - before;
+  const databaseCpu = DATABASE_PID ? cpuMsOf(DATABASE_PID) - databaseBefore : 0;
   if (result.non2xx + result.errors > 0) throw new Error(`${side.name}: ${result.non2xx + result.errors} failures`);
-  return { rps: result.requests.total / result.duration, cpuMs: cpu / result.requests.total };
+  return {
+    rps: result.requests.total / result.duration,
+    cpuMs: cpu / result.requests.total,
+    databaseCpuMs: databaseCpu / result.requests.total,
+  };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
@@ -169,8 +190,10 @@ async function main(): Promise<void> {
     `\nnode ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}); ${ROUNDS} rounds of ${REQUESTS} requests per side, ` +
       `${CONNECTIONS} connections, ${TOGETHER ? "sides at the same time" : "sides in turn"}; CPU from /proc/<pid>/stat (10 ms ticks); medians, min–max over the rounds\n`,
   );
-  console.log("| server | req/s | CPU ms/request | min–max | req/s vs baseline | CPU vs baseline |");
-  console.log("|---|---|---|---|---|---|");
+  console.log(
+    "| server | req/s | CPU ms/request | min–max | req/s vs baseline | CPU vs baseline | database CPU ms/request |",
+  );
+  console.log("|---|---|---|---|---|---|---|");
   const cpu = (name: SideName) => median(runs.get(name)?.map((run) => run.cpuMs) ?? []);
   const rps = (name: SideName) => median(runs.get(name)?.map((run) => run.rps) ?? []);
   for (const side of measured) {
@@ -178,7 +201,8 @@ async function main(): Promise<void> {
     console.log(
       `| ${DESCRIPTION[side.name]} | ${rps(side.name).toFixed(0)} | ${cpu(side.name).toFixed(2)} | ${spread(own.map((run) => run.cpuMs))} | ` +
         `${runs.has("baseline") ? `${(rps(side.name) / rps("baseline")).toFixed(2)}×` : "—"} | ` +
-        `${runs.has("baseline") ? `${(cpu(side.name) / cpu("baseline")).toFixed(2)}×` : "—"} |`,
+        `${runs.has("baseline") ? `${(cpu(side.name) / cpu("baseline")).toFixed(2)}×` : "—"} | ` +
+        `${DATABASE_PID && !TOGETHER ? median(own.map((run) => run.databaseCpuMs)).toFixed(2) : "—"} |`,
     );
   }
   if (runs.has("baseline") && runs.has("apollo") && runs.has("express")) {

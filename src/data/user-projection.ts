@@ -1,6 +1,6 @@
 import type { EntityManager } from "typeorm";
 import { accountTotals, cartLineAmountSql, paymentAmountSql } from "./account-sums";
-import { assertColumns, decodeColumn, jsonObjectsSql } from "./sql-rows";
+import { assertColumns, decodeColumn, jsonObjectsSql, type ListSql } from "./sql-rows";
 import { statusExcludedSql } from "./statuses.data";
 
 // The user summary (legacy `meta_info`, GraphQL `MetaInfo` and the User fields read from it),
@@ -21,17 +21,25 @@ export interface SummaryPartSql {
   select: (em: EntityManager) => string;
   /** A join the entries read (the person, the status, the admin), once per statement. */
   join?: { table: string; sql: string };
+  /**
+   * A part whose one column is a list (a JSON array of its rows' objects, as `select` reads it):
+   * the same rows can be read as an arm of the statement instead (withListArms).
+   */
+  list?: ListSql;
 }
 
 const PERSON_JOIN = { table: "person", sql: "person p ON p.id = r.person_id" };
 const STATUS_JOIN = { table: "status", sql: "status s ON s.id = r.status_id" };
 
 // A registration's tags as one JSON array column, so a summary costs one statement.
-const tagsJsonSql = (em: EntityManager) =>
-  jsonObjectsSql(em, [
+const TAGS_LIST: ListSql = {
+  from: "registration_tag rt JOIN tag t ON t.id = rt.tag_id",
+  owner: "rt.registration_id",
+  members: [
     ["id", "t.id"],
     ["name", "t.name"],
-  ]);
+  ],
+};
 
 /**
  * The parts, in select-list order. `forms` and `formCount` both fill `form_counts` (six counts
@@ -97,8 +105,9 @@ const PARTS = {
   },
   tags: {
     columns: ["tags"],
-    select: (em: EntityManager) => `(SELECT ${tagsJsonSql(em)} FROM registration_tag rt JOIN tag t ON t.id = rt.tag_id
-          WHERE rt.registration_id = r.uid) AS tags`,
+    select: (em: EntityManager) =>
+      `(SELECT ${jsonObjectsSql(em, TAGS_LIST.members)} FROM ${TAGS_LIST.from} WHERE ${TAGS_LIST.owner} = r.uid) AS tags`,
+    list: TAGS_LIST,
   },
 } satisfies Record<string, SummaryPartSql>;
 
@@ -318,13 +327,29 @@ const partsOf = (members: SummaryMembers | null) => (members === null ? null : m
 
 const readsPart = (parts: ReadonlySet<SummaryPart> | null, part: SummaryPart) => parts === null || parts.has(part);
 
-/** The parts a statement reading `parts` (null: all) selects, in select-list order. */
-const partsSelected = (parts: ReadonlySet<SummaryPart> | null): SummaryPart[] =>
-  PART_NAMES.filter((part) => readsPart(parts, part) && !(part === "formCount" && readsPart(parts, "forms")));
+/**
+ * The parts a statement reading `parts` (null: all) selects, in select-list order; `listsApart`:
+ * without the list parts (summaryListParts), which it reads as arms.
+ */
+const partsSelected = (parts: ReadonlySet<SummaryPart> | null, listsApart = false): SummaryPart[] =>
+  PART_NAMES.filter(
+    (part) =>
+      readsPart(parts, part) &&
+      !(part === "formCount" && readsPart(parts, "forms")) &&
+      !(listsApart && ALL_PARTS[part].list),
+  );
 
-/** The summary select list of what `members` read (null: every part). */
-export function summarySelectSql(em: EntityManager, members: SummaryMembers | null = null): string {
-  const selected = partsSelected(partsOf(members));
+/**
+ * The summary select list of what `members` read (null: every part); `listsApart`: without the
+ * list parts, whose columns the caller fills from arms of the statement (summaryListParts).
+ */
+export function summarySelectSql(
+  em: EntityManager,
+  members: SummaryMembers | null = null,
+  options: { listsApart?: boolean } = {},
+): string {
+  const listsApart = options.listsApart === true;
+  const selected = partsSelected(partsOf(members), listsApart);
   const key = `${em.connection.options.type}:${selected.join(",")}`;
   let sql = selectLists.get(key);
   if (sql === undefined) {
@@ -332,6 +357,25 @@ export function summarySelectSql(em: EntityManager, members: SummaryMembers | nu
     selectLists.set(key, sql);
   }
   return sql;
+}
+
+/** How many columns summarySelectSql returns for the same arguments. */
+export const summaryColumnCount = (members: SummaryMembers | null, options: { listsApart?: boolean } = {}): number =>
+  IDENTITY_COLUMNS.length +
+  partsSelected(partsOf(members), options.listsApart === true).reduce(
+    (count, part) => count + ALL_PARTS[part].columns.length,
+    0,
+  );
+
+/**
+ * The list parts `members` read, as summarySelectSql leaves them out with `listsApart`: the
+ * column each fills (with the array of its rows' objects, or null for none) and its list.
+ */
+export function summaryListParts(members: SummaryMembers | null): { column: string; list: ListSql }[] {
+  return partsSelected(partsOf(members)).flatMap((part) => {
+    const { list, columns } = ALL_PARTS[part];
+    return list ? [{ column: columns[0], list }] : [];
+  });
 }
 
 // Select lists by dialect and parts read, built once: a part's SQL depends on nothing else, and

@@ -2,15 +2,18 @@ import type { EntityManager } from "typeorm";
 import { chunked } from "./batch";
 import {
   decodeRegistrationLists,
-  registrationListsSql,
+  registrationListArms,
+  type ListOwners,
   type RegistrationLists,
   type RegistrationListsWanted,
 } from "./registration-lists.data";
 import { projectAndColumnClause, type ProjectPersonKey, type RegistrationRef } from "./registrations.data";
-import { selectRawRows, sqlPlaceholders } from "./sql-rows";
+import { selectRawRows, splitListArms, sqlPlaceholders, withListArms } from "./sql-rows";
 import {
   decodeSummaries,
+  summaryColumnCount,
   summaryJoinsSql,
+  summaryListParts,
   summarySelectSql,
   type SummaryMembers,
   type UserSummary,
@@ -68,28 +71,69 @@ export async function readOwnedSummary(
   /** The lists read along (options.lists), by uid. */
   lists: Map<number, RegistrationLists>;
 }> {
-  // With children: the person's own row and their children's, in uid order, in the same statement.
+  // With children: the person's own row and their children's, in the same statement.
   const who = options.withChildren ? "(r.person_id = ? OR r.connected_to = ?)" : "r.person_id = ?";
+  const whoParameters = options.withChildren ? [personId, personId] : [personId];
   const members = options.members ?? null;
   const wanted = options.lists ?? {};
-  const lists = registrationListsSql(em, wanted, personId);
+  // Every arm reads the registrations of the organization's project the head reads, those a list
+  // is read for: the person's, the children's or the family's.
+  const restrict = (owners: ListOwners) => {
+    const [whose, parameters] =
+      owners === "person"
+        ? ["r.person_id = ?", [personId]]
+        : owners === "children"
+          ? ["r.connected_to = ?", [personId]]
+          : [who, whoParameters];
+    return {
+      where: `pr.id = ? AND pr.organization_id = ? AND ${whose}`,
+      parameters: [projectId, organizationId, ...parameters],
+    };
+  };
+  const ofProject = "JOIN project pr ON pr.id = r.project_id";
+  const listParts = summaryListParts(members);
+  const arms = [
+    ...listParts.map(({ column, list }) => ({
+      name: column,
+      list,
+      join: `JOIN registration r ON r.uid = ${list.owner} ${ofProject}`,
+      ...restrict("family"),
+    })),
+    ...registrationListArms(wanted, restrict).map((arm) => ({ ...arm, join: `${arm.join} ${ofProject}` })),
+  ];
   // Outer joins throughout: the project row comes back even without a registration.
-  const sql = `SELECT ${[summarySelectSql(em, members), ...lists.columns].join(",\n       ")}
-      FROM project pr
+  const { sql, parameters } = withListArms(
+    em,
+    {
+      select: summarySelectSql(em, members, { listsApart: true }),
+      rest: `FROM project pr
       LEFT JOIN registration r ON r.project_id = pr.id AND ${who}
       ${summaryJoinsSql(members, {}, "LEFT JOIN")}
-     WHERE pr.id = ? AND pr.organization_id = ?
-     ORDER BY r.uid`;
-  const whoParameters = options.withChildren ? [personId, personId] : [personId];
-  const raw = await selectRawRows(em, sql, [...lists.parameters, ...whoParameters, projectId, organizationId]);
+     WHERE pr.id = ? AND pr.organization_id = ?`,
+      columns: summaryColumnCount(members, { listsApart: true }),
+      parameters: [...whoParameters, projectId, organizationId],
+    },
+    arms,
+  );
+  const { head, lists: armRows } = splitListArms(await selectRawRows(em, sql, parameters), sql);
   const listsByUid = new Map<number, RegistrationLists>();
-  if (raw.length === 0) return { owned: false, summary: null, children: [], lists: listsByUid };
-  const rows = raw[0].uid == null ? [] : decodeSummaries(raw, sql, members);
+  if (head.length === 0) return { owned: false, summary: null, children: [], lists: listsByUid };
+  // A UNION has no order of its own: the family in uid order, as an ORDER BY put it.
+  head.sort((a, b) => Number(a.uid) - Number(b.uid));
+  if (head[0].uid != null) {
+    for (const row of head) {
+      for (const { column } of listParts) row[column] = armRows.get(column)?.get(Number(row.uid)) ?? null;
+    }
+  }
+  const rows = head[0].uid == null ? [] : decodeSummaries(head, sql, members);
   const summary = rows.find((candidate) => candidate.cloginId === personId) ?? null;
-  if (lists.columns.length > 0 && summary) {
-    rows.forEach((candidate, i) =>
-      listsByUid.set(candidate.uid, decodeRegistrationLists(raw[i], wanted, candidate === summary, sql)),
-    );
+  if (summary && Object.values(wanted).some(Boolean)) {
+    for (const candidate of rows) {
+      listsByUid.set(
+        candidate.uid,
+        decodeRegistrationLists(armRows, candidate.uid, wanted, candidate === summary, sql),
+      );
+    }
   }
   // Children of an unregistered person are not reported: the caller answers USER_NOT_FOUND.
   return {

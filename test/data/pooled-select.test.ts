@@ -1,6 +1,6 @@
 import { QueryFailedError } from "typeorm";
 import { withSqlTally } from "../../src/db/sql-counter";
-import { selectRows } from "../../src/data/sql-rows";
+import { selectRawRows, selectRows, splitListArms, withListArms, type ListSql } from "../../src/data/sql-rows";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 
 // selectRows outside a transaction runs its statement straight on a pooled connection on
@@ -57,5 +57,54 @@ describe("selectRows outside a transaction", () => {
   it("inside a transaction runs on the transaction's connection", async () => {
     const rows = await db.dataSource.transaction((em) => selectRows(em, { n: "int" }, "SELECT 3 AS n", []));
     expect(rows).toEqual([{ n: 3 }]);
+  });
+});
+
+describe("a statement with list arms (withListArms, splitListArms)", () => {
+  // The nested user read's shape on a derived table: a head of two rows, a list whose rows name
+  // their owner, a second list that finds no row.
+  const items: ListSql = {
+    from: "(SELECT 1 AS owner_id, 10 AS n, 'x' AS s UNION ALL SELECT 1, 11, 'y' UNION ALL SELECT 2, 20, 'z') i",
+    owner: "i.owner_id",
+    members: [
+      ["n", "i.n"],
+      ["s", "i.s"],
+    ],
+  };
+
+  it("returns the head's rows and each arm's rows as objects by owner, in one statement", async () => {
+    const em = db.dataSource.manager;
+    const { sql, parameters } = withListArms(
+      em,
+      {
+        select: "h.k AS k, h.label AS label",
+        rest: "FROM (SELECT 1 AS k, 'one' AS label UNION ALL SELECT 2, 'two') h WHERE h.k >= ?",
+        columns: 2,
+        parameters: [1],
+      },
+      [
+        { name: "items", list: items, join: "", where: "i.n > ?", parameters: [10] },
+        { name: "none", list: items, join: "", where: "i.n > ?", parameters: [99] },
+      ],
+    );
+    const { tally, result } = withSqlTally(() => selectRawRows(em, sql, parameters));
+    const { head, lists } = splitListArms(await result, sql);
+    expect(tally.statements).toBe(1);
+    expect(head.map((row) => [Number(row.k), row.label]).sort()).toEqual([
+      [1, "one"],
+      [2, "two"],
+    ]);
+    expect([...lists.keys()]).toEqual(["items"]);
+    expect(
+      lists
+        .get("items")!
+        .get(1)!
+        .sort((a, b) => Number(a.n) - Number(b.n)),
+    ).toEqual([{ n: 11, s: "y" }]);
+    expect(lists.get("items")!.get(2)).toEqual([{ n: 20, s: "z" }]);
+  });
+
+  it("refuses rows that lack the arms' columns, instead of reading every row as the head's", () => {
+    expect(() => splitListArms([{ k: 1 }], "SELECT k")).toThrow(/column "list_arm"/);
   });
 });
