@@ -76,8 +76,10 @@ export async function readOwnedSummary(
   const whoParameters = options.withChildren ? [personId, personId] : [personId];
   const members = options.members ?? null;
   const wanted = options.lists ?? {};
-  // Every arm reads the registrations of the organization's project the head reads, those a list
-  // is read for: the person's, the children's or the family's.
+  // Every arm reads the registrations of the project the head reads, those a list is read for: the
+  // person's, the children's or the family's. Ownership is the head's: when the project is not the
+  // organization's the head has no row and nothing the arms read leaves this function (joining the
+  // project again in each arm cost MariaDB about a tenth of the read).
   const restrict = (owners: ListOwners) => {
     const [whose, parameters] =
       owners === "person"
@@ -86,20 +88,19 @@ export async function readOwnedSummary(
           ? ["r.connected_to = ?", [personId]]
           : [who, whoParameters];
     return {
-      where: `pr.id = ? AND pr.organization_id = ? AND ${whose}`,
-      parameters: [projectId, organizationId, ...parameters],
+      where: `r.project_id = ? AND ${whose}`,
+      parameters: [projectId, ...parameters],
     };
   };
-  const ofProject = "JOIN project pr ON pr.id = r.project_id";
   const listParts = summaryListParts(members);
   const arms = [
     ...listParts.map(({ column, list }) => ({
       name: column,
       list,
-      join: `JOIN registration r ON r.uid = ${list.owner} ${ofProject}`,
+      join: `JOIN registration r ON r.uid = ${list.owner}`,
       ...restrict("family"),
     })),
-    ...registrationListArms(wanted, restrict).map((arm) => ({ ...arm, join: `${arm.join} ${ofProject}` })),
+    ...registrationListArms(wanted, restrict),
   ];
   // Outer joins throughout: the project row comes back even without a registration.
   const { sql, parameters } = withListArms(

@@ -1,7 +1,7 @@
 import type { EntityManager } from "typeorm";
 import { readProjectCounters } from "../../src/data/project-counters.data";
 import { projectTotalsOf } from "../../src/domain/projects/project-counters";
-import { readSummaries as readSummaryRows } from "../../src/data/user-summary.data";
+import { readOwnedSummary, readSummaries as readSummaryRows } from "../../src/data/user-summary.data";
 import { readSummaryPageInRange } from "../../src/data/user-page.data";
 import { summaryMembers, USER_PROJECTION, type SummaryMembers } from "../../src/data/user-projection";
 import { RowShapeError } from "../../src/data/sql-rows";
@@ -129,5 +129,56 @@ describe("a summary read decodes only the members asked for (issue 23)", () => {
     // Not digits: as Number() reads it.
     expect(USER_PROJECTION.completedForms.decode({ form_counts: "1, 2,x" })).toBe(2);
     expect(USER_PROJECTION.totalUserForms.decode({ form_counts: "1, 2,x" })).toBeNaN();
+  });
+});
+
+describe("the owned read with its lists (one statement, the lists as arms of it)", () => {
+  const everyList = { formSet: "family", formFields: "family", answers: "family", emails: "family" } as const;
+  const organizationOfMaple = async () =>
+    Number(
+      (
+        (await t.dataSource.query(`SELECT organization_id FROM project WHERE id = ?`, [MAPLE.groupId])) as {
+          organization_id: unknown;
+        }[]
+      )[0].organization_id,
+    );
+
+  it("reads the family's summaries, tags included, as the summary read does, and the lists for each", async () => {
+    const organizationId = await organizationOfMaple();
+    const read = await readOwnedSummary(t.dataSource.manager, organizationId, MAPLE.groupId, MAPLE.miles, {
+      withChildren: true,
+      lists: everyList,
+    });
+    expect(read.owned).toBe(true);
+    const family = [read.summary!, ...read.children];
+    expect(family.map((summary) => summary.uid)).toEqual(
+      [...family.map((summary) => summary.uid)].sort((a, b) => a - b),
+    );
+    // The tags come from an arm here and from a JSON column in readSummaries: the same summaries.
+    expect(family).toEqual(
+      await readSummaryRows(
+        t.dataSource.manager,
+        family.map((summary) => summary.uid),
+      ),
+    );
+    for (const summary of family) {
+      const lists = read.lists.get(summary.uid)!;
+      expect(lists.formSet!.length).toBe(summary.totalForms);
+      expect(Object.keys(lists).sort()).toEqual(["answers", "emails", "formFields", "formSet"]);
+    }
+  });
+
+  it("reads nothing of a project of another organization, although the arms would find its rows", async () => {
+    const read = await readOwnedSummary(
+      t.dataSource.manager,
+      (await organizationOfMaple()) + 1,
+      MAPLE.groupId,
+      MAPLE.miles,
+      {
+        withChildren: true,
+        lists: everyList,
+      },
+    );
+    expect(read).toEqual({ owned: false, summary: null, children: [], lists: new Map() });
   });
 });
