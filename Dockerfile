@@ -25,4 +25,4 @@ COPY --from=build /app/schema.graphql ./
 RUN mkdir -p data && chown node:node data
 USER node
 EXPOSE 3000
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "--heap-growing-percent=100", "--max-semi-space-size=8", "dist/src/main.js"]

@@ -4,7 +4,7 @@ import { once } from "node:events";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { HEAP_GROWING_PERCENT } from "../src/common/heap-growth";
+import { SERVER_NODE_FLAGS } from "../src/common/heap-growth";
 import { prepareBenchDatabase } from "./bench-database";
 import { BENCH_SCENARIOS, type BenchScenario } from "./scenarios";
 import type { Side, SideMessage } from "./side-server";
@@ -59,7 +59,7 @@ const nextMessage = async (child: ChildProcess) => (await once(child, "message")
  */
 async function startSide(side: Side): Promise<SideProcess> {
   const child = fork(join(__dirname, "side-server.js"), [side, URL], {
-    execArgv: [`--heap-growing-percent=${HEAP_GROWING_PERCENT}`],
+    execArgv: [...SERVER_NODE_FLAGS],
   });
   const first = await nextMessage(child);
   if (first.type !== "listening") throw new Error(`the ${side} server did not start`);
@@ -137,7 +137,7 @@ async function main(): Promise<void> {
   console.log(
     `node ${process.version} (NODE_ENV=${process.env.NODE_ENV ?? "unset"}), ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; ` +
       `autocannon ${CONNECTIONS} connections, ${SECONDS} s per side in ${SLICE_SECONDS} s slices taken in turns, after ${WARMUP_SECONDS} s warm-up each; ` +
-      `each server in its own process (node --heap-growing-percent=${HEAP_GROWING_PERCENT}), one measured at a time; p50/p99: median over the slices; RSS: each process's peak while measured\n`,
+      `each server in its own process (node ${SERVER_NODE_FLAGS.join(" ")}), one measured at a time; p50/p99: median over the slices; RSS: each process's peak while measured\n`,
   );
   const header = [
     "request",

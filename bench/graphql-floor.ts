@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join, resolve } from "node:path";
 import autocannon from "autocannon";
-import { HEAP_GROWING_PERCENT } from "../src/common/heap-growth";
+import { SERVER_NODE_FLAGS } from "../src/common/heap-growth";
 import { prepareBenchDatabase } from "./bench-database";
 import { BENCH_GROUP_ID, BENCH_HEADERS, BENCH_USER, NESTED_USER_QUERY } from "./scenarios";
 import type { SideMessage } from "./side-server";
@@ -79,7 +79,7 @@ async function start(name: SideName, answer: string): Promise<Running> {
     join(directory, database ? "side-server.js" : "floor-server.js"),
     [side, database ? URL : answer],
     {
-      execArgv: [`--heap-growing-percent=${HEAP_GROWING_PERCENT}`, ...(name === "compared" ? COMPARE_FLAGS : [])],
+      execArgv: [...SERVER_NODE_FLAGS, ...(name === "compared" ? COMPARE_FLAGS : [])],
     },
   );
   const first = (await once(child, "message"))[0] as SideMessage;

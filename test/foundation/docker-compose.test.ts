@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { loadConfig } from "../../src/config/config";
+import { SERVER_NODE_FLAGS } from "../../src/common/heap-growth";
 
 // No Docker engine in CI: these check the files' content, not a running stack.
 const ROOT = join(__dirname, "../..");
@@ -104,7 +105,15 @@ describe("Dockerfile", () => {
     expect(dockerfile).toMatch(/RUN npm install /);
     expect(dockerfile).not.toMatch(/^RUN .*npm ci/m);
     expect(dockerfile).toMatch(/RUN npm run build/);
-    expect(dockerfile).toMatch(/^CMD \["node", "dist\/src\/main\.js"\]$/m);
+    expect(dockerfile).toContain(
+      `CMD ${JSON.stringify(["node", ...SERVER_NODE_FLAGS, "dist/src/main.js"]).replace(/,/g, ", ")}\n`,
+    );
+  });
+
+  it("starts the server with the node flags it is measured with, as npm start does", () => {
+    // V8 sizes the young generation at start-up: only a command-line flag sets it (heap-growth.ts).
+    const start = (JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts.start;
+    expect(start).toBe(`node ${SERVER_NODE_FLAGS.join(" ")} dist/src/main.js`);
   });
 
   it("copies everything the service reads at run time into the final image", () => {
