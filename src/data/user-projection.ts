@@ -359,6 +359,9 @@ export function summarySelectSql(
   return sql;
 }
 
+/** The parts `members` read (null: all) as text: two reads of the same parts read the same SQL. */
+export const summaryPartsKey = (members: SummaryMembers | null): string => partsSelected(partsOf(members)).join(",");
+
 /** How many columns summarySelectSql returns for the same arguments. */
 export const summaryColumnCount = (members: SummaryMembers | null, options: { listsApart?: boolean } = {}): number =>
   IDENTITY_COLUMNS.length +

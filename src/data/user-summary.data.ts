@@ -8,12 +8,13 @@ import {
   type RegistrationListsWanted,
 } from "./registration-lists.data";
 import { projectAndColumnClause, type ProjectPersonKey, type RegistrationRef } from "./registrations.data";
-import { selectRawRows, splitListArms, sqlPlaceholders, withListArms } from "./sql-rows";
+import { selectRawRows, splitListArms, sqlPlaceholders, withListArms, type ListSql } from "./sql-rows";
 import {
   decodeSummaries,
   summaryColumnCount,
   summaryJoinsSql,
   summaryListParts,
+  summaryPartsKey,
   summarySelectSql,
   type SummaryMembers,
   type UserSummary,
@@ -52,45 +53,61 @@ export async function readSummaries(em: EntityManager, uids: readonly number[]):
   return summaries;
 }
 
-/**
- * The summary of a person's registration in a project, read together with the project's
- * ownership in one statement: `owned` false when the project is not the organization's (or does
- * not exist), `summary` null when the person is not registered there. With `members`, only those
- * members are read and decoded (the others are absent); with `lists`, those lists too.
- */
-export async function readOwnedSummary(
+/** What readOwnedSummary's statement binds, in the order its text names them. */
+type OwnedReadValue = "person" | "project" | "organization";
+
+interface OwnedReadStatement {
+  sql: string;
+  parameters: OwnedReadValue[];
+  listParts: { column: string; list: ListSql }[];
+}
+
+// readOwnedSummary's statement by its shape (dialect, the summary parts read, children, lists): the
+// same text for every read of the same selection, built once rather than on every nested read.
+const ownedReadStatements = new Map<string, OwnedReadStatement>();
+
+function ownedReadStatement(
   em: EntityManager,
-  organizationId: number,
-  projectId: number,
-  personId: number,
-  options: { withChildren?: boolean; members?: SummaryMembers | null; lists?: RegistrationListsWanted } = {},
-): Promise<{
-  owned: boolean;
-  summary: UserSummary | null;
-  children: UserSummary[];
-  /** The lists read along (options.lists), by uid. */
-  lists: Map<number, RegistrationLists>;
-}> {
+  members: SummaryMembers | null,
+  withChildren: boolean,
+  wanted: RegistrationListsWanted,
+): OwnedReadStatement {
+  const shape = [
+    em.connection.options.type,
+    summaryPartsKey(members),
+    withChildren,
+    wanted.formSet,
+    wanted.formFields,
+    wanted.answers,
+    wanted.emails,
+  ].join("|");
+  let statement = ownedReadStatements.get(shape);
+  if (!statement)
+    ownedReadStatements.set(shape, (statement = buildOwnedReadStatement(em, members, withChildren, wanted)));
+  return statement;
+}
+
+function buildOwnedReadStatement(
+  em: EntityManager,
+  members: SummaryMembers | null,
+  withChildren: boolean,
+  wanted: RegistrationListsWanted,
+): OwnedReadStatement {
   // With children: the person's own row and their children's, in the same statement.
-  const who = options.withChildren ? "(r.person_id = ? OR r.connected_to = ?)" : "r.person_id = ?";
-  const whoParameters = options.withChildren ? [personId, personId] : [personId];
-  const members = options.members ?? null;
-  const wanted = options.lists ?? {};
+  const who = withChildren ? "(r.person_id = ? OR r.connected_to = ?)" : "r.person_id = ?";
+  const whoParameters: OwnedReadValue[] = withChildren ? ["person", "person"] : ["person"];
   // Every arm reads the registrations of the project the head reads, those a list is read for: the
   // person's, the children's or the family's. Ownership is the head's: when the project is not the
-  // organization's the head has no row and nothing the arms read leaves this function (joining the
-  // project again in each arm cost MariaDB about a tenth of the read).
+  // organization's the head has no row and nothing the arms read leaves readOwnedSummary (joining
+  // the project again in each arm cost MariaDB about a tenth of the read).
   const restrict = (owners: ListOwners) => {
-    const [whose, parameters] =
+    const [whose, parameters]: [string, OwnedReadValue[]] =
       owners === "person"
-        ? ["r.person_id = ?", [personId]]
+        ? ["r.person_id = ?", ["person"]]
         : owners === "children"
-          ? ["r.connected_to = ?", [personId]]
+          ? ["r.connected_to = ?", ["person"]]
           : [who, whoParameters];
-    return {
-      where: `r.project_id = ? AND ${whose}`,
-      parameters: [projectId, ...parameters],
-    };
+    return { where: `r.project_id = ? AND ${whose}`, parameters: ["project", ...parameters] };
   };
   const listParts = summaryListParts(members);
   const arms = [
@@ -112,10 +129,38 @@ export async function readOwnedSummary(
       ${summaryJoinsSql(members, {}, "LEFT JOIN")}
      WHERE pr.id = ? AND pr.organization_id = ?`,
       columns: summaryColumnCount(members, { listsApart: true }),
-      parameters: [...whoParameters, projectId, organizationId],
+      parameters: [...whoParameters, "project", "organization"],
     },
     arms,
   );
+  return { sql, parameters: parameters as OwnedReadValue[], listParts };
+}
+
+/**
+ * The summary of a person's registration in a project, read together with the project's
+ * ownership in one statement: `owned` false when the project is not the organization's (or does
+ * not exist), `summary` null when the person is not registered there. With `members`, only those
+ * members are read and decoded (the others are absent); with `lists`, those lists too.
+ */
+export async function readOwnedSummary(
+  em: EntityManager,
+  organizationId: number,
+  projectId: number,
+  personId: number,
+  options: { withChildren?: boolean; members?: SummaryMembers | null; lists?: RegistrationListsWanted } = {},
+): Promise<{
+  owned: boolean;
+  summary: UserSummary | null;
+  children: UserSummary[];
+  /** The lists read along (options.lists), by uid. */
+  lists: Map<number, RegistrationLists>;
+}> {
+  const members = options.members ?? null;
+  const wanted = options.lists ?? {};
+  const statement = ownedReadStatement(em, members, options.withChildren === true, wanted);
+  const values: Record<OwnedReadValue, number> = { person: personId, project: projectId, organization: organizationId };
+  const { sql, listParts } = statement;
+  const parameters = statement.parameters.map((value) => values[value]);
   const { head, lists: armRows } = splitListArms(await selectRawRows(em, sql, parameters), sql);
   const listsByUid = new Map<number, RegistrationLists>();
   if (head.length === 0) return { owned: false, summary: null, children: [], lists: listsByUid };
