@@ -18,7 +18,8 @@ import type { Side, SideMessage } from "./side-server";
 //   BENCH_REUSE=1 npm run bench -- --users 1000000  # measure the database an earlier run seeded
 // Environment: BENCH_DATABASE_URL (default mariadb://root@127.0.0.1:3306/regapi_bench_baseline; it
 // is dropped and re-created unless BENCH_REUSE=1), BENCH_SECONDS (10 per side), BENCH_SLICE_SECONDS
-// (1), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (10), BENCH_ONLY (a substring of scenario names).
+// (1), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (10), BENCH_ONLY (a substring of scenario names),
+// BENCH_NODE_FLAGS (node flags both servers get after their own).
 
 const flag = (name: string): string | undefined => {
   const at = process.argv.indexOf(`--${name}`);
@@ -31,6 +32,8 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 1);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ONLY = process.env.BENCH_ONLY ?? "";
+// Node flags after the server's own (both sides), e.g. "--max-semi-space-size=16" to measure one.
+const EXTRA_NODE_FLAGS = process.env.BENCH_NODE_FLAGS?.split(" ").filter(Boolean) ?? [];
 const REUSE = process.env.BENCH_REUSE === "1";
 const URL = process.env.BENCH_DATABASE_URL ?? "mariadb://root@127.0.0.1:3306/regapi_bench_baseline";
 
@@ -59,7 +62,7 @@ const nextMessage = async (child: ChildProcess) => (await once(child, "message")
  */
 async function startSide(side: Side): Promise<SideProcess> {
   const child = fork(join(__dirname, "side-server.js"), [side, URL], {
-    execArgv: [...SERVER_NODE_FLAGS],
+    execArgv: [...SERVER_NODE_FLAGS, ...EXTRA_NODE_FLAGS],
   });
   const first = await nextMessage(child);
   if (first.type !== "listening") throw new Error(`the ${side} server did not start`);
@@ -137,7 +140,7 @@ async function main(): Promise<void> {
   console.log(
     `node ${process.version} (NODE_ENV=${process.env.NODE_ENV ?? "unset"}), ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; ` +
       `autocannon ${CONNECTIONS} connections, ${SECONDS} s per side in ${SLICE_SECONDS} s slices taken in turns, after ${WARMUP_SECONDS} s warm-up each; ` +
-      `each server in its own process (node ${SERVER_NODE_FLAGS.join(" ")}), one measured at a time; p50/p99: median over the slices; RSS: each process's peak while measured\n`,
+      `each server in its own process (node ${[...SERVER_NODE_FLAGS, ...EXTRA_NODE_FLAGS].join(" ")}), one measured at a time; p50/p99: median over the slices; RSS: each process's peak while measured\n`,
   );
   const header = [
     "request",
