@@ -154,7 +154,7 @@ const ARM_COLUMNS = ["list_arm", "list_owner", "list_item"] as const;
  * One statement that returns a head's rows and, after them in no defined order, the rows of
  * some lists, as UNION ALL arms: each list row carries its arm's name, its owner and itself as a
  * JSON object, in three columns the head's rows hold NULL in (the arms hold NULL in the head's
- * `headColumns` columns). The statement reads one consistent snapshot like any other, and costs
+ * `head.columns` columns). The statement reads one consistent snapshot like any other, and costs
  * the server what the lists' own rows cost where a JSON aggregate per list costs a fixed price
  * (jsonObjectsSql). Split its rows with splitListArms.
  */

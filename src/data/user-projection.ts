@@ -31,7 +31,8 @@ export interface SummaryPartSql {
 const PERSON_JOIN = { table: "person", sql: "person p ON p.id = r.person_id" };
 const STATUS_JOIN = { table: "status", sql: "status s ON s.id = r.status_id" };
 
-// A registration's tags as one JSON array column, so a summary costs one statement.
+// A registration's tags as one JSON array column, so a summary costs one statement (the owned
+// read, readOwnedSummary, reads the same rows as an arm of its statement).
 const TAGS_LIST: ListSql = {
   from: "registration_tag rt JOIN tag t ON t.id = rt.tag_id",
   owner: "rt.registration_id",
