@@ -35,6 +35,16 @@ function renamingColumn(em: EntityManager, column: string, misspelt: string): En
   });
 }
 
+/** The organization owning a project, as the database holds it. */
+const organizationOf = async (groupId: number) =>
+  Number(
+    (
+      (await t.dataSource.query(`SELECT organization_id FROM project WHERE id = ?`, [groupId])) as {
+        organization_id: unknown;
+      }[]
+    )[0].organization_id,
+  );
+
 const milesUid = async () =>
   (await t.dataSource.manager.findOneByOrFail(Registration, { projectId: MAPLE.groupId, personId: MAPLE.miles })).uid;
 
@@ -69,14 +79,6 @@ describe("data modules read typed rows", () => {
 });
 
 describe("a summary read decodes only the members asked for (issue 23)", () => {
-  const organizationOf = async (groupId: number) =>
-    Number(
-      (
-        (await t.dataSource.query(`SELECT organization_id FROM project WHERE id = ?`, [groupId])) as {
-          organization_id: unknown;
-        }[]
-      )[0].organization_id,
-    );
   const page = async (members: SummaryMembers | null) => {
     const read = await readSummaryPageInRange(
       t.dataSource.manager,
@@ -134,17 +136,8 @@ describe("a summary read decodes only the members asked for (issue 23)", () => {
 
 describe("the owned read with its lists (one statement, the lists as arms of it)", () => {
   const everyList = { formSet: "family", formFields: "family", answers: "family", emails: "family" } as const;
-  const organizationOfMaple = async () =>
-    Number(
-      (
-        (await t.dataSource.query(`SELECT organization_id FROM project WHERE id = ?`, [MAPLE.groupId])) as {
-          organization_id: unknown;
-        }[]
-      )[0].organization_id,
-    );
-
   it("reads the family's summaries, tags included, as the summary read does, and the lists for each", async () => {
-    const organizationId = await organizationOfMaple();
+    const organizationId = await organizationOf(MAPLE.groupId);
     const read = await readOwnedSummary(t.dataSource.manager, organizationId, MAPLE.groupId, MAPLE.miles, {
       withChildren: true,
       lists: everyList,
@@ -171,7 +164,7 @@ describe("the owned read with its lists (one statement, the lists as arms of it)
   it("reads nothing of a project of another organization, although the arms would find its rows", async () => {
     const read = await readOwnedSummary(
       t.dataSource.manager,
-      (await organizationOfMaple()) + 1,
+      (await organizationOf(MAPLE.groupId)) + 1,
       MAPLE.groupId,
       MAPLE.miles,
       {
