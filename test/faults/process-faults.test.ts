@@ -22,7 +22,9 @@ import { writeFigures } from "../support/figures";
 jest.setTimeout(300_000);
 
 const FULL = process.env.FAULTS_FULL === "1";
-const FLOOD = 1000;
+// On SQLite requests take turns, so a flood's last answer comes after all the others: the regular
+// run keeps it well inside the service's request timeout on a busy machine.
+const FLOOD = FULL ? 1000 : 300;
 const FREEZE_MS = FULL ? 15_000 : 6000;
 const KILLED_MS = FULL ? 8000 : 3000;
 const LOAD_WORKERS = 20;
@@ -75,7 +77,7 @@ afterAll(async () => {
   writeFigures("fault-injection", { fullSize: FULL, ...figures });
 });
 
-describe("a flood of 1,000 concurrent requests", () => {
+describe(`a flood of ${FLOOD} concurrent requests`, () => {
   it("answers every one 200 or 503 with Retry-After, none 500 or dropped, and stays bounded in memory", async () => {
     const service = await start("flood");
     const started = Date.now();

@@ -17,10 +17,10 @@ export interface ServiceProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Runs `node main.js` with exactly the given environment (plus PATH). */
-export function spawnService(mainJs: string, env: Record<string, string>): ServiceProcess {
+/** Runs `node main.js` with exactly the given environment (plus PATH), in `cwd` (default: the repository). */
+export function spawnService(mainJs: string, env: Record<string, string>, cwd = ROOT): ServiceProcess {
   const child = spawn(process.execPath, [mainJs], {
-    cwd: ROOT,
+    cwd,
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -70,8 +70,9 @@ export function spawnService(mainJs: string, env: Record<string, string>): Servi
 export async function startService(
   mainJs: string,
   env: Record<string, string>,
+  cwd?: string,
 ): Promise<ServiceProcess & { port: number }> {
-  const service = spawnService(mainJs, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env });
+  const service = spawnService(mainJs, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env }, cwd);
   const listening = await service.waitForLine((line) => line.msg === "listening");
   return { ...service, port: Number(listening.port) };
 }
