@@ -117,8 +117,6 @@ async function runGraphql(env: DocEnvironment, step: Extract<Step, { kind: "grap
     );
     return;
   }
-  const errors = validate(schema, step.document).map((error) => error.message);
-  expect({ at: where(step), errors }).toEqual({ at: where(step), errors: [] });
   const fragments = executable.filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION);
   const operations = executable.filter(
     (definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION,
@@ -126,9 +124,11 @@ async function runGraphql(env: DocEnvironment, step: Extract<Step, { kind: "grap
   if (step.answer && operations.length !== 1)
     throw new Error(`${where(step)}: an answer is shown for a block of ${operations.length} operations`);
   for (const operation of operations) {
-    // A subscription needs a WebSocket and an event to answer: the schema check above is its test.
-    if (operation.operation === "subscription") continue;
     const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: [operation, ...fragments] };
+    const errors = validate(schema, document).map((error) => error.message);
+    expect({ at: where(step), errors }).toEqual({ at: where(step), errors: [] });
+    // A subscription needs a WebSocket and an event to answer: validation is its test.
+    if (operation.operation === "subscription") continue;
     const declared = (operation.variableDefinitions ?? []).map((definition) => definition.variable.name.value);
     const variables = Object.fromEntries(
       Object.entries(step.variables ?? {}).filter(([name]) => declared.includes(name)),
@@ -140,7 +140,9 @@ async function runGraphql(env: DocEnvironment, step: Extract<Step, { kind: "grap
           "Api-User": (await env.variable("API_USER")) ?? DEMO_CREDENTIALS.apiUser,
           "Api-Token": (await env.variable("API_TOKEN")) ?? DEMO_CREDENTIALS.apiToken,
         };
-    const response = await env.graphql(print(document), variables, headers);
+    // The page's own text when it is this one operation, so that error locations are the page's.
+    const query = definitions.length === 1 ? step.block.body : print(document);
+    const response = await env.graphql(query, variables, headers);
     if (step.answer?.kind === "json") {
       expect({ at: where(step, step.answer), differences: compareJson(response.body, step.answer.value) }).toEqual({
         at: where(step, step.answer),

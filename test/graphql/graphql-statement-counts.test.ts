@@ -18,6 +18,7 @@ import { encodeNodeId } from "../../src/graphql/nodes/node-id";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { graphql, type GraphqlResponse } from "../support/graphql";
 import { SCALE, scaleHeaders, scaleOrganization } from "./scale-fixture";
+import { STATEMENT_COUNTING } from "../support/test-config";
 
 // Issue 4 §4: nested user data is read through per-request DataLoaders, so the number of SQL
 // statements of a request does not depend on how many forms, children, values or users it touches.
@@ -26,7 +27,10 @@ let t: TestApp;
 
 beforeAll(async () => {
   const fixture = testFixture() as { organizations: unknown[] };
-  t = await startTestApp({ fixture: { organizations: [...fixture.organizations, scaleOrganization()] } });
+  t = await startTestApp({
+    fixture: { organizations: [...fixture.organizations, scaleOrganization()] },
+    config: STATEMENT_COUNTING,
+  });
   // Email history grows with the size too (the fixture format has no emails).
   for (const size of SCALE.sizes) {
     const emails = Array.from({ length: size }, (_, i) => ({

@@ -5,13 +5,13 @@
 //   for items it leaves out;
 // - a string with "…" in it matches any text in place of each "…";
 // - volatile members (request ids, tokens, secrets, cursors, times of the run: names ending in
-//   `_at`/`At`, `token`, `secret`, `cursor`, `request_id`, `event_id`/`eventId`) need only a
+//   `_at`/`At`, `token`, `secret`, `cursor`, `request_id`, `event_id`/`eventId`, and `id`, an
+//   event's UUID or a GraphQL Node id) need only a
 //   value of the same type.
 // Text: line by line, "…" matching any text (also across lines), with times, tokens and UUIDs
 // masked on both sides.
 
-const VOLATILE_KEY =
-  /(^|_)(at|token|secret|cursor)$|At$|Token$|Secret$|Cursor$|^request_?[iI]d$|^event_?[iI]d$|^(user|session)_token$/;
+const VOLATILE_KEY = /(^|_)(at|token|secret|cursor)$|At$|Token$|Secret$|Cursor$|^request_?[iI]d$|^event_?[iI]d$|^id$/;
 
 export interface Difference {
   path: string;

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startReceiver } from "../../events/support/receiver";
@@ -13,6 +13,10 @@ import { builtService } from "../../support/service-build";
 //
 // The pages say port 3000 and https://hooks.example.com; commands are run with the server's and
 // the receiver's real addresses instead, and what they print is read back with the pages' ones.
+
+const ROOT = join(__dirname, "../../..");
+/** What a page's folder has of its own: its database and build, and the CLI link. */
+const NOT_LINKED = new Set([".git", "node_modules", "data", "dist", "test-results"]);
 
 export const DOC_PORT = 3000;
 export const DOC_HOOKS = "https://hooks.example.com";
@@ -53,6 +57,8 @@ export class DocEnvironment {
     const shim = join(folder, "node_modules/.bin/regapi");
     writeFileSync(shim, `#!/usr/bin/env node\nrequire(${JSON.stringify(builtService().cliJs)});\n`);
     chmodSync(shim, 0o755);
+    // The rest of the clone: the repository's files, so that examples may name them (a fixture, schema.graphql).
+    for (const name of readdirSync(ROOT)) if (!NOT_LINKED.has(name)) symlinkSync(join(ROOT, name), join(folder, name));
     const receiver = await startReceiver();
     const server = await startService(builtService().mainJs, { ...PAGE_ENV, LOG_LEVEL: "info" }, folder);
     return new DocEnvironment(root, folder, server, receiver);
