@@ -20,6 +20,9 @@ import { graphql, type GraphqlResponse } from "../support/graphql";
 import { SCALE, scaleHeaders, scaleOrganization } from "./scale-fixture";
 import { STATEMENT_COUNTING } from "../support/test-config";
 
+// Each test reads users of 1, 10 and 50 forms and children: minutes on a busy machine.
+jest.setTimeout(180_000);
+
 // Issue 4 §4: nested user data is read through per-request DataLoaders, so the number of SQL
 // statements of a request does not depend on how many forms, children, values or users it touches.
 
