@@ -59,3 +59,8 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
       .trimEnd();
   return [line(header), ...rows.map(line)];
 }
+
+/** The "Examples:" section every command's --help ends with: whole command lines, as a user types them. */
+export function examples(...lines: string[]): string {
+  return `\nExamples:\n${lines.map((line) => `  $ ${line}`).join("\n")}\n`;
+}

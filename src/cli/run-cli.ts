@@ -6,7 +6,7 @@ import { DomainError } from "../domain/errors";
 import { FixtureError } from "../fixtures/load-fixture";
 import { CliError } from "./cli-error";
 import { writeLine, type CliIo } from "./cli-io";
-import { databaseKind, type CliSession } from "./cli-session";
+import { databaseKind, examples, type CliSession } from "./cli-session";
 import { registerApiKeyCommand } from "./commands/api-key.command";
 import { registerDemoCommand } from "./commands/demo.command";
 import { registerLoadCommand } from "./commands/load.command";
@@ -41,7 +41,16 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
         ({ dataSource } = await import("../../ormconfig"));
         ownDataSource = dataSource;
       }
-      if (!dataSource.isInitialized) await dataSource.initialize();
+      if (!dataSource.isInitialized) {
+        try {
+          await dataSource.initialize();
+        } catch (error) {
+          if ((error as { code?: string }).code === "ER_BAD_DB_ERROR") {
+            throw new CliError(`regapi: ${(error as Error).message}; \`regapi migrate\` creates it and its schema`);
+          }
+          throw error;
+        }
+      }
       if (requireMigrated && databaseKind(dataSource) === "mysql-family" && (await dataSource.showMigrations())) {
         throw new CliError("the database has pending migrations; run `regapi migrate` first");
       }
@@ -71,7 +80,15 @@ function buildProgram(session: CliSession): Command {
     .version(packageVersion(), "-V, --version", "print the version of regapi and exit")
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
-    .showHelpAfterError("(run regapi --help for usage)")
+    .showHelpAfterError("(run npx regapi --help for usage)")
+    .addHelpText(
+      "after",
+      examples(
+        "npx regapi demo",
+        "npx regapi api-key create --org 1 --user ci-bot@maple.test",
+        "npx regapi migrate --help",
+      ),
+    )
     // The configuration is checked before any command touches the database, as at service start.
     .hook("preAction", () => {
       session.config();

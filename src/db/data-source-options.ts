@@ -16,6 +16,14 @@ export interface DataSourceExtras {
 
 export { DEFAULT_DATABASE_CONNECTION };
 
+/** The driver's TLS options: TLS always verifies the server, against the configured CA, else the system's CAs. */
+export function tlsOptions(
+  connection: DatabaseConnectionConfig,
+): { ca?: string; rejectUnauthorized: true } | undefined {
+  if (!connection.tls) return undefined;
+  return { ...(connection.tls.ca ? { ca: connection.tls.ca } : {}), rejectUnauthorized: true };
+}
+
 /**
  * Options for the one DataSource of a process. SQLite synchronizes its schema (embedded, zero
  * setup); MySQL and MariaDB run the committed migrations and never synchronize.
@@ -56,10 +64,7 @@ export function buildDataSourceOptions(database: DatabaseConfig, extras: DataSou
     synchronize: false,
     migrations: MIGRATIONS,
     migrationsTransactionMode: "each",
-    // TLS always verifies the server: against the configured CA, else the system's CAs.
-    ssl: connection.tls
-      ? { ...(connection.tls.ca ? { ca: connection.tls.ca } : {}), rejectUnauthorized: true }
-      : undefined,
+    ssl: tlsOptions(connection),
     connectTimeout: connection.connectTimeoutMs,
     ...mysqlLimitOptions(database, connection),
   };

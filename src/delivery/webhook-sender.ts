@@ -28,7 +28,10 @@ export interface WebhookResponse {
 }
 
 const refusedAddress = (address: string) =>
-  Object.assign(new Error(`refused: resolves to an internal address (${address})`), { code: "EREFUSEDADDRESS" });
+  Object.assign(
+    new Error(`refused: resolves to an internal address (${address}); WEBHOOK_ALLOW_PRIVATE=true allows it`),
+    { code: "EREFUSEDADDRESS" },
+  );
 
 /**
  * The address is checked when the connection is made, not only when the URL was registered: a

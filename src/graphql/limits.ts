@@ -14,7 +14,6 @@ export const GRAPHQL_LIMITS = {
   maxCost: 20_000,
   maxDirectives: 20,
   maxTokens: 2_000,
-  bodyBytes: "1mb",
 } as const;
 
 export type QueryLimit = "depth" | "aliases" | "cost" | "directives" | "tokens";

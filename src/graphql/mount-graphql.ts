@@ -7,7 +7,7 @@ import { expressMiddleware } from "@as-integrations/express5";
 import type { ErrorRequestHandler, Express, RequestHandler, Response } from "express";
 import { getOperationAST, parse } from "graphql";
 import type { AppDependencies } from "../http/app-dependencies";
-import { jsonBody } from "../http/body-hygiene";
+import { BODY_LIMIT, jsonBody } from "../http/body-hygiene";
 import { httpStatusOfTransport } from "../http/http-status";
 import { IDEMPOTENCY_KEY_HEADER, idempotentWrites, type IdempotencyKeyPolicy } from "../http/idempotency";
 import { fromBodyParserError, type TransportError } from "../http/transport-errors";
@@ -36,7 +36,7 @@ export function sendGraphqlTransportError(res: Response, failure: TransportError
 
 // Body-parser failures on /graphql answer in the GraphQL error shape (contract §1).
 const bodyErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
-  const failure = fromBodyParserError(error, GRAPHQL_LIMITS.bodyBytes.toUpperCase());
+  const failure = fromBodyParserError(error);
   if (!failure) return next(error);
   sendGraphqlTransportError(res, failure);
 };
@@ -120,7 +120,7 @@ export async function mountGraphql(
   app.use(
     "/graphql",
     ...jsonBody({
-      limit: GRAPHQL_LIMITS.bodyBytes,
+      limit: BODY_LIMIT,
       maxDepth: deps.config.resilience.jsonMaxDepth,
       strict: true,
     }),

@@ -17,6 +17,11 @@ export interface JsonBodyOptions {
   type?: string | ((req: IncomingMessage) => boolean);
 }
 
+/** Largest JSON body, the same on REST and GraphQL: 1 MiB (body-parser reads "1mb" as 1,048,576 bytes). */
+export const BODY_LIMIT = "1mb";
+/** How a refusal names the limit, in the same words on both transports. */
+export const BODY_LIMIT_TEXT = "1 MiB (1048576 bytes)";
+
 export const BODY_NOT_UTF8 = "The request body must be JSON in UTF-8 (Content-Type: application/json; charset=utf-8).";
 
 /** Our refusals carry a body-parser style `type`, so `fromBodyParserError` (transport-errors.ts) maps them with its own. */

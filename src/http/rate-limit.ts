@@ -9,6 +9,7 @@ import { TransportError } from "./transport-errors";
 import type { Logger } from "./logger";
 import { authenticateRequest } from "./request-authentication";
 import { observationOf } from "./request-observation";
+import { closeRedis } from "../shared-state/redis";
 
 const WINDOW_MS = 60_000;
 
@@ -87,7 +88,7 @@ export function createRateLimiter(config: RateLimitConfig, dataSource: DataSourc
   return {
     handlers: [authenticateFirst, limiter],
     async close() {
-      if (client) await client.quit().catch(() => client.disconnect());
+      if (client) await closeRedis(client);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { connectionFailureCause, DATABASE_FAILURE_MESSAGES, databaseFailureOf } from "../db/database-failure";
 import type { Logger } from "./logger";
-import { BODY_NOT_UTF8 } from "./body-hygiene";
+import { BODY_LIMIT_TEXT, BODY_NOT_UTF8 } from "./body-hygiene";
 
 /**
  * Failures of the transport, not of the domain: the request could not be read, was refused
@@ -54,7 +54,7 @@ export function maskUnexpected(error: unknown, log: Logger, requestId: string): 
  * Body-reading failures, told apart by body-parser's documented `type` and those of
  * `jsonBody` (body-hygiene.ts); null for anything else (then it is unexpected and gets masked).
  */
-export function fromBodyParserError(error: unknown, limitText: string): TransportError | null {
+export function fromBodyParserError(error: unknown): TransportError | null {
   const type = (error as { type?: unknown } | null)?.type;
   switch (type) {
     case "entity.parse.failed":
@@ -62,7 +62,7 @@ export function fromBodyParserError(error: unknown, limitText: string): Transpor
     case "entity.too.deep":
       return new TransportError("INVALID_JSON", String((error as { message?: unknown }).message));
     case "entity.too.large":
-      return new TransportError("PAYLOAD_TOO_LARGE", `The request body is larger than ${limitText}.`);
+      return new TransportError("PAYLOAD_TOO_LARGE", `The request body is larger than ${BODY_LIMIT_TEXT}.`);
     case "charset.unsupported":
     case "entity.not.utf8":
       return new TransportError("UNSUPPORTED_MEDIA_TYPE", BODY_NOT_UTF8);

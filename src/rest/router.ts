@@ -9,7 +9,7 @@ import { presentUserInfo } from "./presenters/user-envelope";
 import { parseCommand } from "../domain/commands/parse-command";
 import { DomainError } from "../domain/errors";
 import { requirePrincipalOf } from "../http/request-authentication";
-import { jsonBody } from "../http/body-hygiene";
+import { BODY_LIMIT, jsonBody } from "../http/body-hygiene";
 import { idempotentWrites } from "../http/idempotency";
 import { fromBodyParserError, TransportError } from "../http/transport-errors";
 import { clientValue } from "../common/client-value";
@@ -23,10 +23,6 @@ import { statusesActions } from "./statuses/statuses.actions";
 import { usersActions } from "./users/users.actions";
 import { accountActions } from "./account/account.actions";
 import { personsActions } from "./persons/persons.actions";
-
-/** Largest accepted body: 1 MiB (body-parser reads "1mb" as 1 048 576 bytes). */
-export const BODY_LIMIT = "1mb";
-const BODY_LIMIT_TEXT = "1 MiB (1048576 bytes)";
 
 /**
  * POST /reg/api2/{users,statuses,projects,products,events}/ (trailing slash optional): the legacy action envelope.
@@ -206,8 +202,7 @@ function unknownAction(endpoint: string, name: string, valid: string[]): Transpo
 
 function transportErrors(deps: AppDependencies): ErrorRequestHandler {
   return (error, req, res, _next) => {
-    const mapped =
-      fromBodyParserError(error, BODY_LIMIT_TEXT) ?? toLegacyFailure(error, req.log ?? deps.logger, req.requestId);
+    const mapped = fromBodyParserError(error) ?? toLegacyFailure(error, req.log ?? deps.logger, req.requestId);
     sendLegacyError(res, mapped, req.requestId);
   };
 }

@@ -18,7 +18,12 @@ export function openRedis(url: string, options: { lazyConnect?: boolean } = {}):
   });
 }
 
-/** Closes a connection, politely if Redis answers, at once otherwise. */
+/**
+ * Closes a connection, politely if Redis answers, at once otherwise: a QUIT sent while ioredis
+ * is still trying to reconnect waits behind its next attempt (up to 2 s), and that pending attempt
+ * would hold the process open after everything else has closed.
+ */
 export async function closeRedis(redis: Redis): Promise<void> {
-  await redis.quit().catch(() => redis.disconnect());
+  if (redis.status === "ready") await redis.quit().catch(() => redis.disconnect());
+  else redis.disconnect();
 }

@@ -228,6 +228,29 @@ describe("configuration and usage", () => {
       expect(run.stdout).toContain(command);
   });
 
+  it("every command's --help ends with examples of it, as a user types them (npx regapi …)", async () => {
+    /** The command names a help text lists under "Commands:" (without `help`). */
+    const subcommands = (help: string) =>
+      [...(help.split("\nCommands:\n")[1] ?? "").matchAll(/^ {2}([a-z-]+)/gm)]
+        .map((match) => match[1])
+        .filter((name) => name !== "help");
+    const paths: string[][] = [[]];
+    for (let i = 0; i < paths.length; i += 1) {
+      const run = await regapi([...paths[i], "--help"], demo.dataSource);
+      expect({ path: paths[i], code: run.code }).toEqual({ path: paths[i], code: 0 });
+      const examples = run.stdout.split("\nExamples:\n")[1];
+      expect({ path: paths[i], examples }).toEqual({ path: paths[i], examples: expect.any(String) });
+      const lines = examples.trimEnd().split("\n");
+      expect(lines.length).toBeGreaterThanOrEqual(1);
+      for (const line of lines) expect(line).toMatch(/^ {2}\$ .*npx regapi /);
+      expect(examples).toContain(`npx regapi ${paths[i].join(" ")}`.trimEnd());
+      paths.push(...subcommands(run.stdout).map((name) => [...paths[i], name]));
+    }
+    expect(paths.map((path) => path.join(" "))).toEqual(
+      expect.arrayContaining(["migrate", "api-key create", "webhook add", "person erase", "worker", "recount"]),
+    );
+  });
+
   it("prints its version (package.json's) with --version and -V, exit 0, without reading the configuration", async () => {
     const { version } = JSON.parse(readFileSync(join(__dirname, "../../package.json"), "utf8"));
     for (const flag of ["--version", "-V"]) {

@@ -2,7 +2,7 @@ import { ApolloClient, InMemoryCache } from "@apollo/client";
 import { GraphQLWsLink } from "@apollo/client/link/subscriptions";
 import { createClient, type Client as WsClient } from "graphql-ws";
 import WebSocket from "ws";
-import { buildService } from "../foundation/support/service-process";
+import { builtService } from "../support/service-build";
 import { MAPLE, mapleHeaders } from "../fixtures/test-fixture";
 import { onMysqlFamily } from "../support/database";
 import { openProcessDatabase, type ProcessDatabase } from "../support/process-database";
@@ -16,15 +16,13 @@ import { urqlOverSocket, within, writeUntilReceived, type ClosedEvent } from "./
 // the ids the feed holds; SIGTERM closes A's WebSockets with 1012 and A exits 0.
 jest.setTimeout(60_000);
 
-let build: ReturnType<typeof buildService> | undefined;
 let database: ProcessDatabase | undefined;
 let instances: ServiceInstances | undefined;
 const sockets: WsClient[] = [];
 
 beforeAll(async () => {
-  build = buildService();
   database = await openProcessDatabase("live_events");
-  instances = await ServiceInstances.start(build.mainJs, 2, {
+  instances = await ServiceInstances.start(builtService().mainJs, 2, {
     env: {
       DATABASE_URL: database.databaseUrl,
       DEMO: "false",
@@ -46,7 +44,6 @@ afterAll(async () => {
   for (const socket of sockets) await socket.dispose();
   await instances?.stopAll();
   await database?.remove();
-  build?.remove();
 });
 
 const a = () => instances!.instance(1);

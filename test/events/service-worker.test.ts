@@ -3,10 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DataSource } from "typeorm";
 import { openProcessDatabase, type ProcessDatabase } from "../support/process-database";
-import { buildService, startService, type ServiceProcess } from "../foundation/support/service-process";
+import { startService, type ServiceProcess } from "../foundation/support/service-process";
 import { MAPLE, mapleHeaders } from "../fixtures/test-fixture";
 import { startReceiver } from "./support/receiver";
 import { until } from "./support/worker-setup";
+import { builtService } from "../support/service-build";
 
 // The service process runs the delivery worker by default: a REST write is delivered, signed, to an
 // endpoint registered through GraphQL; on SIGTERM the service waits for the delivery in flight and
@@ -14,21 +15,18 @@ import { until } from "./support/worker-setup";
 
 jest.setTimeout(90_000);
 
-let build: ReturnType<typeof buildService>;
 let database: ProcessDatabase;
 let dataSource: DataSource;
 let databaseUrl: string;
 let service: ServiceProcess | null = null;
 
 beforeAll(async () => {
-  build = buildService();
   database = await openProcessDatabase("svc");
   ({ dataSource, databaseUrl } = database);
 });
 afterAll(async () => {
   if (service && service.child.exitCode === null) service.child.kill("SIGKILL");
   await database?.remove();
-  build.remove();
 });
 
 interface GraphqlOrRestBody {
@@ -48,7 +46,7 @@ async function post(port: number, path: string, body: unknown) {
 it("delivers a REST write to a GraphQL-registered endpoint from the service process, and drains it on SIGTERM", async () => {
   const receiver = await startReceiver(() => 200);
   try {
-    const started = await startService(build.mainJs, {
+    const started = await startService(builtService().mainJs, {
       DATABASE_URL: databaseUrl,
       DEMO: "false",
       DELIVERY_POLL_MS: "50",

@@ -33,5 +33,7 @@ it("without WEBHOOK_ALLOW_PRIVATE a loopback URL is refused with the reason, exi
     db.dataSource,
   );
   expect(refused.code).not.toBe(0);
-  expect(refused.stderr).toMatch(/loopback, private or link-local/);
+  expect(refused.stderr).toBe(
+    "regapi: url resolves to a loopback, private or link-local address (127.0.0.1); such URLs are refused unless WEBHOOK_ALLOW_PRIVATE=true.\n",
+  );
 });

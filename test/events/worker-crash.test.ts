@@ -1,5 +1,4 @@
 import { spawn } from "node:child_process";
-import { dirname, join } from "node:path";
 import type { DataSource } from "typeorm";
 import { createRequestContext, DEFAULT_DOMAIN_SETTINGS } from "../../src/domain/context";
 import { recordEvents } from "../../src/domain/events/record-event";
@@ -8,10 +7,11 @@ import { createWebhookEndpoint } from "../../src/domain/webhooks/webhooks.servic
 import { itOnMysqlFamily } from "../support/database";
 import { MAPLE_PRINCIPAL } from "../support/domain-database";
 import { openProcessDatabase, type ProcessDatabase } from "../support/process-database";
-import { buildService } from "../foundation/support/service-process";
+import { builtService } from "../support/service-build";
 import { MAPLE } from "../fixtures/test-fixture";
 import { startReceiver } from "./support/receiver";
 import { until } from "./support/worker-setup";
+import { writeFigures } from "../support/figures";
 
 // A real `regapi worker` process killed with SIGKILL after it claimed a delivery and sent it, before
 // it could record the answer: a restarted worker delivers the event again once the claim's lease
@@ -19,23 +19,20 @@ import { until } from "./support/worker-setup";
 
 jest.setTimeout(90_000);
 
-let build: ReturnType<typeof buildService>;
 let database: ProcessDatabase;
 let dataSource: DataSource;
 let databaseUrl: string;
 
 beforeAll(async () => {
-  build = buildService();
   database = await openProcessDatabase("crash");
   ({ dataSource, databaseUrl } = database);
 });
 afterAll(async () => {
   await database?.remove();
-  build.remove();
 });
 
 function spawnWorker(logLevel = "warn") {
-  const cliMain = join(dirname(build.mainJs), "cli/main.js");
+  const cliMain = builtService().cliJs;
   const child = spawn(process.execPath, [cliMain, "worker"], {
     env: {
       PATH: process.env.PATH ?? "",
@@ -134,7 +131,7 @@ itOnMysqlFamily("two regapi worker processes deliver 1,000 events exactly once b
     });
     expect(shares[0] + shares[1]).toBe(1000);
     expect(Math.min(...shares)).toBeGreaterThan(0);
-    console.log(`two regapi worker processes: 1000 events, split ${shares.join(" / ")}`);
+    writeFigures("two-worker-processes", { events: 1000, split: shares });
   } finally {
     await receiver.close();
   }

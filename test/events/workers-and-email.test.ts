@@ -11,6 +11,7 @@ import { graphql } from "../support/graphql";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { LAB, labFixtureWithUsers } from "../fixtures/lab-fixture";
 import { startReceiver } from "./support/receiver";
+import { writeFigures } from "../support/figures";
 import {
   addEndpoint,
   deliveryRows,
@@ -63,7 +64,7 @@ describeOnMysqlFamily("two workers on one MariaDB database (SKIP LOCKED)", () =>
       const shares = workers.map((worker) => worker.stats.delivered);
       expect(shares[0] + shares[1]).toBe(1000);
       expect(Math.min(...shares)).toBeGreaterThan(0);
-      console.log(`two workers: 1000 events in ${seconds.toFixed(1)} s, split ${shares.join(" / ")}`);
+      writeFigures("two-delivery-workers", { events: 1000, seconds, split: shares });
     } finally {
       await second.destroy();
       await receiver.close();

@@ -2,7 +2,8 @@ import { mkdtempSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildService, startService, stopService, type ServiceProcess } from "../foundation/support/service-process";
+import { startService, stopService, type ServiceProcess } from "../foundation/support/service-process";
+import { builtService } from "../support/service-build";
 
 // Issue 13: slow clients must not hold connections for minutes. The real process (`node main.js`)
 // with short limits: a client that trickles its headers, or sends headers and then only part of
@@ -15,12 +16,10 @@ const REQUEST_TIMEOUT_MS = 2000;
 // Node checks every second, so a connection may outlive its limit by a second or so (more on a busy machine).
 const GRACE_MS = 5000;
 
-let build: ReturnType<typeof buildService>;
 let service: ServiceProcess & { port: number };
 
 beforeAll(async () => {
-  build = buildService();
-  service = await startService(build.mainJs, {
+  service = await startService(builtService().mainJs, {
     DATABASE_URL: `sqlite:${join(mkdtempSync(join(tmpdir(), "regapi-slow-")), "slow.sqlite")}`,
     DEMO: "false",
     HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
@@ -30,7 +29,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (service && service.child.exitCode === null) await stopService(service);
-  build?.remove();
 });
 
 interface SlowClientOutcome {

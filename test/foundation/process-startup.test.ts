@@ -5,13 +5,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createConnection } from "mysql2/promise";
 import { onMysqlFamily, testDatabase } from "../support/database";
-import { buildService, spawnService, type ServiceProcess } from "./support/service-process";
+import { spawnService, type ServiceProcess } from "./support/service-process";
+import { builtService } from "../support/service-build";
 
 // Issue 7 item 7: a port in use, an unreachable database and `npm start` on a fresh build, as a
 // new user meets them.
 jest.setTimeout(120_000);
 
-let build: ReturnType<typeof buildService>;
 const running = new Set<ServiceProcess>();
 const scratch = mkdtempSync(join(tmpdir(), "regapi-startup-"));
 const databases: string[] = [];
@@ -29,12 +29,9 @@ async function serviceDatabaseUrl(name: string): Promise<string> {
   return `${testDatabase.kind}://${encodeURIComponent(user)}:${encodeURIComponent(password)}@${host}:${port}/${database}`;
 }
 
-beforeAll(() => {
-  build = buildService();
-});
+beforeAll(() => {});
 afterAll(async () => {
   for (const service of running) if (service.child.exitCode === null) service.child.kill("SIGKILL");
-  build?.remove();
   if (testDatabase.kind !== "sqlite" && databases.length > 0) {
     const { host, port, user, password } = testDatabase;
     const admin = await createConnection({ host, port, user, password });
@@ -44,7 +41,7 @@ afterAll(async () => {
 });
 
 function spawn(env: Record<string, string>): ServiceProcess {
-  const service = spawnService(build.mainJs, { HOST: "127.0.0.1", LOG_LEVEL: "info", ...env });
+  const service = spawnService(builtService().mainJs, { HOST: "127.0.0.1", LOG_LEVEL: "info", ...env });
   running.add(service);
   return service;
 }

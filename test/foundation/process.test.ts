@@ -8,26 +8,22 @@ import { createConnection } from "mysql2/promise";
 import { DataSource } from "typeorm";
 import { DEMO_CREDENTIALS } from "../../src/fixtures/demo";
 import { itOnMysqlFamily, testDatabase } from "../support/database";
-import { buildService, spawnService, startService, stopService, type ServiceProcess } from "./support/service-process";
+import { spawnService, startService, stopService, type ServiceProcess } from "./support/service-process";
+import { builtService } from "../support/service-build";
 
-// The real process: `node dist/src/main.js` as `npm start` runs it, built once for this file.
+// The real process: `node dist/src/main.js` as `npm start` runs it, built once for the run.
 jest.setTimeout(120_000);
 
-let build: ReturnType<typeof buildService>;
 const running = new Set<ServiceProcess>();
 const scratch = mkdtempSync(join(tmpdir(), "regapi-process-"));
 
-beforeAll(() => {
-  build = buildService();
-});
 afterAll(() => {
   // Only the processes this file started, by their own handle.
   for (const service of running) if (service.child.exitCode === null) service.child.kill("SIGKILL");
-  build?.remove();
 });
 
 async function start(env: Record<string, string>) {
-  const service = await startService(build.mainJs, env);
+  const service = await startService(builtService().mainJs, env);
   running.add(service);
   return service;
 }
@@ -98,7 +94,7 @@ describe("the service process on an embedded SQLite file", () => {
 
 describe("the service process", () => {
   it("exits 1 with a message naming PORT when PORT is invalid", async () => {
-    const service = spawnService(build.mainJs, {
+    const service = spawnService(builtService().mainJs, {
       DATABASE_URL: `sqlite:${join(scratch, "bad-port.sqlite")}`,
       PORT: "99999",
     });

@@ -7,6 +7,7 @@ import { postRest } from "../support/rest";
 import { graphql, graphqlData } from "../support/graphql";
 import { uidOf } from "../support/rows";
 import { startTestApp, type TestApp } from "../support/test-app";
+import { STATEMENT_COUNTING } from "../support/test-config";
 
 // Global object identification: every object with identity has an opaque Node id, and
 // node/nodes refetch it with the authorization of the field that returned it.
@@ -15,7 +16,10 @@ const EXTRA_USERS = { first: 710_000, count: 7 };
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ fixture: labFixtureWithUsers(EXTRA_USERS.first, EXTRA_USERS.count, "page") });
+  t = await startTestApp({
+    fixture: labFixtureWithUsers(EXTRA_USERS.first, EXTRA_USERS.count, "page"),
+    config: STATEMENT_COUNTING,
+  });
 });
 afterAll(() => t.close());
 

@@ -18,6 +18,10 @@ import { encodeNodeId } from "../../src/graphql/nodes/node-id";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { graphql, type GraphqlResponse } from "../support/graphql";
 import { SCALE, scaleHeaders, scaleOrganization } from "./scale-fixture";
+import { STATEMENT_COUNTING } from "../support/test-config";
+
+// Each test reads users of 1, 10 and 50 forms and children: minutes on a busy machine.
+jest.setTimeout(180_000);
 
 // Issue 4 §4: nested user data is read through per-request DataLoaders, so the number of SQL
 // statements of a request does not depend on how many forms, children, values or users it touches.
@@ -26,7 +30,10 @@ let t: TestApp;
 
 beforeAll(async () => {
   const fixture = testFixture() as { organizations: unknown[] };
-  t = await startTestApp({ fixture: { organizations: [...fixture.organizations, scaleOrganization()] } });
+  t = await startTestApp({
+    fixture: { organizations: [...fixture.organizations, scaleOrganization()] },
+    config: STATEMENT_COUNTING,
+  });
   // Email history grows with the size too (the fixture format has no emails).
   for (const size of SCALE.sizes) {
     const emails = Array.from({ length: size }, (_, i) => ({

@@ -61,6 +61,8 @@ describe("HTTP transport of /graphql", () => {
       .send(JSON.stringify({ query: "{ projects { name } }", variables: { pad: "x".repeat(1024 * 1024) } }));
     expect(huge.status).toBe(413);
     expect(huge.body.errors[0].extensions.code).toBe("PAYLOAD_TOO_LARGE");
+    // Worded as REST words it (test/rest/transport.test.ts).
+    expect(huge.body.errors[0].message).toBe("The request body is larger than 1 MiB (1048576 bytes).");
   });
 
   it("accepts a body just under 1 MiB", async () => {

@@ -9,6 +9,7 @@ import { OTHER } from "../fixtures/test-fixture";
 import { graphql, graphqlData } from "../support/graphql";
 import { postRest } from "../support/rest";
 import { startTestApp, type TestApp } from "../support/test-app";
+import { STATEMENT_COUNTING } from "../support/test-config";
 
 // WebhookEndpoint and WebhookDelivery follow the one id rule: `id` is the Node id, the numbers are
 // endpointId / deliveryId, and node/nodes refetch them with the authorization of webhookEndpoints
@@ -18,7 +19,7 @@ let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp({
     fixture: labFixtureWithUsers(750000, 2, "hooknode"),
-    config: { delivery: { ...DEFAULT_DELIVERY, webhookAllowPrivate: true } },
+    config: { ...STATEMENT_COUNTING, delivery: { ...DEFAULT_DELIVERY, webhookAllowPrivate: true } },
   });
 });
 afterAll(() => t.close());

@@ -14,6 +14,7 @@ import { expectLegacyError } from "../support/legacy-error";
 import { watchTables } from "../support/tables";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { testConfig } from "../support/test-config";
+import { STATEMENT_COUNTING } from "../support/test-config";
 
 // Idempotency-Key (docs/rest-openapi.md): the first answer of a write is stored per API account
 // and replayed byte for byte for a repeat with the same key and body; another body is a 409;
@@ -26,7 +27,7 @@ let t: TestApp;
 const extraApps: RegapiApp[] = [];
 const extraDataSources: DataSource[] = [];
 beforeAll(async () => {
-  t = await startTestApp({ config: { idempotencyWaitMs: WAIT_MS } });
+  t = await startTestApp({ config: { ...STATEMENT_COUNTING, idempotencyWaitMs: WAIT_MS } });
 });
 afterAll(async () => {
   for (const app of extraApps) await app.stop();

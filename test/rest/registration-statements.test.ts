@@ -2,6 +2,7 @@ import { fixtureWith } from "../fixtures/lab-fixture";
 import { MAPLE } from "../fixtures/test-fixture";
 import { postRest } from "../support/rest";
 import { startTestApp, type TestApp } from "../support/test-app";
+import { STATEMENT_COUNTING } from "../support/test-config";
 
 // Issue 26 §3: the writes of registration day in few statements, on SQLite and MariaDB alike. A
 // registration is planned from one read of its project, then written one multi-row statement per
@@ -33,7 +34,7 @@ const RUSH = {
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ fixture: fixtureWith([RUSH]) });
+  t = await startTestApp({ fixture: fixtureWith([RUSH]), config: STATEMENT_COUNTING });
 });
 afterAll(() => t.close());
 

@@ -2,6 +2,7 @@ import { OTHER } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { fixtureWith, LAB, LAB_FAMILY_PROJECT, LAB_PROJECT } from "../fixtures/lab-fixture";
 import { postRest } from "../support/rest";
+import { STATEMENT_COUNTING } from "../support/test-config";
 
 // users get_info (contract §11): every selector, answers keyed as sent, notices for what cannot
 // be read, and a fixed number of statements whatever the number of fields, forms, children, cart
@@ -90,7 +91,10 @@ function shapedProject(shape: Shape) {
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ fixture: fixtureWith([LAB_PROJECT, LAB_FAMILY_PROJECT, ...SHAPES.map(shapedProject)]) });
+  t = await startTestApp({
+    fixture: fixtureWith([LAB_PROJECT, LAB_FAMILY_PROJECT, ...SHAPES.map(shapedProject)]),
+    config: STATEMENT_COUNTING,
+  });
 });
 afterAll(() => t.close());
 

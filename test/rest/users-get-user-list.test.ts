@@ -2,6 +2,7 @@ import { OTHER } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { fixtureWith } from "../fixtures/lab-fixture";
 import { postRest } from "../support/rest";
+import { STATEMENT_COUNTING } from "../support/test-config";
 
 // users get_user_list (contract §12, §18): filters, families, pages of 50 parents with their
 // children riding along, positions, totals over all matching records, fixed statements per page.
@@ -58,7 +59,7 @@ function familyProject() {
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ fixture: fixtureWith([familyProject()]) });
+  t = await startTestApp({ fixture: fixtureWith([familyProject()]), config: STATEMENT_COUNTING });
 });
 afterAll(() => t.close());
 

@@ -1,6 +1,7 @@
 import { startTestApp, type TestApp } from "../support/test-app";
 import { fixtureWith } from "../fixtures/lab-fixture";
 import { postRest } from "../support/rest";
+import { STATEMENT_COUNTING } from "../support/test-config";
 
 // Issue 3: user_info / meta_info and the whole users call cost a fixed number of SQL statements,
 // whatever the number of forms (and triggers, values, emails) involved. Two projects of the same
@@ -42,7 +43,10 @@ function project(shape: Shape, productId: number) {
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ fixture: fixtureWith([project(SMALL, 91), project(LARGE, 92)]) });
+  t = await startTestApp({
+    fixture: fixtureWith([project(SMALL, 91), project(LARGE, 92)]),
+    config: STATEMENT_COUNTING,
+  });
 });
 afterAll(() => t.close());
 

@@ -1,6 +1,7 @@
 import { startTestApp, type TestApp } from "../support/test-app";
 import { fixtureWith } from "../fixtures/lab-fixture";
 import { postRest } from "../support/rest";
+import { STATEMENT_COUNTING } from "../support/test-config";
 
 // Contract §13–§14 and issue 8: add_product, set_status and create_child cost a fixed number of SQL
 // statements, whatever the number of products added or of initial forms. Two family projects of the
@@ -39,7 +40,7 @@ function project(shape: Shape) {
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ fixture: fixtureWith([project(SMALL), project(LARGE)]) });
+  t = await startTestApp({ fixture: fixtureWith([project(SMALL), project(LARGE)]), config: STATEMENT_COUNTING });
 });
 afterAll(() => t.close());
 

@@ -178,7 +178,7 @@ describe("write positions per principal", () => {
       expect(errors).toEqual([]);
     } finally {
       await raw.del(`${prefix}account:1`);
-      raw.disconnect();
+      await raw.quit();
       await first.close();
       await second.close();
     }

@@ -1,7 +1,7 @@
 import type { RowDataPacket } from "mysql2/promise";
 import { createRequestContext } from "../../src/domain/context";
 import { loadFixture } from "../../src/fixtures/load-fixture";
-import { buildService } from "../foundation/support/service-process";
+import { builtService } from "../support/service-build";
 import { hit, percentile, post, type Answer } from "../faults/support/load";
 import { MAPLE, testFixture } from "../fixtures/test-fixture";
 import { describeOnMysqlFamily } from "../support/database";
@@ -10,6 +10,7 @@ import { createGaleraDatabase, openGaleraDataSource } from "../support/galera-se
 import { Haproxy } from "../support/haproxy";
 import { acquireMachineLock } from "../support/machine-lock";
 import { ServiceInstances } from "../support/service-instances";
+import { writeFigures } from "../support/figures";
 
 // Issue 22 §3: the real service process reaches a private three-node Galera cluster through
 // HAProxy (deploy/haproxy/galera.cfg, `balance first`) and keeps serving mixed load (registrations
@@ -47,9 +48,10 @@ interface Scenario {
 }
 
 const figures: Record<string, unknown> = {};
+/** The service's last error log lines of a scenario that failed other than with 503, for the figures file. */
+const serviceErrors: Record<string, unknown[]> = {};
 const scenarios: Scenario[] = [];
 let lock: { release(): void; waitedMs: number } | undefined;
-let build: ReturnType<typeof buildService> | undefined;
 let cluster: GaleraCluster | undefined;
 let haproxy: Haproxy | undefined;
 let instances: ServiceInstances | undefined;
@@ -133,7 +135,7 @@ async function judge(name: string, answers: Answer[], faultAt: number, rejoin?: 
     const errors = instances!
       .instance(1)
       .process!.lines.filter((line) => line.status === 500 || (line.err !== undefined && line.status === undefined));
-    process.stdout.write(`\n${name}: service errors ${JSON.stringify(errors.slice(-5))}\n`);
+    serviceErrors[name] = errors.slice(-5);
   }
   const firstOk = answers
     .filter((answer) => answer.startedAt >= faultAt && answer.status === 200)
@@ -174,10 +176,7 @@ async function judge(name: string, answers: Answer[], faultAt: number, rejoin?: 
 describeOnMysqlFamily("losing a Galera node under load, behind HAProxy", () => {
   beforeAll(async () => {
     lock = await acquireMachineLock("scale-tests");
-    let started = Date.now();
-    build = buildService();
-    figures.buildMs = since(started);
-    started = Date.now();
+    const started = Date.now();
     cluster = await GaleraCluster.start({ size: 3 });
     haproxy = await Haproxy.galera(cluster.nodes.map((node) => ({ name: node.name, port: node.port })));
     for (const node of cluster.nodes) await haproxy.waitForServer("galera", node.name, "UP");
@@ -189,7 +188,7 @@ describeOnMysqlFamily("losing a Galera node under load, behind HAProxy", () => {
     await loadFixture(createRequestContext(setup, "fixture"), testFixture());
     await setup.destroy();
 
-    instances = await ServiceInstances.start(build.mainJs, 1, {
+    instances = await ServiceInstances.start(builtService().mainJs, 1, {
       env: {
         DATABASE_URL: `mariadb://root@127.0.0.1:${haproxy.port}/regapi`,
         DATABASE_WSREP_SYNC_WAIT: "1",
@@ -206,10 +205,9 @@ describeOnMysqlFamily("losing a Galera node under load, behind HAProxy", () => {
     await instances?.stopAll();
     await haproxy?.stop();
     await cluster?.remove();
-    build?.remove();
     lock?.release();
     figures.scenarios = scenarios;
-    process.stdout.write(`\nGalera node-loss figures${FULL ? " (full size)" : ""}: ${JSON.stringify(figures)}\n`);
+    writeFigures("galera-node-loss", { fullSize: FULL, ...figures, serviceErrors });
   });
 
   /** Runs the load around `fault`, which returns once the cluster is whole again. */

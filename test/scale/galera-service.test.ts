@@ -26,6 +26,7 @@ import { createGaleraDatabase, openGaleraDataSource } from "../support/galera-se
 import { Haproxy } from "../support/haproxy";
 import { acquireMachineLock } from "../support/machine-lock";
 import { postRest } from "../support/rest";
+import { writeFigures } from "../support/figures";
 
 // Issue 22 §2 and §4: the service unchanged on a private three-node Galera cluster. The migrations
 // and the demo apply through HAProxy on nodes that refuse tables without a primary key and
@@ -132,7 +133,7 @@ describeOnMysqlFamily("the service on a three-node Galera cluster", () => {
     await haproxy?.stop();
     await cluster?.remove();
     lock?.release();
-    process.stdout.write(`\nGalera service figures${FULL ? " (full size)" : ""}: ${JSON.stringify(figures)}\n`);
+    writeFigures("galera-service", { fullSize: FULL, ...figures });
   });
 
   it("regapi migrate and regapi demo apply through HAProxy on nodes that require primary keys and InnoDB", async () => {

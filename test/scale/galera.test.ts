@@ -3,6 +3,7 @@ import { describeOnMysqlFamily } from "../support/database";
 import { GaleraCluster, type GaleraNode } from "../support/galera-cluster";
 import { Haproxy } from "../support/haproxy";
 import { acquireMachineLock } from "../support/machine-lock";
+import { writeFigures } from "../support/figures";
 
 // Smoke test of the Galera harness (issue 22): a private three-node cluster on loopback ports with
 // HAProxy in front (deploy/haproxy/galera.cfg and galera-check.sh). A node is killed, then frozen;
@@ -74,7 +75,7 @@ describeOnMysqlFamily("a private three-node Galera cluster behind HAProxy", () =
     await haproxy?.stop();
     await cluster?.remove();
     lock?.release();
-    process.stdout.write(`\nGalera harness figures${FULL ? " (full size)" : ""}: ${JSON.stringify(figures)}\n`);
+    writeFigures("galera", { fullSize: FULL, ...figures });
   });
 
   it("forms a cluster of three Synced nodes; a write on node 1 is read on node 3", async () => {

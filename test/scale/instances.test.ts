@@ -1,10 +1,11 @@
-import { buildService } from "../foundation/support/service-process";
+import { builtService } from "../support/service-build";
 import { hit, type Answer } from "../faults/support/load";
 import { describeOnMysqlFamily } from "../support/database";
 import { Haproxy } from "../support/haproxy";
 import { acquireMachineLock } from "../support/machine-lock";
 import { openProcessDatabase, type ProcessDatabase } from "../support/process-database";
 import { ServiceInstances } from "../support/service-instances";
+import { writeFigures } from "../support/figures";
 
 // Smoke test of the multi-instance harness (issue 21): instances of the real service process on
 // one database and one Redis, behind HAProxy (deploy/haproxy/instances.cfg, GET /readyz as the
@@ -17,7 +18,6 @@ const FULL = process.env.SCALE_FULL === "1";
 const COUNT = FULL ? 3 : 2;
 const figures: Record<string, number> = {};
 let lock: { release(): void; waitedMs: number } | undefined;
-let build: ReturnType<typeof buildService> | undefined;
 let database: ProcessDatabase | undefined;
 let instances: ServiceInstances | undefined;
 let haproxy: Haproxy | undefined;
@@ -37,12 +37,9 @@ const statuses = (answers: Answer[]) => [...new Set(answers.map((answer) => answ
 describeOnMysqlFamily(`${COUNT} service instances behind HAProxy`, () => {
   beforeAll(async () => {
     lock = await acquireMachineLock("scale-tests");
-    let started = Date.now();
-    build = buildService();
-    figures.buildMs = Date.now() - started;
     database = await openProcessDatabase("scale_instances");
-    started = Date.now();
-    instances = await ServiceInstances.start(build.mainJs, COUNT, {
+    const started = Date.now();
+    instances = await ServiceInstances.start(builtService().mainJs, COUNT, {
       env: {
         DATABASE_URL: database.databaseUrl,
         REDIS_URL: "redis://127.0.0.1:6379",
@@ -62,9 +59,8 @@ describeOnMysqlFamily(`${COUNT} service instances behind HAProxy`, () => {
     await haproxy?.stop();
     await instances?.stopAll();
     await database?.remove();
-    build?.remove();
     lock?.release();
-    process.stdout.write(`\ninstances harness figures${FULL ? " (full size)" : ""}: ${JSON.stringify(figures)}\n`);
+    writeFigures("instances", { fullSize: FULL, ...figures });
   });
 
   it("HAProxy spreads requests over every instance, each answering 200", async () => {

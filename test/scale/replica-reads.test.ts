@@ -9,7 +9,7 @@ import { startReplicaSet, stopReplicaSet } from "../../src/db/replicas";
 import { createRequestContext } from "../../src/domain/context";
 import { loadFixture } from "../../src/fixtures/load-fixture";
 import { MAPLE, mapleHeaders, OTHER, testFixture } from "../fixtures/test-fixture";
-import { buildService } from "../foundation/support/service-process";
+import { builtService } from "../support/service-build";
 import { describeOnMysqlFamily } from "../support/database";
 import { acquireMachineLock } from "../support/machine-lock";
 import { startPrimaryAndReplica, type PrivateMariadb } from "../support/private-mariadb";
@@ -17,6 +17,7 @@ import { waitUntil } from "../support/processes";
 import { postRest } from "../support/rest";
 import { startTestApp } from "../support/test-app";
 import { ServiceInstances, type ServiceInstance } from "../support/service-instances";
+import { writeFigures } from "../support/figures";
 
 // Issue 21, read replicas: two real service processes on a private GTID primary and replica, one
 // Redis. Reads that take no lock go to the replica; a principal's write is read back at once
@@ -35,7 +36,6 @@ const otherHeaders = { "Api-Id": OTHER.apiId, "Api-User": OTHER.apiUser, "Api-To
 
 const figures: Record<string, unknown> = {};
 let lock: { release(): void; waitedMs: number } | undefined;
-let build: ReturnType<typeof buildService> | undefined;
 let primary: PrivateMariadb | undefined;
 let replica: PrivateMariadb | undefined;
 let instances: ServiceInstances | undefined;
@@ -138,7 +138,6 @@ describeOnMysqlFamily("reads on a GTID replica behind two service instances", ()
     lock = await acquireMachineLock("scale-tests");
     figures.lockWaitedMs = lock.waitedMs;
     const setupStarted = Date.now();
-    build = buildService();
     ({ primary, replica } = await startPrimaryAndReplica());
     await primary.query("CREATE DATABASE regapi");
     const setup = new DataSource(
@@ -160,7 +159,7 @@ describeOnMysqlFamily("reads on a GTID replica behind two service instances", ()
     }
     expect(await replica.waitForGtid(await primary.gtidBinlogPos(), 20)).toBe(0);
     const started = Date.now();
-    instances = await ServiceInstances.start(build.mainJs, 2, {
+    instances = await ServiceInstances.start(builtService().mainJs, 2, {
       env: {
         DATABASE_URL: primary.url("regapi"),
         DATABASE_REPLICA_URLS: replica.url("regapi"),
@@ -185,9 +184,8 @@ describeOnMysqlFamily("reads on a GTID replica behind two service instances", ()
     await instances?.stopAll();
     await primary?.remove();
     await replica?.remove();
-    build?.remove();
     lock?.release();
-    process.stdout.write(`\nreplica reads figures${FULL ? " (full size)" : ""}: ${JSON.stringify(figures)}\n`);
+    writeFigures("replica-reads", { fullSize: FULL, ...figures });
   });
 
   it("/readyz is 200 and lists the replica in the rotation; lock-free reads of both transports run there", async () => {

@@ -3,6 +3,7 @@ import { describeOnMysqlFamily } from "../support/database";
 import { acquireMachineLock } from "../support/machine-lock";
 import { startPrimaryAndReplica, type PrivateMariadb } from "../support/private-mariadb";
 import { waitUntil } from "../support/processes";
+import { writeFigures } from "../support/figures";
 
 // Smoke test of the replication harness (issue 21): a private GTID primary and replica, lag on
 // demand, and the replica's behaviour when the primary goes away. MariaDB run only (the servers
@@ -31,7 +32,7 @@ describeOnMysqlFamily("a private GTID primary and replica", () => {
     await primary?.remove();
     await replica?.remove();
     lock?.release();
-    process.stdout.write(`\nreplication harness figures: ${JSON.stringify(figures)}\n`);
+    writeFigures("replication", figures);
   });
 
   it("applies a write on the replica; @@last_gtid of the connection that committed is the position to wait for", async () => {

@@ -1,5 +1,5 @@
 import http from "node:http";
-import { buildService } from "../foundation/support/service-process";
+import { builtService } from "../support/service-build";
 import { hit, post, type Answer } from "../faults/support/load";
 import { MAPLE } from "../fixtures/test-fixture";
 import { describeOnMysqlFamily } from "../support/database";
@@ -7,6 +7,7 @@ import { Haproxy, TEST_CHECKS } from "../support/haproxy";
 import { acquireMachineLock } from "../support/machine-lock";
 import { openProcessDatabase, type ProcessDatabase } from "../support/process-database";
 import { ServiceInstances } from "../support/service-instances";
+import { writeFigures } from "../support/figures";
 
 // Issue 21 deliverable 5: a rolling restart behind HAProxy (deploy/haproxy/instances.cfg) loses
 // nothing. Two instances (three with SCALE_FULL=1) under mixed load, reads on fresh and on
@@ -24,7 +25,6 @@ const WORKERS = FULL ? 12 : 6;
 const ACCEPT_MS = 2500;
 const figures: Record<string, unknown> = {};
 let lock: { release(): void; waitedMs: number } | undefined;
-let build: ReturnType<typeof buildService> | undefined;
 let database: ProcessDatabase | undefined;
 let instances: ServiceInstances | undefined;
 let haproxy: Haproxy | undefined;
@@ -50,9 +50,8 @@ const acknowledged = (answer: Answer) => answer.status === 200 && JSON.parse(ans
 describeOnMysqlFamily(`a rolling restart of ${COUNT} instances behind HAProxy`, () => {
   beforeAll(async () => {
     lock = await acquireMachineLock("scale-tests");
-    build = buildService();
     database = await openProcessDatabase("scale_rolling");
-    instances = await ServiceInstances.start(build.mainJs, COUNT, {
+    instances = await ServiceInstances.start(builtService().mainJs, COUNT, {
       env: {
         DATABASE_URL: database.databaseUrl,
         DEMO: "false",
@@ -71,9 +70,8 @@ describeOnMysqlFamily(`a rolling restart of ${COUNT} instances behind HAProxy`, 
     await haproxy?.stop();
     await instances?.stopAll();
     await database?.remove();
-    build?.remove();
     lock?.release();
-    process.stdout.write(`\nrolling restart figures${FULL ? " (full size)" : ""}: ${JSON.stringify(figures)}\n`);
+    writeFigures("rolling-restart", { fullSize: FULL, ...figures });
   });
 
   it("every read and write during the restarts is answered 200; every acknowledged write is stored", async () => {

@@ -7,11 +7,12 @@ import { createRequestContext } from "../../src/domain/context";
 import { loadFixture } from "../../src/fixtures/load-fixture";
 import { outputFields, regapi } from "../cli/support/run-in-process";
 import { MAPLE, testFixture } from "../fixtures/test-fixture";
-import { buildService } from "../foundation/support/service-process";
+import { builtService } from "../support/service-build";
 import { describeOnMysqlFamily } from "../support/database";
 import { acquireMachineLock } from "../support/machine-lock";
 import { PrivateMariadb } from "../support/private-mariadb";
 import { ServiceInstances } from "../support/service-instances";
+import { writeFigures } from "../support/figures";
 
 // Issue 21 deliverable 4: what two instances share through Redis (REDIS_URL). Both instances run
 // on a private MariaDB server, so the server's own counters (SHOW GLOBAL STATUS) count exactly
@@ -32,7 +33,6 @@ const REDIS_URL = "redis://127.0.0.1:6379";
 const PREFIX = `regapi-test-shared-${process.pid}:`;
 const figures: Record<string, unknown> = {};
 let lock: { release(): void; waitedMs: number } | undefined;
-let build: ReturnType<typeof buildService> | undefined;
 let mariadb: PrivateMariadb | undefined;
 let dataSource: DataSource | undefined;
 let instances: ServiceInstances | undefined;
@@ -143,7 +143,6 @@ async function walk(
 describeOnMysqlFamily("state two instances share through Redis", () => {
   beforeAll(async () => {
     lock = await acquireMachineLock("scale-tests");
-    build = buildService();
     mariadb = await PrivateMariadb.create();
     await mariadb.query("CREATE DATABASE regapi CHARACTER SET utf8mb4");
     dataSource = new DataSource(buildDataSourceOptions(parseDatabaseUrl(mariadb.url("regapi"))));
@@ -157,7 +156,7 @@ describeOnMysqlFamily("state two instances share through Redis", () => {
         .organization_id,
     );
     redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-    instances = await ServiceInstances.start(build.mainJs, 2, {
+    instances = await ServiceInstances.start(builtService().mainJs, 2, {
       env: {
         DATABASE_URL: mariadb.url("regapi"),
         REDIS_URL,
@@ -180,9 +179,8 @@ describeOnMysqlFamily("state two instances share through Redis", () => {
     }
     await dataSource?.destroy();
     await mariadb?.remove();
-    build?.remove();
     lock?.release();
-    process.stdout.write(`\nshared state figures${FULL ? " (full size)" : ""}: ${JSON.stringify(figures)}\n`);
+    writeFigures("shared-state", { fullSize: FULL, ...figures });
   });
 
   it("a walk alternating between the instances, one restarted midway, costs per page what it costs on one", async () => {

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sleep } from "./processes";
+import { machineTmp } from "./run-folder";
 
 /**
  * A lock for the whole machine, held by one test file at a time: the scale tests (a Galera
@@ -13,7 +13,7 @@ export async function acquireMachineLock(
   name: string,
   timeoutMs = 240_000,
 ): Promise<{ release(): void; waitedMs: number }> {
-  const dir = join(tmpdir(), `regapi-${name}.lock`);
+  const dir = join(machineTmp(), `regapi-${name}.lock`);
   const started = Date.now();
   for (;;) {
     try {

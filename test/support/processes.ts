@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { machineTmp } from "./run-folder";
 
 // Servers a test starts (private mariadbd, Galera nodes, haproxy, service instances) are recorded
 // here by pid, so a test that fails half-way, a worker that is force-exited or a run interrupted
@@ -11,7 +11,7 @@ import { join } from "node:path";
 // left behind. A record holds the pid's start time, so a recycled pid is never killed.
 
 /** Where the records live: one file per process, named `<run>-<pid>`. */
-const REGISTRY = join(tmpdir(), "regapi-test-processes");
+const registry = () => join(machineTmp(), "regapi-test-processes");
 /** The jest run a record belongs to (set by test/support/global-setup.ts; the worker's own pid otherwise). */
 const RUN = () => process.env.REGAPI_TEST_RUN ?? String(process.pid);
 
@@ -69,8 +69,17 @@ export function recordProcess(
     folder: options.folder,
   };
   owned.set(pid, record);
-  mkdirSync(REGISTRY, { recursive: true });
-  writeFileSync(join(REGISTRY, `${record.run}-${pid}`), JSON.stringify(record));
+  const file = join(registry(), `${record.run}-${pid}`);
+  // The folder is removed when a run ends with it empty (removeEmptyRegistry), maybe just now.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      mkdirSync(registry(), { recursive: true });
+      writeFileSync(file, JSON.stringify(record));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT" || attempt > 3) throw error;
+    }
+  }
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     // process.kill is synchronous, so this works in an exit handler.
@@ -84,28 +93,28 @@ export function recordProcess(
 export function forgetProcess(pid: number): void {
   const record = owned.get(pid);
   owned.delete(pid);
-  if (record) rmSync(join(REGISTRY, `${record.run}-${pid}`), { force: true });
+  if (record) rmSync(join(registry(), `${record.run}-${pid}`), { force: true });
 }
 
 function records(): ProcessRecord[] {
   let names: string[];
   try {
-    names = readdirSync(REGISTRY);
+    names = readdirSync(registry());
   } catch {
     return [];
   }
   const found: ProcessRecord[] = [];
   for (const name of names) {
     try {
-      found.push(JSON.parse(readFileSync(join(REGISTRY, name), "utf8")) as ProcessRecord);
+      found.push(JSON.parse(readFileSync(join(registry(), name), "utf8")) as ProcessRecord);
     } catch {
-      rmSync(join(REGISTRY, name), { force: true });
+      rmSync(join(registry(), name), { force: true });
     }
   }
   return found;
 }
 
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -128,11 +137,20 @@ export function killRecordedProcesses(run: string): string[] {
       killed.push(`${record.pid} ${record.command}`);
       killRecord(record);
     }
-    rmSync(join(REGISTRY, `${record.run}-${record.pid}`), { force: true });
+    rmSync(join(registry(), `${record.run}-${record.pid}`), { force: true });
   }
   // Folders only once every process that may write to them is gone (a cluster's nodes share one).
   for (const record of ended) if (record.folder) rmSync(record.folder, { recursive: true, force: true });
   return killed;
+}
+
+/** Removes the registry's folder once no run has a record in it (at the end of a run). */
+export function removeEmptyRegistry(): void {
+  try {
+    rmdirSync(registry());
+  } catch {
+    // Records of another run, or already gone.
+  }
 }
 
 export interface OwnedProcess {

@@ -1,8 +1,8 @@
 import { startService, type ServiceProcess } from "../foundation/support/service-process";
 import { freePorts } from "./processes";
 
-// Several instances of the real service process (`node dist/src/main.js`, built once per test
-// file with buildService()) against one database, each on a free loopback port of its own that
+// Several instances of the real service process (`node dist/src/main.js`, the run's build from
+// builtService()) against one database, each on a free loopback port of its own that
 // it keeps across restarts (so a load balancer's server list stays valid). Started and stopped by
 // pid; the jest safety net kills any a test leaves running.
 

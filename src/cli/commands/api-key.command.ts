@@ -3,14 +3,18 @@ import { createRequestContext } from "../../domain/context";
 import { SCOPE_NAMES } from "../../domain/group-scope";
 import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "../api-key.service";
 import { writeLine } from "../cli-io";
-import { formatTable, positiveInteger, type CliSession } from "../cli-session";
+import { formatTable, positiveInteger, type CliSession, examples } from "../cli-session";
 import { announceAccountChange } from "../../shared-state/account-changes";
 
 export function registerApiKeyCommand(program: Command, session: CliSession): void {
   const apiKey = program
     .command("api-key")
     .description("Manage API accounts: create, list, revoke and rotate keys. Tokens are shown once and stored hashed.")
-    .summary("manage API accounts (create, list, revoke, rotate)");
+    .summary("manage API accounts (create, list, revoke, rotate)")
+    .addHelpText(
+      "after",
+      examples("npx regapi api-key create --org 1 --user ci-bot@maple.test", "npx regapi api-key list --org 1"),
+    );
   const context = async (requestId: string) => createRequestContext(await session.database(), requestId);
   // Running instances keep accounts for ACCOUNT_CACHE_TTL_MS; with REDIS_URL they are told at once.
   const announce = async (apiId: number) => {
@@ -28,6 +32,13 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
   apiKey
     .command("create")
     .summary("create an API account and print its token once")
+    .addHelpText(
+      "after",
+      examples(
+        "npx regapi api-key create --org 1 --user ci-bot@maple.test",
+        "npx regapi api-key create --org 1 --user reporting@maple.test --scope read --groups 100909072",
+      ),
+    )
     .description("Create an active API account for an organization and print its token once (only its hash is stored).")
     .requiredOption("--org <id>", "organization id (see regapi org list)", positiveInteger())
     .requiredOption("--user <email>", "Api-User: the account's email address")
@@ -54,6 +65,7 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
   apiKey
     .command("list")
     .summary("list an organization's API accounts (never their tokens)")
+    .addHelpText("after", examples("npx regapi api-key list --org 1"))
     .description("List the API accounts of an organization: Api-Id, Api-User, active, created, rotation grace.")
     .requiredOption("--org <id>", "organization id (see regapi org list)", positiveInteger())
     .action(async (options: { org: number }) => {
@@ -82,6 +94,7 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
   apiKey
     .command("revoke")
     .summary("deactivate an API account at once")
+    .addHelpText("after", examples("npx regapi api-key revoke 15264"))
     .description("Deactivate an API account: its token (and one replaced by a rotation) stops working at once.")
     .argument("<api-id>", "the account's Api-Id", positiveInteger())
     .action(async (apiId: number) => {
@@ -98,6 +111,7 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
   apiKey
     .command("rotate")
     .summary("give an API account a new token; the old one works for a grace period")
+    .addHelpText("after", examples("npx regapi api-key rotate 15264"))
     .description(
       "Give an active API account a new token, printed once. The old token keeps working for " +
         "API_KEY_ROTATION_GRACE_S seconds (default 3600) so clients can switch, then stops.",

@@ -7,13 +7,14 @@ import { DEMO_CREDENTIALS, DEMO_FIXTURE, DEMO_ORGANIZATION } from "../../fixture
 import { loadFixture } from "../../fixtures/load-fixture";
 import { CliError } from "../cli-error";
 import { writeLine } from "../cli-io";
-import type { CliSession } from "../cli-session";
+import { type CliSession, examples } from "../cli-session";
 import { describeSummary } from "./load.command";
 
 export function registerDemoCommand(program: Command, session: CliSession): void {
   program
     .command("demo")
     .summary("load the demo data and print its credentials")
+    .addHelpText("after", examples("npx regapi demo"))
     .description(
       "Load the built-in demo data (Maple Camps) and print its API credentials. Run again, it says the demo is there and prints them again.",
     )

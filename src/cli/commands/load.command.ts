@@ -5,12 +5,13 @@ import { createRequestContext } from "../../domain/context";
 import { loadFixture, type FixtureSummary } from "../../fixtures/load-fixture";
 import { CliError } from "../cli-error";
 import { writeLine } from "../cli-io";
-import type { CliSession } from "../cli-session";
+import { type CliSession, examples } from "../cli-session";
 
 export function registerLoadCommand(program: Command, session: CliSession): void {
   program
     .command("load")
     .summary("load a fixture file in one transaction")
+    .addHelpText("after", examples("npx regapi load ./my-fixture.json"))
     .argument("<fixture.json>", "fixture file (format: docs/fixtures.md)")
     .description(
       "Load a fixture in one transaction. A bad fixture changes nothing; the error names the offending member, e.g. organizations[0].projects[0].forms[0].fields[0].type.",

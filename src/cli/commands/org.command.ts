@@ -2,13 +2,18 @@ import type { Command } from "commander";
 import { createRequestContext } from "../../domain/context";
 import { listOrganizations } from "../api-key.service";
 import { writeLine } from "../cli-io";
-import { formatTable, type CliSession } from "../cli-session";
+import { formatTable, type CliSession, examples } from "../cli-session";
 
 export function registerOrgCommand(program: Command, session: CliSession): void {
-  const org = program.command("org").description("Inspect organizations.").summary("inspect organizations (list)");
+  const org = program
+    .command("org")
+    .description("Inspect organizations.")
+    .summary("inspect organizations (list)")
+    .addHelpText("after", examples("npx regapi org list"));
   org
     .command("list")
     .summary("list organizations with their ids, projects and active API keys")
+    .addHelpText("after", examples("npx regapi org list"))
     .description("List every organization: its id (for api-key create/list --org), name, projects and active keys.")
     .action(async () => {
       const dataSource = await session.database();

@@ -2,12 +2,13 @@ import type { Command } from "commander";
 import { createRequestContext } from "../../domain/context";
 import { recountProjectCounters } from "../../domain/projects/project-counters";
 import { writeLine } from "../cli-io";
-import { positiveInteger, type CliSession } from "../cli-session";
+import { positiveInteger, type CliSession, examples } from "../cli-session";
 
 export function registerRecountCommand(program: Command, session: CliSession): void {
   program
     .command("recount")
     .summary("rebuild the per-project counters from the data")
+    .addHelpText("after", examples("npx regapi recount --group 100909072", "npx regapi recount"))
     .description(
       "Rebuild the per-project counters (registrations, active, parents, children, excluded, order and paid cents) " +
         "from the registrations, cart lines and payments, in one transaction: after rows were written around the API " +

@@ -2,7 +2,7 @@ import { Presets, SingleBar } from "cli-progress";
 import type { Command } from "commander";
 import { analyzeBulkTables } from "../../data/table-statistics.data";
 import { writeLine, type CliStream } from "../cli-io";
-import { positiveInteger, type CliSession } from "../cli-session";
+import { positiveInteger, type CliSession, examples } from "../cli-session";
 import { CliError } from "../cli-error";
 import {
   DEFAULT_SEED_BATCH,
@@ -17,6 +17,7 @@ export function registerSeedCommand(program: Command, session: CliSession): void
   program
     .command("seed")
     .summary("bulk synthetic registrants in a project (multi-row inserts)")
+    .addHelpText("after", examples("npx regapi seed --group 100909072 --users 10000"))
     .description(
       "Bulk synthetic registrants in an existing project (persons, registrations, initial forms with some completed, " +
         "field values, statuses, tags, cart lines and payments), written with multi-row inserts. Each chunk of " +

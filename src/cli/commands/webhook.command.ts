@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { createWebhookEndpoint, listWebhookEndpoints } from "../../domain/webhooks/webhooks.service";
 import { writeLine } from "../cli-io";
-import { formatTable, positiveInteger, operatorContext, type CliSession } from "../cli-session";
+import { formatTable, positiveInteger, operatorContext, type CliSession, examples } from "../cli-session";
 
 const list = (value: string) =>
   value
@@ -13,12 +13,26 @@ export function registerWebhookCommand(program: Command, session: CliSession): v
   const webhook = program
     .command("webhook")
     .description("Manage an organization's webhook endpoints (also possible through GraphQL). Secrets are shown once.")
-    .summary("manage webhook endpoints (add, list)");
+    .summary("manage webhook endpoints (add, list)")
+    .addHelpText(
+      "after",
+      examples(
+        "npx regapi webhook add --org 1 --url https://hooks.example.com/regapi --events user.created,form.submitted",
+        "npx regapi webhook list --org 1",
+      ),
+    );
   const context = (requestId: string, organizationId: number) => operatorContext(session, requestId, organizationId);
 
   webhook
     .command("add")
     .summary("register an endpoint and print its id and signing secret once")
+    .addHelpText(
+      "after",
+      examples(
+        "npx regapi webhook add --org 1 --url https://hooks.example.com/regapi --events user.created,form.submitted",
+        "npx regapi webhook add --org 1 --url https://hooks.example.com/camp --events user.updated --groups 100909072",
+      ),
+    )
     .description("Register a webhook endpoint for an organization; prints its id and its signing secret (shown once).")
     .requiredOption("--org <id>", "organization id (see regapi org list)", positiveInteger())
     .requiredOption("--url <url>", "where events are POSTed (http:// or https://)")
@@ -39,6 +53,7 @@ export function registerWebhookCommand(program: Command, session: CliSession): v
   webhook
     .command("list")
     .summary("list an organization's webhook endpoints (never their secrets)")
+    .addHelpText("after", examples("npx regapi webhook list --org 1"))
     .description("List the webhook endpoints of an organization: id, URL, events, projects, active.")
     .requiredOption("--org <id>", "organization id (see regapi org list)", positiveInteger())
     .action(async (options: { org: number }) => {

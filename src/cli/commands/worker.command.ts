@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { startDeliveryWorker } from "../../delivery/delivery-worker";
 import { createLogger, resolveLogFormat } from "../../http/logger";
-import type { CliSession } from "../cli-session";
+import { type CliSession, examples } from "../cli-session";
 
 /**
  * `regapi worker`: the delivery worker as a process of its own (run the service with
@@ -11,6 +11,13 @@ export function registerWorkerCommand(program: Command, session: CliSession): vo
   program
     .command("worker")
     .summary("deliver webhooks and trigger emails until stopped")
+    .addHelpText(
+      "after",
+      examples(
+        "npx regapi worker",
+        "DELIVERY_WORKER=false npm start   # the service without its own worker, then: npx regapi worker",
+      ),
+    )
     .description(
       "Run the delivery worker alone: fan events out to webhook endpoints, send due deliveries and queued trigger emails, retry with backoff. Several may run against one MySQL/MariaDB database. Stops cleanly on SIGTERM or SIGINT.",
     )

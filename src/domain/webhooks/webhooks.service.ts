@@ -83,7 +83,7 @@ async function assertPublicUrl(ctx: RequestContext, url: string): Promise<void> 
     throw validationFailed([
       {
         path: ["url"],
-        message: `resolves to a loopback, private or link-local address (${host}); such URLs are refused`,
+        message: `resolves to a loopback, private or link-local address (${host}); such URLs are refused unless WEBHOOK_ALLOW_PRIVATE=true`,
       },
     ]);
 }

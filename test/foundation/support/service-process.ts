@@ -1,29 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { rmSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { recordProcess } from "../../support/processes";
 
 const ROOT = join(__dirname, "../../..");
-
-/**
- * Compiles the service (tsconfig.build.json, as `npm run build` does) into a folder of its own
- * inside node_modules/.cache, so it never races a developer's dist/ and still resolves packages
- * from the project's node_modules. Returns the path of main.js.
- */
-export function buildService(): { mainJs: string; remove(): void } {
-  const outDir = join(ROOT, "node_modules/.cache", `regapi-process-test-${process.pid}`);
-  const tsc = spawnSync(
-    process.execPath,
-    [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json", "--outDir", outDir],
-    {
-      cwd: ROOT,
-      encoding: "utf8",
-    },
-  );
-  if (tsc.status !== 0) throw new Error(`build failed (tsc exit ${tsc.status}):\n${tsc.stdout}${tsc.stderr}`);
-  return { mainJs: join(outDir, "src/main.js"), remove: () => rmSync(outDir, { recursive: true, force: true }) };
-}
 
 export type LogLine = Record<string, unknown> & { msg?: string };
 
@@ -37,10 +17,10 @@ export interface ServiceProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Runs `node main.js` with exactly the given environment (plus PATH). */
-export function spawnService(mainJs: string, env: Record<string, string>): ServiceProcess {
+/** Runs `node main.js` with exactly the given environment (plus PATH), in `cwd` (default: the repository). */
+export function spawnService(mainJs: string, env: Record<string, string>, cwd = ROOT): ServiceProcess {
   const child = spawn(process.execPath, [mainJs], {
-    cwd: ROOT,
+    cwd,
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -90,8 +70,9 @@ export function spawnService(mainJs: string, env: Record<string, string>): Servi
 export async function startService(
   mainJs: string,
   env: Record<string, string>,
+  cwd?: string,
 ): Promise<ServiceProcess & { port: number }> {
-  const service = spawnService(mainJs, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env });
+  const service = spawnService(mainJs, { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env }, cwd);
   const listening = await service.waitForLine((line) => line.msg === "listening");
   return { ...service, port: Number(listening.port) };
 }

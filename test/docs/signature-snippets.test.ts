@@ -1,12 +1,14 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startDeliveryWorker } from "../../src/delivery/delivery-worker";
 import { openDomainDatabase, type DomainDatabase } from "../support/domain-database";
-import { startReceiver } from "./support/receiver";
-import { addEndpoint, FAST_DELIVERY, recordTestEvents, silentLogger } from "./support/worker-setup";
+import { startReceiver } from "../events/support/receiver";
+import { addEndpoint, FAST_DELIVERY, recordTestEvents, silentLogger } from "../events/support/worker-setup";
 
-// The README's Node snippet for verifying a signature, run as written against a real delivery.
+// The Node and Python snippets that verify a webhook's signature, wherever README.md or docs/
+// shows them, run as written against a real delivery (the shell and GraphQL examples run in
+// doc-examples.test.ts).
 
 type Verify = (secret: string, header: string, rawBody: string) => boolean;
 
@@ -46,7 +48,16 @@ beforeAll(async () => {
 });
 afterAll(() => db.dispose());
 
-it.each(["README.md", "docs/events-and-webhooks.md"])(
+const ROOT = join(__dirname, "../..");
+const PAGES = ["README.md", ...readdirSync(join(ROOT, "docs")).map((name) => `docs/${name}`)].filter(
+  (page) => page.endsWith(".md") && readFileSync(join(ROOT, page), "utf8").includes("function verifyRegapiSignature"),
+);
+
+it("the signature snippets are shown somewhere", () => {
+  expect(PAGES).toContain("docs/events-and-webhooks.md");
+});
+
+it.each(PAGES)(
   "the Node (and, with python3, the Python) snippet of %s verifies a real delivery and rejects a tampered body, a wrong secret or an old timestamp",
   async (file) => {
     const verify = snippetFrom(file);
