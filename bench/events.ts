@@ -92,7 +92,7 @@ async function main(): Promise<void> {
       groupId: GROUP_ID,
       data: { clogin_id: MILES, n: done + i },
     }));
-    await inTransaction(ctx, async ({ em }) => recordEvents(em, batch));
+    await inTransaction(ctx, "bench.record_events", async ({ em }) => recordEvents(em, batch));
   }
   const recordSeconds = (performance.now() - recordStarted) / 1000;
   console.log(

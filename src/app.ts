@@ -7,6 +7,7 @@ import { accessLog } from "./http/access-log";
 import { corsFor } from "./http/cors";
 import { healthRouter } from "./http/health";
 import { createMetrics } from "./http/metrics";
+import { logTransactionReruns } from "./http/rerun-log";
 import type { AppDependencies } from "./http/app-dependencies";
 import { setRetryAfter } from "./http/overload";
 import { consistencyHeader } from "./http/consistency";
@@ -45,6 +46,7 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   // Behind a load balancer, per-IP limits and logs need the client's address from X-Forwarded-For.
   app.set("trust proxy", deps.config.trustProxy);
   const metrics = createMetrics(deps.dataSource);
+  const stopLoggingReruns = logTransactionReruns(deps.dataSource, deps.logger);
   // The cache belongs to the DataSource (key management forgets accounts through it), not to the process.
   configureAccountCache(deps.dataSource, deps.config.accountCacheTtlMs);
   // With REDIS_URL: walk positions in Redis, key changes from other processes heard at once.
@@ -107,6 +109,7 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
       await graphql.stop();
       await limiter?.close();
       await shared.close();
+      stopLoggingReruns();
     },
   };
 }

@@ -52,7 +52,7 @@ export async function createApiKey(
   const groupIds = limits.groups === undefined ? null : readGroupsOption(limits.groups, problems);
   failOnProblems(problems);
   const apiToken = generateApiToken();
-  const created = await inTransaction(ctx, async ({ em }) => {
+  const created = await inTransaction(ctx, "api_keys.create", async ({ em }) => {
     if (!(await em.findOne(Organization, { where: { id: organizationId } }))) {
       throw new DomainError("NOT_FOUND", `organization ${organizationId} does not exist`);
     }
@@ -138,7 +138,7 @@ export interface RevokedApiKey {
 
 /** Deactivates an API account at once; a token replaced by a rotation stops working too. */
 export async function revokeApiKey(ctx: RequestContext, apiId: number): Promise<RevokedApiKey> {
-  const revoked = await inTransaction(ctx, async ({ em }) => {
+  const revoked = await inTransaction(ctx, "api_keys.revoke", async ({ em }) => {
     const account = await findAccount(em, apiId);
     await em.update(
       ApiAccount,
@@ -168,7 +168,7 @@ export async function rotateApiKey(
   now = new Date(),
 ): Promise<RotatedApiKey> {
   const apiToken = generateApiToken();
-  const rotated = await inTransaction(ctx, async ({ em }) => {
+  const rotated = await inTransaction(ctx, "api_keys.rotate", async ({ em }) => {
     const account = await findAccount(em, apiId);
     if (!account.active) {
       throw new DomainError(

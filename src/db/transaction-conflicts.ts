@@ -14,9 +14,8 @@ const ERRNO: Record<number, TransactionConflict> = { 1213: "deadlock", 1205: "lo
 /** The conflict an error reports, or null when it is something else (SQLite never reports one). */
 export function transactionConflictOf(error: unknown): TransactionConflict | null {
   if (!(error instanceof Error)) return null;
-  const errno =
-    (error as { errno?: unknown }).errno ?? (error as { driverError?: { errno?: unknown } }).driverError?.errno;
-  return typeof errno === "number" ? (ERRNO[errno] ?? null) : null;
+  const { errno } = databaseErrorOf(error);
+  return errno === null ? null : (ERRNO[errno] ?? null);
 }
 
 /**
@@ -42,20 +41,91 @@ export function retryDelayMs(attempt: number, random: () => number = Math.random
 /** The backoff stops growing at 10 × 2^6 = 640 ms (the longest wait before one run). */
 const MAX_BACKOFF_DOUBLINGS = 6;
 
-/** Reruns per DataSource since start, by cause, and units of work that still failed (for /metrics). */
+/** The MariaDB/MySQL error an error reports (errno and code, e.g. 1213 ER_LOCK_DEADLOCK), or nulls. */
+export function databaseErrorOf(error: unknown): { errno: number | null; code: string | null } {
+  const own = error as { errno?: unknown; code?: unknown; driverError?: { errno?: unknown; code?: unknown } };
+  const errno = own?.errno ?? own?.driverError?.errno;
+  const code = own?.code ?? own?.driverError?.code;
+  return { errno: typeof errno === "number" ? errno : null, code: typeof code === "string" ? code : null };
+}
+
+/** Reruns by cause, and units of work that still failed after every run (answered 503). */
 export interface TransactionRetryCounts {
   deadlock: number;
   lock_wait_timeout: number;
   exhausted: number;
 }
 
-const counts = new WeakMap<DataSource, TransactionRetryCounts>();
+/** A DataSource's tallies since start: in total, and by the action whose unit of work ran (for /metrics). */
+interface RetryTallies {
+  total: TransactionRetryCounts;
+  byAction: Map<string, TransactionRetryCounts>;
+  listeners: Set<(rerun: TransactionRerun) => void>;
+}
 
-export function transactionRetryCountsOf(dataSource: DataSource): TransactionRetryCounts {
-  let entry = counts.get(dataSource);
+/** One rerun, as the listeners (the app's log) hear of it. */
+export interface TransactionRerun {
+  action: string;
+  cause: TransactionConflict;
+  /** The database's error number and code (1213 ER_LOCK_DEADLOCK, 1205 ER_LOCK_WAIT_TIMEOUT). */
+  errno: number | null;
+  code: string | null;
+  /** The run that failed (1 for the first). */
+  run: number;
+  /** The wait before the next run. */
+  delayMs: number;
+  requestId: string;
+}
+
+const tallies = new WeakMap<DataSource, RetryTallies>();
+
+const zero = (): TransactionRetryCounts => ({ deadlock: 0, lock_wait_timeout: 0, exhausted: 0 });
+
+function talliesOf(dataSource: DataSource): RetryTallies {
+  let entry = tallies.get(dataSource);
   if (!entry) {
-    entry = { deadlock: 0, lock_wait_timeout: 0, exhausted: 0 };
-    counts.set(dataSource, entry);
+    entry = { total: zero(), byAction: new Map(), listeners: new Set() };
+    tallies.set(dataSource, entry);
   }
   return entry;
+}
+
+/** Reruns per DataSource since start, by cause, and units of work that still failed (all actions). */
+export function transactionRetryCountsOf(dataSource: DataSource): TransactionRetryCounts {
+  return talliesOf(dataSource).total;
+}
+
+/** The same tallies by action (the name each unit of work gives inTransaction). */
+export function transactionRetryCountsByAction(dataSource: DataSource): ReadonlyMap<string, TransactionRetryCounts> {
+  return talliesOf(dataSource).byAction;
+}
+
+function countOf(dataSource: DataSource, action: string): TransactionRetryCounts {
+  const entry = talliesOf(dataSource);
+  let counts = entry.byAction.get(action);
+  if (!counts) {
+    counts = zero();
+    entry.byAction.set(action, counts);
+  }
+  return counts;
+}
+
+/** Counts a rerun and tells the listeners. */
+export function noteTransactionRerun(dataSource: DataSource, rerun: TransactionRerun): void {
+  talliesOf(dataSource).total[rerun.cause] += 1;
+  countOf(dataSource, rerun.action)[rerun.cause] += 1;
+  for (const listener of talliesOf(dataSource).listeners) listener(rerun);
+}
+
+/** Counts a unit of work whose conflict outlasted its runs. */
+export function noteTransactionExhausted(dataSource: DataSource, action: string): void {
+  talliesOf(dataSource).total.exhausted += 1;
+  countOf(dataSource, action).exhausted += 1;
+}
+
+/** Calls `listener` on every rerun of a unit of work on `dataSource`; returns the unsubscribe. */
+export function onTransactionRerun(dataSource: DataSource, listener: (rerun: TransactionRerun) => void): () => void {
+  const listeners = talliesOf(dataSource).listeners;
+  listeners.add(listener);
+  return () => listeners.delete(listener);
 }

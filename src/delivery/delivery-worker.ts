@@ -75,7 +75,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     return dispatched;
   };
   const fanOutOnce = () =>
-    inTransaction(ctx, async ({ em }) => {
+    inTransaction(ctx, "delivery.fan_out", async ({ em }) => {
       const events = await claimUndispatchedEvents(em, batchSize * 4);
       if (events.length === 0) return 0;
       const endpoints = await readActiveEndpoints(em, [...new Set(events.map((event) => event.organizationId))]);
@@ -99,7 +99,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     });
 
   const claim = <T>(work: (em: RequestContext["em"], now: Date, leaseUntil: Date) => Promise<T>) =>
-    inTransaction(ctx, ({ em }) => {
+    inTransaction(ctx, "delivery.claim", ({ em }) => {
       const now = new Date();
       return work(em, now, new Date(now.getTime() + leaseMsOf(config)));
     });
@@ -162,7 +162,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   async function prune(): Promise<number> {
     if (Date.now() < nextPruneAt) return 0;
     const horizon = new Date(Date.now() - config.eventRetentionDays * 24 * 3600 * 1000);
-    const pruned = await inTransaction(ctx, ({ em }) => pruneEvents(em, horizon, pruneBatchSize));
+    const pruned = await inTransaction(ctx, "delivery.prune", ({ em }) => pruneEvents(em, horizon, pruneBatchSize));
     stats.pruned += pruned;
     if (pruned < pruneBatchSize) nextPruneAt = Date.now() + pruneIntervalMs;
     return pruned;
@@ -185,7 +185,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
             .map((result) => deliveries.find((d) => d.deliveryId === result.deliveryId)!.endpointId),
         ),
       ];
-      await inTransaction(ctx, async ({ em }) => {
+      await inTransaction(ctx, "delivery.record_results", async ({ em }) => {
         // The endpoints before their deliveries (docs/locking.md): disabling fails every pending
         // delivery of the endpoint, including rows another worker is recording.
         await disableEndpoints(em, gone, "the receiver answered 410 Gone");

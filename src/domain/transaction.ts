@@ -1,10 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { holdSqliteTurn, inSqliteTurn } from "../db/sqlite-turns";
 import {
+  databaseErrorOf,
+  noteTransactionExhausted,
+  noteTransactionRerun,
   retryDelayMs,
   TRANSACTION_ATTEMPTS,
   transactionConflictOf,
-  transactionRetryCountsOf,
 } from "../db/transaction-conflicts";
 import { startReadSnapshot } from "../data/read-snapshot.data";
 import { readLastCommitPosition } from "../data/replication.data";
@@ -37,8 +39,16 @@ function actorOf(ctx: RequestContext): Actor {
  * counter deltas, outbox emails, trigger firings): nothing leaves the process before COMMIT, so
  * a rerun repeats nothing a client or a receiver could see. Events and counter deltas are written
  * at the end of the unit of work (src/domain/unit-of-work.ts).
+ *
+ * `action` names the unit of work (`users.add_email`, `delivery.fan_out`, …): reruns are counted
+ * (`regapi_transaction_reruns_total`) and logged by it. A nested call runs in the outer unit of
+ * work, under the outer's name.
  */
-export async function inTransaction<T>(ctx: RequestContext, work: (tx: RequestContext) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  ctx: RequestContext,
+  action: string,
+  work: (tx: RequestContext) => Promise<T>,
+): Promise<T> {
   if (ctx.inTransaction) return work(ctx);
   const body = async (em: RequestContext["em"]) => {
     openUnitOfWork(em, actorOf(ctx));
@@ -59,13 +69,20 @@ export async function inTransaction<T>(ctx: RequestContext, work: (tx: RequestCo
     } catch (error) {
       const conflict = transactionConflictOf(error);
       if (conflict === null) throw error;
-      const counts = transactionRetryCountsOf(ctx.dataSource);
       if (attempt >= TRANSACTION_ATTEMPTS[conflict]) {
-        counts.exhausted += 1;
+        noteTransactionExhausted(ctx.dataSource, action);
         throw error;
       }
-      counts[conflict] += 1;
-      await sleep(retryDelayMs(attempt));
+      const delayMs = retryDelayMs(attempt);
+      noteTransactionRerun(ctx.dataSource, {
+        action,
+        cause: conflict,
+        ...databaseErrorOf(error),
+        run: attempt,
+        delayMs,
+        requestId: ctx.requestId,
+      });
+      await sleep(delayMs);
     }
   }
 }

@@ -2,7 +2,7 @@ import { Router } from "express";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { DataSource } from "typeorm";
 import { readDeliveryBacklog } from "../data/delivery.data";
-import { transactionRetryCountsOf } from "../db/transaction-conflicts";
+import { transactionRetryCountsByAction } from "../db/transaction-conflicts";
 import { replicaSetOf } from "../db/replicas";
 import type { RequestLabels } from "./request-labels";
 
@@ -80,16 +80,18 @@ export function createMetrics(dataSource: DataSource): AppMetrics {
   }
 
   // Units of work inTransaction reran after losing a deadlock or a lock wait, and those that still
-  // failed after every rerun (answered 503): src/db/transaction-conflicts.ts keeps the tallies.
+  // failed after every rerun (answered 503), by the action the unit of work names:
+  // src/db/transaction-conflicts.ts keeps the tallies. Only actions that reran appear.
   new Counter({
     name: "regapi_transaction_reruns_total",
-    help: "Transactions rerun by inTransaction, by cause (deadlock, lock_wait_timeout); exhausted: still failing after every rerun (answered 503).",
-    labelNames: ["cause"],
+    help: "Transactions rerun by inTransaction, by cause (deadlock, lock_wait_timeout) and action (users.add_email, delivery.fan_out, …); exhausted: still failing after every rerun (answered 503).",
+    labelNames: ["cause", "action"],
     registers: [registry],
     collect() {
-      const counts = transactionRetryCountsOf(dataSource);
       this.reset();
-      for (const cause of ["deadlock", "lock_wait_timeout", "exhausted"] as const) this.inc({ cause }, counts[cause]);
+      for (const [action, counts] of transactionRetryCountsByAction(dataSource))
+        for (const cause of ["deadlock", "lock_wait_timeout", "exhausted"] as const)
+          this.inc({ cause, action }, counts[cause]);
     },
   });
 

@@ -41,7 +41,7 @@ describe("the retry policy", () => {
   it("reruns only conflicts: another error is thrown at once", async () => {
     let runs = 0;
     await expect(
-      inTransaction(t.context(), async () => {
+      inTransaction(t.context(), "test.failing", async () => {
         runs += 1;
         throw new Error("not a conflict");
       }),
@@ -76,7 +76,7 @@ describeOnMysqlFamily("transactions rerun after a conflict (MariaDB/MySQL)", () 
       await holder.query("SELECT uid FROM registration WHERE uid = ? FOR UPDATE", [first]);
       const before = transactionRetryCountsOf(t.dataSource).lock_wait_timeout;
       let runs = 0;
-      const waiting = inTransaction(t.context(), async ({ em }) => {
+      const waiting = inTransaction(t.context(), "test.lock_wait", async ({ em }) => {
         runs += 1;
         await em.query("SET SESSION innodb_lock_wait_timeout = 1");
         await lockRow(em, first);
@@ -123,7 +123,7 @@ describeOnMysqlFamily("transactions rerun after a conflict (MariaDB/MySQL)", () 
     const before = transactionRetryCountsOf(t.dataSource).exhausted;
     let runs = 0;
     await expect(
-      inTransaction(t.context(), async () => {
+      inTransaction(t.context(), "test.connect", async () => {
         runs += 1;
         throw lost;
       }),

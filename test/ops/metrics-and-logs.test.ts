@@ -1,6 +1,7 @@
 import { Writable } from "node:stream";
 import request from "supertest";
 import { createApp, type RegapiApp } from "../../src/app";
+import { inTransaction } from "../../src/domain/transaction";
 import { createLogger, resolveLogFormat } from "../../src/http/logger";
 import { MAPLE } from "../fixtures/test-fixture";
 import { itOnMysqlFamily, onMysqlFamily } from "../support/database";
@@ -170,17 +171,55 @@ describe("GET /metrics", () => {
     }
   });
 
-  itOnMysqlFamily("counts transactions rerun after a deadlock (issue 26)", async () => {
-    const scrape = async (cause: string) =>
-      sample((await request(regapi.app).get("/metrics")).text, "regapi_transaction_reruns_total", { cause });
-    const before = await scrape("deadlock");
-    const [miles, bill] = [
-      await uidOf(t.dataSource, MAPLE.groupId, MAPLE.miles),
-      await uidOf(t.dataSource, MAPLE.groupId, MAPLE.bill),
-    ];
-    await deadlockTwoUnits(t.dataSource, miles, bill);
-    expect(await scrape("deadlock")).toBe(before! + 1);
-    expect(await scrape("exhausted")).toBe(0);
+  const scrapeReruns = async (cause: string, action: string) =>
+    sample((await request(regapi.app).get("/metrics")).text, "regapi_transaction_reruns_total", { cause, action }) ?? 0;
+  const rerunLines = (action: string) =>
+    capture.lines().filter((line) => line.msg === "transaction rerun" && line.action === action);
+
+  itOnMysqlFamily(
+    "counts transactions rerun after a deadlock by action, and logs each at info (issues 26, 33)",
+    async () => {
+      const before = await scrapeReruns("deadlock", "test.deadlock");
+      const logged = rerunLines("test.deadlock").length;
+      const [miles, bill] = [
+        await uidOf(t.dataSource, MAPLE.groupId, MAPLE.miles),
+        await uidOf(t.dataSource, MAPLE.groupId, MAPLE.bill),
+      ];
+      await deadlockTwoUnits(t.dataSource, miles, bill);
+      expect(await scrapeReruns("deadlock", "test.deadlock")).toBe(before + 1);
+      expect(await scrapeReruns("exhausted", "test.deadlock")).toBe(0);
+      const lines = rerunLines("test.deadlock");
+      expect(lines).toHaveLength(logged + 1);
+      expect(lines[lines.length - 1]).toMatchObject({
+        level: 30,
+        cause: "deadlock",
+        errno: 1213,
+        code: "ER_LOCK_DEADLOCK",
+        run: 1,
+        requestId: expect.stringMatching(/^deadlock-[ab]$/),
+      });
+    },
+  );
+
+  it("a rerun is counted under the action that named its unit of work and logged with the database's error (issue 33)", async () => {
+    let runs = 0;
+    const lockWait = Object.assign(new Error("Lock wait timeout exceeded; try restarting transaction"), {
+      errno: 1205,
+      code: "ER_LOCK_WAIT_TIMEOUT",
+    });
+    await inTransaction(t.context(), "test.lock_wait", async () => {
+      runs += 1;
+      if (runs < 3) throw lockWait;
+    });
+    expect(runs).toBe(3);
+    expect(await scrapeReruns("lock_wait_timeout", "test.lock_wait")).toBe(2);
+    expect(await scrapeReruns("deadlock", "test.lock_wait")).toBe(0);
+    expect(
+      rerunLines("test.lock_wait").map((line) => [line.level, line.cause, line.errno, line.code, line.run]),
+    ).toEqual([
+      [30, "lock_wait_timeout", 1205, "ER_LOCK_WAIT_TIMEOUT", 1],
+      [30, "lock_wait_timeout", 1205, "ER_LOCK_WAIT_TIMEOUT", 2],
+    ]);
   });
 });
 

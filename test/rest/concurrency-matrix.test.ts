@@ -1,6 +1,6 @@
 import request from "supertest";
 import { readProjectCounters } from "../../src/data/project-counters.data";
-import { transactionRetryCountsOf } from "../../src/db/transaction-conflicts";
+import { inTransaction } from "../../src/domain/transaction";
 import { recountProjectCounters } from "../../src/domain/projects/project-counters";
 import { MAPLE } from "../fixtures/test-fixture";
 import { writeFigures } from "../support/figures";
@@ -63,8 +63,7 @@ async function closedLoop(
 ) {
   const callers = options.callers ?? CALLERS;
   const calls = options.calls ?? CALLS;
-  const counts = transactionRetryCountsOf(t.dataSource);
-  const before = { ...counts };
+  const before = await rerunsFromMetrics();
   const started = Date.now();
   const answers: (Answer & { caller: number; n: number })[] = [];
   await Promise.all(
@@ -72,12 +71,13 @@ async function closedLoop(
       for (let n = 0; n < calls; n += 1) answers.push({ ...(await call(caller, n)), caller, n });
     }),
   );
-  const reruns = counts.deadlock - before.deadlock + (counts.lock_wait_timeout - before.lock_wait_timeout);
+  const ms = Date.now() - started;
+  const after = await rerunsFromMetrics();
   const figure = {
     requests: answers.length,
-    reruns,
-    exhausted: counts.exhausted - before.exhausted,
-    ms: Date.now() - started,
+    reruns: after.reruns - before.reruns,
+    exhausted: after.exhausted - before.exhausted,
+    ms,
   };
   figures[name] = figure;
   const failed = answers.filter((answer) => answer.status !== 200);
@@ -85,6 +85,17 @@ async function closedLoop(
   expect(figure.exhausted).toBe(0);
   expect(figure.reruns).toBeLessThanOrEqual(Math.floor(figure.requests * RERUN_SHARE));
   return answers;
+}
+
+/** The app's `regapi_transaction_reruns_total`, summed over actions: reruns (both causes) and units that failed. */
+async function rerunsFromMetrics(): Promise<{ reruns: number; exhausted: number }> {
+  const text = (await request(t.app).get("/metrics")).text;
+  const sum = { reruns: 0, exhausted: 0 };
+  for (const match of text.matchAll(/^regapi_transaction_reruns_total\{([^}]*)\} (\S+)$/gm)) {
+    const cause = /cause="([^"]+)"/.exec(match[1])?.[1];
+    sum[cause === "exhausted" ? "exhausted" : "reruns"] += Number(match[2]);
+  }
+  return sum;
 }
 
 async function count(sql: string, parameters: unknown[] = []): Promise<number> {
@@ -178,6 +189,19 @@ async function subjectCounts(cloginId: number, prefix: string): Promise<Map<stri
 }
 
 const requests = CALLERS * CALLS;
+
+describe("the rerun count", () => {
+  it("reads regapi_transaction_reruns_total: a unit of work rerun once counts once", async () => {
+    const before = await rerunsFromMetrics();
+    let runs = 0;
+    const deadlock = Object.assign(new Error("Deadlock found when trying to get lock"), { errno: 1213 });
+    await inTransaction(t.context(), "test.rerun_count", async () => {
+      runs += 1;
+      if (runs === 1) throw deadlock;
+    });
+    expect(await rerunsFromMetrics()).toEqual({ reruns: before.reruns + 1, exhausted: before.exhausted });
+  });
+});
 
 describe("every write action, CALLERS callers on one registration", () => {
   it("add_email: every acknowledged email recorded exactly once, one event each", async () => {

@@ -243,7 +243,7 @@ describe("mark_forms_complete: failures write nothing (contract §3, §4)", () =
     const tables = await watchTables(t.dataSource);
     const ctx = t.context();
     await expect(
-      inTransaction(ctx, async (tx) => {
+      inTransaction(ctx, "test.rolled_back", async (tx) => {
         await updateUser(tx, {
           groupId: LAB.groupId,
           cloginId: LAB.bob,

@@ -308,7 +308,7 @@ describeOnMysqlFamily("the service on a three-node Galera cluster", () => {
         groupId: MAPLE.groupId,
         data: { clogin_id: MAPLE.miles, n: i },
       }));
-      await inTransaction(ctx, async ({ em }) => recordEvents(em, events));
+      await inTransaction(ctx, "test.record_events", async ({ em }) => recordEvents(em, events));
       // The updates of the earlier tests left user.updated events of their own, not yet fanned out.
       const expected = await count(
         node1,

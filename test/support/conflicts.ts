@@ -29,7 +29,7 @@ export async function deadlockTwoUnits(dataSource: DataSource, first: number, se
   const meet = barrier(2);
   const runs = { a: 0, b: 0 };
   const unit = (name: "a" | "b", mine: number, theirs: number) =>
-    inTransaction(createRequestContext(dataSource, `deadlock-${name}`), async ({ em }) => {
+    inTransaction(createRequestContext(dataSource, `deadlock-${name}`), "test.deadlock", async ({ em }) => {
       runs[name] += 1;
       await lockRegistrationRow(em, mine);
       if (runs[name] === 1) await meet();

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { startDeliveryWorker } from "../../delivery/delivery-worker";
 import { createLogger, resolveLogFormat } from "../../http/logger";
+import { logTransactionReruns } from "../../http/rerun-log";
 import { type CliSession, examples } from "../cli-session";
 
 /**
@@ -25,6 +26,7 @@ export function registerWorkerCommand(program: Command, session: CliSession): vo
       const config = session.config();
       const dataSource = await session.database();
       const logger = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat, false));
+      logTransactionReruns(dataSource, logger);
       const worker = startDeliveryWorker({ dataSource, logger, config: config.delivery });
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {

@@ -65,7 +65,7 @@ export async function seedRegistrants(dataSource: DataSource, options: SeedOptio
     const ctx = createRequestContext(dataSource, `seed-chunk-${result.chunks + 1}`);
     let counts: SeedCounts;
     try {
-      counts = await inTransaction(ctx, ({ em }) => seedChunk(em, plan, shared, random, start, size));
+      counts = await inTransaction(ctx, "cli.seed", ({ em }) => seedChunk(em, plan, shared, random, start, size));
     } catch (error) {
       throw new SeedInterruptedError(result, error);
     }

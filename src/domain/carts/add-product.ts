@@ -172,7 +172,7 @@ export async function addProducts(
   authorize(ctx, "users.add_product", { groupId: cmd.groupId });
   // Outside the transaction: the family's lock is its first statement, so what it reads after is current.
   await resolveOwnedProject(ctx, cmd.groupId);
-  return inTransaction(ctx, async ({ em }) => {
+  return inTransaction(ctx, "users.add_product", async ({ em }) => {
     const now = new Date();
     // Locked: concurrent adds to one cart run one after the other, so the category rules hold.
     const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });

@@ -131,7 +131,7 @@ export async function listEvents(ctx: RequestContext, draft: CommandDraft<typeof
     command.groupId !== null ? { groupId: command.groupId } : "projects-in-scope",
   );
   const groupIds = command.groupId !== null ? [command.groupId] : (scope?.groupIds ?? null);
-  return inTransaction(ctx, async (tx) => {
+  return inTransaction(ctx, "events.list", async (tx) => {
     if (command.groupId !== null) await resolveOwnedProject(tx, command.groupId, tx.em);
     // A cursor at 0 (the start) is never expired: it asks for the oldest event kept.
     if (command.after > 0 && command.after < (await readPrunedThrough(tx.em)))

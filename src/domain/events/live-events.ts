@@ -74,7 +74,7 @@ export async function openRegistrationChanges(
   }
   const command = parseCommand(RegistrationChangesCommand, draft);
   authorize(ctx, "read", { groupId: command.groupId });
-  await inTransaction(ctx, (tx) => resolveOwnedProject(tx, command.groupId, tx.em));
+  await inTransaction(ctx, "events.subscribe_registrations", (tx) => resolveOwnedProject(tx, command.groupId, tx.em));
   return { groupId: command.groupId, cloginId: null, registrantView: false };
 }
 
@@ -97,7 +97,9 @@ export async function openUserChanges(
     return { groupId: command.groupId, cloginId: command.cloginId, registrantView: true };
   }
   authorize(ctx, "read", { groupId: command.groupId });
-  await inTransaction(ctx, (tx) => requireOwnedRegistration(tx, tx.em, command.groupId, command.cloginId));
+  await inTransaction(ctx, "events.subscribe_user", (tx) =>
+    requireOwnedRegistration(tx, tx.em, command.groupId, command.cloginId),
+  );
   return { groupId: command.groupId, cloginId: command.cloginId, registrantView: false };
 }
 

@@ -55,7 +55,7 @@ export async function exportPerson(
 ): Promise<Record<string, unknown>> {
   const cmd = targetOf(draft);
   const { organizationId } = authorize(ctx, "persons.export", "organization");
-  return inTransaction(ctx, async (tx) => {
+  return inTransaction(ctx, "persons.export", async (tx) => {
     if (cmd.groupId !== null) await resolveOwnedProject(tx, cmd.groupId);
     const person = await readPersonOfOrganization(tx.em, cmd.cloginId, organizationId);
     if (!person) throw notAPerson(cmd.cloginId);
@@ -188,7 +188,7 @@ export async function erasePerson(
 ): Promise<PersonErasure> {
   const cmd = targetOf(draft);
   const { organizationId } = authorize(ctx, "persons.erase", "organization");
-  return inTransaction(ctx, async (tx) => {
+  return inTransaction(ctx, "persons.erase", async (tx) => {
     if (cmd.groupId !== null) await resolveOwnedProject(tx, cmd.groupId);
     // The person's registrations first, then the person (docs/locking.md): every write to a
     // registration locks the registration before its person, so the other order could deadlock.

@@ -109,7 +109,7 @@ export async function createProduct(ctx: RequestContext, draft: ProductDraft): P
   if (parentProductId !== null && baseType !== null && baseType !== PRODUCT_BASE_TYPES.session)
     read.problem(["parentPId"], "is only accepted for a session (type 4)");
 
-  return inTransaction(ctx, async ({ em }) => {
+  return inTransaction(ctx, "products.create", async ({ em }) => {
     await resolveOwnedProject(ctx, groupId, em);
     const references = await findProductReferences(
       em,
@@ -171,7 +171,7 @@ export async function createCategory(ctx: RequestContext, draft: CategoryDraft):
   const nameKey = name!.toLowerCase();
 
   try {
-    return await inTransaction(ctx, async ({ em }) => {
+    return await inTransaction(ctx, "products.create_category", async ({ em }) => {
       await resolveOwnedProject(ctx, groupId, em);
       const existing = await findCategoryByNameKey(em, groupId, nameKey, false);
       if (existing) throw duplicateCategory(name!, existing);

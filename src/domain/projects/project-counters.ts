@@ -93,7 +93,7 @@ export async function countersRecountProject(em: EntityManager, projectId: numbe
 
 /** Rebuilds the counters of one project, or of every project; returns the projects recounted. */
 export async function recountProjectCounters(ctx: RequestContext, projectId: number | null): Promise<number[]> {
-  return inTransaction(ctx, async ({ em }) => {
+  return inTransaction(ctx, "counters.recount", async ({ em }) => {
     if (projectId !== null) {
       await recountCounters(em, { projectId });
       return [projectId];

@@ -56,7 +56,7 @@ const scopeOf = (q: ProjectScopeQuery): ArchivedScope =>
  * projects' counters: its cost does not grow with registrations, cart lines or payments.
  */
 export async function listOrganizationProjects(ctx: RequestContext, q: ProjectScopeQuery): Promise<ProjectListing[]> {
-  return inTransaction(ctx, async (tx) => {
+  return inTransaction(ctx, "projects.get_project_list", async (tx) => {
     // A key limited to projects lists those it reaches.
     const organizationId = authorize(tx, "read", "projects-in-scope").organizationId;
     const scope = scopeOf(q);
@@ -94,7 +94,7 @@ export async function getProject(
   options: { withGroupTotals: boolean },
 ): Promise<ProjectListing> {
   if (ctx.registrant) return registrantProject(ctx, groupId);
-  return inTransaction(ctx, async (tx) => {
+  return inTransaction(ctx, "projects.get_project", async (tx) => {
     authorize(tx, "read", { groupId });
     const project = await resolveOwnedProject(tx, groupId);
     const selection: TotalsSelection = { projectId: project.id };

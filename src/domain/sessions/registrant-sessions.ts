@@ -52,7 +52,7 @@ export async function loginUser(ctx: RequestContext, draft: CommandDraft<typeof 
   authorize(ctx, "users.login", { groupId: cmd.groupId });
   await resolveOwnedProject(ctx, cmd.groupId);
   const ttl = (ctx.settings ?? DEFAULT_DOMAIN_SETTINGS).loginTokenTtlSeconds;
-  return inTransaction(ctx, async ({ em }) => {
+  return inTransaction(ctx, "users.login", async ({ em }) => {
     const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId);
     const loginToken = randomUUID();
     const now = new Date();
@@ -76,7 +76,7 @@ export async function redeemLoginToken(
   draft: CommandDraft<typeof RedeemLoginTokenCommand>,
 ): Promise<SessionOutcome> {
   const { loginToken } = parseCommand(RedeemLoginTokenCommand, draft);
-  return inTransaction(ctx, async ({ em }) => {
+  return inTransaction(ctx, "session.redeem", async ({ em }) => {
     const now = new Date();
     const uid = await consumeLoginToken(em, tokenHash(loginToken), now);
     const pair = uid === null ? null : await findRegistrationPair(em, uid);
@@ -104,7 +104,7 @@ export async function authenticateRegistrant(em: EntityManager, sessionToken: st
 /** The session's own registration (GraphQL `me`). */
 export async function readOwnRegistration(ctx: RequestContext): Promise<UserOutcome> {
   const me = requireRegistrant(ctx);
-  return inTransaction(ctx, async ({ em }) =>
+  return inTransaction(ctx, "registrant.me", async ({ em }) =>
     outcomeOf(em, await requireRegisteredUser(em, me.groupId, me.cloginId), []),
   );
 }
@@ -125,7 +125,7 @@ export async function updateOwnRegistration(
       { path: ["values"], message: `has ${keyCount} members; at most ${MAX_KEYS_PER_CALL} are accepted per call` },
     ]);
   }
-  return inTransaction(ctx, async ({ em }) => {
+  return inTransaction(ctx, "registrant.update_me", async ({ em }) => {
     const user = await requireRegisteredUser(em, me.groupId, me.cloginId, { lock: true });
     // Admin-only forms are not the registrant's to fill: their fields read as fields of no form.
     const forms = new Map<number, RegistrationFormState>(

@@ -58,7 +58,7 @@ export async function createStatus(
   authorize(ctx, "statuses.create", { groupId: command.groupId });
   const status = { ...command, nameKey: command.name.toLowerCase() };
   try {
-    return await inTransaction(ctx, async (tx) => {
+    return await inTransaction(ctx, "statuses.create", async (tx) => {
       await resolveOwnedProject(tx, command.groupId);
       const existing = await findStatusByNameKey(tx.em, command.groupId, status.nameKey, false);
       if (existing) throw duplicateName(status.name, existing);

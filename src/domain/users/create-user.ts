@@ -77,7 +77,7 @@ export async function createUser(
   assertKeyCount(cmd.values);
   // scrypt is slow on purpose: hash before the transaction so no locks are held meanwhile.
   const passwordHash = newPerson && data.password !== null ? await hashPassword(data.password) : null;
-  return inTransaction(ctx, ({ em }) =>
+  return inTransaction(ctx, "users.create", ({ em }) =>
     registerPerson(em, organizationId, cmd, data, passwordHash, plan, {
       parent: null,
       applicationDate: new Date(),
@@ -106,7 +106,7 @@ export async function createChild(
   assertKeyCount(cmd.values);
   const passwordHash = newPerson && data.password !== null ? await hashPassword(data.password) : null;
 
-  return inTransaction(ctx, async ({ em }) => {
+  return inTransaction(ctx, "users.create_child", async ({ em }) => {
     // The parent's row is the family's lock, taken first (docs/locking.md): its
     // exclusion, which puts the child in its counter bucket, cannot change until this commits.
     const parent = await lockRegistration(em, cmd.groupId, parentCloginId);

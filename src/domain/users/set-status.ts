@@ -40,7 +40,7 @@ export async function setUserStatus(
   const { organizationId } = authorize(ctx, "users.set_status", { groupId: cmd.groupId });
   const found = await findOwnedProjectStatus(ctx.em, organizationId, cmd.groupId, statusId);
   if (!found.owned) throw notOwnedProject(cmd.groupId);
-  return inTransaction(ctx, async ({ em }) => {
+  return inTransaction(ctx, "users.set_status", async ({ em }) => {
     const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });
     if (statusId !== 0 && !found.status)
       throw validationFailed([

@@ -136,7 +136,7 @@ async function runUpdate(
 
   const valuesSent = values !== null && Object.keys(values).length > 0;
 
-  return inTransaction(ctx, async ({ em }) => {
+  return inTransaction(ctx, "users.update", async ({ em }) => {
     const now = new Date();
     // The family lock, with ownership, as the transaction's first statement.
     const found = await requireOwnedRegistration(ctx, em, cmd.groupId, cmd.cloginId, {

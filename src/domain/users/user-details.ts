@@ -302,5 +302,5 @@ export async function getUserInfo(
     };
   };
   // Details are further statements: they and the summary then share one transaction.
-  return Object.keys(cmd.selectors).length > 0 ? inTransaction(ctx, read) : read(ctx);
+  return Object.keys(cmd.selectors).length > 0 ? inTransaction(ctx, "users.get_info", read) : read(ctx);
 }

@@ -105,7 +105,7 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
   // registered between the two shows under its parent, as it would on the next read). Changes
   // since a time: in one transaction, ownership and counters, the count, the page, its summaries.
   const { page, next } = since
-    ? await inTransaction(ctx, async ({ em }) => {
+    ? await inTransaction(ctx, "users.get_user_list", async ({ em }) => {
         const scope = await readListScope(em, organizationId, query.groupId);
         if (!scope.owned) throw notOwnedProject(query.groupId);
         return pageOf(em, query, selection, scope.counters, remembered, since);

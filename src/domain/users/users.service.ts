@@ -35,7 +35,7 @@ export async function addEmails(
 ): Promise<UserOutcome> {
   const cmd = parseCommand(AddEmailsCommand, draft);
   const organizationId = authorize(ctx, "users.add_email", { groupId: cmd.groupId }).organizationId;
-  return inTransaction(ctx, async ({ em }) => {
+  return inTransaction(ctx, "users.add_email", async ({ em }) => {
     // The family lock with ownership, first (docs/locking.md): the history and event rows check
     // their foreign key against the registration with a shared lock, and the end of the unit of
     // work stamps the registration's updated_at; holding the exclusive lock from the start keeps

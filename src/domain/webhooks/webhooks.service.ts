@@ -113,7 +113,7 @@ export async function createWebhookEndpoint(
   const organizationId = authorize(ctx, "webhooks", "organization").organizationId;
   await assertPublicUrl(ctx, cmd.url);
   const secret = `whsec_${randomBytes(24).toString("base64url")}`;
-  return inTransaction(ctx, async (tx) => {
+  return inTransaction(ctx, "webhooks.create", async (tx) => {
     await assertOwnProjects(tx, cmd.groupIds);
     const id = await insertWebhookEndpoint(tx.em, { organizationId, secret, ...cmd }, new Date());
     return { endpoint: await requireEndpoint(tx, id), secret };
@@ -127,7 +127,7 @@ export async function updateWebhookEndpoint(
   const cmd = parseCommand(UpdateWebhookEndpointCommand, draft);
   authorize(ctx, "webhooks", "organization");
   if (cmd.url !== undefined) await assertPublicUrl(ctx, cmd.url);
-  return inTransaction(ctx, async (tx) => {
+  return inTransaction(ctx, "webhooks.update", async (tx) => {
     await requireEndpoint(tx, cmd.endpointId);
     await assertOwnProjects(tx, cmd.groupIds);
     await updateWebhookEndpointRow(tx.em, cmd.endpointId, {
@@ -143,7 +143,7 @@ export async function updateWebhookEndpoint(
 export async function deleteWebhookEndpoint(ctx: RequestContext, endpointId: unknown): Promise<number> {
   const cmd = parseCommand(z.object({ endpointId: integerId }), { endpointId });
   authorize(ctx, "webhooks", "organization");
-  return inTransaction(ctx, async (tx) => {
+  return inTransaction(ctx, "webhooks.delete", async (tx) => {
     await requireEndpoint(tx, cmd.endpointId);
     await deleteWebhookEndpointRow(tx.em, cmd.endpointId);
     return cmd.endpointId;
@@ -198,7 +198,7 @@ export async function redeliverWebhookEvent(ctx: RequestContext, eventId: unknow
     id: eventId,
   });
   const organizationId = authorize(ctx, "webhooks", "organization").organizationId;
-  return inTransaction(ctx, async ({ em }) => {
+  return inTransaction(ctx, "webhooks.redeliver", async ({ em }) => {
     const result = await requeueEventDeliveries(em, organizationId, id, new Date());
     if (!result.found) throw new DomainError("NOT_FOUND", `Event ${id} is not an event of your organization.`);
     return result.requeued;

@@ -35,7 +35,7 @@ export async function recordTestEvents(db: DomainDatabase, count: number, type: 
     groupId: MAPLE.groupId,
     data: { clogin_id: MAPLE.miles, n: i },
   }));
-  await inTransaction(mapleContext(db), async ({ em }) => recordEvents(em, events));
+  await inTransaction(mapleContext(db), "test.record_events", async ({ em }) => recordEvents(em, events));
 }
 
 export async function deliveryRows(db: DomainDatabase) {

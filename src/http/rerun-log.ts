@@ -1,0 +1,26 @@
+import type { DataSource } from "typeorm";
+import { onTransactionRerun } from "../db/transaction-conflicts";
+import type { Logger } from "./logger";
+
+/**
+ * Logs every rerun of a unit of work on `dataSource` at info: which action, what the database
+ * said (1213 ER_LOCK_DEADLOCK, also a Galera certification failure; 1205 ER_LOCK_WAIT_TIMEOUT),
+ * which run failed and how long until the next. A rerun is for a rare conflict (docs/locking.md):
+ * a stream of these names the action whose locks need a look. Returns the unsubscribe.
+ */
+export function logTransactionReruns(dataSource: DataSource, logger: Logger): () => void {
+  return onTransactionRerun(dataSource, (rerun) =>
+    logger.info(
+      {
+        requestId: rerun.requestId,
+        action: rerun.action,
+        cause: rerun.cause,
+        errno: rerun.errno,
+        code: rerun.code,
+        run: rerun.run,
+        nextRunInMs: rerun.delayMs,
+      },
+      "transaction rerun",
+    ),
+  );
+}
