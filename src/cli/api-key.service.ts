@@ -9,7 +9,7 @@ import {
 } from "../data/api-accounts.data";
 import type { RequestContext } from "../domain/context";
 import { DomainError, failOnProblems, validationFailed, type Problem } from "../domain/errors";
-import { parseScopeNames, SCOPE_NAMES, type ScopeName } from "../domain/group-scope";
+import { parseScopeNames, SCOPE_NAMES, type ScopeName } from "../domain/key-scope";
 import { readProjectsOfOrganization } from "../data/projects.data";
 import { inTransaction } from "../domain/transaction";
 import { ApiAccount, Organization } from "../entities";

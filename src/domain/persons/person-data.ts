@@ -13,7 +13,8 @@ import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import type { RequestContext } from "../context";
 import { DomainError } from "../errors";
 import { recordEvents } from "../events/record-event";
-import { authorize, resolveOwnedProject } from "../group-scope";
+import { authorize } from "../authorize";
+import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 
 // A person's data rights (docs/data-rights.md): everything the organization holds about one

@@ -11,7 +11,8 @@ import { flag, integerId } from "../commands/members";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import type { RequestContext } from "../context";
 import { DomainError } from "../errors";
-import { authorize, groupsInScope, resolveOwnedProject } from "../group-scope";
+import { authorize, groupsInScope } from "../authorize";
+import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import {
   emptyCounters,

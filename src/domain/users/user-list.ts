@@ -10,7 +10,8 @@ import {
   type ListSelection,
 } from "../../data/user-list.data";
 import type { RequestContext } from "../context";
-import { authorize, notOwnedProject } from "../group-scope";
+import { authorize } from "../authorize";
+import { notOwnedProject } from "../group-scope";
 import { listTotalsOf } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
