@@ -87,7 +87,7 @@ export const DEFAULT_SUBSCRIPTIONS: SubscriptionsConfig = Object.freeze({
 export interface SharedStateConfig {
   /** REDIS_URL; null: walk positions and account cache invalidation stay in process. */
   readonly redisUrl: string | null;
-  /** REDIS_KEY_PREFIX: prefix of walk-position keys and of the account-change channel. */
+  /** REDIS_KEY_PREFIX: prefix of every key and channel the service uses in Redis (src/shared-state/redis.ts). */
   readonly keyPrefix: string;
 }
 
@@ -211,9 +211,6 @@ export const DEFAULT_DATABASE_CONNECTION: DatabaseConnectionConfig = Object.free
 export interface RateLimitConfig {
   readonly perMinute: number;
   readonly unauthenticatedPerMinute: number;
-  /** null: each process counts on its own (memory store). */
-  readonly redisUrl: string | null;
-  readonly redisPrefix: string;
 }
 
 /** Timeout, overload and shutdown limits outside the database pool (docs/resilience.md explains each). */
@@ -267,14 +264,11 @@ export const DEFAULT_DATABASE_URL = "sqlite:data/regapi.sqlite";
 export const DEFAULT_LOGIN_TOKEN_TTL_S = 900;
 export const DEFAULT_ACCOUNT_CACHE_TTL_MS = 5000;
 export const DEFAULT_IDEMPOTENCY_WAIT_MS = 10_000;
-const DEFAULT_RATE_LIMIT_REDIS_PREFIX = "regapi:rate-limit:";
 
 /** Both limits off (RATE_LIMIT_PER_MINUTE=0 and RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE=0): no limiter is mounted. */
 export const RATE_LIMITS_OFF: RateLimitConfig = Object.freeze({
   perMinute: 0,
   unauthenticatedPerMinute: 0,
-  redisUrl: null,
-  redisPrefix: DEFAULT_RATE_LIMIT_REDIS_PREFIX,
 });
 
 /** An origin as browsers send it: scheme, host, optional port; nothing else. */
@@ -389,10 +383,13 @@ const envSchema = z.object({
     .string()
     .regex(/^rediss?:\/\/\S+$/, "REDIS_URL: expected redis://host:port or rediss://host:port (TLS)")
     .optional(),
+  // Replaced by REDIS_KEY_PREFIX (the budgets are its `rate-limit:` keys): refused, not ignored.
   RATE_LIMIT_REDIS_PREFIX: z
-    .string()
-    .regex(/^[\w:.-]{1,64}$/, "RATE_LIMIT_REDIS_PREFIX: expected 1 to 64 letters, digits or _ : . -")
-    .default(DEFAULT_RATE_LIMIT_REDIS_PREFIX),
+    .never({
+      message:
+        "RATE_LIMIT_REDIS_PREFIX: no longer read; every Redis key is under REDIS_KEY_PREFIX (rate limits: <REDIS_KEY_PREFIX>rate-limit:)",
+    })
+    .optional(),
   REDIS_KEY_PREFIX: z
     .string()
     .regex(/^[\w:.-]{1,64}$/, "REDIS_KEY_PREFIX: expected 1 to 64 letters, digits or _ : . -")
@@ -650,8 +647,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: {
       perMinute: values.RATE_LIMIT_PER_MINUTE,
       unauthenticatedPerMinute: values.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,
-      redisUrl: values.REDIS_URL ?? null,
-      redisPrefix: values.RATE_LIMIT_REDIS_PREFIX,
     },
     apiKeyRotationGraceSeconds: values.API_KEY_ROTATION_GRACE_S,
     logFormat: values.LOG_FORMAT as LogFormat,
