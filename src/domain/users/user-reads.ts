@@ -6,7 +6,8 @@ import {
 } from "../../data/user-page.data";
 import type { SummaryMembers } from "../../data/user-projection";
 import type { RequestContext } from "../context";
-import { authorize, notOwnedProject } from "../group-scope";
+import { authorize } from "../authorize";
+import { notOwnedProject } from "../group-scope";
 import { emptyCounters, matchingBucketsOf, readProjectCounters, registrationsIn } from "../projects/project-counters";
 import type { UserSummary } from "./user-summary";
 
