@@ -1,7 +1,7 @@
 import type { EntityManager } from "typeorm";
 import type { Principal } from "../domain/context";
 import { DomainError } from "../domain/errors";
-import { parseScopeNames, type KeyScope } from "../domain/group-scope";
+import { parseScopeNames, type KeyScope } from "../domain/key-scope";
 import { findApiAccount, type ApiAccountRecord } from "../data/api-accounts.data";
 import { hashApiToken, presentedTokenDigest, tokenDigestMatches } from "./secrets";
 

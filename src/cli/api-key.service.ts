@@ -9,7 +9,7 @@ import {
 } from "../data/api-accounts.data";
 import type { RequestContext } from "../domain/context";
 import { DomainError, failOnProblems, validationFailed, type Problem } from "../domain/errors";
-import { parseScopeNames, SCOPE_NAMES, type ScopeName } from "../domain/group-scope";
+import { parseScopeNames, SCOPE_NAMES, type ScopeName } from "../domain/key-scope";
 import { readProjectsOfOrganization } from "../data/projects.data";
 import { inTransaction } from "../domain/transaction";
 import { ApiAccount, Organization } from "../entities";
@@ -199,8 +199,16 @@ export async function rotateApiKey(
   return rotated;
 }
 
+/**
+ * The account, locked for the rest of the transaction (MySQL/MariaDB; SQLite's transactions take
+ * turns): a rotation and a revocation, or two rotations, then run one after the other, and the
+ * second starts from the first's token instead of overwriting it (docs/locking.md).
+ */
 async function findAccount(em: EntityManager, apiId: number): Promise<ApiAccount> {
-  const account = await em.findOne(ApiAccount, { where: { id: apiId } });
+  const account = await em.findOne(ApiAccount, {
+    where: { id: apiId },
+    ...(em.connection.options.type === "better-sqlite3" ? {} : { lock: { mode: "pessimistic_write" as const } }),
+  });
   if (!account) throw new DomainError("NOT_FOUND", `API account ${apiId} does not exist`);
   return account;
 }

@@ -47,7 +47,9 @@ export async function readPersonOfOrganization(
  */
 export async function lockPersonRegistrations(em: EntityManager, personId: number): Promise<void> {
   if (em.connection.options.type === "better-sqlite3") return;
-  await selectRows(em, { uid: "int" }, `SELECT uid FROM registration WHERE person_id = ? FOR UPDATE`, [personId]);
+  await selectRows(em, { uid: "int" }, `SELECT uid FROM registration WHERE person_id = ? ORDER BY uid FOR UPDATE`, [
+    personId,
+  ]);
 }
 
 const REGISTRATION = {

@@ -19,3 +19,16 @@ export async function stampRegistrationsUpdated(
     ...groups.flatMap((group) => [group.projectId, ...group.personIds]),
   ]);
 }
+
+/** Stamps `updated_at` on registrations by uid, in one UPDATE (by primary key). */
+export async function stampRegistrationsUpdatedByUid(
+  em: EntityManager,
+  uids: readonly number[],
+  at: Date,
+): Promise<void> {
+  if (uids.length === 0) return;
+  await em.query(`UPDATE registration SET updated_at = ? WHERE uid IN (${sqlPlaceholders(uids.length)})`, [
+    sqlDate(em, at),
+    ...[...uids].sort((a, b) => a - b),
+  ]);
+}

@@ -24,6 +24,8 @@ export interface RegisteredUser extends RegistrationRef {
   excluded: boolean;
   /** A child whose parent's status excludes the parent; false for a parent or individual. */
   parentExcluded: boolean;
+  /** The parent's uid for a child, else null. */
+  parentUid: number | null;
 }
 
 /** A registration in a project, addressed by the wire pair (group_id, clogin_id). */
@@ -58,7 +60,7 @@ const excludedByStatusSql = (statusIdSql: string) =>
  * The registration of a person in a project with the person's main email and the exclusions of
  * its counter bucket, or null. With `lock` (MySQL/MariaDB; SQLite's transactions already take
  * turns), the statement locks the family of the registration, in the one order every write takes
- * (docs/counters.md, "Locks"): the registration's row, then its person's, then, for a child, its
+ * (docs/locking.md): the registration's row, then its person's, then, for a child, its
  * parent's registration. Writes to one family then run one after the other, and read each other's
  * results: a trigger cannot fire twice because two calls both saw it unfired, and the counter
  * bucket of a child cannot change under a write to it.
@@ -74,8 +76,15 @@ export async function findRegisteredUser(
   // project's row): the caller proves ownership with the same statement.
   const [row] = await selectRows(
     em,
-    { ...REF_SHAPE, main_email: "textOrNull", excluded: "flag", parent_excluded: "flag", organization_id: "int" },
-    `SELECT ${REF_COLUMNS}, p.main_email, ${excludedByStatusSql("r.status_id")} AS excluded,
+    {
+      ...REF_SHAPE,
+      main_email: "textOrNull",
+      excluded: "flag",
+      parent_excluded: "flag",
+      parent_uid: "intOrNull",
+      organization_id: "int",
+    },
+    `SELECT ${REF_COLUMNS}, p.main_email, ${excludedByStatusSql("r.status_id")} AS excluded, pr.uid AS parent_uid,
             ${excludedByStatusSql("pr.status_id")} AS parent_excluded,
             (SELECT o.organization_id FROM project o WHERE o.id = r.project_id) AS organization_id
        FROM registration r JOIN person p ON p.id = r.person_id
@@ -89,6 +98,7 @@ export async function findRegisteredUser(
         mainEmail: row.main_email,
         excluded: row.excluded,
         parentExcluded: row.parent_excluded,
+        parentUid: row.parent_uid,
         organizationId: row.organization_id,
       }
     : null;

@@ -8,8 +8,10 @@ import {
   type ProjectCounters,
 } from "./project-counters.data";
 import { readSummariesPicked } from "./user-summary.data";
-import type { UserSummary } from "./user-projection";
-import { decodeRows, selectRawRows, selectRows, sqlPlaceholders } from "./sql-rows";
+import { decodeSummaries, summaryJoinsSql, summarySelectSql, type UserSummary } from "./user-projection";
+import { selectRawRows, selectRows, sqlPlaceholders } from "./sql-rows";
+
+const SUMMARY_JOINS = summaryJoinsSql(null);
 
 // SQL of users get_user_list (contract §12, §18). Pages read only the registration table, in
 // uid order, through the covering index (project_id, connected_to, uid, status_id): a page that
@@ -22,76 +24,100 @@ export type ExclusionFilter = "without_excluded" | "with_excluded" | "only_exclu
 export interface ListSelection {
   groupId: number;
   exclusion: ExclusionFilter;
-  /** The project's excluding status ids (read once per call: a handful). */
-  excludingStatusIds: readonly number[];
 }
+
+// The project's excluding statuses, named inside each statement that filters by them rather than
+// read beforehand: a handful of rows of the (project_id, …) status index, and no statement of their own.
+const EXCLUDING_STATUS_IDS = "SELECT xs.id FROM status xs WHERE xs.project_id = ? AND xs.is_excluded = 1";
 
 /** The status condition on alias `alias`, with its parameters. */
 function exclusionSql(alias: string, selection: ListSelection): { sql: string; parameters: number[] } {
-  const ids = selection.excludingStatusIds;
   if (selection.exclusion === "with_excluded") return { sql: "1 = 1", parameters: [] };
-  if (ids.length === 0) return { sql: selection.exclusion === "only_excluded" ? "1 = 0" : "1 = 1", parameters: [] };
-  const list = sqlPlaceholders(ids.length);
   return selection.exclusion === "only_excluded"
-    ? { sql: `${alias}.status_id IN (${list})`, parameters: [...ids] }
-    : { sql: `(${alias}.status_id IS NULL OR ${alias}.status_id NOT IN (${list}))`, parameters: [...ids] };
-}
-
-export async function readExcludingStatusIds(em: EntityManager, groupId: number): Promise<number[]> {
-  const rows = await selectRows(em, { id: "int" }, `SELECT id FROM status WHERE project_id = ? AND is_excluded = 1`, [
-    groupId,
-  ]);
-  return rows.map((row) => row.id);
+    ? { sql: `${alias}.status_id IN (${EXCLUDING_STATUS_IDS})`, parameters: [selection.groupId] }
+    : {
+        sql: `(${alias}.status_id IS NULL OR ${alias}.status_id NOT IN (${EXCLUDING_STATUS_IDS}))`,
+        parameters: [selection.groupId],
+      };
 }
 
 /**
- * Whether the organization owns the project, its excluding status ids and its counters, in one
- * statement: `owned` false for a foreign or missing project.
+ * Whether the organization owns the project, and its counters, in one statement: `owned` false
+ * for a foreign or missing project.
  */
 export async function readListScope(
   em: EntityManager,
   organizationId: number,
   groupId: number,
-): Promise<{ owned: boolean; excludingStatusIds: number[]; counters: ProjectCounters }> {
-  const sql = `SELECT s.id AS status_id, ${counterColumnsSql("pc")}
+): Promise<{ owned: boolean; counters: ProjectCounters }> {
+  const sql = `SELECT ${counterColumnsSql("pc")}
        FROM project pr
        LEFT JOIN ${projectCountersSql} pc ON pc.project_id = pr.id
-       LEFT JOIN status s ON s.project_id = pr.id AND s.is_excluded = 1
       WHERE pr.id = ? AND pr.organization_id = ?`;
   const raw = await selectRawRows(em, sql, [groupId, groupId, organizationId]);
-  if (raw.length === 0) return { owned: false, excludingStatusIds: [], counters: emptyCounters() };
-  const statuses = decodeRows({ status_id: "intOrNull" }, raw, sql);
-  return {
-    owned: true,
-    excludingStatusIds: statuses.flatMap((row) => (row.status_id == null ? [] : [row.status_id])),
-    counters: countersOfColumns(raw[0], sql),
-  };
+  if (raw.length === 0) return { owned: false, counters: emptyCounters() };
+  return { owned: true, counters: countersOfColumns(raw[0], sql) };
 }
 
-/**
- * The summary rows of one page of top-level records (parents/individuals, or children for
- * only_children) in uid order: after `afterUid` (a walk) or skipping `offset` matching records (a
- * jump). The page is picked on the covering index alone (a jump's OFFSET skips index entries),
- * the summaries are read for the picked rows only, in the same statement.
- */
-export async function readListPageSummaries(
-  em: EntityManager,
-  selection: ListSelection,
-  page: { level: "parent" | "child"; afterUid: number | null; offset: number; limit: number },
-): Promise<UserSummary[]> {
+/** Where a page of top-level records starts: after a uid (a walk) or skipping `offset` records (a jump). */
+export interface ListPageRange {
+  level: "parent" | "child";
+  afterUid: number | null;
+  offset: number;
+  limit: number;
+}
+
+/** The uids of one page of top-level records, picked on the covering index alone, with its parameters. */
+function pagePickSql(selection: ListSelection, page: ListPageRange): { sql: string; parameters: unknown[] } {
   const status = exclusionSql("r", selection);
   const level = page.level === "parent" ? "r.connected_to IS NULL" : "r.connected_to IS NOT NULL";
   const keyset = page.afterUid === null ? "" : " AND r.uid > ?";
   const parameters: unknown[] = [selection.groupId, ...status.parameters];
   if (page.afterUid !== null) parameters.push(page.afterUid);
   const offset = page.afterUid === null && page.offset > 0 ? ` OFFSET ${Math.trunc(page.offset)}` : "";
-  return readSummariesPicked(
-    em,
-    `SELECT r.uid FROM registration r
+  return {
+    sql: `SELECT r.uid FROM registration r
       WHERE r.project_id = ? AND ${level} AND ${status.sql}${keyset}
       ORDER BY r.uid LIMIT ${Math.trunc(page.limit)}${offset}`,
     parameters,
-  );
+  };
+}
+
+/** A page of top-level records as readListPage reads it. */
+export interface ListPageRead {
+  /** false: the project is not the organization's (or does not exist); the page is then empty. */
+  owned: boolean;
+  counters: ProjectCounters;
+  /** The page's summaries in uid order. */
+  rows: UserSummary[];
+}
+
+/**
+ * One page of top-level records (parents/individuals, or children for only_children) with their
+ * summaries, the project's ownership and its counters, in one statement: the project row is the
+ * outer side (no row: not owned; one row without a registration: an empty page). The page is
+ * picked on the covering index alone (a jump's OFFSET skips index entries), the summaries are
+ * read for the picked rows only.
+ */
+export async function readListPage(
+  em: EntityManager,
+  organizationId: number,
+  selection: ListSelection,
+  page: ListPageRange,
+): Promise<ListPageRead> {
+  const pick = pagePickSql(selection, page);
+  const sql = `SELECT pg.*, ${counterColumnsSql("pc")}
+       FROM project pr
+       LEFT JOIN ${projectCountersSql} pc ON pc.project_id = pr.id
+       LEFT JOIN (SELECT ${summarySelectSql(em)}
+                    FROM (${pick.sql}) pick JOIN registration r ON r.uid = pick.uid ${SUMMARY_JOINS}) pg ON 1 = 1
+      WHERE pr.id = ? AND pr.organization_id = ?`;
+  const raw = await selectRawRows(em, sql, [selection.groupId, ...pick.parameters, selection.groupId, organizationId]);
+  if (raw.length === 0) return { owned: false, counters: emptyCounters(), rows: [] };
+  const counters = countersOfColumns(raw[0], sql);
+  // Ordered here: an outer ORDER BY would make MariaDB sort the derived page again in a temporary table.
+  const rows = raw[0].uid == null ? [] : decodeSummaries(raw, sql, null).sort((a, b) => a.uid - b.uid);
+  return { owned: true, counters, rows };
 }
 
 /** The summary rows of the children of the given parents that match the status filter themselves, in uid order. */

@@ -186,9 +186,11 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         ),
       ];
       await inTransaction(ctx, async ({ em }) => {
+        // The endpoints before their deliveries (docs/locking.md): disabling fails every pending
+        // delivery of the endpoint, including rows another worker is recording.
+        await disableEndpoints(em, gone, "the receiver answered 410 Gone");
         await recordDeliveryAttempts(em, webhookResults);
         await recordEmailAttempts(em, emailResults);
-        await disableEndpoints(em, gone, "the receiver answered 410 Gone");
       });
       for (const endpointId of gone) logger.warn({ endpointId }, "webhook endpoint disabled: receiver answered 410");
     }

@@ -8,7 +8,7 @@ export interface Principal {
   apiAccountId: number;
   apiUser: string;
   organizationId: number;
-  /** What the key may do (src/domain/group-scope.ts); absent for the CLI's own principal (full access). */
+  /** What the key may do (src/domain/authorize.ts); absent for the CLI's own principal (full access). */
   scope?: KeyScope;
 }
 

@@ -1,5 +1,5 @@
-// What a key may do, apart from the checks (group-scope.ts): the request context holds a KeyScope,
-// and the checks read the context, so the declaration sits below both.
+// What a key may do, apart from the check (authorize.ts): the request context holds a KeyScope,
+// and the check reads the context, so the declaration sits below both.
 
 /**
  * What an API key may do (`regapi api-key create --groups … --scope …`). Null members mean no
@@ -33,3 +33,14 @@ export const SCOPE_NAMES = [
   "persons.erase",
 ] as const;
 export type ScopeName = (typeof SCOPE_NAMES)[number];
+
+/** Parses the stored or typed scope (`read,users.update`); problems name what is wrong. */
+export function parseScopeNames(raw: string): { names: ScopeName[] | null; unknown: string[] } {
+  const parts = raw
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0);
+  if (parts.includes("all")) return { names: null, unknown: parts.filter((part) => part !== "all") };
+  const unknown = parts.filter((part) => !(SCOPE_NAMES as readonly string[]).includes(part));
+  return { names: [...new Set(parts.filter((part): part is ScopeName => !unknown.includes(part)))], unknown };
+}

@@ -2,7 +2,7 @@ import { randomInt } from "node:crypto";
 import type { EntityManager } from "typeorm";
 import { insertEvents, type NewEventRow } from "../data/events.data";
 import { addToCounterSlots, COUNTER_SLOTS, type ProjectCounters } from "../data/project-counters.data";
-import { stampRegistrationsUpdated } from "../data/registrations-updated.data";
+import { stampRegistrationsUpdated, stampRegistrationsUpdatedByUid } from "../data/registrations-updated.data";
 
 // What a transaction writes at its very end, after its own work and just before COMMIT: the
 // updated_at of the registrations it changed (one UPDATE however many), the events it recorded
@@ -10,9 +10,10 @@ import { stampRegistrationsUpdated } from "../data/registrations-updated.data";
 // Events batched this way cost one statement per call instead of one per step (a create records
 // user.created, form events and email.queued). The counter slot goes last on purpose: the lock on
 // it is then held only for the COMMIT, and a transaction holding it never waits for another lock,
-// so it cannot be part of a deadlock (docs/counters.md, "Locks"). The registrations stamped were
-// locked by the work already (every write locks its registration first), so the stamp waits for
-// no one either.
+// so it cannot be part of a deadlock (docs/locking.md). The registrations stamped were locked by
+// the work already (every write locks its registration first), and the stamp finds them by uid,
+// the primary key that lock holds: through another index (person_id) it would ask for index
+// entries the work did not lock, which an erasure scanning that index may hold.
 // inTransaction (src/domain/transaction.ts) opens and completes the unit of work; a rerun after a
 // deadlock starts from an empty one.
 
@@ -35,6 +36,8 @@ interface PendingWrites {
   stamped: Set<string>;
   /** The parent of each child registration whose family the work locked, by the child's `project:person`. */
   familyParents: Map<string, { groupId: number; cloginId: number }>;
+  /** The uids of the registrations the work locked or inserted, by `project:person`. */
+  uids: Map<string, number>;
 }
 
 const units = new WeakMap<EntityManager, PendingWrites>();
@@ -48,6 +51,7 @@ export function openUnitOfWork(em: EntityManager, actor: Actor = { type: "system
     touched: new Map(),
     stamped: new Set(),
     familyParents: new Map(),
+    uids: new Map(),
   });
 }
 
@@ -100,6 +104,14 @@ export function noteFamilyParent(
   pendingWritesOf(em).familyParents.set(`${groupId}:${childCloginId}`, { groupId, cloginId: parentCloginId });
 }
 
+/**
+ * Notes the uid of a registration the work locked (or inserted), so the end of the unit of work
+ * stamps it by primary key, the lock the work holds.
+ */
+export function noteRegistrationUid(em: EntityManager, groupId: number, cloginId: number, uid: number): void {
+  pendingWritesOf(em).uids.set(`${groupId}:${cloginId}`, uid);
+}
+
 /** Adds the parents of the changed children (noteFamilyParent) to the registrations to stamp. */
 function withFamilyParents(unit: PendingWrites): void {
   const changed = [
@@ -117,14 +129,22 @@ export async function completeUnitOfWork(em: EntityManager): Promise<void> {
   const unit = pendingWritesOf(em);
   units.delete(em);
   withFamilyParents(unit);
-  await stampRegistrationsUpdated(
-    em,
-    [...unit.touched].map(([projectId, persons]) => ({
-      projectId,
-      personIds: [...persons].filter((personId) => !unit.stamped.has(`${projectId}:${personId}`)),
-    })),
-    new Date(),
-  );
+  const now = new Date();
+  const byUid: number[] = [];
+  const byPerson = [...unit.touched].map(([projectId, persons]) => ({
+    projectId,
+    personIds: [...persons].filter((personId) => {
+      const key = `${projectId}:${personId}`;
+      if (unit.stamped.has(key)) return false;
+      const uid = unit.uids.get(key);
+      if (uid === undefined) return true;
+      byUid.push(uid);
+      return false;
+    }),
+  }));
+  await stampRegistrationsUpdatedByUid(em, byUid, now);
+  // A registration the work changed without locking it first (none of the API's writes).
+  await stampRegistrationsUpdated(em, byPerson, now);
   await insertEvents(em, unit.events);
   await addToCounterSlots(
     em,

@@ -7,8 +7,7 @@ import {
   type RegistrantPrincipal,
   type RequestContext,
 } from "../domain/context";
-import { authenticateRegistrant } from "../domain/sessions/registrant-sessions";
-import { authenticateRequest } from "../http/request-authentication";
+import { authenticateCaller, requirePrincipalOf } from "../http/request-authentication";
 import { observationOf, type RequestObservation } from "../http/request-observation";
 import { consistencyOf } from "../http/consistency";
 import type { Logger } from "../http/logger";
@@ -47,17 +46,14 @@ export async function createGraphqlContext(deps: AppDependencies, req: Request):
   let principal: Principal | null = null;
   let registrant: RegistrantPrincipal | null = null;
   let authFailure: unknown = null;
-  // `Authorization: Bearer <session token>` is a registrant session (contract §10); it replaces
-  // the API headers rather than adding to them.
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.get("authorization") ?? "");
-  if (bearer) {
-    try {
-      registrant = await authenticateRegistrant(deps.dataSource.manager, bearer[1]);
-    } catch (error) {
-      authFailure = error;
-    }
-  } else {
-    ({ principal, failure: authFailure } = await authenticateRequest(req, deps.dataSource));
+  try {
+    ({ principal, registrant } = await authenticateCaller(
+      deps.dataSource,
+      (name) => req.get(name),
+      () => requirePrincipalOf(req, deps.dataSource),
+    ));
+  } catch (error) {
+    authFailure = error;
   }
   const request = createRequestContext(deps.dataSource, req.requestId, principal, {
     registrant,

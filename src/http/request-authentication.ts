@@ -1,8 +1,9 @@
 import type { Request } from "express";
 import type { DataSource } from "typeorm";
 import { findCachedApiAccount } from "../auth/account-cache";
-import { authenticate } from "../auth/authenticate";
-import type { Principal } from "../domain/context";
+import { authenticate, type HeaderReader } from "../auth/authenticate";
+import type { Principal, RegistrantPrincipal } from "../domain/context";
+import { authenticateRegistrant } from "../domain/sessions/registrant-sessions";
 
 /** The outcome of authenticating one request: a principal, or why it failed. */
 export type Authentication = { principal: Principal; failure: null } | { principal: null; failure: unknown };
@@ -38,4 +39,25 @@ export async function requirePrincipalOf(req: Request, dataSource: DataSource): 
   const outcome = await authenticateRequest(req, dataSource);
   if (outcome.principal) return outcome.principal;
   throw outcome.failure;
+}
+
+/** Who a request or a WebSocket connection speaks for: an API account or a registrant session. */
+export type Caller = { principal: Principal; registrant: null } | { principal: null; registrant: RegistrantPrincipal };
+
+/**
+ * The one place credentials are told apart, for HTTP GraphQL and the WebSocket server alike:
+ * `Authorization: Bearer <session token>` is a registrant session (contract §10) and replaces the
+ * API headers rather than adding to them; otherwise the API key headers authenticate (through
+ * `apiKey`, so an HTTP request reuses the outcome its rate limiter already has). Throws
+ * UNAUTHENTICATED or STALE_TIMESTAMP as `authenticate` does.
+ */
+export async function authenticateCaller(
+  dataSource: DataSource,
+  header: HeaderReader,
+  apiKey: () => Promise<Principal> = () =>
+    authenticate(dataSource.manager, header, Date.now(), (id) => findCachedApiAccount(dataSource, id)),
+): Promise<Caller> {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header("authorization") ?? "");
+  if (bearer) return { principal: null, registrant: await authenticateRegistrant(dataSource.manager, bearer[1]) };
+  return { principal: await apiKey(), registrant: null };
 }

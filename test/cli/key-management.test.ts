@@ -1,5 +1,6 @@
 import request from "supertest";
 import { hashApiToken } from "../../src/auth/secrets";
+import { rotateApiKey } from "../../src/cli/api-key.service";
 import { ApiAccount } from "../../src/entities";
 import { MAPLE, OTHER } from "../fixtures/test-fixture";
 import { startTestApp, type TestApp } from "../support/test-app";
@@ -123,6 +124,23 @@ describe("regapi api-key rotate", () => {
     expect(listed.stdout).toMatch(
       new RegExp(`^${key.apiId}\\s+rotate-grace@maple\\.test\\s+yes\\s+\\S+\\s+\\S+Z\\s+all\\s+all$`, "m"),
     );
+  });
+
+  it("two rotations at once run one after the other: the second keeps the first's new token as the old one", async () => {
+    const key = await newKey("rotate-twice@maple.test");
+    const apiId = Number(key.apiId);
+    const [first, second] = await Promise.all([
+      rotateApiKey(t.context(), apiId, 3600),
+      rotateApiKey(t.context(), apiId, 3600),
+    ]);
+    const stored = await t.dataSource.manager.findOneByOrFail(ApiAccount, { id: apiId });
+    const hashes = [first, second].map((rotated) => hashApiToken(rotated.apiToken));
+    // Whichever ran second replaced the other's token, which keeps working; the original is gone.
+    expect(hashes).toContain(stored.tokenHash);
+    expect(stored.previousTokenHash).toBe(hashes.find((hash) => hash !== stored.tokenHash));
+    expect(await statusWith({ ...key, apiToken: first.apiToken })).toBe(200);
+    expect(await statusWith({ ...key, apiToken: second.apiToken })).toBe(200);
+    expect(await statusWith(key)).toBe(401);
   });
 
   it("stops the old token once the grace period is over", async () => {

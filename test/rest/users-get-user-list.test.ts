@@ -223,9 +223,21 @@ describe("get_user_list: statements per page do not grow with the page", () => {
     expect(continued).toBe(fifty);
   });
 
-  it("a first page costs 5 statements: in one transaction, ownership with the excluding statuses and the counters, the page with its summaries, the children with theirs", async () => {
+  it("a first page costs 2 statements: ownership, counters and the page with its summaries, then the children with theirs; without children 1", async () => {
     await list({ starting_position: 0 }); // the API account is then cached (src/auth/account-cache.ts)
-    expect(await statementsOf({ starting_position: 0 })).toBe(5);
+    expect(await statementsOf({ starting_position: 0 })).toBe(2);
+    expect(await statementsOf({ starting_position: 0, only_parents: true })).toBe(1);
+    expect(await statementsOf({ starting_position: 0, only_children: true })).toBe(1);
+    expect(await statementsOf({ starting_position: 50 })).toBe(2);
+  });
+
+  it("a foreign project costs 1 statement and reads nothing of it", async () => {
+    await list({ starting_position: 0 });
+    const { statements, result } = await t.countStatements(() =>
+      postRest(t.app, "users", { action: "get_user_list", group_id: OTHER.groupId, doc: {} }),
+    );
+    expect(result.status).toBe(403);
+    expect(statements).toBe(1);
   });
 
   it("with every get_info selector per record: the same count for a page of 1 parent and of 50", async () => {

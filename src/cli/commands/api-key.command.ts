@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { createRequestContext } from "../../domain/context";
-import { SCOPE_NAMES } from "../../domain/group-scope";
+import { SCOPE_NAMES } from "../../domain/key-scope";
 import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "../api-key.service";
 import { writeLine } from "../cli-io";
 import { formatTable, positiveInteger, type CliSession, examples } from "../cli-session";

@@ -5,7 +5,8 @@ import { optionalIntegerId } from "../commands/members";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import type { RequestContext } from "../context";
 import { cursorExpired } from "../errors";
-import { authorize, resolveOwnedProject } from "../group-scope";
+import { authorize } from "../authorize";
+import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { EVENT_TYPES } from "./record-event";
 

@@ -13,8 +13,10 @@ import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import type { RequestContext } from "../context";
 import { DomainError } from "../errors";
 import { recordEvents } from "../events/record-event";
-import { authorize, resolveOwnedProject } from "../group-scope";
+import { authorize } from "../authorize";
+import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
+import { noteRegistrationUid } from "../unit-of-work";
 
 // A person's data rights (docs/data-rights.md): everything the organization holds about one
 // person (clogin_id) across its projects, exported as one JSON document, or erased in one
@@ -188,10 +190,13 @@ export async function erasePerson(
   const { organizationId } = authorize(ctx, "persons.erase", "organization");
   return inTransaction(ctx, async (tx) => {
     if (cmd.groupId !== null) await resolveOwnedProject(tx, cmd.groupId);
+    // The person's registrations first, then the person (docs/locking.md): every write to a
+    // registration locks the registration before its person, so the other order could deadlock.
+    await lockPersonRegistrations(tx.em, cmd.cloginId);
     const person = await readPersonOfOrganization(tx.em, cmd.cloginId, organizationId, { lock: true });
     if (!person) throw notAPerson(cmd.cloginId);
-    await lockPersonRegistrations(tx.em, cmd.cloginId);
     const registrations = await readPersonRegistrations(tx.em, cmd.cloginId);
+    for (const r of registrations) noteRegistrationUid(tx.em, r.group_id, cmd.cloginId, r.uid);
     const erased = await erasePersonRows(
       tx.em,
       cmd.cloginId,

@@ -3,7 +3,8 @@ import { findTagOfProject, type TagRecord } from "../../data/registrations.data"
 import { findStatusOfProject, type StatusRecord } from "../../data/statuses.data";
 import type { RequestContext } from "../context";
 import { DomainError } from "../errors";
-import { authorize, resolveOwnedProject } from "../group-scope";
+import { authorize } from "../authorize";
+import { resolveOwnedProject } from "../group-scope";
 import { formsVisibleTo } from "./project-catalogues";
 import {
   readProjectCategories,

@@ -5,7 +5,8 @@ import type { RequestContext } from "../context";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { flag, integerId, trimmedText } from "../commands/members";
 import { conflict } from "../errors";
-import { authorize, resolveOwnedProject } from "../group-scope";
+import { authorize } from "../authorize";
+import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { clientValue } from "../../common/client-value";
 

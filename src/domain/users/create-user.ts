@@ -17,7 +17,8 @@ import {
   type SubmissionSettings,
 } from "../forms/form-submission";
 import { applyTriggerEffects, planTriggerEffects } from "../triggers/trigger-runner";
-import { authorize, notOwnedProject } from "../group-scope";
+import { authorize } from "../authorize";
+import { notOwnedProject } from "../group-scope";
 import { countRegistration } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { readPersonData, type PersonData } from "./new-user-data";
@@ -25,7 +26,7 @@ import { counterBucketOf, type RegisteredUser } from "./registration-lookup";
 import { CreateChildCommand, CreateUserCommand, type UserOutcome } from "./user-commands";
 import { clientValue } from "../../common/client-value";
 import { recordEvent, recordEvents } from "../events/record-event";
-import { noteFamilyParent, registrationStamped } from "../unit-of-work";
+import { noteFamilyParent, noteRegistrationUid, registrationStamped } from "../unit-of-work";
 import { assertKeyCount, outcomeOf } from "./user-values";
 
 // users `create` and `create_child` (contract §7): the person found or made, the registration
@@ -107,7 +108,7 @@ export async function createChild(
   const passwordHash = newPerson && data.password !== null ? await hashPassword(data.password) : null;
 
   return inTransaction(ctx, async ({ em }) => {
-    // The parent's row is the family's lock, taken first (docs/counters.md, "Locks"): its
+    // The parent's row is the family's lock, taken first (docs/locking.md): its
     // exclusion, which puts the child in its counter bucket, cannot change until this commits.
     const parent = await lockRegistration(em, cmd.groupId, parentCloginId);
     const familyProblems: Problem[] = [];
@@ -124,8 +125,9 @@ export async function createChild(
         message: `${parentCloginId} is not a parent or individual registered in project ${cmd.groupId}`,
       });
     failOnProblems(familyProblems);
+    noteRegistrationUid(em, cmd.groupId, parentCloginId, parent!.uid);
     return registerPerson(em, organizationId, cmd, data, passwordHash, plan, {
-      parent: { cloginId: parentCloginId, excluded: parent!.excluded },
+      parent: { cloginId: parentCloginId, uid: parent!.uid, excluded: parent!.excluded },
       applicationDate: cmd.applicationDate ?? new Date(),
     });
   });
@@ -162,7 +164,7 @@ async function registerPerson(
   data: PersonData,
   passwordHash: string | null,
   plan: RegistrationPlan,
-  options: { parent: { cloginId: number; excluded: boolean } | null; applicationDate: Date },
+  options: { parent: { cloginId: number; uid: number; excluded: boolean } | null; applicationDate: Date },
 ): Promise<UserOutcome> {
   const parentCloginId = options.parent?.cloginId ?? null;
   const now = new Date();
@@ -223,6 +225,7 @@ async function registerPerson(
   });
   if (uid === null) throw alreadyRegistered(cloginId, cmd.groupId);
   registrationStamped(em, cmd.groupId, cloginId);
+  noteRegistrationUid(em, cmd.groupId, cloginId, uid);
   if (parentCloginId !== null) noteFamilyParent(em, cmd.groupId, cloginId, parentCloginId);
   const planned = planValues(cloginId);
   const user: RegisteredUser = {
@@ -234,6 +237,7 @@ async function registerPerson(
     // A new registration has no status yet.
     excluded: false,
     parentExcluded: options.parent?.excluded ?? false,
+    parentUid: options.parent?.uid ?? null,
   };
   notices.push(...noticesOf(planned.problems));
 

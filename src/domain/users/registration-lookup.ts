@@ -5,7 +5,7 @@ import { requirePrincipal, type RequestContext } from "../context";
 import { userNotFound } from "../errors";
 import { notOwnedProject } from "../group-scope";
 import { bucketOf, type CounterBucket } from "../projects/project-counters";
-import { noteFamilyParent } from "../unit-of-work";
+import { noteFamilyParent, noteRegistrationUid } from "../unit-of-work";
 
 export type { RegisteredUser };
 
@@ -28,9 +28,12 @@ export async function requireRegisteredUser(
   return user;
 }
 
-/** A locked child's family: its parent is stamped with it when it changes (unit-of-work.ts). */
+/** A locked family: stamped by uid, and a child's parent with it when it changes (unit-of-work.ts). */
 function lockedFamily(em: EntityManager, projectId: number, user: RegisteredUser): void {
-  if (user.parentCloginId !== null) noteFamilyParent(em, projectId, user.cloginId, user.parentCloginId);
+  noteRegistrationUid(em, projectId, user.cloginId, user.uid);
+  if (user.parentCloginId === null) return;
+  noteFamilyParent(em, projectId, user.cloginId, user.parentCloginId);
+  if (user.parentUid !== null) noteRegistrationUid(em, projectId, user.parentCloginId, user.parentUid);
 }
 
 /**

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { RequestContext } from "../context";
 import { validationFailed } from "../errors";
-import { authorize, notOwnedProject } from "../group-scope";
+import { authorize } from "../authorize";
+import { notOwnedProject } from "../group-scope";
 import { integerId } from "../commands/members";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { countStatusChange } from "../projects/project-counters";

@@ -1,7 +1,7 @@
 import { readValueTargets } from "../../data/form-submission.data";
 import { updatePerson } from "../../data/persons.data";
 import type { RequestContext } from "../context";
-import { authorize } from "../group-scope";
+import { authorize } from "../authorize";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { validationFailed } from "../errors";
 import type { PersonAttributes } from "../forms/field-values";

@@ -18,7 +18,8 @@ import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import type { RequestContext } from "../context";
 import { UserInfoCommand } from "./read-commands";
 import { userNotFound } from "../errors";
-import { authorize, notOwnedProject } from "../group-scope";
+import { authorize } from "../authorize";
+import { notOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { loadUserSummaries, type UserSummary } from "./user-summary";
 import {

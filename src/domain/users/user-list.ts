@@ -1,15 +1,17 @@
 import { readSummaries } from "../../data/user-summary.data";
+import type { ProjectCounters } from "../../data/project-counters.data";
 import {
   countChanged,
   readChangedPage,
-  readListPageSummaries,
+  readListPage,
   readListScope,
   readMatchingChildSummaries,
   type ExclusionFilter,
   type ListSelection,
 } from "../../data/user-list.data";
 import type { RequestContext } from "../context";
-import { authorize, notOwnedProject } from "../group-scope";
+import { authorize } from "../authorize";
+import { notOwnedProject } from "../group-scope";
 import { listTotalsOf } from "../projects/project-counters";
 import { inTransaction } from "../transaction";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
@@ -96,129 +98,146 @@ export async function listUsers(ctx: RequestContext, query: UserListQuery): Prom
   // Asked before the transaction: a shared store's round trip holds no connection. Whether the
   // caller may read the project is still checked inside, before anything remembered is used.
   const remembered = query.startingPosition > 0 ? await positions.recall(walkKey(query, query.startingPosition)) : null;
-  // Ownership, totals, page and children come from one transaction, so they agree: 5 statements
-  // with BEGIN and COMMIT (ownership with the excluding statuses and the counters; the page with
-  // its summaries; the children with theirs).
-  const { page, next } = await inTransaction(ctx, async ({ em }) => {
-    const scope = await readListScope(em, organizationId, query.groupId);
-    if (!scope.owned) throw notOwnedProject(query.groupId);
-    const selection: ListSelection = {
-      groupId: query.groupId,
-      exclusion: query.exclusion,
-      excludingStatusIds: scope.excludingStatusIds,
-    };
-    let totalUsers: number;
-    let totals: ListTotals;
-    if (remembered) {
-      ({ totalUsers, totals } = remembered);
-    } else {
-      const row = listTotalsOf(scope.counters, query);
-      totalUsers = row.topLevel;
-      totals = {
-        totalUsers: row.totalUsers,
-        totalActiveUsers: row.totalActiveUsers,
-        totalOrderCents: row.orderCents,
-        totalPaidCents: row.paidCents,
-      };
-    }
-    const since = query.modifiedSince ?? null;
-    const level = query.onlyChildren ? "child" : query.onlyParents ? "parent" : "both";
-    if (since && !remembered) totalUsers = await countChanged(em, selection, since, level);
-    let readRows: UserSummary[];
-    let lastUpdatedAtMs: number | undefined;
-    let moreRows: boolean;
-    if (since) {
-      // Changes since: the page is picked in (updated_at, uid) order, its summaries read for it.
-      const picked = await readChangedPage(em, selection, {
-        since,
-        level,
-        after:
-          remembered?.afterUpdatedAtMs !== undefined
-            ? { updatedAt: new Date(remembered.afterUpdatedAtMs), uid: remembered.afterUid }
-            : null,
-        offset: query.startingPosition,
-        limit: RECORDS_PER_PAGE + 1,
-      });
-      moreRows = picked.length > RECORDS_PER_PAGE;
-      const pagePicked = picked.slice(0, RECORDS_PER_PAGE);
-      lastUpdatedAtMs = pagePicked.at(-1)?.updated_at.getTime();
-      const byUid = new Map(
-        (
-          await readSummaries(
-            em,
-            pagePicked.map((row) => row.uid),
-          )
-        ).map((summary) => [summary.uid, summary]),
-      );
-      readRows = pagePicked.flatMap((row) => byUid.get(row.uid) ?? []);
-    } else {
-      readRows = await readListPageSummaries(em, selection, {
-        level: query.onlyChildren ? "child" : "parent",
-        afterUid: remembered?.afterUid ?? null,
-        offset: query.startingPosition,
-        limit: RECORDS_PER_PAGE + 1,
-      });
-      moreRows = readRows.length > RECORDS_PER_PAGE;
-    }
-    const pageRows = readRows.slice(0, RECORDS_PER_PAGE);
-    const children =
-      query.onlyParents || query.onlyChildren || since
-        ? []
-        : await readMatchingChildSummaries(
-            em,
-            selection,
-            pageRows.map((row) => row.cloginId),
-          );
-    const summaries = new Map([...pageRows, ...children].map((row) => [row.uid, row]));
-    const summaryFor = (uid: number) => {
-      const summary = summaries.get(uid);
-      if (!summary) throw new Error(`registration ${uid} vanished while its page was read`);
-      return summary;
-    };
-    const wanted = query.selection;
-    const details =
-      wanted && (wanted.system.size > 0 || wanted.fieldKeys.length > 0)
-        ? await readUserDetails(em, query.groupId, [...summaries.values()], wanted)
-        : null;
-    const listed = (uid: number): ListedUser => ({
-      summary: summaryFor(uid),
-      details: details?.get(uid) ?? null,
-      children: [],
-    });
-    const childrenOf = new Map<number, ListedUser[]>();
-    for (const child of children) {
-      const parent = child.parentCloginId ?? 0;
-      const list = childrenOf.get(parent) ?? [];
-      list.push(listed(child.uid));
-      childrenOf.set(parent, list);
-    }
-    const records = pageRows.map((row) => ({ ...listed(row.uid), children: childrenOf.get(row.cloginId) ?? [] }));
-
-    const nextStartingPosition = moreRows ? query.startingPosition + RECORDS_PER_PAGE : null;
-    const next: WalkPosition | null =
-      nextStartingPosition === null
-        ? null
-        : {
-            afterUid: pageRows[pageRows.length - 1].uid,
-            ...(lastUpdatedAtMs !== undefined ? { afterUpdatedAtMs: lastUpdatedAtMs } : {}),
-            totalUsers,
-            totals,
-          };
-    const page: UserListPage = {
-      totalUsers,
-      recordsPerPage: RECORDS_PER_PAGE,
-      startingPosition: query.startingPosition,
-      nextStartingPosition,
-      totals,
-      records,
-      continuedWalk: remembered !== null,
-    };
-    return { page, next };
-  });
+  const selection: ListSelection = { groupId: query.groupId, exclusion: query.exclusion };
+  const since = query.modifiedSince ?? null;
+  // A page of the project's order: ownership, counters and the page with its summaries are one
+  // statement, the children riding along one more (none without a transaction around them: a child
+  // registered between the two shows under its parent, as it would on the next read). Changes
+  // since a time: in one transaction, ownership and counters, the count, the page, its summaries.
+  const { page, next } = since
+    ? await inTransaction(ctx, async ({ em }) => {
+        const scope = await readListScope(em, organizationId, query.groupId);
+        if (!scope.owned) throw notOwnedProject(query.groupId);
+        return pageOf(em, query, selection, scope.counters, remembered, since);
+      })
+    : await (async () => {
+        const { em } = ctx;
+        const read = await readListPage(em, organizationId, selection, {
+          level: query.onlyChildren ? "child" : "parent",
+          afterUid: remembered?.afterUid ?? null,
+          offset: query.startingPosition,
+          limit: RECORDS_PER_PAGE + 1,
+        });
+        if (!read.owned) throw notOwnedProject(query.groupId);
+        return pageOf(em, query, selection, read.counters, remembered, null, read.rows);
+      })();
   // Remembered before the answer leaves, so the client's next request finds it on any instance.
   if (next && page.nextStartingPosition !== null)
     await positions.remember(walkKey(query, page.nextStartingPosition), next, WALK_MEMORY_MS);
   return page;
+}
+
+/**
+ * The page, its children and its details from the counters and (a page of the project's order)
+ * the page's rows already read, or (changes since a time) reading the page.
+ */
+async function pageOf(
+  em: RequestContext["em"],
+  query: UserListQuery,
+  selection: ListSelection,
+  counters: ProjectCounters,
+  remembered: WalkPosition | null,
+  since: Date | null,
+  orderedRows: UserSummary[] = [],
+): Promise<{ page: UserListPage; next: WalkPosition | null }> {
+  let totalUsers: number;
+  let totals: ListTotals;
+  if (remembered) {
+    ({ totalUsers, totals } = remembered);
+  } else {
+    const row = listTotalsOf(counters, query);
+    totalUsers = row.topLevel;
+    totals = {
+      totalUsers: row.totalUsers,
+      totalActiveUsers: row.totalActiveUsers,
+      totalOrderCents: row.orderCents,
+      totalPaidCents: row.paidCents,
+    };
+  }
+  const level = query.onlyChildren ? "child" : query.onlyParents ? "parent" : "both";
+  if (since && !remembered) totalUsers = await countChanged(em, selection, since, level);
+  let readRows = orderedRows;
+  let lastUpdatedAtMs: number | undefined;
+  let moreRows = readRows.length > RECORDS_PER_PAGE;
+  if (since) {
+    // Changes since: the page is picked in (updated_at, uid) order, its summaries read for it.
+    const picked = await readChangedPage(em, selection, {
+      since,
+      level,
+      after:
+        remembered?.afterUpdatedAtMs !== undefined
+          ? { updatedAt: new Date(remembered.afterUpdatedAtMs), uid: remembered.afterUid }
+          : null,
+      offset: query.startingPosition,
+      limit: RECORDS_PER_PAGE + 1,
+    });
+    moreRows = picked.length > RECORDS_PER_PAGE;
+    const pagePicked = picked.slice(0, RECORDS_PER_PAGE);
+    lastUpdatedAtMs = pagePicked.at(-1)?.updated_at.getTime();
+    const byUid = new Map(
+      (
+        await readSummaries(
+          em,
+          pagePicked.map((row) => row.uid),
+        )
+      ).map((summary) => [summary.uid, summary]),
+    );
+    readRows = pagePicked.flatMap((row) => byUid.get(row.uid) ?? []);
+  }
+  const pageRows = readRows.slice(0, RECORDS_PER_PAGE);
+  const children =
+    query.onlyParents || query.onlyChildren || since
+      ? []
+      : await readMatchingChildSummaries(
+          em,
+          selection,
+          pageRows.map((row) => row.cloginId),
+        );
+  const summaries = new Map([...pageRows, ...children].map((row) => [row.uid, row]));
+  const summaryFor = (uid: number) => {
+    const summary = summaries.get(uid);
+    if (!summary) throw new Error(`registration ${uid} vanished while its page was read`);
+    return summary;
+  };
+  const wanted = query.selection;
+  const details =
+    wanted && (wanted.system.size > 0 || wanted.fieldKeys.length > 0)
+      ? await readUserDetails(em, query.groupId, [...summaries.values()], wanted)
+      : null;
+  const listed = (uid: number): ListedUser => ({
+    summary: summaryFor(uid),
+    details: details?.get(uid) ?? null,
+    children: [],
+  });
+  const childrenOf = new Map<number, ListedUser[]>();
+  for (const child of children) {
+    const parent = child.parentCloginId ?? 0;
+    const list = childrenOf.get(parent) ?? [];
+    list.push(listed(child.uid));
+    childrenOf.set(parent, list);
+  }
+  const records = pageRows.map((row) => ({ ...listed(row.uid), children: childrenOf.get(row.cloginId) ?? [] }));
+
+  const nextStartingPosition = moreRows ? query.startingPosition + RECORDS_PER_PAGE : null;
+  const next: WalkPosition | null =
+    nextStartingPosition === null
+      ? null
+      : {
+          afterUid: pageRows[pageRows.length - 1].uid,
+          ...(lastUpdatedAtMs !== undefined ? { afterUpdatedAtMs: lastUpdatedAtMs } : {}),
+          totalUsers,
+          totals,
+        };
+  const page: UserListPage = {
+    totalUsers,
+    recordsPerPage: RECORDS_PER_PAGE,
+    startingPosition: query.startingPosition,
+    nextStartingPosition,
+    totals,
+    records,
+    continuedWalk: remembered !== null,
+  };
+  return { page, next };
 }
 
 export interface UserListOutcome {

@@ -5,7 +5,8 @@ import { readOwnedSummary } from "../../data/user-summary.data";
 import type { RequestContext } from "../context";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { failOnProblems, userNotFound } from "../errors";
-import { authorize, notOwnedProject } from "../group-scope";
+import { authorize } from "../authorize";
+import { notOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { assertSendingAdmins, emailListProblems, emailRecords } from "./email-history";
 import { requireOwnedRegistration, type RegisteredUser } from "./registration-lookup";
@@ -35,8 +36,12 @@ export async function addEmails(
   const cmd = parseCommand(AddEmailsCommand, draft);
   const organizationId = authorize(ctx, "users.add_email", { groupId: cmd.groupId }).organizationId;
   return inTransaction(ctx, async ({ em }) => {
-    // Ownership with the registration (one statement); the list's problems come after FORBIDDEN.
+    // The family lock with ownership, first (docs/locking.md): the history and event rows check
+    // their foreign key against the registration with a shared lock, and the end of the unit of
+    // work stamps the registration's updated_at; holding the exclusive lock from the start keeps
+    // two calls from each holding the shared lock and waiting for the other's upgrade.
     const user = await requireOwnedRegistration(ctx, em, cmd.groupId, cmd.cloginId, {
+      lock: true,
       whenOwned: () => failOnProblems(emailListProblems(cmd.emails)),
     });
     await assertSendingAdmins(em, organizationId, cmd.groupId, cmd.emails);

@@ -16,7 +16,7 @@ import {
 import { readProjectsOfOrganization } from "../../data/projects.data";
 import { isInternalAddress } from "../../common/network-address";
 import { requirePrincipal, type RequestContext } from "../context";
-import { authorize } from "../group-scope";
+import { authorize } from "../authorize";
 import { integerId } from "../commands/members";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { DomainError, validationFailed } from "../errors";

@@ -5,6 +5,7 @@ import type { GraphqlContext } from "../context";
 import type { AnsweredFields, OneStatementRead } from "../execution/one-statement-read";
 import { selectsField, selectsPath } from "../selection";
 import { summaryMembersOf } from "../summary-selection";
+import { USER_SUMMARY_FIELDS } from "../types/user-summary-fields";
 import type { UserType } from "../types/user.type";
 import { userFromOutcome } from "./present";
 
@@ -90,8 +91,13 @@ function listsOfSelection(info: GraphQLResolveInfo, withChildren: boolean): Regi
   };
 }
 
-// The User fields answered by the summary a root read primes (no statement of their own).
-export const SUMMARY_FIELDS = ["User.metaInfo", "User.name", "User.status", "User.tags"];
+// The User fields answered by the summary a root read primes (no statement of their own):
+// `metaInfo` and every field that presents a summary member, so a field added to that table
+// joins the one-statement reads without a second list to keep.
+export const SUMMARY_FIELDS: readonly string[] = [
+  "User.metaInfo",
+  ...Object.keys(USER_SUMMARY_FIELDS).map((field) => `User.${field}`),
+];
 // `user` reads ownership, the summaries and the lists its selection asks for in one statement
 // (one-statement-read.ts): its own and its children's, not those of its children's children.
 const USER_LIST_FIELDS = new Set([

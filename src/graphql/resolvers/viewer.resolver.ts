@@ -1,5 +1,5 @@
 import { Ctx, Query, Resolver, Authorized } from "type-graphql";
-import { describeCaller } from "../../domain/group-scope";
+import { describeCaller } from "../../domain/authorize";
 import type { GraphqlContext } from "../context";
 import { ViewerType } from "../types/viewer.type";
 

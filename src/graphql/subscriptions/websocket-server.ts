@@ -13,13 +13,11 @@ import {
 } from "graphql";
 import { CloseCode, handleProtocols, makeServer, type ServerOptions } from "graphql-ws";
 import { WebSocketServer, type WebSocket } from "ws";
-import { findCachedApiAccount } from "../../auth/account-cache";
-import { authenticate } from "../../auth/authenticate";
 import type { SubscriptionsConfig } from "../../config/config";
 import { createRequestContext, domainSettingsOf, type Principal, type RegistrantPrincipal } from "../../domain/context";
 import { DomainError } from "../../domain/errors";
 import { LiveEventHub } from "../../domain/events/live-events";
-import { authenticateRegistrant } from "../../domain/sessions/registrant-sessions";
+import { authenticateCaller } from "../../http/request-authentication";
 import type { AppDependencies } from "../../http/app-dependencies";
 import type { Logger } from "../../http/logger";
 import { maskUnexpected } from "../../http/transport-errors";
@@ -65,7 +63,7 @@ interface Connection {
   accountKey: string | null;
   lastBusyAt: number;
   /** How to authenticate again (the connection params, or the session token); null before connection_init. */
-  credentials: { params: (name: string) => string | undefined; bearer: string | null } | null;
+  credentials: { params: (name: string) => string | undefined } | null;
   lastAuthAt: number;
   checking: boolean;
 }
@@ -150,19 +148,6 @@ export function createSubscriptionServer(
     });
   });
 
-  /** Who the credentials authenticate: a registrant session (Bearer) or an API key; throws as HTTP's authentication does. */
-  const authenticateCredentials = async (
-    params: (name: string) => string | undefined,
-    bearer: string | null,
-  ): Promise<Pick<Connection, "principal" | "registrant">> =>
-    bearer
-      ? { principal: null, registrant: await authenticateRegistrant(deps.dataSource.manager, bearer) }
-      : {
-          principal: await authenticate(deps.dataSource.manager, params, Date.now(), (id) =>
-            findCachedApiAccount(deps.dataSource, id),
-          ),
-          registrant: null,
-        };
   /** What must not change while the connection lives: the session, or the key and its scope. */
   const identityOf = ({ principal, registrant }: Pick<Connection, "principal" | "registrant">): string =>
     registrant
@@ -170,10 +155,10 @@ export function createSubscriptionServer(
       : `account:${principal!.apiAccountId}:${JSON.stringify(principal!.scope ?? null)}`;
   /** The connection's identity now: a revoked key or ended session throws, as at connection_init. */
   const authenticateAgain = async (connection: Connection): Promise<string> => {
-    const { params, bearer } = connection.credentials!;
+    const { params } = connection.credentials!;
     // The Timestamp sent at connection_init would be stale by now: only the key is checked again.
     const withoutTimestamp = (name: string) => (name.toLowerCase() === "timestamp" ? undefined : params(name));
-    return identityOf(await authenticateCredentials(withoutTimestamp, bearer));
+    return identityOf(await authenticateCaller(deps.dataSource, withoutTimestamp));
   };
 
   /**
@@ -235,11 +220,10 @@ export function createSubscriptionServer(
         if (!connection) return false;
         connection.protocol = ctx;
         const params = paramReader(ctx.connectionParams);
-        const bearer = /^Bearer\s+(\S+)\s*$/i.exec(params("authorization") ?? "");
-        connection.credentials = { params, bearer: bearer?.[1] ?? null };
+        connection.credentials = { params };
         connection.lastAuthAt = Date.now();
         try {
-          Object.assign(connection, await authenticateCredentials(params, connection.credentials.bearer));
+          Object.assign(connection, await authenticateCaller(deps.dataSource, params));
         } catch (error) {
           // Kept, not thrown: each subscription is refused with the code a query would get.
           connection.authFailure = error;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { describeCaller } from "../../domain/group-scope";
+import { describeCaller } from "../../domain/authorize";
 import { defineAction, type ActionTable } from "../envelope/action-table";
 import { asSent } from "../envelope/members";
 
