@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import Redis from "ioredis";
+import { closeRedis, openRedis } from "../../src/shared-state/redis";
 import request from "supertest";
 import { ConfigError, loadConfig } from "../../src/config/config";
 import { formatGtidPosition, parseGtidPosition, type GtidPosition } from "../../src/db/gtid";
@@ -127,9 +128,12 @@ describe("write positions per principal", () => {
 
   it("in Redis: two instances' stores see each other's notes, the later position wins, keys expire", async () => {
     const prefix = `regapi-test:ryw:${randomUUID()}:`;
+    // Two instances: each its own connection, as connectRedis opens one per process.
+    const connections = [openRedis("redis://127.0.0.1:6379"), openRedis("redis://127.0.0.1:6379")];
     const errors: Error[] = [];
-    const first = redisReadPositions("redis://127.0.0.1:6379", prefix, 60_000, (error) => errors.push(error));
-    const second = redisReadPositions("redis://127.0.0.1:6379", prefix, 60_000, (error) => errors.push(error));
+    for (const connection of connections) connection.on("error", (error: Error) => errors.push(error));
+    const first = redisReadPositions(connections[0], prefix, 60_000);
+    const second = redisReadPositions(connections[1], prefix, 60_000);
     const raw = new Redis("redis://127.0.0.1:6379");
     try {
       await first.note("account:1", position("0-1-99,1-3-4"));
@@ -144,8 +148,7 @@ describe("write positions per principal", () => {
     } finally {
       await raw.del(`${prefix}account:1`);
       await raw.quit();
-      await first.close();
-      await second.close();
+      await Promise.all(connections.map(closeRedis));
     }
   });
 });
