@@ -3,7 +3,7 @@ import type { DataSource } from "typeorm";
 import { packageVersion } from "../common/package-root";
 import { ConfigError, loadConfig, type Config } from "../config/config";
 import { DomainError } from "../domain/errors";
-import { FixtureError } from "../fixtures/load-fixture";
+import { FixtureError } from "../fixtures/check-fixture";
 import { CliError } from "./cli-error";
 import { writeLine, type CliIo } from "./cli-io";
 import { databaseKind, examples, type CliSession } from "./cli-session";

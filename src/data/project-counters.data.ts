@@ -1,7 +1,13 @@
 import type { EntityManager } from "typeorm";
 import { cartLineAmountSql, paymentAmountSql } from "./account-sums";
-import type { TotalsSelection } from "./projects.data";
-import { decodeRows, selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
+import {
+  PROJECT_COLUMNS_SQL,
+  projectOfColumns,
+  type ArchivedScope,
+  type ProjectRecord,
+  type TotalsSelection,
+} from "./projects.data";
+import { decodeRows, selectRawRows, selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
 import { statusExcludedSql } from "./statuses.data";
 
 // SQL of the per-project counters (table project_counter: COUNTER_SLOTS rows per project, summed
@@ -275,26 +281,24 @@ export const emptyCounters = (): ProjectCounters =>
     COUNTER_BUCKETS.map((bucket) => [bucket, { registrations: 0, orderCents: 0, paidCents: 0 }]),
   ) as ProjectCounters;
 
+/** Which projects a totals read covers, on project alias `alias`, with its one parameter. */
+function totalsWhere(selection: TotalsSelection, alias: string): { where: string; parameter: number } {
+  if ("projectId" in selection) return { where: `${alias}.id = ?`, parameter: selection.projectId };
+  const archived =
+    selection.scope === "active"
+      ? ` AND ${alias}.archived = 0`
+      : selection.scope === "archived"
+        ? ` AND ${alias}.archived = 1`
+        : "";
+  return { where: `${alias}.organization_id = ?${archived}`, parameter: selection.organizationId };
+}
+
 /** The counters of the projects a totals read covers, by project id (absent: none yet). */
 export async function readProjectCounters(
   em: EntityManager,
   selection: TotalsSelection,
 ): Promise<Map<number, ProjectCounters>> {
-  let where: string;
-  let parameter: number;
-  if ("projectId" in selection) {
-    where = "pc.project_id = ?";
-    parameter = selection.projectId;
-  } else {
-    const archived =
-      selection.scope === "active"
-        ? " AND p.archived = 0"
-        : selection.scope === "archived"
-          ? " AND p.archived = 1"
-          : "";
-    where = `p.organization_id = ?${archived}`;
-    parameter = selection.organizationId;
-  }
+  const { where, parameter } = totalsWhere(selection, "p");
   const rows = await selectRows(
     em,
     COUNTER_ROW,
@@ -303,6 +307,27 @@ export async function readProjectCounters(
     [parameter],
   );
   return new Map(rows.map((row) => [row.project_id, countersOf(row)]));
+}
+
+/**
+ * The organization's projects in scope by id, each with its counters (all zero without any), in
+ * one statement: the projects outer-joined to their summed counter slots.
+ */
+export async function readProjectsWithCounters(
+  em: EntityManager,
+  organizationId: number,
+  scope: ArchivedScope,
+): Promise<{ project: ProjectRecord; counters: ProjectCounters }[]> {
+  const projects = totalsWhere({ organizationId, scope }, "p");
+  const counted = totalsWhere({ organizationId, scope }, "cp");
+  const sql = `SELECT ${PROJECT_COLUMNS_SQL}, ${counterColumnsSql("pc")}
+       FROM project p
+       LEFT JOIN (SELECT c.project_id, ${SUMMED_COLUMNS}
+                    FROM project_counter c JOIN project cp ON cp.id = c.project_id
+                   WHERE ${counted.where} GROUP BY c.project_id) pc ON pc.project_id = p.id
+      WHERE ${projects.where} ORDER BY p.id`;
+  const raw = await selectRawRows(em, sql, [counted.parameter, projects.parameter]);
+  return raw.map((row) => ({ project: projectOfColumns(row, sql), counters: countersOfColumns(row, sql) }));
 }
 
 /** Every project id (the recount of all projects reports them). */

@@ -1,7 +1,7 @@
 import { In, type EntityManager } from "typeorm";
 import { Project } from "../entities";
 import { chunked } from "./batch";
-import { selectRows, type RowOf } from "./sql-rows";
+import { decodeRows, selectRows, type RowOf } from "./sql-rows";
 
 /** Which of an organization's projects a read covers. */
 export type ArchivedScope = "active" | "archived" | "all";
@@ -38,6 +38,14 @@ export async function findProjectOfOrganization(
   );
   return row ? projectOfRow(row) : null;
 }
+
+/** The columns of a project read, on alias `p`, for a statement that reads them with other data. */
+export const PROJECT_COLUMNS_SQL =
+  "p.id, p.organization_id, p.name, p.currency, p.created_at, p.archived, p.family_system";
+
+/** The project of a row that selected PROJECT_COLUMNS_SQL. */
+export const projectOfColumns = (raw: Record<string, unknown>, sql: string): ProjectRecord =>
+  projectOfRow(decodeRows(PROJECT_SHAPE, [raw], sql)[0]);
 
 function projectOfRow(row: RowOf<typeof PROJECT_SHAPE>): ProjectRecord {
   return Object.assign(new Project(), {

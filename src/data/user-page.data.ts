@@ -1,6 +1,7 @@
 import { sqlDate } from "./events.data";
 import type { EntityManager } from "typeorm";
 import { registrationsInBucketsSql, type CounterBucket } from "./project-counters.data";
+import { personSearchSql } from "./person-search.data";
 import { onSqlite } from "./registrations.data";
 import { selectRawRows, selectRows } from "./sql-rows";
 import { statusExcludedSql } from "./statuses.data";
@@ -22,13 +23,14 @@ export interface UserListFilter {
   excluded?: boolean | null;
   /** `parent`: parents and individuals (no connected_to); `child`: children of a family project. */
   level?: "parent" | "child" | null;
-  /** Case-insensitive substring of first name, last name, username or main email. */
-  search?: string | null;
+  /** Words each of which must start a word of the first name, last name, username or main email (src/domain/users/search-words.ts). */
+  searchWords?: readonly string[] | null;
   /** Only registrations changed at or after this time (their updated_at). */
   updatedSince?: Date | null;
 }
 
-const searchTermOf = (filter: UserListFilter): string => filter.search?.trim().toLowerCase() ?? "";
+const searches = (filter: UserListFilter): filter is UserListFilter & { searchWords: readonly string[] } =>
+  (filter.searchWords?.length ?? 0) > 0;
 
 function filterSql(
   em: EntityManager,
@@ -49,13 +51,10 @@ function filterSql(
   if (filter.excluded != null) conditions.push(statusExcludedSql("s", filter.excluded));
   if (filter.level === "parent") conditions.push("r.connected_to IS NULL");
   if (filter.level === "child") conditions.push("r.connected_to IS NOT NULL");
-  const search = searchTermOf(filter);
-  if (search) {
-    const pattern = `%${search.replace(/[!%_]/g, (c) => `!${c}`)}%`;
-    conditions.push(
-      "(LOWER(p.first_name) LIKE ? ESCAPE '!' OR LOWER(p.last_name) LIKE ? ESCAPE '!' OR LOWER(p.username) LIKE ? ESCAPE '!' OR LOWER(p.main_email) LIKE ? ESCAPE '!')",
-    );
-    parameters.push(pattern, pattern, pattern, pattern);
+  if (searches(filter)) {
+    const search = personSearchSql(em, "r.person_id", filter.searchWords);
+    conditions.push(search.sql);
+    parameters.push(...search.parameters);
   }
   return { where: conditions.join(" AND "), parameters };
 }
@@ -86,11 +85,9 @@ function keysetSql(range: UserRange): { keyset: string; keysetParameters: number
 /** How many users of a project match the filter. */
 export async function countUsers(em: EntityManager, groupId: number, filter: UserListFilter): Promise<number> {
   const { where, parameters } = filterSql(em, groupId, filter);
-  // Joined only when the filter reads them (every registration has its person): a count by status
-  // or by updatedSince then reads the registration's own indexes, not a million joined rows.
-  const from = `FROM registration r${searchTermOf(filter) ? " JOIN person p ON p.id = r.person_id" : ""}${
-    filter.excluded != null ? " LEFT JOIN status s ON s.id = r.status_id" : ""
-  }`;
+  // The status is joined only when the filter reads it: a count by status, by updatedSince or by
+  // search then reads the registration's own indexes, not a million joined rows.
+  const from = `FROM registration r${filter.excluded != null ? " LEFT JOIN status s ON s.id = r.status_id" : ""}`;
   const [row] = await selectRows(em, { total: "int" }, `SELECT COUNT(*) AS total ${from} WHERE ${where}`, parameters);
   return row?.total ?? 0;
 }
@@ -104,7 +101,7 @@ export async function countUsers(em: EntityManager, groupId: number, filter: Use
  * A status filter has its own (project_id, status_id) index, also in uid order.
  */
 const pageIndexHint = (em: EntityManager, filter: UserListFilter): string => {
-  if (filter.statusId != null) return "";
+  if (filter.statusId != null || searches(filter)) return "";
   // SQLite would read an updatedSince page off (project_id, updated_at) and sort every match by
   // uid, summaries and all (seconds at 1M); the uid index reads a page's worth.
   if (onSqlite(em)) return filter.updatedSince ? "INDEXED BY IDX_registration_project_uid" : "";
@@ -158,7 +155,7 @@ export async function readSummaryPageInRange(
   const sql = `SELECT pg.*, ${countBuckets ? registrationsInBucketsSql("pr.id", countBuckets) : "NULL"} AS matching_total
        FROM project pr
        LEFT JOIN (SELECT ${summarySelectSql(em, members)}
-                    FROM registration r ${pageIndexHint(em, filter)} ${summaryJoinsSql(members, { person: !!searchTermOf(filter), status: filter.excluded != null })}
+                    FROM registration r ${pageIndexHint(em, filter)} ${summaryJoinsSql(members, { status: filter.excluded != null })}
                    WHERE ${where}${keyset} ORDER BY r.uid ${direction} LIMIT ${Math.max(0, Math.trunc(range.limit))}) pg ON 1 = 1
       WHERE pr.id = ? AND pr.organization_id = ?`;
   const raw = await selectRawRows(em, sql, [...parameters, ...keysetParameters, groupId, organizationId]);

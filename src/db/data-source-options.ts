@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import type { DataSourceOptions } from "typeorm";
 import { DEFAULT_DATABASE_CONNECTION, type DatabaseConfig, type DatabaseConnectionConfig } from "../config/config";
 import { ENTITIES } from "../entities";
-import { MIGRATIONS } from "../migrations";
+import { MIGRATIONS, SQLITE_MIGRATIONS } from "../migrations";
 import { mysqlLimitOptions } from "./pool-guard";
 import { CountingSqlLogger } from "./sql-counter";
 import { SnakeNamingStrategy } from "./snake-naming.strategy";
@@ -26,7 +26,8 @@ export function tlsOptions(
 
 /**
  * Options for the one DataSource of a process. SQLite synchronizes its schema (embedded, zero
- * setup); MySQL and MariaDB run the committed migrations and never synchronize.
+ * setup) and then runs its few migrations itself; MySQL and MariaDB run the committed migrations
+ * and never synchronize.
  */
 export function buildDataSourceOptions(database: DatabaseConfig, extras: DataSourceExtras = {}): DataSourceOptions {
   const common = {
@@ -42,6 +43,11 @@ export function buildDataSourceOptions(database: DatabaseConfig, extras: DataSou
       type: "better-sqlite3",
       database: database.file,
       synchronize: true,
+      // What the entities cannot declare (the search's FTS5 table); each runs outside a
+      // transaction, as synchronization does.
+      migrations: SQLITE_MIGRATIONS,
+      migrationsRun: true,
+      migrationsTransactionMode: "none",
       // Foreign keys and WAL: integrity as on MySQL, and readers that do not block the writer.
       prepareDatabase: (db: { pragma: (sql: string) => unknown }) => {
         db.pragma("foreign_keys = ON");

@@ -11,6 +11,8 @@ import { RegistrationProjectUidIndex1795410047356 } from "./1795410047356-Regist
 import { ProjectCounterSlots1795642095480 } from "./1795642095480-ProjectCounterSlots";
 import { FeedAndUpdatedAt1795710000000 } from "./1795710000000-FeedAndUpdatedAt";
 import { ApiKeyScopes1795700000000 } from "./1795700000000-ApiKeyScopes";
+import { PersonSearch1795868750901 } from "./1795868750901-PersonSearch";
+import { PersonSearchSqlite1795868750901 } from "./sqlite/1795868750901-PersonSearchSqlite";
 
 // Migrations for MySQL/MariaDB, listed by reference (TypeORM 1 deprecates globs), in timestamp
 // order. Add each new one here; never edit one that has landed.
@@ -28,4 +30,9 @@ export const MIGRATIONS: (new () => object)[] = [
   ProjectCounterSlots1795642095480,
   ApiKeyScopes1795700000000,
   FeedAndUpdatedAt1795710000000,
+  PersonSearch1795868750901,
 ];
+
+// SQLite synchronizes its schema from the entities; these make what entities cannot declare
+// (the FTS5 table of the users search and its triggers), run after synchronization.
+export const SQLITE_MIGRATIONS: (new () => object)[] = [PersonSearchSqlite1795868750901];

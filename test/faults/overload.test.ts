@@ -3,7 +3,8 @@ import request from "supertest";
 import { DataSource } from "typeorm";
 import { createApp, type RegapiApp } from "../../src/app";
 import { DEFAULT_RESILIENCE } from "../../src/config/config";
-import { databaseFailureOf } from "../../src/db/database-failure";
+import { createConnection } from "mysql2/promise";
+import { DATABASE_FAILURE_MESSAGES, databaseFailureOf } from "../../src/db/database-failure";
 import { buildDataSourceOptions, DEFAULT_DATABASE_CONNECTION } from "../../src/db/data-source-options";
 import { createRequestContext } from "../../src/domain/context";
 import { loadFixture } from "../../src/fixtures/load-fixture";
@@ -124,6 +125,45 @@ describe(onMysqlFamily ? "a full pool (MariaDB)" : "a full pool (MariaDB only; S
       expect(Date.now() - started).toBeLessThan(LIMITS.queryTimeoutMs + 1000);
     },
   );
+});
+
+describe("a read stopped at the statement timeout (issue 35)", () => {
+  itOnMysqlFamily("is answered 503 saying that the query took too long, the same on REST and GraphQL", async () => {
+    // Another session's table lock keeps the reads of registration waiting until the server
+    // stops them at the statement timeout (max_statement_time also ends a wait for a lock).
+    const config = db.config as MysqlFamilyConfig;
+    const holder = await createConnection({
+      host: config.host,
+      port: config.port,
+      user: config.user,
+      password: config.password,
+      database: config.database,
+    });
+    await holder.query("LOCK TABLES registration WRITE");
+    try {
+      const started = Date.now();
+      const [rest, graphql] = await Promise.all([
+        postRest(regapi.app, "users", { action: "get_user_list", group_id: MAPLE.groupId, doc: {} }),
+        request(regapi.app)
+          .post("/graphql")
+          .set(mapleHeaders)
+          .send({ query: `{ users(groupId: ${MAPLE.groupId}, filter: { search: "davis" }) { totalCount } }` }),
+      ]);
+      const tooSlow = DATABASE_FAILURE_MESSAGES.too_slow;
+      expect(tooSlow).toMatch(/^The query took too long/);
+      expectUnavailable(rest);
+      expect(rest.body).toMatchObject({ error_code: "SERVICE_UNAVAILABLE", msg: tooSlow });
+      expectUnavailable(graphql);
+      expect(graphql.body.errors[0]).toMatchObject({ message: tooSlow, extensions: { code: "SERVICE_UNAVAILABLE" } });
+      expect(Date.now() - started).toBeLessThan(LIMITS.queryTimeoutMs + 3000);
+    } finally {
+      await holder.query("UNLOCK TABLES");
+      await holder.end();
+    }
+    expect(
+      (await postRest(regapi.app, "users", { action: "get_user_list", group_id: MAPLE.groupId, doc: {} })).status,
+    ).toBe(200);
+  });
 });
 
 describe("admission by waiting time (issue 21)", () => {
@@ -261,7 +301,7 @@ describe("a database that is gone, with rate limits (issue 22)", () => {
         resilience,
         accountCacheTtlMs: 0,
         // Two requests a minute: the third from one address would be refused if these counted.
-        rateLimit: { perMinute: 2, unauthenticatedPerMinute: 2, redisUrl: null, redisPrefix: "unused:" },
+        rateLimit: { perMinute: 2, unauthenticatedPerMinute: 2 },
       }),
     });
     await gone.destroy();
@@ -286,7 +326,7 @@ describe("a database that is gone, with rate limits (issue 22)", () => {
       config: testConfig({
         graphqlIntrospection: false,
         accountCacheTtlMs: 0,
-        rateLimit: { perMinute: 2, unauthenticatedPerMinute: 2, redisUrl: null, redisPrefix: "unused:" },
+        rateLimit: { perMinute: 2, unauthenticatedPerMinute: 2 },
       }),
     });
     try {

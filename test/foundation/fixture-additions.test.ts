@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createRequestContext } from "../../src/domain/context";
 import { CartLine, Payment, Product, ProductCategory, Registration } from "../../src/entities";
-import { FixtureError, loadFixture } from "../../src/fixtures/load-fixture";
+import { FixtureError } from "../../src/fixtures/check-fixture";
+import { loadFixture } from "../../src/fixtures/load-fixture";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { rowCounts } from "../support/tables";
 

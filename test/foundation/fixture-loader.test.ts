@@ -17,7 +17,8 @@ import {
   RegistrationForm,
   RegistrationTag,
 } from "../../src/entities";
-import { FixtureError, loadFixture } from "../../src/fixtures/load-fixture";
+import { FixtureError } from "../../src/fixtures/check-fixture";
+import { loadFixture } from "../../src/fixtures/load-fixture";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { watchTables } from "../support/tables";
 

@@ -3,6 +3,7 @@ import {
   COUNTER_BUCKETS,
   emptyCounters,
   readProjectCounters,
+  readProjectsWithCounters,
   readProjectIds,
   readStatusMoves,
   recountCounters,
@@ -22,7 +23,7 @@ import { pendingWritesOf } from "../unit-of-work";
 // one counter slot as its last statement (src/domain/unit-of-work.ts). Registrations are never
 // deleted.
 
-export { emptyCounters, readProjectCounters, type CounterBucket, type ProjectCounters };
+export { emptyCounters, readProjectCounters, readProjectsWithCounters, type CounterBucket, type ProjectCounters };
 
 /**
  * The bucket of a registration, as the counters' SQL (`bucketSql` in

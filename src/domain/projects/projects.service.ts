@@ -14,7 +14,13 @@ import { DomainError } from "../errors";
 import { authorize, groupsInScope } from "../authorize";
 import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
-import { emptyCounters, projectTotalsOf, readProjectCounters, type ProjectCounters } from "./project-counters";
+import {
+  emptyCounters,
+  projectTotalsOf,
+  readProjectCounters,
+  readProjectsWithCounters,
+  type ProjectCounters,
+} from "./project-counters";
 
 /** The legacy list: addressed through one project of the organization (the envelope always names one). */
 export const ProjectListQuery = z.object({
@@ -51,27 +57,24 @@ const scopeOf = (q: ProjectScopeQuery): ArchivedScope =>
   q.onlyArchived ? "archived" : q.withArchived ? "all" : "active";
 
 /**
- * The projects of the caller's organization, sorted by id, with totals when asked. One
- * transaction, so the list and its totals come from one snapshot. The totals are one read of the
- * projects' counters: its cost does not grow with registrations, cart lines or payments.
+ * The projects of the caller's organization, sorted by id, with totals when asked: one read of
+ * the projects with their counters, whose cost does not grow with registrations, cart lines or
+ * payments.
  */
 export async function listOrganizationProjects(ctx: RequestContext, q: ProjectScopeQuery): Promise<ProjectListing[]> {
   return inTransaction(ctx, "projects.get_project_list", async (tx) => {
     // A key limited to projects lists those it reaches.
     const organizationId = authorize(tx, "read", "projects-in-scope").organizationId;
-    const scope = scopeOf(q);
-    const projects = groupsInScope(tx, await readProjectsOfOrganization(tx.em, organizationId, scope));
-    const sums =
-      q.withGroupTotals && projects.length > 0 ? await readProjectCounters(tx.em, { organizationId, scope }) : null;
-    return projects.map((project) => listingOf(project, sums));
+    const projects = groupsInScope(tx, await readListed(tx, organizationId, q));
+    return projects.map(({ project, counters }) => listingOf(project, counters));
   });
 }
 
 /**
  * The legacy `get_project_list`: the organization's projects as listOrganizationProjects gives
- * them. Throws FORBIDDEN when `groupId` is not a project of the organization. No transaction:
- * the list and the counters are one statement each and nothing is written; a listed `groupId`
- * proves ownership, so only one outside the list (archived, or foreign) costs its own check.
+ * them. Throws FORBIDDEN when `groupId` is not a project of the organization. One statement, the
+ * list with its counters, and no transaction; a listed `groupId` proves ownership, so only one
+ * outside the list (archived, or foreign) costs its own check.
  */
 export async function listProjects(
   ctx: RequestContext,
@@ -79,12 +82,29 @@ export async function listProjects(
 ): Promise<ProjectListing[]> {
   const q = parseCommand(ProjectListQuery, draft);
   const organizationId = authorize(ctx, "read", { groupId: q.groupId }).organizationId;
+  const projects = groupsInScope(ctx, await readListed(ctx, organizationId, q));
+  if (!projects.some(({ project }) => project.id === q.groupId)) await resolveOwnedProject(ctx, q.groupId);
+  return projects.map(({ project, counters }) => listingOf(project, counters));
+}
+
+/** The organization's projects in the query's scope, with their counters (one statement) when it asks for totals. */
+async function readListed(
+  ctx: RequestContext,
+  organizationId: number,
+  q: ProjectScopeQuery,
+): Promise<{ id: number; project: ProjectRecord; counters: ProjectCounters | null }[]> {
   const scope = scopeOf(q);
-  const projects = groupsInScope(ctx, await readProjectsOfOrganization(ctx.em, organizationId, scope));
-  if (!projects.some((project) => project.id === q.groupId)) await resolveOwnedProject(ctx, q.groupId);
-  const sums =
-    q.withGroupTotals && projects.length > 0 ? await readProjectCounters(ctx.em, { organizationId, scope }) : null;
-  return projects.map((project) => listingOf(project, sums));
+  if (q.withGroupTotals)
+    return (await readProjectsWithCounters(ctx.em, organizationId, scope)).map(({ project, counters }) => ({
+      id: project.id,
+      project,
+      counters,
+    }));
+  return (await readProjectsOfOrganization(ctx.em, organizationId, scope)).map((project) => ({
+    id: project.id,
+    project,
+    counters: null,
+  }));
 }
 
 /** One project of the organization, archived or not, with totals when asked. Throws FORBIDDEN for any other id. */
@@ -99,7 +119,7 @@ export async function getProject(
     const project = await resolveOwnedProject(tx, groupId);
     const selection: TotalsSelection = { projectId: project.id };
     const sums = options.withGroupTotals ? await readProjectCounters(tx.em, selection) : null;
-    return listingOf(project, sums);
+    return listingOf(project, sums ? (sums.get(project.id) ?? emptyCounters()) : null);
   });
 }
 
@@ -111,7 +131,7 @@ async function registrantProject(ctx: RequestContext, groupId: number): Promise<
   return listingOf(project, null);
 }
 
-function listingOf(project: ProjectRecord, sums: Map<number, ProjectCounters> | null): ProjectListing {
+function listingOf(project: ProjectRecord, counters: ProjectCounters | null): ProjectListing {
   const listing: ProjectListing = {
     id: project.id,
     name: project.name,
@@ -119,12 +139,12 @@ function listingOf(project: ProjectRecord, sums: Map<number, ProjectCounters> | 
     createdAt: project.createdAt,
     archived: project.archived,
   };
-  if (sums) listing.totals = totalsOf(sums.get(project.id));
+  if (counters) listing.totals = totalsOf(counters);
   return listing;
 }
 
-function totalsOf(counters: ProjectCounters | undefined): ProjectTotals {
-  const totals = projectTotalsOf(counters ?? emptyCounters());
+function totalsOf(counters: ProjectCounters): ProjectTotals {
+  const totals = projectTotalsOf(counters);
   return {
     totalUsers: totals.users,
     totalActiveUsers: totals.activeUsers,

@@ -2,19 +2,38 @@ import type { RegistrationRef } from "../../data/registrations.data";
 import {
   countUsers as countMatchingUsers,
   readSummaryPageInRange,
-  type UserListFilter,
+  type UserListFilter as MatchingUsers,
 } from "../../data/user-page.data";
 import type { SummaryMembers } from "../../data/user-projection";
 import type { RequestContext } from "../context";
 import { authorize } from "../authorize";
 import { notOwnedProject } from "../group-scope";
-import { emptyCounters, matchingBucketsOf, readProjectCounters, registrationsIn } from "../projects/project-counters";
+import {
+  emptyCounters,
+  matchingBucketsOf,
+  readProjectCounters,
+  registrationsIn,
+  type UsersFilter,
+} from "../projects/project-counters";
+import { searchWordsOf } from "./search-words";
 import type { UserSummary } from "./user-summary";
 
 // Listing a project's users. Nested user data (forms, values, emails, tags, children) is read in
 // batches by the GraphQL loaders straight from src/data/, one statement per batch.
 
-export type { RegistrationRef, SummaryMembers, UserListFilter };
+export type { RegistrationRef, SummaryMembers };
+
+/** Which users of a project a page selects, as a client gives it; `search` follows search-words.ts. */
+export type UserListFilter = UsersFilter;
+
+/** The filter as the page's SQL applies it (the search as its words). Throws VALIDATION_FAILED on an unsearchable search. */
+const matchingUsersOf = (filter: UserListFilter): MatchingUsers => ({
+  statusId: filter.statusId,
+  excluded: filter.excluded,
+  level: filter.level,
+  searchWords: searchWordsOf(filter.search, ["filter", "search"]),
+  updatedSince: filter.updatedSince,
+});
 
 export interface UserPage {
   users: RegistrationRef[];
@@ -63,7 +82,7 @@ export async function listUsersPage(ctx: RequestContext, request: UserPageReques
     ctx.em,
     organizationId,
     request.groupId,
-    request.filter,
+    matchingUsersOf(request.filter),
     { afterUid: request.afterUid, beforeUid: request.beforeUid, limit: size + 1, fromEnd: backward },
     request.summaryMembers ?? null,
     request.withTotal ? matchingBucketsOf(request.filter) : null,
@@ -91,7 +110,7 @@ export async function listUsersPage(ctx: RequestContext, request: UserPageReques
 export async function countUsers(ctx: RequestContext, groupId: number, filter: UserListFilter): Promise<number> {
   authorize(ctx, "read", { groupId });
   const buckets = matchingBucketsOf(filter);
-  if (!buckets) return countMatchingUsers(ctx.em, groupId, filter);
+  if (!buckets) return countMatchingUsers(ctx.em, groupId, matchingUsersOf(filter));
   const counters = (await readProjectCounters(ctx.em, { projectId: groupId })).get(groupId) ?? emptyCounters();
   return registrationsIn(counters, buckets);
 }

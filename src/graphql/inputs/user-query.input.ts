@@ -28,7 +28,8 @@ export class UserFilterInput {
 
   @Field(() => String, {
     nullable: true,
-    description: "Case-insensitive part of first name, last name, username or main email.",
+    description:
+      "Words, each of which must start a word of the first name, last name, username or main email (case and accents ignored; words are letters, digits and underscores). Words shorter than 3 characters are left out; a search without a longer word is refused. See docs/graphql.md, Search.",
   })
   @IsOptional()
   @MaxLength(100)
