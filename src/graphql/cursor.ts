@@ -9,7 +9,7 @@ function decodeCursor(prefix: string, cursor: string, path: string): number {
   const decoded = Buffer.from(cursor, "base64").toString("utf8");
   const id = decoded.startsWith(prefix) ? Number(decoded.slice(prefix.length)) : NaN;
   if (!Number.isSafeInteger(id) || id < 0 || encodeCursor(prefix, id) !== cursor) {
-    throw validationFailed([{ path: [path], message: "is not a cursor returned by this API" }]);
+    throw validationFailed([{ path: [path], reason: "INVALID_ID", message: "is not a cursor returned by this API" }]);
   }
   return id;
 }
