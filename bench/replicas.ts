@@ -217,10 +217,15 @@ async function main(): Promise<void> {
     const withReplica = new DataSource(buildDataSourceOptions(database));
     sources.push(withReplica);
     await withReplica.initialize();
-    await startReadReplicas(withReplica, config, {
-      info: () => undefined,
-      warn: (entry, message) => console.warn(message, entry),
-    });
+    await startReadReplicas(
+      withReplica,
+      config,
+      {
+        info: () => undefined,
+        warn: (entry, message) => console.warn(message, entry),
+      },
+      null,
+    );
     const logger = createLogger("silent");
     const primaryApp = await createApp({ dataSource: onPrimary, logger, config });
     const replicaApp = await createApp({ dataSource: withReplica, logger, config });

@@ -18,6 +18,7 @@ import { sendLegacyError, toLegacyFailure } from "./rest/legacy-errors";
 import { apiDocsRouter } from "./rest/openapi/api-docs-router";
 import { LEGACY_ENDPOINTS, legacyRestRouter } from "./rest/router";
 import { startSharedState } from "./shared-state/shared-state";
+import { connectRedis } from "./shared-state/redis";
 
 /** REST and GraphQL paths, which no page, probe or scrape route matches (whatever their letter case). */
 const isApiPath = (path: string) => path.startsWith("/reg/api2/") || path === "/graphql";
@@ -48,7 +49,10 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   // The cache belongs to the DataSource (key management forgets accounts through it), not to the process.
   configureAccountCache(deps.dataSource, deps.config.accountCacheTtlMs);
   // With REDIS_URL: walk positions in Redis, key changes from other processes heard at once.
-  const shared = startSharedState(deps.config.sharedState, deps.dataSource, deps.logger);
+  // The instance's Redis connection (main opens it); an app built without one opens its own.
+  const ownRedis = deps.redis === undefined ? connectRedis(deps.config.sharedState) : null;
+  const redis = deps.redis ?? ownRedis;
+  const shared = startSharedState(redis, deps.dataSource, deps.logger);
   app.use(requestId);
   app.use(accessLog(deps.logger, LEGACY_ENDPOINTS, metrics));
   const resilience = deps.config.resilience;
@@ -72,7 +76,7 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   // None of their paths can match an API request's, so those skip the walk through their routes.
   app.use((req, res, next) => (isApiPath(req.path) ? next() : pages(req, res, next)));
   // Null when both limits are 0 (in-process tests, the benchmark).
-  const limiter = createRateLimiter(deps.config.rateLimit, deps.dataSource, deps.logger);
+  const limiter = createRateLimiter(deps.config.rateLimit, redis, deps.dataSource, deps.logger);
   if (limiter) app.use(["/reg/api2", "/graphql"], ...limiter.handlers);
   app.use(
     "/reg/api2",
@@ -105,8 +109,8 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
     async stop() {
       shuttingDown = true;
       await graphql.stop();
-      await limiter?.close();
       await shared.close();
+      await ownRedis?.close();
     },
   };
 }

@@ -46,14 +46,17 @@ async function main(): Promise<void> {
     );
   }
   await prepareDatabase(dataSource, config, logger);
+  const { connectRedis } = await import("./shared-state/redis");
+  // One Redis connection for the instance: rate limits, walk and read positions, key changes.
+  const redis = connectRedis(config.sharedState);
   const { startReadReplicas, ReplicaSetupError } = await import("./db/read-replicas-setup");
   try {
-    await startReadReplicas(dataSource, config, logger);
+    await startReadReplicas(dataSource, config, logger, redis);
   } catch (error) {
     if (error instanceof ReplicaSetupError) fail(error.message);
     throw error;
   }
-  const regapi = await createApp({ dataSource, logger, config });
+  const regapi = await createApp({ dataSource, logger, config, redis });
   // Events and trigger emails are delivered from this process unless a separate `regapi worker` does it.
   const worker = config.delivery.workerInService
     ? startDeliveryWorker({ dataSource, logger, config: config.delivery })
@@ -100,12 +103,19 @@ async function main(): Promise<void> {
     // The worker stops claiming at once; its sends in flight finish while connections drain.
     const workerStopped = worker?.stop();
     regapi.drain();
-    await connections.drain(limits.shutdownAcceptMs, limits.shutdownIdleMs);
+    await connections.drain({
+      acceptMs: limits.shutdownAcceptMs,
+      idleMs: limits.shutdownIdleMs,
+      // A busy process takes one waiting connection per turn of its event loop: the queue may take
+      // seconds to empty. Accepting stops a second before the grace period ends at the latest.
+      acceptAtMostMs: limits.shutdownGraceMs - 1000,
+    });
     await regapi.stop();
     // Deliveries in flight are sent and recorded (each bounded by DELIVERY_TIMEOUT_MS) before the pool closes.
     await workerStopped;
     const { stopReplicaSet } = await import("./db/replicas");
     await stopReplicaSet(dataSource);
+    await redis?.close();
     await dataSource.destroy();
     logger.info("stopped");
     process.exit(0);

@@ -1,4 +1,4 @@
-import Redis from "ioredis";
+import type Redis from "ioredis";
 import { formatGtidPosition, laterGtidPosition, parseGtidPosition, type GtidPosition } from "./gtid";
 
 // Where each principal's last committed write stands (its GTID position), so that its next read
@@ -62,14 +62,8 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[#ARGV])
 return 1`;
 
-export function redisReadPositions(url: string, prefix: string, ttlMs: number, onError: (error: Error) => void) {
-  const redis = new Redis(url, {
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2000,
-    enableAutoPipelining: true,
-    disconnectTimeout: 0,
-  });
-  redis.on("error", onError);
+/** Positions in Redis under `prefix`, on the instance's shared connection (closed by its owner). */
+export function redisReadPositions(redis: Redis, prefix: string, ttlMs: number): ReadPositionStore {
   const store: ReadPositionStore = {
     async get(keys) {
       let found: GtidPosition | null = null;
@@ -91,7 +85,7 @@ export function redisReadPositions(url: string, prefix: string, ttlMs: number, o
       await redis.eval(NOTE_SCRIPT, 1, prefix + key, ...args, String(ttlMs));
     },
     async close() {
-      redis.disconnect();
+      // The connection is the instance's, closed with it.
     },
   };
   return store;

@@ -2,6 +2,7 @@ import type { DataSource } from "typeorm";
 import type { Config } from "../config/config";
 import { memoryReadPositions, redisReadPositions } from "./read-positions";
 import { startReplicaSet, type ReplicaSet } from "./replicas";
+import { throttled, type SharedRedis } from "../shared-state/redis";
 
 // A principal's write position lives this long: far beyond any lag a replica in the rotation may
 // have (REPLICA_MAX_LAG_S), so a read after it never needs it.
@@ -39,20 +40,20 @@ export async function startReadReplicas(
   dataSource: DataSource,
   config: Config,
   logger: ReplicaLogger,
+  redis: SharedRedis | null,
 ): Promise<ReplicaSet | undefined> {
   if (config.replicas.databases.length === 0 || config.database.kind === "sqlite") return undefined;
   const [{ version }] = (await dataSource.query("SELECT VERSION() AS version")) as { version: string }[];
   const unsupported = replicasUnsupportedBy(String(version));
   if (unsupported) throw new ReplicaSetupError(unsupported);
   const { host, port, database } = config.database;
-  const { redisUrl, keyPrefix } = config.sharedState;
-  const positions = redisUrl
-    ? redisReadPositions(redisUrl, `${keyPrefix}ryw:${host}:${port}/${database}:`, positionTtlMs(config), (error) =>
-        logger.warn(
-          { err: error.message },
-          "read-your-writes positions (Redis) unavailable; such reads use the primary",
-        ),
-      )
+  redis?.onError(
+    throttled((error) =>
+      logger.warn({ err: error.message }, "read-your-writes positions (Redis) unavailable; such reads use the primary"),
+    ),
+  );
+  const positions = redis
+    ? redisReadPositions(redis.commands, redis.key(`ryw:${host}:${port}/${database}:`), positionTtlMs(config))
     : memoryReadPositions(positionTtlMs(config));
   const set = await startReplicaSet(dataSource, config.database, config.replicas, positions, (replica, previous) => {
     const entry = { replica: replica.name, state: replica.state, previous, lagSeconds: replica.lagSeconds };
@@ -62,7 +63,7 @@ export async function startReadReplicas(
   logger.info(
     {
       replicas: set?.report().map((r) => ({ name: r.name, state: r.state })),
-      positions: redisUrl ? "redis" : "memory",
+      positions: redis ? "redis" : "memory",
     },
     "read replicas",
   );

@@ -9,7 +9,7 @@ import type { UserOrder, UserPosition } from "../domain/users/user-reads";
 const encodeCursor = (prefix: string, id: number) => Buffer.from(`${prefix}${id}`, "utf8").toString("base64");
 
 const notACursor = (path: string) =>
-  validationFailed([{ path: [path], message: "is not a cursor returned by this API" }]);
+  validationFailed([{ path: [path], reason: "INVALID_ID", message: "is not a cursor returned by this API" }]);
 
 function decodeCursor(prefix: string, cursor: string, path: string): number {
   const decoded = Buffer.from(cursor, "base64").toString("utf8");
@@ -52,6 +52,7 @@ export function decodeUserCursor(cursor: string, order: UserOrder, path = "after
     throw validationFailed([
       {
         path: [path],
+        reason: "INVALID_ID",
         message: `is a cursor of the users ordered by ${orderText(of)}, not of this page's order (${orderText(order)}); pass the orderBy the cursor's page had`,
       },
     ]);

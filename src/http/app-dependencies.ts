@@ -1,5 +1,6 @@
 import type { DataSource } from "typeorm";
 import type { Config } from "../config/config";
+import type { SharedRedis } from "../shared-state/redis";
 import type { Logger } from "./logger";
 
 /**
@@ -11,4 +12,6 @@ export interface AppDependencies {
   logger: Logger;
   /** Every setting, complete: defaults are applied once, in src/config (loadConfig, configWith). */
   config: Config;
+  /** The instance's Redis connection (null: none configured); absent: the app opens its own from config. */
+  redis?: SharedRedis | null;
 }

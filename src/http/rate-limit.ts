@@ -1,6 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { ipKeyGenerator, rateLimit } from "express-rate-limit";
-import Redis from "ioredis";
 import { RedisStore, type RedisReply } from "rate-limit-redis";
 import type { DataSource } from "typeorm";
 import type { RateLimitConfig } from "../config/config";
@@ -9,14 +8,13 @@ import { TransportError } from "./transport-errors";
 import type { Logger } from "./logger";
 import { authenticateRequest } from "./request-authentication";
 import { observationOf } from "./request-observation";
-import { closeRedis } from "../shared-state/redis";
+import { throttled, type SharedRedis } from "../shared-state/redis";
 
 const WINDOW_MS = 60_000;
 
 export interface RateLimiter {
   /** Authenticates the request (once; the adapters reuse it), then counts it against its budget. */
   readonly handlers: RequestHandler[];
-  close(): Promise<void>;
 }
 
 const principalOf = (req: Request) => req.settledAuthentication?.principal ?? null;
@@ -34,28 +32,23 @@ const unauthenticatedForDatabase = (req: Request) => {
 /**
  * Requests per minute per API account (authenticated callers) and per client IP (everyone else,
  * including wrong credentials, so nobody spends another account's budget). Counts live in memory,
- * or in Redis when REDIS_URL is set so that every instance shares one budget. Null when both
- * limits are 0 (off).
+ * or in Redis (keys `<REDIS_KEY_PREFIX>rate-limit:…`) when REDIS_URL is set so that every instance
+ * shares one budget. Null when both limits are 0 (off).
  */
-export function createRateLimiter(config: RateLimitConfig, dataSource: DataSource, logger: Logger): RateLimiter | null {
+export function createRateLimiter(
+  config: RateLimitConfig,
+  redis: SharedRedis | null,
+  dataSource: DataSource,
+  logger: Logger,
+): RateLimiter | null {
   if (config.perMinute === 0 && config.unauthenticatedPerMinute === 0) return null;
   const limitFor = (req: Request) => (principalOf(req) ? config.perMinute : config.unauthenticatedPerMinute);
 
-  let redis: Redis | null = null;
-  if (config.redisUrl) {
-    // Few retries and a short timeout: a Redis outage should let requests through (below), not stall them.
-    redis = new Redis(config.redisUrl, {
-      maxRetriesPerRequest: 1,
-      connectTimeout: 2000,
-      enableAutoPipelining: true,
-      // A disconnect (close() while Redis is unreachable) ends the socket and arms a timer to destroy
-      // it; for a socket that had already closed, ioredis waits out the whole timer, 2 s by default,
-      // which held a stopped app's process (and Jest's workers) open. Counts need no graceful close.
-      disconnectTimeout: 0,
-    });
-    redis.on("error", (error: Error) => logger.warn({ err: error.message }, "rate limit store (Redis) unavailable"));
-  }
-  const client = redis;
+  redis?.onError(
+    throttled((error) =>
+      logger.warn({ err: error.message }, "rate limit store (Redis) unavailable: requests are let through uncounted"),
+    ),
+  );
 
   const limiter = rateLimit({
     windowMs: WINDOW_MS,
@@ -71,10 +64,11 @@ export function createRateLimiter(config: RateLimitConfig, dataSource: DataSourc
     // Limits protect the service; an unreachable Redis must not take the API down with it.
     passOnStoreError: true,
     logger,
-    store: client
+    store: redis
       ? new RedisStore({
-          prefix: config.redisPrefix,
-          sendCommand: (command: string, ...args: string[]) => client.call(command, ...args) as Promise<RedisReply>,
+          prefix: redis.key("rate-limit:"),
+          sendCommand: (command: string, ...args: string[]) =>
+            redis.commands.call(command, ...args) as Promise<RedisReply>,
         })
       : undefined,
     handler: (req, res, next) => sendRateLimited(req, res, next, limitFor(req)),
@@ -85,12 +79,7 @@ export function createRateLimiter(config: RateLimitConfig, dataSource: DataSourc
     next();
   };
 
-  return {
-    handlers: [authenticateFirst, limiter],
-    async close() {
-      if (client) await closeRedis(client);
-    },
-  };
+  return { handlers: [authenticateFirst, limiter] };
 }
 
 function sendRateLimited(req: Request, res: Response, next: NextFunction, limit: number): void {

@@ -1,7 +1,8 @@
 import type { DataSource } from "typeorm";
+import type { SharedStateConfig } from "../config/config";
 import { forgetAllCachedApiAccounts, forgetCachedApiAccount } from "../auth/account-cache";
 import type { Logger } from "../http/logger";
-import { closeRedis, openRedis } from "./redis";
+import { closeRedis, openRedis, redisKey, type SharedRedis } from "./redis";
 
 // A revoked, rotated or created API key is announced on a Redis channel
 // (`<REDIS_KEY_PREFIX>account-changed`, the message is the Api-Id) by whoever changed it, the CLI
@@ -10,17 +11,16 @@ import { closeRedis, openRedis } from "./redis";
 // instance whose subscription was down forgets every kept account when it is back, and the cache
 // TTL (ACCOUNT_CACHE_TTL_MS) bounds what a lost message can cost.
 
-export const accountChannel = (prefix: string) => `${prefix}account-changed`;
+const ACCOUNT_CHANNEL = "account-changed";
 
 /** Subscribes this instance's account cache (for `dataSource`) to key changes; returns the closer. */
 export function followAccountChanges(
-  redisUrl: string,
-  prefix: string,
+  redis: SharedRedis,
   dataSource: DataSource,
   logger: Logger,
 ): { close(): Promise<void> } {
-  const subscriber = openRedis(redisUrl);
-  const channel = accountChannel(prefix);
+  const subscriber = redis.subscriber();
+  const channel = redis.key(ACCOUNT_CHANNEL);
   let subscribedOnce = false;
   let warned = false;
   subscriber.on("error", (error: Error) => {
@@ -48,21 +48,21 @@ export function followAccountChanges(
 }
 
 /**
- * Announces that API account `apiId` changed. Resolves with how many instances heard it, or with
- * the reason it could not be sent (they then honour the change within their cache TTL).
+ * Announces that API account `apiId` changed (REDIS_URL must be set). Resolves with how many
+ * instances heard it, or with the reason it could not be sent (they then honour the change
+ * within their cache TTL).
  */
 export async function announceAccountChange(
-  redisUrl: string,
-  prefix: string,
+  config: SharedStateConfig & { redisUrl: string },
   apiId: number,
 ): Promise<{ heardBy: number } | { failed: string }> {
-  const publisher = openRedis(redisUrl, { lazyConnect: true });
+  const publisher = openRedis(config.redisUrl, { lazyConnect: true });
   // The socket's own error (ECONNREFUSED, …) says more than the rejected connect ("Connection is closed.").
   let cause: Error | null = null;
   publisher.on("error", (error: Error) => (cause ??= error));
   try {
     await publisher.connect();
-    return { heardBy: await publisher.publish(accountChannel(prefix), String(apiId)) };
+    return { heardBy: await publisher.publish(redisKey(config, ACCOUNT_CHANNEL), String(apiId)) };
   } catch (error) {
     return { failed: (cause ?? (error instanceof Error ? error : new Error(String(error)))).message };
   } finally {

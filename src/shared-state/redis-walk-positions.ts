@@ -1,6 +1,6 @@
-import type Redis from "ioredis";
 import type { WalkPosition, WalkPositionStore } from "../domain/users/walk-positions";
 import type { Logger } from "../http/logger";
+import type { SharedRedis } from "./redis";
 
 /**
  * get_user_list walk positions in Redis (`<REDIS_KEY_PREFIX>walk:<project>:<filters>:<position>`,
@@ -11,17 +11,17 @@ export class RedisWalkPositions implements WalkPositionStore {
   private lastWarnedAt = 0;
 
   constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
+    private readonly redis: SharedRedis,
     private readonly logger: Logger,
   ) {}
 
   async recall(key: string): Promise<WalkPosition | null> {
     // Not connected: a miss now, rather than a wait in ioredis's queue for the next reconnect
     // (its back-off grows to 2 s). A connected but silent Redis is cut off by commandTimeout.
-    if (this.redis.status !== "ready") return this.miss(new Error(`Redis connection ${this.redis.status}`));
+    const connection = this.redis.commands;
+    if (connection.status !== "ready") return this.miss(new Error(`Redis connection ${connection.status}`));
     try {
-      const raw = await this.redis.get(`${this.prefix}walk:${key}`);
+      const raw = await connection.get(this.redis.key(`walk:${key}`));
       return raw === null ? null : (JSON.parse(raw) as WalkPosition);
     } catch (error) {
       this.warn(error);
@@ -30,9 +30,10 @@ export class RedisWalkPositions implements WalkPositionStore {
   }
 
   async remember(key: string, position: WalkPosition, ttlMs: number): Promise<void> {
-    if (this.redis.status !== "ready") return void this.miss(new Error(`Redis connection ${this.redis.status}`));
+    const connection = this.redis.commands;
+    if (connection.status !== "ready") return void this.miss(new Error(`Redis connection ${connection.status}`));
     try {
-      await this.redis.set(`${this.prefix}walk:${key}`, JSON.stringify(position), "PX", ttlMs);
+      await connection.set(this.redis.key(`walk:${key}`), JSON.stringify(position), "PX", ttlMs);
     } catch (error) {
       this.warn(error);
     }

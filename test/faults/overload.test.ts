@@ -301,7 +301,7 @@ describe("a database that is gone, with rate limits (issue 22)", () => {
         resilience,
         accountCacheTtlMs: 0,
         // Two requests a minute: the third from one address would be refused if these counted.
-        rateLimit: { perMinute: 2, unauthenticatedPerMinute: 2, redisUrl: null, redisPrefix: "unused:" },
+        rateLimit: { perMinute: 2, unauthenticatedPerMinute: 2 },
       }),
     });
     await gone.destroy();
@@ -326,7 +326,7 @@ describe("a database that is gone, with rate limits (issue 22)", () => {
       config: testConfig({
         graphqlIntrospection: false,
         accountCacheTtlMs: 0,
-        rateLimit: { perMinute: 2, unauthenticatedPerMinute: 2, redisUrl: null, redisPrefix: "unused:" },
+        rateLimit: { perMinute: 2, unauthenticatedPerMinute: 2 },
       }),
     });
     try {

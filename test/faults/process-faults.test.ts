@@ -7,11 +7,11 @@ import { parseDatabaseUrl } from "../../src/config/config";
 import { buildDataSourceOptions } from "../../src/db/data-source-options";
 import { createRequestContext } from "../../src/domain/context";
 import { loadFixture } from "../../src/fixtures/load-fixture";
-import { testFixture } from "../fixtures/test-fixture";
+import { MAPLE, testFixture } from "../fixtures/test-fixture";
 import { startService, type ServiceProcess } from "../foundation/support/service-process";
 import { onMysqlFamily } from "../support/database";
 import { PrivateMariadb } from "../support/private-mariadb";
-import { getStatus, hit, percentile, rssOf, sleep, sustainedLoad, type Answer } from "./support/load";
+import { getStatus, hit, percentile, post, rssOf, sleep, sustainedLoad, type Answer } from "./support/load";
 import { builtService } from "../support/service-build";
 import { writeFigures } from "../support/figures";
 
@@ -179,6 +179,66 @@ describe("SIGTERM with an accept window (SHUTDOWN_ACCEPT_MS, issue 21)", () => {
       readyzAfterSignalMs: readyz.startedAt - signalledAt + readyz.ms,
       exitMsAfterSignal,
     };
+  });
+});
+
+// Heavy requests: a nested users page and an add_email of 100 emails (about 200 KB of JSON). Forty
+// of them keep the process busy for seconds, while fresh connections wait in its accept queue.
+const HEAVY_PAGE = JSON.stringify({
+  query: `query($g: Int!) { users(groupId: $g, first: 50) { totalCount edges { node { id cloginId name username
+    metaInfo { totalForms } forms { completed form { name } } fieldValues { text } emails { subject body }
+    tags { name } cartLines { productName } payments { method } children { cloginId name } } } } }`,
+  variables: { g: MAPLE.groupId },
+});
+const heavyAddEmail = (i: number) =>
+  JSON.stringify({
+    action: "add_email",
+    group_id: MAPLE.groupId,
+    clogin_id: MAPLE.miles,
+    doc: {
+      email_list: Array.from({ length: 100 }, (_, n) => ({
+        from: "venue@maple.test",
+        to: "miles@maple.test",
+        subject: `Shutdown ${i}.${n}`,
+        body: `<p>${"x".repeat(2000)}</p>`,
+      })),
+    },
+  });
+const heavy = (port: number, i: number, options: Parameters<typeof post>[3]) =>
+  i % 2 === 0 ? post(port, "/graphql", HEAVY_PAGE, options) : post(port, "/reg/api2/users/", heavyAddEmail(i), options);
+
+describe("SIGTERM with the default settings, the process busy with heavy requests (issue 36)", () => {
+  it("answers every request whose bytes arrived before the signal: 20 on fresh connections, 20 on keep-alive", async () => {
+    const service = await start("sigterm-busy");
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 20 });
+    await Promise.all(Array.from({ length: 20 }, (_, i) => hit(service.port, i, { agent })));
+    let sent = 0;
+    let inFlightHeavy: Promise<Answer>[] = [];
+    const allSent = new Promise<void>((resolve) => {
+      const onSent = () => ++sent === 40 && resolve();
+      inFlightHeavy = [
+        ...Array.from({ length: 20 }, (_, i) => heavy(service.port, i, { agent, onSent })),
+        ...Array.from({ length: 20 }, (_, i) => heavy(service.port, i, { agent: false, onSent })),
+      ];
+    });
+    await allSent;
+    await sleep(40);
+    const signalledAt = Date.now();
+    service.child.kill("SIGTERM");
+    const answers = await Promise.all(inFlightHeavy);
+    const exit = await service.exited;
+    figures.sigtermBusy = {
+      keepAlive: 20,
+      fresh: 20,
+      ok: answers.filter((a) => a.status === 200).length,
+      failed: answers.flatMap((a, i) =>
+        disorderly([a]).length ? [`${i < 20 ? "keep-alive" : "fresh"} ${a.error ?? a.status} after ${a.ms} ms`] : [],
+      ),
+      exitMsAfterSignal: Date.now() - signalledAt,
+    };
+    expect(disorderly(answers).map((a) => a.error ?? `${a.status} ${a.body.slice(0, 200)}`)).toEqual([]);
+    expect(exit).toEqual({ code: 0, signal: null });
+    agent.destroy();
   });
 });
 

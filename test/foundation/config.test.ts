@@ -47,7 +47,7 @@ describe("configuration", () => {
         wsrepSyncWait: null,
         tls: null,
       },
-      rateLimit: { perMinute: 600, unauthenticatedPerMinute: 60, redisUrl: null, redisPrefix: "regapi:rate-limit:" },
+      rateLimit: { perMinute: 600, unauthenticatedPerMinute: 60 },
       apiKeyRotationGraceSeconds: 3600,
       logFormat: "auto",
       loginTokenTtlSeconds: 900,

@@ -37,7 +37,7 @@ beforeAll(async () => {
       graphqlIntrospection: true,
       // Every request reads its account, so each REST request below issues at least one statement.
       accountCacheTtlMs: 0,
-      rateLimit: { perMinute: 100, unauthenticatedPerMinute: 2, redisUrl: null, redisPrefix: "unused:" },
+      rateLimit: { perMinute: 100, unauthenticatedPerMinute: 2 },
     }),
   });
 });

@@ -29,16 +29,13 @@ describe("operations configuration", () => {
       RATE_LIMIT_PER_MINUTE: "120",
       RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: "0",
       REDIS_URL: "redis://cache.internal:6379/2",
-      RATE_LIMIT_REDIS_PREFIX: "staging:rl:",
+      REDIS_KEY_PREFIX: "staging:",
       API_KEY_ROTATION_GRACE_S: "0",
       LOG_FORMAT: "json",
     });
-    expect(config.rateLimit).toEqual({
-      perMinute: 120,
-      unauthenticatedPerMinute: 0,
-      redisUrl: "redis://cache.internal:6379/2",
-      redisPrefix: "staging:rl:",
-    });
+    expect(config.rateLimit).toEqual({ perMinute: 120, unauthenticatedPerMinute: 0 });
+    // One Redis setting for everything shared: the budgets are its `rate-limit:` keys.
+    expect(config.sharedState).toEqual({ redisUrl: "redis://cache.internal:6379/2", keyPrefix: "staging:" });
     expect(config.apiKeyRotationGraceSeconds).toBe(0);
     expect(config.logFormat).toBe("json");
   });
@@ -50,7 +47,10 @@ describe("operations configuration", () => {
       'RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: "lots" is not an integer from 0 to 1000000',
     ],
     [{ REDIS_URL: "cache:6379" }, "REDIS_URL: expected redis://host:port or rediss://host:port (TLS)"],
-    [{ RATE_LIMIT_REDIS_PREFIX: "has space" }, "RATE_LIMIT_REDIS_PREFIX: expected 1 to 64 letters, digits or _ : . -"],
+    [
+      { RATE_LIMIT_REDIS_PREFIX: "staging:rl:" },
+      "RATE_LIMIT_REDIS_PREFIX: no longer read; every Redis key is under REDIS_KEY_PREFIX (rate limits: <REDIS_KEY_PREFIX>rate-limit:)",
+    ],
     [{ API_KEY_ROTATION_GRACE_S: "1h" }, 'API_KEY_ROTATION_GRACE_S: "1h" is not an integer from 0 to 2592000'],
     [{ LOG_FORMAT: "xml" }, "LOG_FORMAT: expected one of auto, json, pretty"],
     [{ DATABASE_POOL_SIZE: "0" }, 'DATABASE_POOL_SIZE: "0" is not an integer from 1 to 1000'],

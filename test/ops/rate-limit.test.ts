@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 /** Another app on the test database with its own limiter. */
-async function appWith(rateLimit: Partial<RateLimitConfig>): Promise<Express> {
+async function appWith(rateLimit: Partial<RateLimitConfig>, redisUrl: string | null = null): Promise<Express> {
   const regapi = await createApp({
     dataSource: t.dataSource,
     logger: createLogger("silent"),
@@ -35,7 +35,8 @@ async function appWith(rateLimit: Partial<RateLimitConfig>): Promise<Express> {
       graphqlIntrospection: true,
       // Every request reads its account: "authenticate once" is then visible in statement counts.
       accountCacheTtlMs: 0,
-      rateLimit: { perMinute: 3, unauthenticatedPerMinute: 2, redisUrl: null, redisPrefix: REDIS_PREFIX, ...rateLimit },
+      rateLimit: { perMinute: 3, unauthenticatedPerMinute: 2, ...rateLimit },
+      sharedState: { redisUrl, keyPrefix: REDIS_PREFIX },
     }),
   });
   apps.push(regapi);
@@ -151,21 +152,21 @@ describe("rate limits (memory store)", () => {
 
 describe("rate limits (Redis store at 127.0.0.1:6379)", () => {
   it("share one budget between two app instances", async () => {
-    const config = { redisUrl: REDIS_URL, perMinute: 4 };
-    const [first, second] = [await appWith(config), await appWith(config)];
+    const [first, second] = [await appWith({ perMinute: 4 }, REDIS_URL), await appWith({ perMinute: 4 }, REDIS_URL)];
     const statuses: number[] = [];
     for (const app of [first, second, first, second, first, second]) statuses.push((await rest(app, maple)).status);
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
     const redis = new Redis(REDIS_URL);
     try {
-      expect(await redis.keys(`${REDIS_PREFIX}*`)).toEqual([`${REDIS_PREFIX}account:${MAPLE.apiId}`]);
+      // Under the one REDIS_KEY_PREFIX, beside the walk positions and the key-change channel.
+      expect(await redis.keys(`${REDIS_PREFIX}*`)).toEqual([`${REDIS_PREFIX}rate-limit:account:${MAPLE.apiId}`]);
     } finally {
       await redis.quit();
     }
   });
 
   it("let requests through when Redis cannot be reached", async () => {
-    const app = await appWith({ redisUrl: "redis://127.0.0.1:1" });
+    const app = await appWith({}, "redis://127.0.0.1:1");
     for (let i = 0; i < 5; i += 1) expect((await rest(app, maple)).status).toBe(200);
   });
 
@@ -180,12 +181,8 @@ describe("rate limits (Redis store at 127.0.0.1:6379)", () => {
       config: testConfig({
         graphqlIntrospection: true,
         accountCacheTtlMs: 0,
-        rateLimit: {
-          perMinute: 3,
-          unauthenticatedPerMinute: 2,
-          redisUrl: "redis://127.0.0.1:1",
-          redisPrefix: REDIS_PREFIX,
-        },
+        rateLimit: { perMinute: 3, unauthenticatedPerMinute: 2 },
+        sharedState: { redisUrl: "redis://127.0.0.1:1", keyPrefix: REDIS_PREFIX },
       }),
     });
     expect((await rest(regapi.app, maple)).status).toBe(200);

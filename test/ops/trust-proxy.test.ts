@@ -41,7 +41,7 @@ async function appTrusting(trustProxy: TrustProxy | undefined, log: LogCapture) 
     config: testConfig({
       graphqlIntrospection: true,
       trustProxy,
-      rateLimit: { perMinute: 1000, unauthenticatedPerMinute: 1, redisUrl: null, redisPrefix: "trust-proxy:" },
+      rateLimit: { perMinute: 1000, unauthenticatedPerMinute: 1 },
     }),
   });
   apps.push(regapi);

@@ -50,7 +50,7 @@ describe("docker-compose.scale.yml", () => {
     const config = loadConfig(first);
     expect(config.database).toMatchObject({ kind: "mariadb", host: "primary", database: "regapi" });
     expect(config.replicas.databases).toEqual([expect.objectContaining({ kind: "mariadb", host: "replica" })]);
-    expect(config.rateLimit.redisUrl).toBe("redis://redis:6379");
+    expect(config.sharedState.redisUrl).toBe("redis://redis:6379");
     expect(config.demo).toBe(false);
   });
 

@@ -1,14 +1,9 @@
 import { randomUUID } from "node:crypto";
 import Redis from "ioredis";
+import { closeRedis, openRedis } from "../../src/shared-state/redis";
 import request from "supertest";
 import { ConfigError, loadConfig } from "../../src/config/config";
-import {
-  formatGtidPosition,
-  gtidPositionCovers,
-  laterGtidPosition,
-  parseGtidPosition,
-  type GtidPosition,
-} from "../../src/db/gtid";
+import { formatGtidPosition, parseGtidPosition, type GtidPosition } from "../../src/db/gtid";
 import { memoryReadPositions, redisReadPositions } from "../../src/db/read-positions";
 import { replicasUnsupportedBy } from "../../src/db/read-replicas-setup";
 import { CONSISTENCY_HEADER } from "../../src/http/consistency";
@@ -16,7 +11,7 @@ import { MAPLE, mapleHeaders } from "../fixtures/test-fixture";
 import { watchTables } from "../support/tables";
 import { startTestApp, type TestApp } from "../support/test-app";
 
-// Issue 21: the replica settings, replication positions and the Regapi-Consistency header, on
+// Issue 21: the replica settings, the write positions and the Regapi-Consistency header, on
 // the test database of the run (SQLite or MariaDB) with no replica configured; the replicas
 // themselves are exercised in replica-reads.test.ts.
 
@@ -117,35 +112,6 @@ describe("which primaries can have replicas", () => {
   });
 });
 
-describe("replication positions (MariaDB GTIDs)", () => {
-  it("parses domain-server-sequence lists and prints them sorted by domain", () => {
-    expect(formatGtidPosition(position("1-2-30, 0-1-18446744073709551615"))).toBe("0-1-18446744073709551615,1-2-30");
-    for (const bad of [
-      "",
-      " ",
-      "0-1",
-      "0-1-2-3",
-      "a-1-2",
-      "0-1-2,",
-      "0-1-2,0-1-3",
-      "0-1-18446744073709551616",
-      "4294967296-1-1",
-    ])
-      expect([bad, parseGtidPosition(bad)]).toEqual([bad, null]);
-    expect(parseGtidPosition(Array.from({ length: 17 }, (_, i) => `${i}-1-1`).join(","))).toBeNull();
-  });
-
-  it("the later of two positions, domain by domain; a replica covers a position once every domain has reached it", () => {
-    const merged = laterGtidPosition(position("0-1-10,1-1-5"), position("0-2-8,1-2-9,2-1-1"))!;
-    expect(formatGtidPosition(merged)).toBe("0-1-10,1-2-9,2-1-1");
-    expect(laterGtidPosition(null, null)).toBeNull();
-    expect(gtidPositionCovers(position("0-1-10,1-1-9"), position("0-1-10"))).toBe(true);
-    expect(gtidPositionCovers(position("0-1-10"), position("0-1-11"))).toBe(false);
-    expect(gtidPositionCovers(position("0-1-10"), position("0-1-3,1-1-1"))).toBe(false);
-    expect(gtidPositionCovers(null, position("0-1-1"))).toBe(false);
-  });
-});
-
 describe("write positions per principal", () => {
   it("in process: the later position wins whatever the order of the notes; entries expire", async () => {
     let now = 1000;
@@ -162,9 +128,12 @@ describe("write positions per principal", () => {
 
   it("in Redis: two instances' stores see each other's notes, the later position wins, keys expire", async () => {
     const prefix = `regapi-test:ryw:${randomUUID()}:`;
+    // Two instances: each its own connection, as connectRedis opens one per process.
+    const connections = [openRedis("redis://127.0.0.1:6379"), openRedis("redis://127.0.0.1:6379")];
     const errors: Error[] = [];
-    const first = redisReadPositions("redis://127.0.0.1:6379", prefix, 60_000, (error) => errors.push(error));
-    const second = redisReadPositions("redis://127.0.0.1:6379", prefix, 60_000, (error) => errors.push(error));
+    for (const connection of connections) connection.on("error", (error: Error) => errors.push(error));
+    const first = redisReadPositions(connections[0], prefix, 60_000);
+    const second = redisReadPositions(connections[1], prefix, 60_000);
     const raw = new Redis("redis://127.0.0.1:6379");
     try {
       await first.note("account:1", position("0-1-99,1-3-4"));
@@ -179,8 +148,7 @@ describe("write positions per principal", () => {
     } finally {
       await raw.del(`${prefix}account:1`);
       await raw.quit();
-      await first.close();
-      await second.close();
+      await Promise.all(connections.map(closeRedis));
     }
   });
 });

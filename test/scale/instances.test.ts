@@ -43,7 +43,7 @@ describeOnMysqlFamily(`${COUNT} service instances behind HAProxy`, () => {
       env: {
         DATABASE_URL: database.databaseUrl,
         REDIS_URL: "redis://127.0.0.1:6379",
-        RATE_LIMIT_REDIS_PREFIX: `regapi-scale-${process.pid}:`,
+        REDIS_KEY_PREFIX: `regapi-scale-${process.pid}:`,
         DEMO: "false",
         RATE_LIMIT_PER_MINUTE: "0",
         RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: "0",

@@ -164,7 +164,6 @@ describeOnMysqlFamily("reads on a GTID replica behind two service instances", ()
         DATABASE_URL: primary.url("regapi"),
         DATABASE_REPLICA_URLS: replica.url("regapi"),
         REDIS_URL: "redis://127.0.0.1:6379",
-        RATE_LIMIT_REDIS_PREFIX: `regapi-replica-test-${process.pid}:`,
         REDIS_KEY_PREFIX: KEY_PREFIX,
         REPLICA_WAIT_MS: "200",
         // A replica lagged with STOP SLAVE SQL_THREAD for a few seconds stays in the rotation.

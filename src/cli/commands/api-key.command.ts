@@ -18,9 +18,9 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
   const context = async (requestId: string) => createRequestContext(await session.database(), requestId);
   // Running instances keep accounts for ACCOUNT_CACHE_TTL_MS; with REDIS_URL they are told at once.
   const announce = async (apiId: number) => {
-    const { redisUrl, keyPrefix } = session.config().sharedState;
-    if (!redisUrl) return;
-    const outcome = await announceAccountChange(redisUrl, keyPrefix, apiId);
+    const shared = session.config().sharedState;
+    if (!shared.redisUrl) return;
+    const outcome = await announceAccountChange({ ...shared, redisUrl: shared.redisUrl }, apiId);
     writeLine(
       session.io.stderr,
       "heardBy" in outcome

@@ -92,7 +92,11 @@ export class UserConnectionResolver {
   ): Promise<UserConnectionType> {
     if (args.first != null && args.last != null) {
       throw validationFailed([
-        { path: ["last"], message: "cannot be given with first: give first (forward) or last (backward)" },
+        {
+          path: ["last"],
+          reason: "CONFLICTING_MEMBERS",
+          message: "cannot be given with first: give first (forward) or last (backward)",
+        },
       ]);
     }
     const order: UserOrder = args.orderBy

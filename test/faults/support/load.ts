@@ -33,7 +33,7 @@ export function post(
   port: number,
   path: string,
   body: string,
-  options: { agent?: http.Agent | false; timeoutMs?: number; onSocket?: () => void } = {},
+  options: { agent?: http.Agent | false; timeoutMs?: number; onSocket?: () => void; onSent?: () => void } = {},
 ): Promise<Answer> {
   const startedAt = Date.now();
   return new Promise((resolve) => {
@@ -67,6 +67,8 @@ export function post(
         else options.onSocket();
       }
     });
+    // The whole request handed to the kernel on a connected socket: its bytes are on their way.
+    if (options.onSent) req.once("finish", options.onSent);
     req.on("timeout", () => req.destroy(new Error("client timeout")));
     req.on("error", (error) =>
       resolve({ status: 0, ms: Date.now() - startedAt, startedAt, headers: {}, body: "", error: error.message }),
