@@ -19,7 +19,11 @@ import type { Side, SideMessage } from "./side-server";
 // Environment: BENCH_DATABASE_URL (default mariadb://root@127.0.0.1:3306/regapi_bench_baseline; it
 // is dropped and re-created unless BENCH_REUSE=1), BENCH_SECONDS (10 per side), BENCH_SLICE_SECONDS
 // (1), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (10), BENCH_ONLY (a substring of scenario names),
-// BENCH_NODE_FLAGS (node flags both servers get after their own).
+// BENCH_NODE_FLAGS (node flags both servers get after their own), BENCH_RUNS (3: the whole table
+// is measured that many times, then the median ratio of each row is printed with its range),
+// BENCH_AGAINST (the dist/ folder of another regapi build, e.g. a worktree of the commit before a
+// change: that build's regapi takes the baseline's place, so the ratio is after ÷ before, measured
+// in one run).
 
 const flag = (name: string): string | undefined => {
   const at = process.argv.indexOf(`--${name}`);
@@ -36,6 +40,9 @@ const ONLY = process.env.BENCH_ONLY ?? "";
 const EXTRA_NODE_FLAGS = process.env.BENCH_NODE_FLAGS?.split(" ").filter(Boolean) ?? [];
 const REUSE = process.env.BENCH_REUSE === "1";
 const URL = process.env.BENCH_DATABASE_URL ?? "mariadb://root@127.0.0.1:3306/regapi_bench_baseline";
+const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 3));
+const AGAINST = process.env.BENCH_AGAINST;
+const OTHER = AGAINST ? "before" : "baseline";
 
 interface Measured {
   rps: number;
@@ -60,8 +67,8 @@ const nextMessage = async (child: ChildProcess) => (await once(child, "message")
  * src/main.ts sets for regapi (src/common/heap-growth.ts) is given to both, so the resident sets
  * compare servers, not heap settings.
  */
-async function startSide(side: Side): Promise<SideProcess> {
-  const child = fork(join(__dirname, "side-server.js"), [side, URL], {
+async function startSide(side: Side, benchDir = __dirname): Promise<SideProcess> {
+  const child = fork(join(benchDir, "side-server.js"), [side, URL], {
     execArgv: [...SERVER_NODE_FLAGS, ...EXTRA_NODE_FLAGS],
   });
   const first = await nextMessage(child);
@@ -132,71 +139,137 @@ function combined(slices: Slice[]): Measured {
   };
 }
 
+interface Row {
+  scenario: BenchScenario;
+  ours: Measured;
+  theirs: Measured;
+  ratio: number;
+}
+
+async function measureScenario(ours: SideProcess, theirs: SideProcess, scenario: BenchScenario): Promise<Row> {
+  const regapiSlice = (seconds: number) => slice(ours, scenario.regapi, scenario.headers, seconds);
+  const otherTarget = AGAINST ? scenario.regapi : scenario.baseline;
+  const otherSlice = (seconds: number) => slice(theirs, otherTarget, scenario.headers, seconds);
+  await regapiSlice(WARMUP_SECONDS);
+  await otherSlice(WARMUP_SECONDS);
+  const regapiSlices: Slice[] = [];
+  const otherSlices: Slice[] = [];
+  for (let round = 0; round < Math.max(1, Math.round(SECONDS / SLICE_SECONDS)); round += 1) {
+    // ABBA order: a load that rises or falls through the run weighs on both sides alike.
+    if (round % 2 === 0) {
+      regapiSlices.push(await regapiSlice(SLICE_SECONDS));
+      otherSlices.push(await otherSlice(SLICE_SECONDS));
+    } else {
+      otherSlices.push(await otherSlice(SLICE_SECONDS));
+      regapiSlices.push(await regapiSlice(SLICE_SECONDS));
+    }
+  }
+  const a = combined(regapiSlices);
+  const b = combined(otherSlices);
+  return { scenario, ours: a, theirs: b, ratio: a.rps / (b.rps || 1) };
+}
+
+const HEADER = [
+  "request",
+  "regapi req/s",
+  `${OTHER} req/s`,
+  "ratio",
+  "goal",
+  "SQL/req regapi",
+  `SQL/req ${OTHER}`,
+  "p50/p99 ms regapi",
+  `p50/p99 ms ${OTHER}`,
+  "RSS MiB regapi",
+  `RSS MiB ${OTHER}`,
+];
+
+const tableHead = (header: string[]) => `| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`;
+
+function rowLine({ scenario, ours: a, theirs: b, ratio }: Row): string {
+  const failures = a.failures + b.failures > 0 ? ` (non-2xx/errors: ${a.failures} vs ${b.failures})` : "";
+  return `| ${[
+    scenario.name + failures,
+    a.rps.toFixed(0),
+    b.rps.toFixed(0),
+    `${ratio.toFixed(2)}×`,
+    AGAINST ? "—" : `≥ ${scenario.goal}×${ratio < scenario.goal ? " MISSED" : ""}`,
+    a.sqlPerRequest.toFixed(1),
+    b.sqlPerRequest.toFixed(1),
+    `${a.p50.toFixed(0)}/${a.p99.toFixed(0)}`,
+    `${b.p50.toFixed(0)}/${b.p99.toFixed(0)}`,
+    a.rssMiB.toFixed(0),
+    b.rssMiB.toFixed(0),
+  ].join(" | ")} |`;
+}
+
+/** One line per scenario over the runs: the median ratio, its range, and the medians and peaks behind it. */
+function summaryLine(rows: Row[]): string {
+  const { scenario } = rows[0];
+  const ratios = rows.map((row) => row.ratio);
+  const ratio = median(ratios);
+  const low = Math.min(...ratios);
+  const high = Math.max(...ratios);
+  const met = AGAINST ? "—" : ratio >= scenario.goal ? `≥ ${scenario.goal}× met` : `≥ ${scenario.goal}× MISSED`;
+  return `| ${[
+    scenario.name,
+    `${ratio.toFixed(2)}×`,
+    `${low.toFixed(2)}–${high.toFixed(2)}×`,
+    met,
+    median(rows.map((row) => row.ours.rps)).toFixed(0),
+    median(rows.map((row) => row.theirs.rps)).toFixed(0),
+    median(rows.map((row) => row.ours.p50)).toFixed(0),
+    median(rows.map((row) => row.theirs.p50)).toFixed(0),
+    Math.max(...rows.map((row) => row.ours.rssMiB)).toFixed(0),
+    Math.max(...rows.map((row) => row.theirs.rssMiB)).toFixed(0),
+    median(rows.map((row) => row.ours.sqlPerRequest)).toFixed(1),
+  ].join(" | ")} |`;
+}
+
 async function main(): Promise<void> {
   await prepareBenchDatabase(URL, USERS, REUSE);
 
   const ours = await startSide("regapi");
-  const theirs = await startSide("baseline");
+  const theirs = AGAINST ? await startSide("regapi", join(AGAINST, "bench")) : await startSide("baseline");
   console.log(
     `node ${process.version} (NODE_ENV=${process.env.NODE_ENV ?? "unset"}), ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; ` +
-      `autocannon ${CONNECTIONS} connections, ${SECONDS} s per side in ${SLICE_SECONDS} s slices taken in turns, after ${WARMUP_SECONDS} s warm-up each; ` +
-      `each server in its own process (node ${[...SERVER_NODE_FLAGS, ...EXTRA_NODE_FLAGS].join(" ")}), one measured at a time; p50/p99: median over the slices; RSS: each process's peak while measured\n`,
+      `${USERS} registrants; autocannon ${CONNECTIONS} connections, ${SECONDS} s per side in ${SLICE_SECONDS} s slices taken in turns, after ${WARMUP_SECONDS} s warm-up each; ` +
+      `each server in its own process (node ${[...SERVER_NODE_FLAGS, ...EXTRA_NODE_FLAGS].join(" ")}), one measured at a time; p50/p99: median over the slices; RSS: each process's peak while measured; ` +
+      `${RUNS} run(s)${AGAINST ? `; the other side is the regapi build in ${AGAINST}` : ""}\n`,
   );
-  const header = [
-    "request",
-    "regapi req/s",
-    "baseline req/s",
-    "ratio",
-    "goal",
-    "SQL/req regapi",
-    "SQL/req baseline",
-    "p50/p99 ms regapi",
-    "p50/p99 ms baseline",
-    "RSS MiB regapi",
-    "RSS MiB baseline",
-  ];
-  console.log(`| ${header.join(" | ")} |`);
-  console.log(`|${header.map(() => "---").join("|")}|`);
-  let missed = 0;
-  for (const scenario of BENCH_SCENARIOS.filter((s) => s.name.includes(ONLY))) {
-    const regapiSlice = (seconds: number) => slice(ours, scenario.regapi, scenario.headers, seconds);
-    const baselineSlice = (seconds: number) => slice(theirs, scenario.baseline, scenario.headers, seconds);
-    await regapiSlice(WARMUP_SECONDS);
-    await baselineSlice(WARMUP_SECONDS);
-    const regapiSlices: Slice[] = [];
-    const baselineSlices: Slice[] = [];
-    for (let round = 0; round < Math.max(1, Math.round(SECONDS / SLICE_SECONDS)); round += 1) {
-      // ABBA order: a load that rises or falls through the run weighs on both sides alike.
-      if (round % 2 === 0) {
-        regapiSlices.push(await regapiSlice(SLICE_SECONDS));
-        baselineSlices.push(await baselineSlice(SLICE_SECONDS));
-      } else {
-        baselineSlices.push(await baselineSlice(SLICE_SECONDS));
-        regapiSlices.push(await regapiSlice(SLICE_SECONDS));
-      }
+  const scenarios = BENCH_SCENARIOS.filter((s) => s.name.includes(ONLY));
+  const byScenario = new Map<BenchScenario, Row[]>(scenarios.map((scenario) => [scenario, []]));
+  for (let run = 1; run <= RUNS; run += 1) {
+    console.log(`run ${run} of ${RUNS}\n${tableHead(HEADER)}`);
+    for (const scenario of scenarios) {
+      const row = await measureScenario(ours, theirs, scenario);
+      byScenario.get(scenario)!.push(row);
+      console.log(rowLine(row));
     }
-    const a = combined(regapiSlices);
-    const b = combined(baselineSlices);
-    const ratio = a.rps / (b.rps || 1);
-    if (ratio < scenario.goal) missed += 1;
-    const failures = a.failures + b.failures > 0 ? ` (non-2xx/errors: ${a.failures} vs ${b.failures})` : "";
-    console.log(
-      `| ${[
-        scenario.name + failures,
-        a.rps.toFixed(0),
-        b.rps.toFixed(0),
-        `${ratio.toFixed(2)}×`,
-        `≥ ${scenario.goal}×${ratio < scenario.goal ? " MISSED" : ""}`,
-        a.sqlPerRequest.toFixed(1),
-        b.sqlPerRequest.toFixed(1),
-        `${a.p50.toFixed(0)}/${a.p99.toFixed(0)}`,
-        `${b.p50.toFixed(0)}/${b.p99.toFixed(0)}`,
-        a.rssMiB.toFixed(0),
-        b.rssMiB.toFixed(0),
-      ].join(" | ")} |`,
-    );
+    console.log("");
   }
-  console.log(`\n${missed === 0 ? "every ratio meets its goal" : `${missed} ratio(s) below the goal`} (issue 12 §2)`);
+  const summaryHeader = [
+    "request",
+    `median ratio (${RUNS} runs)`,
+    "range",
+    "goal",
+    "regapi req/s",
+    `${OTHER} req/s`,
+    "p50 ms regapi",
+    `p50 ms ${OTHER}`,
+    "peak RSS MiB regapi",
+    `peak RSS MiB ${OTHER}`,
+    "SQL/req regapi",
+  ];
+  console.log(`medians of ${RUNS} run(s)\n${tableHead(summaryHeader)}`);
+  let missed = 0;
+  for (const rows of byScenario.values()) {
+    if (median(rows.map((row) => row.ratio)) < rows[0].scenario.goal) missed += 1;
+    console.log(summaryLine(rows));
+  }
+  if (!AGAINST)
+    console.log(
+      `\n${missed === 0 ? "every median ratio meets its goal" : `${missed} median ratio(s) below the goal`} (issue 34)`,
+    );
   ours.child.disconnect();
   theirs.child.disconnect();
 }

@@ -28,7 +28,7 @@ interface Target {
 
 export interface BenchScenario {
   name: string;
-  /** Whether the ratio is held to the issue 12 goal, and to which. */
+  /** The ratio the median of three runs is held to (issue 34: REST 0.9, GraphQL reads 0.85). */
   goal: number;
   headers: Record<string, string>;
   regapi: Target;
@@ -40,7 +40,7 @@ const rest = (path: string, body: unknown): Target => ({ path, body });
 export const BENCH_SCENARIOS: BenchScenario[] = [
   {
     name: "REST users update (unchanged value)",
-    goal: 0.7,
+    goal: 0.9,
     headers: BENCH_HEADERS,
     ...both(
       rest("/reg/api2/users/", {
@@ -53,7 +53,7 @@ export const BENCH_SCENARIOS: BenchScenario[] = [
   },
   {
     name: "REST users update mark_forms_complete all",
-    goal: 0.7,
+    goal: 0.9,
     headers: BENCH_HEADERS,
     ...both(
       rest("/reg/api2/users/", {
@@ -66,14 +66,14 @@ export const BENCH_SCENARIOS: BenchScenario[] = [
   },
   {
     name: "GraphQL nested user read",
-    goal: 0.5,
+    goal: 0.85,
     headers: BENCH_HEADERS,
     regapi: rest("/graphql", { query: NESTED_USER_QUERY, variables: { g: BENCH_GROUP_ID, c: BENCH_USER } }),
     baseline: rest("/baseline/nested-user", { groupId: BENCH_GROUP_ID, cloginId: BENCH_USER }),
   },
   {
     name: "GraphQL users(first: 50) metaInfo",
-    goal: 0.5,
+    goal: 0.85,
     headers: BENCH_HEADERS,
     regapi: rest("/graphql", { query: USERS_PAGE_QUERY, variables: { g: BENCH_GROUP_ID, n: 50 } }),
     baseline: rest("/baseline/users-page", { groupId: BENCH_GROUP_ID, first: 50 }),
@@ -82,14 +82,14 @@ export const BENCH_SCENARIOS: BenchScenario[] = [
     // The same page without totalCount: the count is a separate statement (a per-project counter
     // elsewhere), so this row shows what the page itself costs.
     name: "GraphQL users(first: 50) metaInfo, no totalCount",
-    goal: 0.5,
+    goal: 0.85,
     headers: BENCH_HEADERS,
     regapi: rest("/graphql", { query: USERS_PAGE_NO_COUNT_QUERY, variables: { g: BENCH_GROUP_ID, n: 50 } }),
     baseline: rest("/baseline/users-page", { groupId: BENCH_GROUP_ID, first: 50, withCount: false }),
   },
   {
     name: "REST projects get_project_list + totals",
-    goal: 0.7,
+    goal: 0.9,
     headers: BENCH_HEADERS,
     ...both(
       rest("/reg/api2/projects/", {
@@ -101,13 +101,13 @@ export const BENCH_SCENARIOS: BenchScenario[] = [
   },
   {
     name: "REST users get_user_list (first page)",
-    goal: 0.7,
+    goal: 0.9,
     headers: BENCH_HEADERS,
     ...both(rest("/reg/api2/users/", { action: "get_user_list", group_id: BENCH_GROUP_ID })),
   },
   {
     name: "REST users get_info",
-    goal: 0.7,
+    goal: 0.9,
     headers: BENCH_HEADERS,
     ...both(rest("/reg/api2/users/", { action: "get_info", group_id: BENCH_GROUP_ID, clogin_id: BENCH_USER })),
   },

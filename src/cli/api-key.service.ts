@@ -46,7 +46,11 @@ export async function createApiKey(
   const user = apiUser.trim();
   const problems: Problem[] = [];
   if (!isEmailAddress(user)) {
-    problems.push({ path: ["--user"], message: `is not an email address: ${JSON.stringify(apiUser)}` });
+    problems.push({
+      path: ["--user"],
+      reason: "INVALID_EMAIL",
+      message: `is not an email address: ${JSON.stringify(apiUser)}`,
+    });
   }
   const operations = limits.scope === undefined ? null : readScopeOption(limits.scope, problems);
   const groupIds = limits.groups === undefined ? null : readGroupsOption(limits.groups, problems);
@@ -63,6 +67,7 @@ export async function createApiKey(
         throw validationFailed([
           {
             path: ["--groups"],
+            reason: "NOT_AVAILABLE",
             message: `names projects that are not organization ${organizationId}'s: ${foreign.join(", ")}`,
           },
         ]);
@@ -95,10 +100,11 @@ function readScopeOption(raw: string, problems: Problem[]): ScopeName[] | null {
   if (unknown.length > 0) {
     problems.push({
       path: ["--scope"],
+      reason: "NOT_ALLOWED",
       message: `names unknown scopes (${unknown.join(", ")}); known: all, ${SCOPE_NAMES.join(", ")}`,
     });
   } else if (names !== null && names.length === 0) {
-    problems.push({ path: ["--scope"], message: "is empty; name at least one scope (or all)" });
+    problems.push({ path: ["--scope"], reason: "EMPTY", message: "is empty; name at least one scope (or all)" });
   }
   return names;
 }
@@ -109,6 +115,7 @@ function readGroupsOption(raw: string, problems: Problem[]): number[] {
   if (bad.length > 0 || parts.length === 0) {
     problems.push({
       path: ["--groups"],
+      reason: "INVALID_FORMAT",
       message: `must list project ids separated by commas; not an id: ${bad.join(", ")}`,
     });
     return [];

@@ -102,6 +102,14 @@ export async function withProblemPaths<T>(rendering: PathRendering, run: () => P
   }
 }
 
+/** The rendering a resolver gave an error's problems, if it gave one. */
+export const renderingOf = (error: DomainError): PathRendering | undefined => renderings.get(error);
+
+/** Names an error's problems by `rendering`, unless a resolver already named them for its input. */
+export function nameProblems(error: DomainError, rendering: PathRendering): void {
+  if (!renderings.has(error)) renderings.set(error, rendering);
+}
+
 /** The usual rendering of a mutation: every member under its `input` argument. */
 export const INPUT_PATHS: PathRendering = { prefix: "input" };
 

@@ -6,6 +6,7 @@ import { renderProblems, type PathNames } from "../http/problem-paths";
 import { maskUnexpected, TransportError } from "../http/transport-errors";
 import type { Logger } from "../http/logger";
 import { observationOf } from "../http/request-observation";
+import { sendJson } from "../http/send-json";
 
 export type LegacyFailure = DomainError | TransportError;
 
@@ -41,5 +42,5 @@ export function sendLegacyError(res: Response, error: LegacyFailure, requestId: 
   body.request_id = requestId;
   observationOf(res).errorCode = error.code;
   retryAfterOnUnavailable(res, error.code);
-  res.status(status).json(body);
+  sendJson(res, status, body);
 }

@@ -11,6 +11,7 @@ import { DomainError } from "../domain/errors";
 import { requirePrincipalOf } from "../http/request-authentication";
 import { BODY_LIMIT, jsonBody } from "../http/body-hygiene";
 import { idempotentWrites } from "../http/idempotency";
+import { sendJson } from "../http/send-json";
 import { fromBodyParserError, TransportError } from "../http/transport-errors";
 import { clientValue } from "../common/client-value";
 import type { ActionTable, LegacyAction } from "./envelope/action-table";
@@ -151,7 +152,7 @@ function dispatch(deps: AppDependencies, endpoint: string, actions: ActionTable)
         await read?.close();
       }
       sendConsistency(res, consistency);
-      res.status(200).json(answer);
+      sendJson(res, 200, answer);
     } catch (error) {
       const failure = toLegacyFailure(error, req.log ?? deps.logger, req.requestId);
       sendLegacyError(res, failure, req.requestId, action?.problemPaths);
@@ -183,7 +184,7 @@ function redeemSession(deps: AppDependencies): RequestHandler {
       });
       const outcome = await redeemLoginToken(ctx, { loginToken: body.user_token });
       sendConsistency(res, consistency);
-      res.status(200).json({
+      sendJson(res, 200, {
         success: true,
         session_token: outcome.sessionToken,
         expires_at: formatUtcDateTime(outcome.expiresAt),

@@ -110,12 +110,12 @@ describe("Idempotency-Key and createWebhookEndpoint", () => {
     const created = await send({ query: CREATE, variables: { url: "http://127.0.0.1:9/update-me" } });
     const endpointId = created.body.data.createWebhookEndpoint.endpoint.endpointId as number;
     const body = {
-      query: `mutation($e: Int!) { updateWebhookEndpoint(input: { endpointId: $e, active: false }) { endpointId active } }`,
+      query: `mutation($e: Int!) { updateWebhookEndpoint(input: { endpointId: $e, active: false }) { endpoint { endpointId active } } }`,
       variables: { e: endpointId },
     };
     const key = uniqueKey("update-endpoint");
     const first = await send(body, key);
-    expect(first.body.data.updateWebhookEndpoint).toEqual({ endpointId, active: false });
+    expect(first.body.data.updateWebhookEndpoint).toEqual({ endpoint: { endpointId, active: false } });
     const replay = await send(body, key);
     expect(replay.headers["idempotent-replayed"]).toBe("true");
     expect(await idempotencyTable()).not.toContain("whsec_");

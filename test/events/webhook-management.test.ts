@@ -19,7 +19,9 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const CREATE = `mutation($input: CreateWebhookEndpointInput!) {
-  createWebhookEndpoint(input: $input) { endpoint { id endpointId url events groupIds active } secret }
+  createWebhookEndpoint(input: $input) {
+    endpoint { id endpointId url events groupIds active } secret problems { field value reason message }
+  }
 }`;
 
 describe("webhook management (GraphQL)", () => {
@@ -65,14 +67,31 @@ describe("webhook management (GraphQL)", () => {
     expect(JSON.stringify(list.body ?? list)).not.toContain(res.data!.createWebhookEndpoint.secret);
   });
 
-  it("an unknown event type, a bad URL or a foreign project: BAD_USER_INPUT naming the input member", async () => {
-    const res = await graphql(t.app, CREATE, {
+  it("an unknown event type or a bad URL: the payload's problems name the input members; nothing is created", async () => {
+    const before = await t.dataSource.query("SELECT COUNT(*) AS n FROM webhook_endpoint");
+    const res = await graphql<{
+      createWebhookEndpoint: { endpoint: null; secret: null; problems: { field: string; reason: string }[] };
+    }>(t.app, CREATE, {
       input: { url: "ftp://example.com/x", events: ["user.deleted"], groupIds: [200000001] },
     });
-    expect(res.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
-    const text = JSON.stringify(res.errors);
-    expect(text).toContain("input.url");
-    expect(text).toContain("input.events");
+    expect(res.errors).toBeUndefined();
+    expect(res.data!.createWebhookEndpoint).toMatchObject({ endpoint: null, secret: null });
+    expect(res.data!.createWebhookEndpoint.problems.map(({ field, reason }) => ({ field, reason }))).toEqual([
+      { field: "input.url", reason: "INVALID_FORMAT" },
+      { field: "input.events[0]", reason: "NOT_ALLOWED" },
+    ]);
+    expect(await t.dataSource.query("SELECT COUNT(*) AS n FROM webhook_endpoint")).toEqual(before);
+  });
+
+  it("a foreign project: NOT_AVAILABLE naming input.groupIds", async () => {
+    const res = await graphql<{ createWebhookEndpoint: { problems: { field: string; reason: string }[] } }>(
+      t.app,
+      CREATE,
+      { input: { url: "http://127.0.0.1:9/hook", events: ["user.created"], groupIds: [200000001] } },
+    );
+    expect(res.data!.createWebhookEndpoint.problems.map(({ field, reason }) => ({ field, reason }))).toEqual([
+      { field: "input.groupIds", reason: "NOT_AVAILABLE" },
+    ]);
   });
 
   it("update switches an endpoint off and on, delete removes it; a deleted (or another organization's) id is NOT_FOUND", async () => {
@@ -80,11 +99,19 @@ describe("webhook management (GraphQL)", () => {
       input: { url: "http://127.0.0.1:9/other", events: ["user.updated"] },
     });
     const endpointId = created.data!.createWebhookEndpoint.endpoint.endpointId;
-    const off = await graphql<{ updateWebhookEndpoint: { active: boolean; events: string[] } }>(
+    const off = await graphql<{ updateWebhookEndpoint: { endpoint: { active: boolean; events: string[] } } }>(
       t.app,
-      `mutation { updateWebhookEndpoint(input: { endpointId: ${endpointId}, active: false, events: ["user.created"] }) { active events } }`,
+      `mutation { updateWebhookEndpoint(input: { endpointId: ${endpointId}, active: false, events: ["user.created"] }) { endpoint { active events } } }`,
     );
-    expect(off.data!.updateWebhookEndpoint).toEqual({ active: false, events: ["user.created"] });
+    expect(off.data!.updateWebhookEndpoint).toEqual({ endpoint: { active: false, events: ["user.created"] } });
+    const refused = await graphql<{ updateWebhookEndpoint: unknown }>(
+      t.app,
+      `mutation { updateWebhookEndpoint(input: { endpointId: ${endpointId}, url: "not a url" }) { endpoint { url } problems { field reason } } }`,
+    );
+    expect(refused.data!.updateWebhookEndpoint).toEqual({
+      endpoint: null,
+      problems: [{ field: "input.url", reason: "INVALID_FORMAT" }],
+    });
     const deleted = await graphql<{ deleteWebhookEndpoint: number }>(
       t.app,
       `mutation { deleteWebhookEndpoint(endpointId: ${endpointId}) }`,
@@ -106,9 +133,18 @@ describe("private addresses (WEBHOOK_ALLOW_PRIVATE off)", () => {
         "http://169.254.169.254/latest",
         "http://[::1]/x",
       ]) {
-        const res = await graphql(strict.app, CREATE, { input: { url, events: ["user.created"] } });
-        expect(res.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
-        expect(JSON.stringify(res.errors)).toMatch(/loopback, private or link-local/);
+        const res = await graphql<{ createWebhookEndpoint: { problems: { field: string; message: string }[] } }>(
+          strict.app,
+          CREATE,
+          { input: { url, events: ["user.created"] } },
+        );
+        expect(res.data!.createWebhookEndpoint.problems).toHaveLength(1);
+        expect(res.data!.createWebhookEndpoint.problems[0]).toMatchObject({
+          field: "input.url",
+          reason: "NOT_ALLOWED",
+          value: url,
+        });
+        expect(res.data!.createWebhookEndpoint.problems[0].message).toMatch(/loopback, private or link-local/);
       }
     } finally {
       await strict.close();

@@ -31,14 +31,14 @@ afterAll(async () => {
   await database?.remove();
 });
 
-function spawnWorker(logLevel = "warn") {
+function spawnWorker(logLevel = "warn", deliveryTimeoutMs = 1000) {
   const cliMain = builtService().cliJs;
   const child = spawn(process.execPath, [cliMain, "worker"], {
     env: {
       PATH: process.env.PATH ?? "",
       DATABASE_URL: databaseUrl,
       DELIVERY_POLL_MS: "50",
-      DELIVERY_TIMEOUT_MS: "1000",
+      DELIVERY_TIMEOUT_MS: String(deliveryTimeoutMs),
       WEBHOOK_ALLOW_PRIVATE: "true",
       LOG_FORMAT: "json",
       LOG_LEVEL: logLevel,
@@ -66,7 +66,10 @@ it("kill -9 between claim and recording, then a restart: the event is delivered 
       recordEvents(em, [{ type: "user.updated", groupId: MAPLE.groupId, data: { clogin_id: MAPLE.miles } }]),
     );
 
-    const first = spawnWorker();
+    // The first worker's request must still be in flight when it is killed: a 1 s delivery timeout
+    // ran out first on a heavily loaded machine, and the worker recorded a timed-out attempt. Its
+    // claim's lease (twice the timeout and a second) is what the restarted worker waits out.
+    const first = spawnWorker("warn", 8000);
     await receiver.waitFor(1, 30_000);
     first.child.kill("SIGKILL");
     expect((await first.exited).signal).toBe("SIGKILL");

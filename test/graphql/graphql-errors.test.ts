@@ -137,18 +137,35 @@ describe("domain errors keep their codes", () => {
     });
   });
 
-  it("BAD_USER_INPUT with the domain's member problems for VALIDATION_FAILED", async () => {
+  it("a mutation's refused input: the payload's problems (data kept), no error", async () => {
     const response = await graphql(
       t.app,
-      'mutation($g: Int!) { createStatus(input: {groupId: $g, name: "  ", color: "green"}) { status { id } } }',
+      'mutation($g: Int!) { createStatus(input: {groupId: $g, name: "  ", color: "green"}) { status { id } problems { field value reason message } } }',
       { g: MAPLE.groupId },
     );
+    expect(response.errors).toBeUndefined();
+    expect(response.data?.createStatus).toEqual({
+      status: null,
+      problems: [
+        { field: "input.name", value: "  ", reason: "EMPTY", message: "must not be empty" },
+        {
+          field: "input.color",
+          value: "green",
+          reason: "INVALID_FORMAT",
+          message: 'must be a colour of the form #RRGGBB, got "green"',
+        },
+      ],
+    });
+  });
+
+  it("BAD_USER_INPUT with the domain's member problems for VALIDATION_FAILED of a query", async () => {
+    const response = await graphql(t.app, 'query { node(id: "bm9wZQ==") { id } }', {});
     const extensions = response.errors?.[0].extensions as {
       code: string;
       problems: { path: string; message: string }[];
     };
     expect(extensions.code).toBe("BAD_USER_INPUT");
-    expect(extensions.problems.map((problem) => problem.path)).toEqual(["input.name", "input.color"]);
+    expect(extensions.problems.map((problem) => problem.path)).toEqual(["id"]);
     expect(extensions.problems.every((problem) => problem.message.length > 0)).toBe(true);
   });
 
@@ -210,14 +227,18 @@ describe("domain errors keep their codes", () => {
     });
   });
 
-  it("BAD_USER_INPUT when markFormsComplete gets both or neither of formIds and all", async () => {
+  it("CONFLICTING_MEMBERS in the payload when markFormsComplete gets both or neither of formIds and all", async () => {
     for (const selection of ["", "formIds: [301], all: true"]) {
       const response = await graphql(
         t.app,
-        `mutation($g: Int!) { markFormsComplete(input: {groupId: $g, cloginId: ${MAPLE.miles} ${selection}}) { markedComplete } }`,
+        `mutation($g: Int!) { markFormsComplete(input: {groupId: $g, cloginId: ${MAPLE.miles} ${selection}}) { markedComplete problems { field reason } } }`,
         { g: MAPLE.groupId },
       );
-      expect(response.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
+      expect(response.errors).toBeUndefined();
+      expect(response.data?.markFormsComplete).toEqual({
+        markedComplete: [],
+        problems: [{ field: "input.formIds", reason: "CONFLICTING_MEMBERS" }],
+      });
     }
     const forms = await t.dataSource.query("SELECT COUNT(*) AS n FROM registration_form WHERE completed = 1");
     expect(Number(forms[0].n)).toBe(0);

@@ -111,12 +111,12 @@ describe("webhook Node ids", () => {
       `{ webhookEndpoints { id endpointId } }`,
     );
     expect(webhookEndpoints).toContainEqual(mapleEndpoint);
-    const updated = await graphqlData<{ updateWebhookEndpoint: { id: string } }>(
+    const updated = await graphqlData<{ updateWebhookEndpoint: { endpoint: { id: string } } }>(
       t.app,
-      `mutation($e: Int!) { updateWebhookEndpoint(input: { endpointId: $e, active: true }) { id } }`,
+      `mutation($e: Int!) { updateWebhookEndpoint(input: { endpointId: $e, active: true }) { endpoint { id } } }`,
       { e: mapleEndpoint.endpointId },
     );
-    expect(updated.updateWebhookEndpoint.id).toBe(mapleEndpoint.id);
+    expect(updated.updateWebhookEndpoint.endpoint.id).toBe(mapleEndpoint.id);
   });
 
   it("node refetches an endpoint and a delivery as the lists show them", async () => {

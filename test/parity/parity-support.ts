@@ -3,6 +3,7 @@ import request from "supertest";
 import type { DataSource } from "typeorm";
 import { mapleHeaders, MAPLE, testFixture } from "../fixtures/test-fixture";
 import { graphql } from "../graphql/graphql-client";
+import { summarizeProblems } from "../../src/domain/problems";
 
 // REST and GraphQL are two adapters over one domain: the same operation through either must
 // write the same rows and fail with the same code. These helpers run both and normalize rows.
@@ -63,6 +64,8 @@ export interface ReportedFailure {
   code: string;
   message: string;
   problems: { path: string; message: string }[];
+  /** A GraphQL mutation's refused input, as its payload answered it. */
+  inPayload?: PayloadProblem[];
 }
 
 /** The REST failure, its code in GraphQL's vocabulary (VALIDATION_FAILED ↔ BAD_USER_INPUT). */
@@ -74,7 +77,21 @@ export function restFailure(body: Record<string, unknown>): ReportedFailure {
   };
 }
 
-/** The first GraphQL error of the operation. */
+/** What a mutation selects of its payload's problems; an operation under test selects it. */
+export const PROBLEMS = "problems { field value reason message }";
+
+interface PayloadProblem {
+  field: string;
+  value: string | null;
+  reason: string;
+  message: string;
+}
+
+/**
+ * The failure of the operation: its first GraphQL error, or, for a mutation whose input was
+ * refused, the problems of its payload (code BAD_USER_INPUT, the message REST builds from the same
+ * problems). A refused payload holds nothing but its problems: every other member null or empty.
+ */
 export async function graphqlFailure(
   app: Express,
   query: string,
@@ -83,7 +100,19 @@ export async function graphqlFailure(
 ): Promise<ReportedFailure> {
   const response = await graphql(app, query, variables, headers);
   const error = response.errors?.[0];
-  if (!error) throw new Error(`expected a GraphQL error, got ${JSON.stringify(response.body)}`);
+  if (!error) {
+    const data = (response.body as { data?: Record<string, Record<string, unknown> | null> }).data ?? {};
+    const payload = Object.values(data)[0];
+    const problems = (payload?.problems ?? []) as PayloadProblem[];
+    if (!payload || problems.length === 0)
+      throw new Error(`expected a GraphQL error or refused input, got ${JSON.stringify(response.body)}`);
+    for (const [member, value] of Object.entries(payload)) {
+      if (member !== "problems" && value !== null && !(Array.isArray(value) && value.length === 0))
+        throw new Error(`a refused input answered ${member}: ${JSON.stringify(value)}`);
+    }
+    const rendered = problems.map((problem) => ({ path: problem.field, message: problem.message }));
+    return { code: "BAD_USER_INPUT", message: summarizeProblems(rendered), problems: rendered, inPayload: problems };
+  }
   return {
     code: String(error.extensions?.code),
     message: error.message,

@@ -10,6 +10,7 @@ import {
   restFailure,
   tableCounts,
   TWINS,
+  PROBLEMS,
 } from "./parity-support";
 
 // Issue 4 §8 and issue 7: for each operation, REST (POST /reg/api2/…) and GraphQL on equivalent
@@ -229,13 +230,13 @@ interface ErrorCase {
   problems?: { rest: string; graphql: string }[];
 }
 
-const CREATE_USER = "mutation($input: CreateUserInput!) { createUser(input: $input) { notices } }";
-const UPDATE_USER = "mutation($input: UpdateUserInput!) { updateUser(input: $input) { notices } }";
-const MARK = "mutation($input: MarkFormsCompleteInput!) { markFormsComplete(input: $input) { markedComplete } }";
-const ADD_EMAIL = "mutation($input: AddEmailInput!) { addEmail(input: $input) { notices } }";
-const SET_STATUS = "mutation($input: SetStatusInput!) { setStatus(input: $input) { notices } }";
-const ADD_PRODUCT = "mutation($input: AddProductInput!) { addProduct(input: $input) { cartIds } }";
-const CREATE_STATUS = "mutation($input: CreateStatusInput!) { createStatus(input: $input) { status { id } } }";
+const CREATE_USER = `mutation($input: CreateUserInput!) { createUser(input: $input) { notices ${PROBLEMS} } }`;
+const UPDATE_USER = `mutation($input: UpdateUserInput!) { updateUser(input: $input) { notices ${PROBLEMS} } }`;
+const MARK = `mutation($input: MarkFormsCompleteInput!) { markFormsComplete(input: $input) { markedComplete ${PROBLEMS} } }`;
+const ADD_EMAIL = `mutation($input: AddEmailInput!) { addEmail(input: $input) { notices ${PROBLEMS} } }`;
+const SET_STATUS = `mutation($input: SetStatusInput!) { setStatus(input: $input) { notices ${PROBLEMS} } }`;
+const ADD_PRODUCT = `mutation($input: AddProductInput!) { addProduct(input: $input) { cartIds ${PROBLEMS} } }`;
+const CREATE_STATUS = `mutation($input: CreateStatusInput!) { createStatus(input: $input) { status { id } ${PROBLEMS} } }`;
 const NO_CREDENTIALS = { "Api-Id": MAPLE.apiId, "Api-User": MAPLE.apiUser, "Api-Token": "not-the-token" };
 const email = { from: "office@maple.test", to: "a@x.test", subject: "S", body: "B" };
 const manyKeys = Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`k${i}`, "v"]));

@@ -2,7 +2,7 @@ import request from "supertest";
 import { MAPLE, mapleHeaders } from "../fixtures/test-fixture";
 import { graphql, graphqlData } from "../graphql/graphql-client";
 import { startTestApp, type TestApp } from "../support/test-app";
-import { afterPath, graphqlFailure, parityFixture, restFailure, tableCounts, TWINS } from "./parity-support";
+import { afterPath, graphqlFailure, parityFixture, restFailure, tableCounts, TWINS, PROBLEMS } from "./parity-support";
 
 // Issue 8: create_child, set_status, add_product and the products endpoint through REST and
 // GraphQL write the same rows, and fail with the same code, the same problem messages at the same
@@ -20,11 +20,11 @@ const post = async (endpoint: "users" | "products", body: Record<string, unknown
   return res.body as Record<string, unknown>;
 };
 
-const CREATE_CHILD = `mutation($input: CreateChildInput!) { createChild(input: $input) { user { cloginId } notices } }`;
-const SET_STATUS = `mutation($input: SetStatusInput!) { setStatus(input: $input) { user { cloginId } notices } }`;
-const ADD_PRODUCT = `mutation($input: AddProductInput!) { addProduct(input: $input) { cartIds notices } }`;
-const CREATE_PRODUCT = `mutation($input: CreateProductInput!) { createProduct(input: $input) { productId } }`;
-const CREATE_CATEGORY = `mutation($input: CreateCategoryInput!) { createCategory(input: $input) { categoryId } }`;
+const CREATE_CHILD = `mutation($input: CreateChildInput!) { createChild(input: $input) { user { cloginId } notices ${PROBLEMS} } }`;
+const SET_STATUS = `mutation($input: SetStatusInput!) { setStatus(input: $input) { user { cloginId } notices ${PROBLEMS} } }`;
+const ADD_PRODUCT = `mutation($input: AddProductInput!) { addProduct(input: $input) { cartIds notices ${PROBLEMS} } }`;
+const CREATE_PRODUCT = `mutation($input: CreateProductInput!) { createProduct(input: $input) { productId ${PROBLEMS} } }`;
+const CREATE_CATEGORY = `mutation($input: CreateCategoryInput!) { createCategory(input: $input) { categoryId ${PROBLEMS} } }`;
 
 type Row = Record<string, unknown>;
 const query = (sql: string, params: unknown[]) => t.dataSource.query(sql, params) as Promise<Row[]>;

@@ -3,13 +3,7 @@ import Redis from "ioredis";
 import { closeRedis, openRedis } from "../../src/shared-state/redis";
 import request from "supertest";
 import { ConfigError, loadConfig } from "../../src/config/config";
-import {
-  formatGtidPosition,
-  gtidPositionCovers,
-  laterGtidPosition,
-  parseGtidPosition,
-  type GtidPosition,
-} from "../../src/db/gtid";
+import { formatGtidPosition, parseGtidPosition, type GtidPosition } from "../../src/db/gtid";
 import { memoryReadPositions, redisReadPositions } from "../../src/db/read-positions";
 import { replicasUnsupportedBy } from "../../src/db/read-replicas-setup";
 import { CONSISTENCY_HEADER } from "../../src/http/consistency";
@@ -17,7 +11,7 @@ import { MAPLE, mapleHeaders } from "../fixtures/test-fixture";
 import { watchTables } from "../support/tables";
 import { startTestApp, type TestApp } from "../support/test-app";
 
-// Issue 21: the replica settings, replication positions and the Regapi-Consistency header, on
+// Issue 21: the replica settings, the write positions and the Regapi-Consistency header, on
 // the test database of the run (SQLite or MariaDB) with no replica configured; the replicas
 // themselves are exercised in replica-reads.test.ts.
 
@@ -115,35 +109,6 @@ describe("which primaries can have replicas", () => {
         "not MariaDB (MySQL replicas are not supported: unset DATABASE_REPLICA_URLS to read on the primary)",
     );
     expect(replicasUnsupportedBy("8.4.0-commercial")).toContain("the primary is 8.4.0-commercial, not MariaDB");
-  });
-});
-
-describe("replication positions (MariaDB GTIDs)", () => {
-  it("parses domain-server-sequence lists and prints them sorted by domain", () => {
-    expect(formatGtidPosition(position("1-2-30, 0-1-18446744073709551615"))).toBe("0-1-18446744073709551615,1-2-30");
-    for (const bad of [
-      "",
-      " ",
-      "0-1",
-      "0-1-2-3",
-      "a-1-2",
-      "0-1-2,",
-      "0-1-2,0-1-3",
-      "0-1-18446744073709551616",
-      "4294967296-1-1",
-    ])
-      expect([bad, parseGtidPosition(bad)]).toEqual([bad, null]);
-    expect(parseGtidPosition(Array.from({ length: 17 }, (_, i) => `${i}-1-1`).join(","))).toBeNull();
-  });
-
-  it("the later of two positions, domain by domain; a replica covers a position once every domain has reached it", () => {
-    const merged = laterGtidPosition(position("0-1-10,1-1-5"), position("0-2-8,1-2-9,2-1-1"))!;
-    expect(formatGtidPosition(merged)).toBe("0-1-10,1-2-9,2-1-1");
-    expect(laterGtidPosition(null, null)).toBeNull();
-    expect(gtidPositionCovers(position("0-1-10,1-1-9"), position("0-1-10"))).toBe(true);
-    expect(gtidPositionCovers(position("0-1-10"), position("0-1-11"))).toBe(false);
-    expect(gtidPositionCovers(position("0-1-10"), position("0-1-3,1-1-1"))).toBe(false);
-    expect(gtidPositionCovers(null, position("0-1-1"))).toBe(false);
   });
 });
 

@@ -88,30 +88,40 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 function readEntries(productList: unknown): Entry[] {
   const read = new MemberReader();
   const list = isObject(productList) ? [productList] : productList;
-  if (productList === undefined || productList === null) read.problem(["productList"], "is required");
-  else if (!Array.isArray(list)) read.problem(["productList"], "must be a product object or an array of them");
-  else if (list.length === 0) read.problem(["productList"], "must hold at least one product");
+  if (productList === undefined || productList === null) read.problem(["productList"], "REQUIRED", "is required");
+  else if (!Array.isArray(list))
+    read.problem(["productList"], "WRONG_TYPE", "must be a product object or an array of them", list);
+  else if (list.length === 0) read.problem(["productList"], "TOO_FEW_ITEMS", "must hold at least one product");
   else if (list.length > MAX_PRODUCTS_PER_CALL)
-    read.problem(["productList"], `must hold at most ${MAX_PRODUCTS_PER_CALL} products, got ${list.length}`);
+    read.problem(
+      ["productList"],
+      "TOO_MANY_ITEMS",
+      `must hold at most ${MAX_PRODUCTS_PER_CALL} products, got ${list.length}`,
+    );
   if (read.problems.length > 0) throw invalid(read.problems);
 
   const entries: Entry[] = [];
   (list as unknown[]).forEach((raw, index) => {
     const path = (member?: string): ProblemPath => (member ? ["productList", index, member] : ["productList", index]);
     if (!isObject(raw)) {
-      read.problem(path(), `must be a product object, got ${clientValue(raw)}`);
+      read.problem(path(), "WRONG_TYPE", `must be a product object, got ${clientValue(raw)}`, raw);
       return;
     }
     const quantity = read.integer(path("q"), raw.q, { required: true });
     if (quantity !== null && (quantity < 1 || quantity > MAX_QUANTITY))
-      read.problem(path("q"), `must be an integer from 1 to ${MAX_QUANTITY}, got ${clientValue(raw.q)}`);
+      read.problem(
+        path("q"),
+        "OUT_OF_RANGE",
+        `must be an integer from 1 to ${MAX_QUANTITY}, got ${clientValue(raw.q)}`,
+        raw.q,
+      );
     const remark = read.text(path("productRemark"), raw.productRemark, { required: false, max: 2000 });
     const isPrivate = raw.pId === undefined && raw.name !== undefined;
     if (isPrivate) {
       const name = read.text(path("name"), raw.name, { required: true, max: 200 });
       const priceCents = read.money(path("price"), raw.price, { required: true });
       if (raw.recurringStartDate !== undefined)
-        read.problem(path("recurringStartDate"), "is only accepted for subscriptions (type 6)");
+        read.problem(path("recurringStartDate"), "NOT_ALLOWED", "is only accepted for subscriptions (type 6)");
       if (name !== null && priceCents !== null && quantity !== null)
         entries.push({ kind: "private", index, name, priceCents, quantity, remark });
       return;
@@ -139,7 +149,9 @@ function readStartDate(
   if (!match || new Set(tokens).size !== 3) {
     read.problem(
       path("dateStructure"),
+      "INVALID_FORMAT",
       `must order mm, dd and yyyy joined by -, / or . (e.g. "mm-dd-yyyy"), got ${clientValue(structure)}`,
+      structure,
     );
     return null;
   }
@@ -152,7 +164,12 @@ function readStartDate(
     const date = new Date(Date.UTC(at("yyyy"), at("mm") - 1, at("dd")));
     if (date.getUTCMonth() === at("mm") - 1 && date.getUTCDate() === at("dd")) return date;
   }
-  read.problem(path("recurringStartDate"), `must be a date as ${format as string}, got ${clientValue(value)}`);
+  read.problem(
+    path("recurringStartDate"),
+    "INVALID_DATE",
+    `must be a date as ${format as string}, got ${clientValue(value)}`,
+    value,
+  );
   return null;
 }
 
@@ -196,6 +213,8 @@ export async function addProducts(
       if (!product || !isOfferedTo(product, level, now)) {
         problems.push({
           path: [...path, "pId"],
+          reason: "NOT_AVAILABLE",
+          value: entry.productId,
           message: `${entry.productId} is not a product of this project that this user may add now (non-private, of the user's level, available today)`,
         });
         continue;
@@ -203,6 +222,7 @@ export async function addProducts(
       if (entry.startDate && product.baseType !== PRODUCT_BASE_TYPES.subscription) {
         problems.push({
           path: [...path, "recurringStartDate"],
+          reason: "NOT_ALLOWED",
           message: `is only accepted for subscriptions (type 6); product ${product.id} is type ${product.baseType}`,
         });
         continue;
@@ -223,6 +243,7 @@ export async function addProducts(
       if (refusal?.rule === "interchange") {
         problems.push({
           path,
+          reason: "NOT_ALLOWED",
           message: `product ${product.id} is in category ${categoryId}, whose products are interchangeable: the cart may hold only one of them`,
         });
         continue;
@@ -230,6 +251,7 @@ export async function addProducts(
       if (refusal?.rule === "quota") {
         problems.push({
           path,
+          reason: "OUT_OF_RANGE",
           message: `product ${product.id} would bring category ${categoryId} to ${refusal.units} units; its quota is ${refusal.quota}`,
         });
         continue;

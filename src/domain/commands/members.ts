@@ -31,12 +31,12 @@ export const integerId = z
   .optional()
   .transform((value, ctx) => {
     if (value === undefined || value === null) {
-      ctx.addIssue({ code: "custom", message: "is required" });
+      ctx.addIssue({ code: "custom", params: { reason: "REQUIRED" }, message: "is required" });
       return z.NEVER;
     }
     const parsed = toInteger(value);
     if (parsed === null) {
-      ctx.addIssue({ code: "custom", message: notAnInteger(value) });
+      ctx.addIssue({ code: "custom", params: { reason: "NOT_AN_INTEGER" }, message: notAnInteger(value) });
       return z.NEVER;
     }
     return parsed;
@@ -51,7 +51,7 @@ export const optionalIntegerId = z
     if (value === undefined || value === null) return null;
     const parsed = toInteger(value);
     if (parsed === null) {
-      ctx.addIssue({ code: "custom", message: notAnInteger(value) });
+      ctx.addIssue({ code: "custom", params: { reason: "NOT_AN_INTEGER" }, message: notAnInteger(value) });
       return z.NEVER;
     }
     return parsed;
@@ -77,7 +77,11 @@ export const flag = (fallback: boolean) =>
       if (value === undefined) return fallback;
       const parsed = toFlag(value);
       if (parsed === null) {
-        ctx.addIssue({ code: "custom", message: `must be true or false (or 1 or 0), got ${clientValue(value)}` });
+        ctx.addIssue({
+          code: "custom",
+          params: { reason: "WRONG_TYPE" },
+          message: `must be true or false (or 1 or 0), got ${clientValue(value)}`,
+        });
         return z.NEVER;
       }
       return parsed;
@@ -103,8 +107,13 @@ export const trimmedText = (max: number) =>
   requiredText.transform((value, ctx) => {
     const text = value.trim();
     const length = [...text].length;
-    if (length === 0) ctx.addIssue({ code: "custom", message: "must not be empty" });
-    if (length > max) ctx.addIssue({ code: "custom", message: `must be at most ${max} characters, got ${length}` });
+    if (length === 0) ctx.addIssue({ code: "custom", params: { reason: "EMPTY" }, message: "must not be empty" });
+    if (length > max)
+      ctx.addIssue({
+        code: "custom",
+        params: { reason: "TOO_LONG" },
+        message: `must be at most ${max} characters, got ${length}`,
+      });
     return text;
   });
 

@@ -40,6 +40,7 @@ const cursor = z
     if (position === null) {
       ctx.addIssue({
         code: "custom",
+        params: { reason: "INVALID_ID" },
         message: `is not a feed cursor returned by this API (an endCursor / end_cursor), got ${clientValue(value)}`,
       });
       return z.NEVER;
@@ -54,13 +55,18 @@ const types = z
   .transform((value, ctx) => {
     if (value === undefined || value === null) return null;
     if (!Array.isArray(value) || value.length === 0) {
-      ctx.addIssue({ code: "custom", message: "must be a non-empty list of event types" });
+      ctx.addIssue({
+        code: "custom",
+        params: { reason: "TOO_FEW_ITEMS" },
+        message: "must be a non-empty list of event types",
+      });
       return z.NEVER;
     }
     const unknown = value.filter((type) => !(EVENT_TYPES as readonly unknown[]).includes(type));
     if (unknown.length > 0) {
       ctx.addIssue({
         code: "custom",
+        params: { reason: "NOT_ALLOWED" },
         message: `names unknown event types ${unknown.map((type) => clientValue(type)).join(", ")}; known: ${EVENT_TYPES.join(", ")}`,
       });
       return z.NEVER;
@@ -77,6 +83,7 @@ const limit = z
     if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > FEED_PAGE_MAX) {
       ctx.addIssue({
         code: "custom",
+        params: { reason: "OUT_OF_RANGE" },
         message: `must be an integer from 1 to ${FEED_PAGE_MAX}, got ${clientValue(value)}`,
       });
       return z.NEVER;

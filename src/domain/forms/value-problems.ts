@@ -1,32 +1,25 @@
+import type { ProblemReason } from "../problems";
+
 // Why a sent value was not written (contract §4: the call goes on without it). Each refusal is
 // decided once, as a ValueProblem; the free-text notice of the legacy answer is its `message`,
 // so a GraphQL client reading `problems` and a REST client reading `notices` hear the same thing.
 
-/** The stable reason codes; clients switch on them, so a code is never renamed. */
+/** The reasons a value problem can have (the shared list is PROBLEM_REASONS in ../problems). */
 export const VALUE_PROBLEM_REASONS = [
-  /** The key starts with "_": system fields are not written by clients. */
   "SYSTEM_FIELD",
-  /** No field of the project has that identifier or mapped name. */
   "UNKNOWN_FIELD",
-  /** The field belongs to a form the user does not have (or, for a registrant, an admin-only form). */
   "FORM_NOT_AVAILABLE",
-  /** Another key of the same call names the same field; the first one was written. */
   "DUPLICATE_FIELD",
-  /** The value's JSON type does not fit the field (an array for a text field, an object, …). */
   "WRONG_TYPE",
-  /** Longer than the field stores. */
   "TOO_LONG",
   "NOT_A_NUMBER",
   "INVALID_EMAIL",
   "INVALID_DATE",
   "INVALID_PHONE",
-  /** One answer of a choice field that is none of its options; the other answers were written. */
   "UNKNOWN_CHOICE",
-  /** No sent answer is an option of the choice field; the field keeps its value. */
   "NO_MATCHING_CHOICE",
-  /** A single-choice field got more than one answer. */
   "TOO_MANY_CHOICES",
-] as const;
+] as const satisfies readonly ProblemReason[];
 
 export type ValueProblemReason = (typeof VALUE_PROBLEM_REASONS)[number];
 

@@ -66,35 +66,45 @@ export async function createProduct(ctx: RequestContext, draft: ProductDraft): P
 
   let baseType: number | null = read.integer(["baseProductType"], draft.baseProductType, { required: true });
   if (baseType === PRODUCT_BASE_TYPES.system) {
-    read.problem(["baseProductType"], "5 (days within a session) is made by the system and cannot be created");
+    read.problem(
+      ["baseProductType"],
+      "NOT_ALLOWED",
+      "5 (days within a session) is made by the system and cannot be created",
+    );
     baseType = null;
   } else if (baseType !== null && !CREATABLE_BASE_TYPES.has(baseType)) {
     read.problem(
       ["baseProductType"],
+      "NOT_ALLOWED",
       `must be 1 (event), 2 (discount), 3 (session holder), 4 (session), 6 (subscription) or 7 (merchandise), got ${clientValue(draft.baseProductType)}`,
+      draft.baseProductType,
     );
     baseType = null;
   }
   const name = read.text(["productName"], draft.productName, { required: true, max: 200 });
   const priceCents = read.money(["productPrice"], draft.productPrice, { required: true });
   if (baseType === PRODUCT_BASE_TYPES.discount && priceCents === 0)
-    read.problem(["productPrice"], "must be more than 0 for a discount");
+    read.problem(["productPrice"], "OUT_OF_RANGE", "must be more than 0 for a discount");
   const categoryId = read.integer(["catId"], draft.catId, { required: true });
   const productType = read.integer(["productType"], draft.productType, { required: false }) ?? 0;
   const level = LEVEL_OF_PRODUCT_TYPE[productType];
   if (!level)
     read.problem(
       ["productType"],
+      "NOT_ALLOWED",
       `must be 0 (parent and child), 1 (parent only) or 2 (child only), got ${clientValue(draft.productType)}`,
+      draft.productType,
     );
   const start = read.date(["productStartDate"], draft.productStartDate);
   const end = read.date(["productEndDate"], draft.productEndDate);
   const until = end ? parseUtcPeriodEnd(end.text) : null;
   if (baseType === PRODUCT_BASE_TYPES.merchandise) {
-    if (start) read.problem(["productStartDate"], "is not accepted for merchandise (type 7), which has no dates");
-    if (end) read.problem(["productEndDate"], "is not accepted for merchandise (type 7), which has no dates");
+    if (start)
+      read.problem(["productStartDate"], "NOT_ALLOWED", "is not accepted for merchandise (type 7), which has no dates");
+    if (end)
+      read.problem(["productEndDate"], "NOT_ALLOWED", "is not accepted for merchandise (type 7), which has no dates");
   } else if (start && until && until < start.date) {
-    read.problem(["productEndDate"], `must not be before the start date ${clientValue(start.text)}`);
+    read.problem(["productEndDate"], "OUT_OF_RANGE", `must not be before the start date ${clientValue(start.text)}`);
   }
   const remarks = read.text(["productShortRemarks"], draft.productShortRemarks, { required: false, max: 2000 });
   const location = read.text(["location"], draft.location, { required: false, max: 255 });
@@ -107,7 +117,7 @@ export async function createProduct(ctx: RequestContext, draft: ProductDraft): P
     required: baseType === PRODUCT_BASE_TYPES.session,
   });
   if (parentProductId !== null && baseType !== null && baseType !== PRODUCT_BASE_TYPES.session)
-    read.problem(["parentPId"], "is only accepted for a session (type 4)");
+    read.problem(["parentPId"], "NOT_ALLOWED", "is only accepted for a session (type 4)");
 
   return inTransaction(ctx, async ({ em }) => {
     await resolveOwnedProject(ctx, groupId, em);
@@ -118,13 +128,17 @@ export async function createProduct(ctx: RequestContext, draft: ProductDraft): P
       parentProductId === null ? [] : [parentProductId],
     );
     if (categoryId !== null && !references.categoryIds.has(categoryId))
-      read.problem(["catId"], `${categoryId} is not a category of this project`);
+      read.problem(["catId"], "NOT_AVAILABLE", `${categoryId} is not a category of this project`);
     if (
       parentProductId !== null &&
       baseType === PRODUCT_BASE_TYPES.session &&
       references.productTypes.get(parentProductId) !== PRODUCT_BASE_TYPES.sessionHolder
     )
-      read.problem(["parentPId"], `${parentProductId} is not a session holder (type 3) of this project`);
+      read.problem(
+        ["parentPId"],
+        "NOT_AVAILABLE",
+        `${parentProductId} is not a session holder (type 3) of this project`,
+      );
     if (read.problems.length > 0) throw validationFailed(read.problems);
 
     return insertProduct(em, {
@@ -164,7 +178,8 @@ export async function createCategory(ctx: RequestContext, draft: CategoryDraft):
     max: 2000,
   });
   const quota = read.integer(["categoryQuotaOrdered"], draft.categoryQuotaOrdered, { required: false });
-  if (quota === 0) read.problem(["categoryQuotaOrdered"], "must be at least 1 (leave it out for no limit)");
+  if (quota === 0)
+    read.problem(["categoryQuotaOrdered"], "OUT_OF_RANGE", "must be at least 1 (leave it out for no limit)");
   const interchange = read.flag(["interchangeCategory"], draft.interchangeCategory, false);
   const mandatory = read.flag(["mandatoryCategory"], draft.mandatoryCategory, false);
   if (read.problems.length > 0) throw validationFailed(read.problems);

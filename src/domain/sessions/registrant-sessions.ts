@@ -122,7 +122,11 @@ export async function updateOwnRegistration(
   const keyCount = Object.keys(cmd.values).length;
   if (keyCount > MAX_KEYS_PER_CALL) {
     throw validationFailed([
-      { path: ["values"], message: `has ${keyCount} members; at most ${MAX_KEYS_PER_CALL} are accepted per call` },
+      {
+        path: ["values"],
+        reason: "TOO_MANY_ITEMS",
+        message: `has ${keyCount} members; at most ${MAX_KEYS_PER_CALL} are accepted per call`,
+      },
     ]);
   }
   return inTransaction(ctx, async ({ em }) => {

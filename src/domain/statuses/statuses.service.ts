@@ -25,9 +25,14 @@ export const CreateStatusCommand = z.object({
     .unknown()
     .optional()
     .transform((value, ctx) => {
-      if (value === undefined || value === null) ctx.addIssue({ code: "custom", message: "is required" });
+      if (value === undefined || value === null)
+        ctx.addIssue({ code: "custom", params: { reason: "REQUIRED" }, message: "is required" });
       else if (typeof value !== "string" || !COLOR.test(value))
-        ctx.addIssue({ code: "custom", message: `must be a colour of the form #RRGGBB, got ${clientValue(value)}` });
+        ctx.addIssue({
+          code: "custom",
+          params: { reason: "INVALID_FORMAT" },
+          message: `must be a colour of the form #RRGGBB, got ${clientValue(value)}`,
+        });
       else return value.toUpperCase();
       return z.NEVER;
     })

@@ -69,6 +69,7 @@ export async function createUser(
   if (cmd.connectedTo !== null && cmd.connectedTo !== cmd.cloginId) {
     problems.unshift({
       path: ["connectedTo"],
+      reason: "NOT_ALLOWED",
       message:
         "is not accepted by create, which registers a parent or an individual; children are created with create_child",
     });
@@ -114,11 +115,13 @@ export async function createChild(
     if (!plan.familySystem) {
       familyProblems.push({
         path: ["groupId"],
+        reason: "NOT_AVAILABLE",
         message: `${cmd.groupId} is not a family project; create_child needs one`,
       });
     } else if (!parent || parent.connectedTo !== null)
       familyProblems.push({
         path: ["connectedTo"],
+        reason: "NOT_AVAILABLE",
         message: `${parentCloginId} is not a parent or individual registered in project ${cmd.groupId}`,
       });
     failOnProblems(familyProblems);

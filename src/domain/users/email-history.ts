@@ -4,6 +4,7 @@ import type { NewEmailHistoryEntry } from "../../data/email-history.data";
 import type { AdminLevel } from "../../entities";
 import { invalidAddresses, isEmailAddress } from "../../common/email";
 import { withProblems, type Problem } from "../errors";
+import type { ProblemReason } from "../problems";
 import { MAX_VALUE_BYTES } from "../forms/field-input";
 import type { EmailInput } from "./user-commands";
 import { clientValue } from "../../common/client-value";
@@ -20,10 +21,12 @@ export const SENDING_ADMIN_LEVELS: readonly AdminLevel[] = ["owner", "manager", 
 export function emailListProblems(emails: readonly EmailInput[]): Problem[] {
   const problems: Problem[] = [];
   emails.forEach((email, index) => {
-    const problem = (member: string, message: string) => problems.push({ path: ["emails", index, member], message });
+    const problem = (member: string, reason: ProblemReason, message: string) =>
+      problems.push({ path: ["emails", index, member], reason, message, value: email[member as keyof EmailInput] });
     const from = email.from.trim();
-    if (from === "") problem("from", "must not be empty");
-    else if (!isEmailAddress(from)) problem("from", `is not a valid email address: ${clientValue(from)}`);
+    if (from === "") problem("from", "EMPTY", "must not be empty");
+    else if (!isEmailAddress(from))
+      problem("from", "INVALID_EMAIL", `is not a valid email address: ${clientValue(from)}`);
     const lists: [string, string | null | undefined, boolean][] = [
       ["to", email.to, true],
       ["cc", email.cc, false],
@@ -31,19 +34,23 @@ export function emailListProblems(emails: readonly EmailInput[]): Problem[] {
     ];
     for (const [member, value, required] of lists) {
       if (value == null || value.trim() === "") {
-        if (required) problem(member, "must not be empty");
+        if (required) problem(member, "EMPTY", "must not be empty");
         continue;
       }
       const invalid = invalidAddresses(value);
       if (invalid.length > 0) {
         const shown = invalid.map((entry) => clientValue(entry)).join(", ");
-        problem(member, `holds ${invalid.length === 1 ? "an invalid address" : "invalid addresses"}: ${shown}`);
+        problem(
+          member,
+          "INVALID_EMAIL",
+          `holds ${invalid.length === 1 ? "an invalid address" : "invalid addresses"}: ${shown}`,
+        );
       }
     }
-    if (email.subject.trim() === "") problem("subject", "must not be empty");
+    if (email.subject.trim() === "") problem("subject", "EMPTY", "must not be empty");
     for (const member of ["to", "cc", "bcc", "subject", "body"] as const) {
       if (Buffer.byteLength(email[member] ?? "", "utf8") > MAX_VALUE_BYTES)
-        problem(member, `must be at most ${MAX_VALUE_BYTES} bytes`);
+        problem(member, "TOO_LONG", `must be at most ${MAX_VALUE_BYTES} bytes`);
     }
   });
   return problems;
@@ -67,7 +74,8 @@ export async function assertSendingAdmins(
   emails.forEach((email, index) => {
     if (email.adminId == null) return;
     const admin = admins.get(email.adminId);
-    const problem = (message: string) => problems.push({ path: ["emails", index, "adminId"], message });
+    const problem = (message: string) =>
+      problems.push({ path: ["emails", index, "adminId"], reason: "NOT_ALLOWED", message, value: email.adminId });
     if (!admin) problem(`names ${email.adminId}, who is not an admin of your organization`);
     else if (!SENDING_ADMIN_LEVELS.includes(admin.level))
       problem(`names ${email.adminId}, a ${admin.level}, who may not send emails`);

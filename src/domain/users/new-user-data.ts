@@ -43,20 +43,38 @@ export function readPersonData(
   };
   const tooLong = (path: keyof typeof LIMITS, value: string | null) => {
     if (value !== null && value.length > LIMITS[path])
-      problems.push({ path: [path], message: `must have at most ${LIMITS[path]} characters` });
+      problems.push({
+        path: [path],
+        reason: "TOO_LONG",
+        message: `must have at most ${LIMITS[path]} characters`,
+        value,
+      });
   };
   if (data.mainEmail === null) {
     if (newPerson && options.mainEmailRequired)
-      problems.push({ path: ["mainEmail"], message: "is required for a new user" });
+      problems.push({ path: ["mainEmail"], reason: "REQUIRED", message: "is required for a new user" });
   } else if (!isEmailAddress(data.mainEmail)) {
-    problems.push({ path: ["mainEmail"], message: `is not a valid email address: ${clientValue(data.mainEmail)}` });
+    problems.push({
+      path: ["mainEmail"],
+      reason: "INVALID_EMAIL",
+      message: `is not a valid email address: ${clientValue(data.mainEmail)}`,
+      value: data.mainEmail,
+    });
   }
   if (newPerson) {
     tooLong("username", data.username);
     if (data.password !== null && data.password.length < MIN_PASSWORD_LENGTH) {
-      problems.push({ path: ["password"], message: `must have at least ${MIN_PASSWORD_LENGTH} characters` });
+      problems.push({
+        path: ["password"],
+        reason: "TOO_SHORT",
+        message: `must have at least ${MIN_PASSWORD_LENGTH} characters`,
+      });
     } else if (data.password !== null && data.password.length > MAX_PASSWORD_LENGTH) {
-      problems.push({ path: ["password"], message: `must have at most ${MAX_PASSWORD_LENGTH} characters` });
+      problems.push({
+        path: ["password"],
+        reason: "TOO_LONG",
+        message: `must have at most ${MAX_PASSWORD_LENGTH} characters`,
+      });
     }
   }
   tooLong("mainEmail", data.mainEmail);

@@ -40,6 +40,7 @@ const startingPosition = z
     if (parsed === null) {
       ctx.addIssue({
         code: "custom",
+        params: { reason: "NOT_AN_INTEGER" },
         message: `must be an integer of 0 or more (a zero-based position in the list), got ${clientValue(value)}`,
       });
       return z.NEVER;
@@ -59,6 +60,7 @@ export const modifiedSince = z
     if (!date) {
       ctx.addIssue({
         code: "custom",
+        params: { reason: "INVALID_DATE" },
         message: `must be a date and time as YYYY-MM-DD HH:MM:SS (UTC), got ${clientValue(value)}`,
       });
       return z.NEVER;
@@ -85,6 +87,7 @@ export const UserListCommand = z
       ctx.addIssue({
         code: "custom",
         path: ["returnFamilies"],
+        params: { reason: "CONFLICTING_MEMBERS" },
         message: "cannot be combined with modified_since (changed children are listed on their own)",
       });
     }
@@ -92,6 +95,7 @@ export const UserListCommand = z
       ctx.addIssue({
         code: "custom",
         path: ["onlyChildren"],
+        params: { reason: "CONFLICTING_MEMBERS" },
         message: "cannot be combined with the parents-only option",
       });
     }

@@ -29,6 +29,8 @@ export function searchWordsOf(search: string | null | undefined, path: readonly 
     throw validationFailed([
       {
         path: [...path],
+        reason: "TOO_LONG",
+        value: search,
         message: `has a word longer than ${MAX_SEARCH_WORD_LENGTH} characters, which no name or email is searched for`,
       },
     ]);
@@ -38,6 +40,8 @@ export function searchWordsOf(search: string | null | undefined, path: readonly 
     throw validationFailed([
       {
         path: [...path],
+        reason: "TOO_SHORT",
+        value: search,
         message: `needs a word of at least ${MIN_SEARCH_WORD_LENGTH} letters or digits (shorter words are not searched)`,
       },
     ]);

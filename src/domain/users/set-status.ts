@@ -44,7 +44,12 @@ export async function setUserStatus(
     const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });
     if (statusId !== 0 && !found.status)
       throw validationFailed([
-        { path: ["statusId"], message: `${statusId} is not a status of this project (0 removes the status)` },
+        {
+          path: ["statusId"],
+          reason: "NOT_AVAILABLE",
+          value: statusId,
+          message: `${statusId} is not a status of this project (0 removes the status)`,
+        },
       ]);
     // Only a change of exclusion moves the registration (and a parent's children) between buckets.
     if ((found.status?.excluded ?? false) !== user.excluded)

@@ -115,7 +115,9 @@ async function runUpdate(
   // Checked once ownership is proven (FORBIDDEN comes first), before USER_NOT_FOUND.
   const assertShape = () => {
     if (cmd.values === null && cmd.markFormsComplete === null) {
-      throw validationFailed([{ path: ["values"], message: "is required unless forms are marked complete" }]);
+      throw validationFailed([
+        { path: ["values"], reason: "REQUIRED", message: "is required unless forms are marked complete" },
+      ]);
     }
     assertKeyCount(cmd.values);
     if (
@@ -124,7 +126,7 @@ async function runUpdate(
       cmd.markFormsComplete.formIds.length > MAX_KEYS_PER_CALL
     ) {
       const message = `lists ${cmd.markFormsComplete.formIds.length} ids; at most ${MAX_KEYS_PER_CALL} are accepted per call`;
-      throw validationFailed([{ path: ["markFormsComplete"], message }]);
+      throw validationFailed([{ path: ["markFormsComplete"], reason: "TOO_MANY_ITEMS", message }]);
     }
   };
 
@@ -152,7 +154,7 @@ async function runUpdate(
     const ownConnection = connectedToOf(user);
     if (cmd.connectedTo != null && cmd.connectedTo !== ownConnection) {
       const message = `${cmd.connectedTo} does not match user ${cmd.cloginId}, whose connected_to is ${ownConnection}`;
-      throw validationFailed([{ path: ["connectedTo"], message }]);
+      throw validationFailed([{ path: ["connectedTo"], reason: "NOT_AVAILABLE", value: cmd.connectedTo, message }]);
     }
     const problems: ValueProblem[] = [...person.problems];
     const notices: string[] = noticesOf(person.problems);

@@ -40,6 +40,7 @@ const existingPersonId = z
     if (id === null) {
       ctx.addIssue({
         code: "custom",
+        params: { reason: "NOT_AN_INTEGER" },
         message: `must be false (a new user) or the id of a user of your organization, got ${clientValue(value)}`,
       });
       return z.NEVER;
@@ -83,6 +84,7 @@ const optionalUtcDate = z
     if (!date) {
       ctx.addIssue({
         code: "custom",
+        params: { reason: "INVALID_DATE" },
         message: `must be a calendar date as YYYY-MM-DD or YYYY-MM-DD HH:MM:SS, got ${clientValue(value)}`,
       });
       return z.NEVER;
@@ -101,7 +103,11 @@ export const CreateChildCommand = CreateUserCommand.extend({
     .nullish()
     .transform((values, ctx) => {
       if (values === undefined || values === null) {
-        ctx.addIssue({ code: "custom", message: "is required (send {} when there is nothing to set)" });
+        ctx.addIssue({
+          code: "custom",
+          params: { reason: "REQUIRED" },
+          message: "is required (send {} when there is nothing to set)",
+        });
         return z.NEVER;
       }
       return values;
@@ -124,7 +130,7 @@ const formSelection = z
     if (value === undefined || value === null) return null;
     if (value === "all") return { all: true };
     if (Array.isArray(value)) return { formIds: value };
-    ctx.addIssue({ code: "custom", message: notASelection(value) });
+    ctx.addIssue({ code: "custom", params: { reason: "WRONG_TYPE" }, message: notASelection(value) });
     return z.NEVER;
   })
   .meta({ anyOf: [{ const: "all" }, { type: "array", items: INTEGER_ID_JSON_SCHEMA }, { type: "null" }] });

@@ -34,7 +34,11 @@ export function readDetailSelection(doc: Record<string, unknown>): DetailSelecti
   const keys = Object.keys(doc);
   if (keys.length > MAX_SELECTORS) {
     throw validationFailed([
-      { path: ["selectors"], message: `has ${keys.length} members; at most ${MAX_SELECTORS} are accepted per call` },
+      {
+        path: ["selectors"],
+        reason: "TOO_MANY_ITEMS",
+        message: `has ${keys.length} members; at most ${MAX_SELECTORS} are accepted per call`,
+      },
     ]);
   }
   const selection: DetailSelection = { system: new Set(), fieldKeys: [], notices: [] };

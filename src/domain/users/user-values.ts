@@ -30,7 +30,11 @@ export function assertKeyCount(values: Record<string, unknown> | null): void {
   const count = values ? Object.keys(values).length : 0;
   if (count > MAX_KEYS_PER_CALL) {
     throw validationFailed([
-      { path: ["values"], message: `has ${count} members; at most ${MAX_KEYS_PER_CALL} are accepted per call` },
+      {
+        path: ["values"],
+        reason: "TOO_MANY_ITEMS",
+        message: `has ${count} members; at most ${MAX_KEYS_PER_CALL} are accepted per call`,
+      },
     ]);
   }
 }

@@ -31,14 +31,17 @@ const webhookUrl = z
   .trim()
   .min(1, "must not be empty")
   .max(2000, "must be at most 2000 characters")
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return (url.protocol === "https:" || url.protocol === "http:") && url.hostname !== "" && url.username === "";
-    } catch {
-      return false;
-    }
-  }, "must be an http:// or https:// URL without credentials");
+  .refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return (url.protocol === "https:" || url.protocol === "http:") && url.hostname !== "" && url.username === "";
+      } catch {
+        return false;
+      }
+    },
+    { message: "must be an http:// or https:// URL without credentials", params: { reason: "INVALID_FORMAT" } },
+  );
 
 const eventList = z
   .array(z.enum(EVENT_TYPES, { error: `must be one of ${EVENT_TYPES.join(", ")}` }), { error: "must be a list" })
@@ -77,12 +80,16 @@ async function assertPublicUrl(ctx: RequestContext, url: string): Promise<void> 
   try {
     addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((entry) => entry.address);
   } catch {
-    throw validationFailed([{ path: ["url"], message: `names a host that does not resolve: ${host}` }]);
+    throw validationFailed([
+      { path: ["url"], reason: "NOT_AVAILABLE", value: url, message: `names a host that does not resolve: ${host}` },
+    ]);
   }
   if (addresses.some(isInternalAddress))
     throw validationFailed([
       {
         path: ["url"],
+        reason: "NOT_ALLOWED",
+        value: url,
         message: `resolves to a loopback, private or link-local address (${host}); such URLs are refused unless WEBHOOK_ALLOW_PRIVATE=true`,
       },
     ]);
@@ -95,7 +102,11 @@ async function assertOwnProjects(ctx: RequestContext, groupIds: number[] | null 
   const foreign = groupIds.filter((id) => !own.has(id));
   if (foreign.length > 0)
     throw validationFailed([
-      { path: ["groupIds"], message: `names projects that are not your organization's: ${foreign.join(", ")}` },
+      {
+        path: ["groupIds"],
+        reason: "NOT_AVAILABLE",
+        message: `names projects that are not your organization's: ${foreign.join(", ")}`,
+      },
     ]);
 }
 
@@ -185,7 +196,9 @@ export async function listWebhookDeliveries(
 ): Promise<{ deliveries: WebhookDeliveryRecord[]; hasNextPage: boolean }> {
   const { endpointId } = parseCommand(z.object({ endpointId: integerId }), { endpointId: query.endpointId });
   if (!Number.isInteger(query.first) || query.first < 1 || query.first > MAX_DELIVERIES_PAGE)
-    throw validationFailed([{ path: ["first"], message: `must be an integer from 1 to ${MAX_DELIVERIES_PAGE}` }]);
+    throw validationFailed([
+      { path: ["first"], reason: "OUT_OF_RANGE", message: `must be an integer from 1 to ${MAX_DELIVERIES_PAGE}` },
+    ]);
   authorize(ctx, "read", "organization");
   await requireEndpoint(ctx, endpointId);
   const rows = await readWebhookDeliveries(ctx.em, endpointId, query.first + 1, query.afterId);

@@ -36,6 +36,7 @@ export function eitherSpelling(
     throw validationFailed([
       {
         path: [...path, current],
+        reason: "CONFLICTING_MEMBERS",
         message: `and ${old} name the same member (${old} is deprecated); give only ${current}`,
       },
     ]);

@@ -57,7 +57,8 @@ function isNodeType(name: string): name is NodeTypeName {
 export function decodeNodeId(id: string, path: (string | number)[] = ["id"]): DecodedNodeId {
   const [type, ...parts] = Buffer.from(id, "base64").toString("utf8").split(SEPARATOR);
   const names: readonly string[] | undefined = isNodeType(type) ? NODE_KEYS[type] : undefined;
-  const invalid = () => validationFailed([{ path, message: "is not a node id issued by this API" }]);
+  const invalid = () =>
+    validationFailed([{ path, reason: "INVALID_ID", value: id, message: "is not a node id issued by this API" }]);
   if (!names || parts.length !== names.length) throw invalid();
   const key: Record<string, string | number> = {};
   names.forEach((name, index) => {

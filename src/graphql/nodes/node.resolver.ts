@@ -84,7 +84,9 @@ export class NodeResolver {
     @Info() info: GraphQLResolveInfo,
   ): Promise<NodeSource>[] {
     if (ids.length > MAX_PAGE_SIZE) {
-      throw validationFailed([{ path: ["ids"], message: `lists ${ids.length} ids; at most ${MAX_PAGE_SIZE}` }]);
+      throw validationFailed([
+        { path: ["ids"], reason: "TOO_MANY_ITEMS", message: `lists ${ids.length} ids; at most ${MAX_PAGE_SIZE}` },
+      ]);
     }
     const decoded = ids.map((id, index) => decodeNodeId(id, ["ids", index]));
     return decoded.map((node) => resolveNode(node, ctx, info));

@@ -2,7 +2,8 @@ import { GraphQLJSONObject } from "graphql-scalars";
 import { Arg, Ctx, Int, Mutation, Query, Resolver, UseMiddleware, Authorized } from "type-graphql";
 import { erasePerson, exportPerson } from "../../domain/persons/person-data";
 import type { GraphqlContext } from "../context";
-import { INPUT_PATHS, problemPathsOf } from "../graphql-errors";
+import { INPUT_PATHS } from "../graphql-errors";
+import { problemsInPayload } from "../input-problems";
 import { ErasePersonInput, ErasePersonPayloadType } from "../types/person-data.type";
 
 @Resolver()
@@ -25,7 +26,7 @@ export class PersonDataResolver {
     description:
       "Erases a person across your organization's projects in one transaction; cart lines and payments keep their amounts without identity (REST: persons erase). Needs the scope persons.erase.",
   })
-  @UseMiddleware(problemPathsOf(INPUT_PATHS))
+  @UseMiddleware(problemsInPayload(INPUT_PATHS, ErasePersonPayloadType.rejected))
   async erasePerson(
     @Arg("input", () => ErasePersonInput) input: ErasePersonInput,
     @Ctx() ctx: GraphqlContext,
@@ -37,6 +38,7 @@ export class PersonDataResolver {
       cloginId: erasure.cloginId,
       groupIds: erasure.groupIds,
       erased: { ...counts, emailsSent: counts.outboxEmails },
+      problems: [],
     };
   }
 }

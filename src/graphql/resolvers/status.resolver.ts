@@ -1,7 +1,8 @@
 import { Arg, Ctx, Mutation, Resolver, UseMiddleware, Authorized } from "type-graphql";
 import { createStatus } from "../../domain/statuses/statuses.service";
 import type { GraphqlContext } from "../context";
-import { INPUT_PATHS, problemPathsOf } from "../graphql-errors";
+import { INPUT_PATHS } from "../graphql-errors";
+import { problemsInPayload } from "../input-problems";
 import { CreateStatusInput } from "../inputs/status-mutation.input";
 import { CreateStatusPayloadType } from "../types/payloads.type";
 import { presentStatus } from "../types/user.type";
@@ -13,7 +14,7 @@ export class StatusResolver {
     description:
       "Creates a status in a project; a second one of the same name (case-insensitive) is a CONFLICT with extensions.statusId.",
   })
-  @UseMiddleware(problemPathsOf(INPUT_PATHS))
+  @UseMiddleware(problemsInPayload(INPUT_PATHS, CreateStatusPayloadType.rejected))
   async createStatus(
     @Arg("input", () => CreateStatusInput) input: CreateStatusInput,
     @Ctx() ctx: GraphqlContext,
@@ -25,6 +26,6 @@ export class StatusResolver {
       isExcluded: input.isExcluded,
     });
     ctx.loaders.clearAll();
-    return { status: presentStatus(status, input.groupId) };
+    return { status: presentStatus(status, input.groupId), problems: [] };
   }
 }

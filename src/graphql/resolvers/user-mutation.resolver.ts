@@ -3,7 +3,8 @@ import { validationFailed } from "../../domain/errors";
 import type { UserOutcome } from "../../domain/users/user-commands";
 import { addEmails, createUser, updateUser } from "../../domain/users/users.service";
 import type { GraphqlContext } from "../context";
-import { INPUT_PATHS, problemPathsOf } from "../graphql-errors";
+import { INPUT_PATHS } from "../graphql-errors";
+import { problemsInPayload } from "../input-problems";
 import {
   AddEmailInput,
   CreateUserInput,
@@ -33,7 +34,9 @@ function afterWrite(ctx: GraphqlContext, outcome: UserOutcome): UserType {
 function formSelectionOf(input: MarkFormsCompleteInput): "all" | string[] {
   const hasIds = input.formIds != null;
   if (hasIds === (input.all === true)) {
-    throw validationFailed([{ path: ["formIds"], message: "needs exactly one of formIds and all: true" }]);
+    throw validationFailed([
+      { path: ["formIds"], reason: "CONFLICTING_MEMBERS", message: "needs exactly one of formIds and all: true" },
+    ]);
   }
   // The domain command takes ids as the REST wire sends them (strings); GraphQL has already checked they are Int.
   return hasIds ? input.formIds!.map(String) : "all";
@@ -45,7 +48,7 @@ export class UserMutationResolver {
   @Mutation(() => UserPayloadType, {
     description: "Registers a new person (or an existing one of your organization) in a project.",
   })
-  @UseMiddleware(problemPathsOf(INPUT_PATHS))
+  @UseMiddleware(problemsInPayload(INPUT_PATHS, UserPayloadType.rejected))
   async createUser(
     @Arg("input", () => CreateUserInput) input: CreateUserInput,
     @Ctx() ctx: GraphqlContext,
@@ -70,7 +73,7 @@ export class UserMutationResolver {
   @Mutation(() => UserPayloadType, {
     description: "Saves field values (submitting their forms unless submitForms is false).",
   })
-  @UseMiddleware(problemPathsOf(INPUT_PATHS))
+  @UseMiddleware(problemsInPayload(INPUT_PATHS, UserPayloadType.rejected))
   async updateUser(
     @Arg("input", () => UpdateUserInput) input: UpdateUserInput,
     @Ctx() ctx: GraphqlContext,
@@ -90,7 +93,7 @@ export class UserMutationResolver {
     description:
       "The signed-in registrant saves its own values (rules of updateUser; admin-only forms excluded). Needs Authorization: Bearer <session token>.",
   })
-  @UseMiddleware(problemPathsOf(INPUT_PATHS))
+  @UseMiddleware(problemsInPayload(INPUT_PATHS, UserPayloadType.rejected))
   async updateMe(
     @Arg("input", () => UpdateMeInput) input: UpdateMeInput,
     @Ctx() ctx: GraphqlContext,
@@ -104,7 +107,12 @@ export class UserMutationResolver {
     description:
       "Saves optional values, then marks forms complete, in one transaction; ids that are not the user's forms are skipped with a reason.",
   })
-  @UseMiddleware(problemPathsOf({ prefix: "input", names: { markFormsComplete: "formIds" } }))
+  @UseMiddleware(
+    problemsInPayload(
+      { prefix: "input", names: { markFormsComplete: "formIds" } },
+      MarkFormsCompletePayloadType.rejected,
+    ),
+  )
   async markFormsComplete(
     @Arg("input", () => MarkFormsCompleteInput) input: MarkFormsCompleteInput,
     @Ctx() ctx: GraphqlContext,
@@ -131,7 +139,7 @@ export class UserMutationResolver {
   @Mutation(() => UserPayloadType, {
     description: "Records emails sent elsewhere in the user's history; all or nothing. Nothing is sent.",
   })
-  @UseMiddleware(problemPathsOf(INPUT_PATHS))
+  @UseMiddleware(problemsInPayload(INPUT_PATHS, UserPayloadType.rejected))
   async addEmail(
     @Arg("input", () => AddEmailInput) input: AddEmailInput,
     @Ctx() ctx: GraphqlContext,

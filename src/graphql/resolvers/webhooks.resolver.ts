@@ -10,11 +10,13 @@ import {
 import { validationFailed } from "../../domain/errors";
 import type { GraphqlContext } from "../context";
 import { HOLDS_CREDENTIAL } from "../credential-answers";
-import { INPUT_PATHS, problemPathsOf } from "../graphql-errors";
+import { INPUT_PATHS } from "../graphql-errors";
+import { problemsInPayload } from "../input-problems";
 import { presentWebhookDelivery, presentWebhookEndpoint } from "./present";
 import {
   CreateWebhookEndpointInput,
   CreateWebhookEndpointPayloadType,
+  UpdateWebhookEndpointPayloadType,
   UpdateWebhookEndpointInput,
   WebhookDeliveryPageType,
   WebhookEndpointType,
@@ -28,7 +30,9 @@ function afterDelivery(cursor: string | null | undefined): number | null {
   const text = Buffer.from(cursor, "base64").toString("utf8");
   const id = text.startsWith(CURSOR_PREFIX) ? Number(text.slice(CURSOR_PREFIX.length)) : NaN;
   if (!Number.isSafeInteger(id) || deliveryCursor(id) !== cursor)
-    throw validationFailed([{ path: ["after"], message: "is not a cursor returned by this API" }]);
+    throw validationFailed([
+      { path: ["after"], reason: "INVALID_ID", message: "is not a cursor returned by this API" },
+    ]);
   return id;
 }
 
@@ -79,7 +83,7 @@ export class WebhooksResolver {
   })
   // The signing secret is kept only where it signs: this answer is never stored for a replay.
   @Extensions(HOLDS_CREDENTIAL)
-  @UseMiddleware(problemPathsOf(INPUT_PATHS))
+  @UseMiddleware(problemsInPayload(INPUT_PATHS, CreateWebhookEndpointPayloadType.rejected))
   async createWebhookEndpoint(
     @Arg("input", () => CreateWebhookEndpointInput) input: CreateWebhookEndpointInput,
     @Ctx() ctx: GraphqlContext,
@@ -89,22 +93,24 @@ export class WebhooksResolver {
       events: input.events,
       groupIds: input.groupIds,
     });
-    return { endpoint: presentWebhookEndpoint(created.endpoint), secret: created.secret };
+    return { endpoint: presentWebhookEndpoint(created.endpoint), secret: created.secret, problems: [] };
   }
 
   @Authorized("account")
-  @Mutation(() => WebhookEndpointType, { description: "Changes an endpoint's URL, events, projects or active flag." })
-  @UseMiddleware(problemPathsOf(INPUT_PATHS))
+  @Mutation(() => UpdateWebhookEndpointPayloadType, {
+    description: "Changes an endpoint's URL, events, projects or active flag.",
+  })
+  @UseMiddleware(problemsInPayload(INPUT_PATHS, UpdateWebhookEndpointPayloadType.rejected))
   async updateWebhookEndpoint(
     @Arg("input", () => UpdateWebhookEndpointInput) input: UpdateWebhookEndpointInput,
     @Ctx() ctx: GraphqlContext,
-  ): Promise<WebhookEndpointType> {
+  ): Promise<UpdateWebhookEndpointPayloadType> {
     const draft: Parameters<typeof updateWebhookEndpoint>[1] = { endpointId: input.endpointId };
     if (input.url != null) draft.url = input.url;
     if (input.events != null) draft.events = input.events;
     if (input.groupIds !== undefined) draft.groupIds = input.groupIds;
     if (input.active != null) draft.active = input.active;
-    return presentWebhookEndpoint(await updateWebhookEndpoint(ctx.request, draft));
+    return { endpoint: presentWebhookEndpoint(await updateWebhookEndpoint(ctx.request, draft)), problems: [] };
   }
 
   @Authorized("account")

@@ -5,7 +5,8 @@ import type { UserOutcome } from "../../domain/users/user-commands";
 import { setUserStatus } from "../../domain/users/set-status";
 import { createChild } from "../../domain/users/users.service";
 import type { GraphqlContext } from "../context";
-import { INPUT_PATHS, problemPathsOf, withProblemPaths } from "../graphql-errors";
+import { INPUT_PATHS, withProblemPaths } from "../graphql-errors";
+import { problemsInPayload } from "../input-problems";
 import { eitherSpelling, namesForSpelling, withoutRenamedMembers, type CurrentName } from "../inputs/renamed-members";
 import {
   AddProductInput,
@@ -37,7 +38,7 @@ export class WritesMutationResolver {
   @Mutation(() => UserPayloadType, {
     description: "Registers a child of a parent (or individual) in a family project (legacy create_child).",
   })
-  @UseMiddleware(problemPathsOf(INPUT_PATHS))
+  @UseMiddleware(problemsInPayload(INPUT_PATHS, UserPayloadType.rejected))
   async createChild(
     @Arg("input", () => CreateChildInput) input: CreateChildInput,
     @Ctx() ctx: GraphqlContext,
@@ -51,7 +52,7 @@ export class WritesMutationResolver {
   @Mutation(() => UserPayloadType, {
     description: "Sets (statusId > 0) or removes (0) a user's status; its children keep theirs.",
   })
-  @UseMiddleware(problemPathsOf(INPUT_PATHS))
+  @UseMiddleware(problemsInPayload(INPUT_PATHS, UserPayloadType.rejected))
   async setStatus(
     @Arg("input", () => SetStatusInput) input: SetStatusInput,
     @Ctx() ctx: GraphqlContext,
@@ -64,7 +65,7 @@ export class WritesMutationResolver {
   @Mutation(() => AddProductPayloadType, {
     description: "Adds products (or private products by name) to a user's cart; all or nothing.",
   })
-  @UseMiddleware(problemPathsOf(INPUT_PATHS))
+  @UseMiddleware(problemsInPayload(INPUT_PATHS, AddProductPayloadType.rejected))
   async addProduct(
     @Arg("input", () => AddProductInput) input: AddProductInput,
     @Ctx() ctx: GraphqlContext,
@@ -87,12 +88,12 @@ export class WritesMutationResolver {
     const outcome = await withProblemPaths({ ...INPUT_PATHS, names }, () =>
       addProducts(ctx.request, { groupId: input.groupId, cloginId: input.cloginId, productList }),
     );
-    return { user: afterWrite(ctx, outcome), cartIds: outcome.cartIds, notices: outcome.notices };
+    return { user: afterWrite(ctx, outcome), cartIds: outcome.cartIds, notices: outcome.notices, problems: [] };
   }
 
   @Authorized("account")
   @Mutation(() => CreateProductPayloadType, { description: "Creates a product (legacy products create)." })
-  @UseMiddleware(problemPathsOf(INPUT_PATHS))
+  @UseMiddleware(problemsInPayload(INPUT_PATHS, CreateProductPayloadType.rejected))
   async createProduct(
     @Arg("input", () => CreateProductInput) input: CreateProductInput,
     @Ctx() ctx: GraphqlContext,
@@ -107,7 +108,7 @@ export class WritesMutationResolver {
       createProduct(ctx.request, { ...withoutRenamedMembers(input), catId: category.value, parentPId: parent.value }),
     );
     ctx.loaders.clearAll();
-    return { productId };
+    return { productId, problems: [] };
   }
 
   @Authorized("account")
@@ -115,13 +116,13 @@ export class WritesMutationResolver {
     description:
       "Creates a product category; a name taken in the project (case-insensitive) is a CONFLICT with extensions.categoryId (and the deprecated catId).",
   })
-  @UseMiddleware(problemPathsOf(INPUT_PATHS))
+  @UseMiddleware(problemsInPayload(INPUT_PATHS, CreateCategoryPayloadType.rejected))
   async createCategory(
     @Arg("input", () => CreateCategoryInput) input: CreateCategoryInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<CreateCategoryPayloadType> {
     const categoryId = await createCategory(ctx.request, { ...input });
     ctx.loaders.clearAll();
-    return { categoryId };
+    return { categoryId, problems: [] };
   }
 }

@@ -1,5 +1,5 @@
 import { registerEnumType } from "type-graphql";
-import { VALUE_PROBLEM_REASONS, type ValueProblemReason } from "../../domain/forms/value-problems";
+import { PROBLEM_REASONS, type ProblemReason } from "../../domain/problems";
 
 // GraphQL enum values are SCREAMING_SNAKE_CASE; the values behind them are the domain's own
 // strings, so resolvers pass domain rows through unchanged.
@@ -58,11 +58,15 @@ registerEnumType(UserLevelEnum, {
 });
 
 /** The domain's reason codes as they are: a new code appears here without a second list to keep. */
-export const FieldProblemReasonEnum = Object.fromEntries(VALUE_PROBLEM_REASONS.map((code) => [code, code])) as {
-  [Code in ValueProblemReason]: Code;
+export const FieldProblemReasonEnum = Object.fromEntries(Object.keys(PROBLEM_REASONS).map((code) => [code, code])) as {
+  [Code in ProblemReason]: Code;
 };
 
 registerEnumType(FieldProblemReasonEnum, {
   name: "FieldProblemReason",
-  description: "Why a sent value was not written; stable codes (docs/graphql-clients.md lists them).",
+  description:
+    "Why a sent value was not written, or why a member of the input was refused; stable codes (docs/graphql-clients.md lists them).",
+  valuesConfig: Object.fromEntries(
+    Object.entries(PROBLEM_REASONS).map(([code, description]) => [code, { description }]),
+  ) as Record<ProblemReason, { description: string }>,
 });

@@ -1,5 +1,6 @@
 import { Field, InputType, Int } from "type-graphql";
 import { GraphqlObjectType } from "./object-type";
+import { FieldProblemType, REFUSED_INPUT_NOTE, type Rejected } from "./payloads.type";
 
 @InputType("ErasePersonInput")
 export class ErasePersonInput {
@@ -30,14 +31,27 @@ export class PersonErasureCountsType {
   idempotencyAnswersRemoved: number;
 }
 
-@GraphqlObjectType("ErasePersonPayload")
+@GraphqlObjectType("ErasePersonPayload", { description: "The answer of erasePerson." })
 export class ErasePersonPayloadType {
-  @Field(() => Int)
-  cloginId: number;
+  static readonly rejected: Rejected<ErasePersonPayloadType> = (problems) => ({
+    cloginId: null,
+    groupIds: [],
+    erased: null,
+    problems,
+  });
+
+  @Field(() => Int, { nullable: true, description: "The person erased; null when the input was refused." })
+  cloginId: number | null;
 
   @Field(() => [Int], { description: "The projects the person was registered in; each got a person.erased event." })
   groupIds: number[];
 
-  @Field(() => PersonErasureCountsType)
-  erased: PersonErasureCountsType;
+  @Field(() => PersonErasureCountsType, {
+    nullable: true,
+    description: "What was removed or anonymized; null when the input was refused.",
+  })
+  erased: PersonErasureCountsType | null;
+
+  @Field(() => [FieldProblemType], { description: REFUSED_INPUT_NOTE })
+  problems: FieldProblemType[];
 }

@@ -3,6 +3,7 @@ import { Field, InputType, Int } from "type-graphql";
 import { GraphqlObjectType } from "./object-type";
 import { Node } from "../nodes/node.interface";
 import { PageInfoType } from "./user-connection.type";
+import { FieldProblemType, REFUSED_INPUT_NOTE, type Rejected } from "./payloads.type";
 
 @GraphqlObjectType("WebhookEndpoint", { description: "A receiver of the organization's events.", implements: Node })
 export class WebhookEndpointType implements Node {
@@ -33,13 +34,42 @@ export class WebhookEndpointType implements Node {
   createdAt: Date;
 }
 
-@GraphqlObjectType("CreateWebhookEndpointPayload")
+@GraphqlObjectType("CreateWebhookEndpointPayload", { description: "The answer of createWebhookEndpoint." })
 export class CreateWebhookEndpointPayloadType {
-  @Field(() => WebhookEndpointType)
-  endpoint: WebhookEndpointType;
+  static readonly rejected: Rejected<CreateWebhookEndpointPayloadType> = (problems) => ({
+    endpoint: null,
+    secret: null,
+    problems,
+  });
 
-  @Field(() => String, { description: "The signing secret, shown only here: store it now." })
-  secret: string;
+  @Field(() => WebhookEndpointType, {
+    nullable: true,
+    description: "The new endpoint; null when the input was refused.",
+  })
+  endpoint: WebhookEndpointType | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: "The signing secret, shown only here: store it now. Null when the input was refused.",
+  })
+  secret: string | null;
+
+  @Field(() => [FieldProblemType], { description: REFUSED_INPUT_NOTE })
+  problems: FieldProblemType[];
+}
+
+@GraphqlObjectType("UpdateWebhookEndpointPayload", { description: "The answer of updateWebhookEndpoint." })
+export class UpdateWebhookEndpointPayloadType {
+  static readonly rejected: Rejected<UpdateWebhookEndpointPayloadType> = (problems) => ({ endpoint: null, problems });
+
+  @Field(() => WebhookEndpointType, {
+    nullable: true,
+    description: "The endpoint after the change; null when the input was refused.",
+  })
+  endpoint: WebhookEndpointType | null;
+
+  @Field(() => [FieldProblemType], { description: REFUSED_INPUT_NOTE })
+  problems: FieldProblemType[];
 }
 
 @GraphqlObjectType("WebhookAttempt", { description: "One try of a delivery." })

@@ -33,7 +33,7 @@ export type MarkFormsCompleteMutationVariables = Exact<{
 }>;
 
 
-export type MarkFormsCompleteMutation = { markFormsComplete: { markedComplete: Array<number>, user: { id: string, metaInfo: { id: string, completedForms: number }, forms: Array<{ id: string, completed: boolean, completedAt: string | null }> } } };
+export type MarkFormsCompleteMutation = { markFormsComplete: { markedComplete: Array<number>, user: { id: string, metaInfo: { id: string, completedForms: number }, forms: Array<{ id: string, completed: boolean, completedAt: string | null }> } | null } };
 
 export type UsersPageQueryVariables = Exact<{
   groupId: number;
