@@ -221,7 +221,7 @@ function summaryLine(rows: Row[]): string {
     median(rows.map((row) => row.theirs.p50)).toFixed(0),
     Math.max(...rows.map((row) => row.ours.rssMiB)).toFixed(0),
     Math.max(...rows.map((row) => row.theirs.rssMiB)).toFixed(0),
-    rows[0].ours.sqlPerRequest.toFixed(1),
+    median(rows.map((row) => row.ours.sqlPerRequest)).toFixed(1),
   ].join(" | ")} |`;
 }
 

@@ -1,18 +1,19 @@
 import "reflect-metadata";
 import { fork } from "node:child_process";
 import { once } from "node:events";
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import autocannon from "autocannon";
 import { SERVER_NODE_FLAGS } from "../src/common/heap-growth";
 import { prepareBenchDatabase } from "./bench-database";
 import { BENCH_SCENARIOS } from "./scenarios";
-import type { SideMessage } from "./side-server";
+import type { SideMessage, SideRequest } from "./side-server";
 
 // A CPU profile of regapi under the side-by-side bench's load, one scenario at a time: the server
-// (bench/side-server.ts, as compare.ts starts it, with the node flags of `npm start`) runs with
-// --cpu-prof while autocannon sends the scenario's request, and the profile is summarized by
-// where the time went (self time by package and by function).
+// (bench/side-server.ts, as compare.ts starts it, with the node flags of `npm start`) is warmed up,
+// then profiled (the inspector's sampling profiler, 1 ms) while autocannon sends the scenario's
+// request, and the profile is summarized by where the time went (self time by package and by
+// function, in percent of the busy time and in µs per answered request).
 //   npm run bench:profile -- "get_project_list"        # scenarios whose name contains it
 // Environment: BENCH_DATABASE_URL, BENCH_REUSE=1 (as compare.ts), BENCH_SECONDS (10),
 // BENCH_CONNECTIONS (10), BENCH_PROFILE_DIR (where the .cpuprofile files go; default
@@ -51,7 +52,7 @@ function placeOf(url: string, functionName: string): string {
 }
 
 /** Self time by place and by function, in percent of the samples. */
-export function summarizeProfile(profile: CpuProfile, top = TOP): string {
+export function summarizeProfile(profile: CpuProfile, requests: number, top = TOP): string {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfMicros = new Map<number, number>();
   profile.samples.forEach((id, i) => selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
@@ -69,27 +70,31 @@ export function summarizeProfile(profile: CpuProfile, top = TOP): string {
     const name = `${functionName || "(anonymous)"} ${place}${url ? `:${lineNumber + 1}` : ""}`;
     functions.set(name, (functions.get(name) ?? 0) + micros);
   }
-  const percent = (micros: number) => `${((100 * micros) / busy).toFixed(1)} %`;
+  const percent = (micros: number) =>
+    `${((100 * micros) / busy).toFixed(1)} % ${(micros / (requests || 1)).toFixed(0).padStart(5)} µs/req`;
   const ranked = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1]).slice(0, top);
   return [
-    `busy ${(busy / 1e6).toFixed(1)} s of ${(total / 1e6).toFixed(1)} s profiled (idle ${percent(idleMicros)} of busy)`,
+    `busy ${(busy / 1e6).toFixed(1)} s of ${(total / 1e6).toFixed(1)} s profiled, ${(busy / (requests || 1)).toFixed(0)} µs of CPU per answered request`,
     "self time by place:",
-    ...ranked(places).map(([place, micros]) => `  ${percent(micros).padStart(7)}  ${place}`),
+    ...ranked(places).map(([place, micros]) => `  ${percent(micros).padStart(20)}  ${place}`),
     "self time by function:",
-    ...ranked(functions).map(([name, micros]) => `  ${percent(micros).padStart(7)}  ${name}`),
+    ...ranked(functions).map(([name, micros]) => `  ${percent(micros).padStart(20)}  ${name}`),
   ].join("\n");
 }
 
 async function profileScenario(name: string): Promise<void> {
   const scenario = BENCH_SCENARIOS.find((candidate) => candidate.name === name)!;
-  const dir = join(DIR, name.replace(/[^A-Za-z0-9]+/g, "-").toLowerCase());
-  mkdirSync(dir, { recursive: true });
-  const before = new Set(readdirSync(dir));
-  const child = fork(join(__dirname, "side-server.js"), ["regapi", URL], {
-    execArgv: [...SERVER_NODE_FLAGS, "--cpu-prof", `--cpu-prof-dir=${dir}`],
-  });
-  const first = (await once(child, "message"))[0] as SideMessage;
+  mkdirSync(DIR, { recursive: true });
+  const file = join(DIR, `${name.replace(/[^A-Za-z0-9]+/g, "-").toLowerCase()}.cpuprofile`);
+  const child = fork(join(__dirname, "side-server.js"), ["regapi", URL], { execArgv: [...SERVER_NODE_FLAGS] });
+  const next = async () => (await once(child, "message"))[0] as SideMessage;
+  const first = await next();
   if (first.type !== "listening") throw new Error("the regapi server did not start");
+  const ask = async (request: SideRequest) => {
+    const answer = next();
+    child.send(request);
+    return answer;
+  };
   const target = scenario.regapi;
   const run = (seconds: number) =>
     autocannon({
@@ -100,19 +105,21 @@ async function profileScenario(name: string): Promise<void> {
       connections: CONNECTIONS,
       duration: seconds,
     });
-  await run(2);
+  // Warmed up before the profile starts: module loading, schema building and first compilations
+  // are not what a request costs.
+  await run(3);
+  await ask({ type: "profile-start" });
   const result = await run(SECONDS);
+  await ask({ type: "profile-stop", file });
   const exited = once(child, "exit");
   child.disconnect();
   await exited;
-  const written = readdirSync(dir).filter((file) => file.endsWith(".cpuprofile") && !before.has(file));
-  if (written.length !== 1) throw new Error(`expected one new profile in ${dir}, found ${written.length}`);
-  const file = join(dir, written[0]);
   const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
+  const requests = result.requests.total;
   console.log(
-    `\n## ${name}: ${(result.requests.total / result.duration).toFixed(0)} req/s under the profiler (${result.non2xx + result.errors} non-2xx/errors), ${file}`,
+    `\n## ${name}: ${(requests / result.duration).toFixed(0)} req/s under the profiler (${result.non2xx + result.errors} non-2xx/errors), ${file}`,
   );
-  console.log(summarizeProfile(profile));
+  console.log(summarizeProfile(profile, requests));
 }
 
 async function main(): Promise<void> {

@@ -1,5 +1,7 @@
 import "reflect-metadata";
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { Session } from "node:inspector";
 import type { AddressInfo } from "node:net";
 import { createPool } from "mysql2/promise";
 import { DataSource } from "typeorm";
@@ -19,7 +21,32 @@ export type Side = "regapi" | "baseline";
 
 export type SideMessage =
   | { type: "listening"; port: number }
-  | { type: "stats"; statements: number; peakRssMiB: number; peakHeapUsedMiB: number };
+  | { type: "stats"; statements: number; peakRssMiB: number; peakHeapUsedMiB: number }
+  | { type: "profiling" }
+  | { type: "profiled"; file: string };
+
+/** What the parent sends: "stats", or a CPU profile's start and its stop (written to `file`). */
+export type SideRequest = "stats" | { type: "profile-start" } | { type: "profile-stop"; file: string };
+
+/** A CPU profile of this process from now until the returned stop, which writes it to a file. */
+function startCpuProfile(): Promise<(file: string) => Promise<void>> {
+  const session = new Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+  return (async () => {
+    await post("Profiler.enable");
+    await post("Profiler.setSamplingInterval", { interval: 1000 });
+    await post("Profiler.start");
+    return async (file: string) => {
+      const { profile } = (await post("Profiler.stop")) as { profile: unknown };
+      writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+    };
+  })();
+}
 
 const MiB = 1024 * 1024;
 
@@ -66,7 +93,21 @@ async function main(side: Side, url: string): Promise<void> {
   server.listen(0, "127.0.0.1", () => {
     const send = (message: SideMessage) => process.send?.(message);
     send({ type: "listening", port: (server.address() as AddressInfo).port });
-    process.on("message", () => {
+    let stopProfile: ((file: string) => Promise<void>) | null = null;
+    process.on("message", (request: SideRequest) => {
+      if (request !== "stats") {
+        void (async () => {
+          if (request.type === "profile-start") {
+            stopProfile = await startCpuProfile();
+            send({ type: "profiling" });
+          } else if (stopProfile) {
+            await stopProfile(request.file);
+            stopProfile = null;
+            send({ type: "profiled", file: request.file });
+          }
+        })();
+        return;
+      }
       sample();
       send({
         type: "stats",

@@ -27,6 +27,8 @@ export interface UserListFilter {
   searchWords?: readonly string[] | null;
   /** Only registrations changed at or after this time (their updated_at). */
   updatedSince?: Date | null;
+  /** Only registrations carrying this tag. */
+  tagId?: number | null;
 }
 
 const searches = (filter: UserListFilter): filter is UserListFilter & { searchWords: readonly string[] } =>
@@ -49,6 +51,10 @@ function filterSql(
     parameters.push(filter.statusId);
   }
   if (filter.excluded != null) conditions.push(statusExcludedSql("s", filter.excluded));
+  if (filter.tagId != null) {
+    conditions.push("EXISTS (SELECT 1 FROM registration_tag ft WHERE ft.registration_id = r.uid AND ft.tag_id = ?)");
+    parameters.push(filter.tagId);
+  }
   if (filter.level === "parent") conditions.push("r.connected_to IS NULL");
   if (filter.level === "child") conditions.push("r.connected_to IS NOT NULL");
   if (searches(filter)) {
@@ -59,27 +65,73 @@ function filterSql(
   return { where: conditions.join(" AND "), parameters };
 }
 
-/** Where a keyset page lies: strictly between the two uids (either may be open), read from one end. */
-export interface UserRange {
-  afterUid: number | null;
-  beforeUid: number | null;
-  limit: number;
-  /** true: the `limit` users nearest `beforeUid` (backward paging); false: nearest `afterUid`. */
-  fromEnd: boolean;
+/** What a users page is ordered by: the uid, or a date of the registration with the uid breaking ties. */
+export type UserOrderKey = "uid" | "applicationDate" | "updatedAt";
+
+export interface UserOrder {
+  key: UserOrderKey;
+  descending: boolean;
 }
 
-function keysetSql(range: UserRange): { keyset: string; keysetParameters: number[] } {
+export const UID_ORDER: UserOrder = { key: "uid", descending: false };
+
+/** The column of a date order; each has an index (project_id, <column>, uid) the page reads in order. */
+const ORDER_COLUMNS = { applicationDate: "r.application_date", updatedAt: "r.updated_at" } as const;
+
+/** A user's place in an order: its uid, and the order's date when the order is by one. */
+export interface UserPosition {
+  uid: number;
+  at?: Date;
+}
+
+/**
+ * Where a keyset page lies: strictly between the two positions of its order (either may be open),
+ * read from one end.
+ */
+export interface UserRange {
+  after: UserPosition | null;
+  before: UserPosition | null;
+  limit: number;
+  /** true: the `limit` users nearest `before` (backward paging); false: nearest `after`. */
+  fromEnd: boolean;
+  /** Absent: uid order. */
+  order?: UserOrder;
+}
+
+/** `r.uid`'s side of a position, and the date column's before it (a tie on the date goes by uid). */
+function beyondSql(
+  em: EntityManager,
+  order: UserOrder,
+  position: UserPosition,
+  side: "after" | "before",
+): { sql: string; parameters: unknown[] } {
+  const greater = (side === "after") !== order.descending;
+  const op = greater ? ">" : "<";
+  if (order.key === "uid") return { sql: `r.uid ${op} ?`, parameters: [position.uid] };
+  const column = ORDER_COLUMNS[order.key];
+  if (!position.at) throw new Error(`a position in ${order.key} order needs its date`);
+  const at = sqlDate(em, position.at);
+  return { sql: `(${column} ${op} ? OR (${column} = ? AND r.uid ${op} ?))`, parameters: [at, at, position.uid] };
+}
+
+function keysetSql(em: EntityManager, range: UserRange): { keyset: string; keysetParameters: unknown[] } {
+  const order = range.order ?? UID_ORDER;
   let keyset = "";
-  const keysetParameters: number[] = [];
-  if (range.afterUid != null) {
-    keyset += " AND r.uid > ?";
-    keysetParameters.push(range.afterUid);
-  }
-  if (range.beforeUid != null) {
-    keyset += " AND r.uid < ?";
-    keysetParameters.push(range.beforeUid);
+  const keysetParameters: unknown[] = [];
+  for (const side of ["after", "before"] as const) {
+    const position = range[side];
+    if (position == null) continue;
+    const beyond = beyondSql(em, order, position, side);
+    keyset += ` AND ${beyond.sql}`;
+    keysetParameters.push(...beyond.parameters);
   }
   return { keyset, keysetParameters };
+}
+
+/** The ORDER BY of a page read in `order`, from its start or (fromEnd) from its end. */
+function orderBySql(order: UserOrder, fromEnd: boolean): string {
+  const direction = order.descending !== fromEnd ? "DESC" : "ASC";
+  return order.key === "uid" ? `r.uid ${direction}` : `${ORDER_COLUMNS[order.key]} ${direction}, r.uid ${direction}`;
 }
 
 /** How many users of a project match the filter. */
@@ -100,27 +152,40 @@ export async function countUsers(em: EntityManager, groupId: number, filter: Use
  * statistics change (issue 12's plans that do not depend on statistics; see query-plans.test.ts).
  * A status filter has its own (project_id, status_id) index, also in uid order.
  */
-const pageIndexHint = (em: EntityManager, filter: UserListFilter): string => {
+const pageIndexHint = (em: EntityManager, filter: UserListFilter, order: UserOrder): string => {
   if (filter.statusId != null || searches(filter)) return "";
+  if (order.key === "applicationDate")
+    return onSqlite(em) ? "INDEXED BY IDX_registration_applied" : "FORCE INDEX (IDX_registration_applied)";
+  if (order.key === "updatedAt")
+    return onSqlite(em) ? "INDEXED BY IDX_registration_updated" : "FORCE INDEX (IDX_registration_updated)";
   // SQLite would read an updatedSince page off (project_id, updated_at) and sort every match by
   // uid, summaries and all (seconds at 1M); the uid index reads a page's worth.
   if (onSqlite(em)) return filter.updatedSince ? "INDEXED BY IDX_registration_project_uid" : "";
   return "FORCE INDEX (IDX_registration_project_uid)";
 };
 
+/** Compares two summaries in `order` (ascending order's sign; the uid breaks ties). */
+function comparatorOf(order: UserOrder): (a: UserSummary, b: UserSummary) => number {
+  const sign = order.descending ? -1 : 1;
+  if (order.key === "uid") return (a, b) => sign * (a.uid - b.uid);
+  const key = order.key;
+  return (a, b) => sign * (a[key].getTime() - b[key].getTime() || a.uid - b.uid);
+}
+
 /**
- * The rows in uid order. They mostly come in the page's own order (ascending, or descending when
- * read from the end), which a scan finds without the sort's copy and comparator calls.
+ * The rows in the page's order. They mostly come in it already (or reversed, when read from the
+ * end), which a scan finds without the sort's copy and comparator calls.
  */
-function inUidOrder<R extends { uid: number }>(rows: R[]): R[] {
+function inPageOrder(rows: UserSummary[], order: UserOrder): UserSummary[] {
+  const compare = comparatorOf(order);
   let ascending = true;
   let descending = true;
   for (let i = 1; i < rows.length; i++) {
-    if (rows[i - 1].uid < rows[i].uid) descending = false;
+    if (compare(rows[i - 1], rows[i]) < 0) descending = false;
     else ascending = false;
   }
   if (ascending) return rows;
-  return descending ? rows.reverse() : rows.sort((a, b) => a.uid - b.uid);
+  return descending ? rows.reverse() : rows.sort(compare);
 }
 
 /** A page of summaries as readSummaryPageInRange reads it. */
@@ -134,7 +199,8 @@ export interface SummaryPageRead {
 
 /**
  * Up to `limit` summaries of a project's users matching the filter within the range (keyset),
- * returned in uid order, in one statement that also tells whether the organization owns the
+ * returned in the range's order (uid order unless it names another; a date order's members must
+ * include that date), in one statement that also tells whether the organization owns the
  * project (the project row is the outer side: no row, not owned; one row without a user, an
  * empty page) and, with `countBuckets`, reads the matching total from the project's counters.
  * With `members`, only those members are read and decoded (the others are absent): the rows are
@@ -150,18 +216,18 @@ export async function readSummaryPageInRange(
   countBuckets: readonly CounterBucket[] | null = null,
 ): Promise<SummaryPageRead> {
   const { where, parameters } = filterSql(em, groupId, filter);
-  const { keyset, keysetParameters } = keysetSql(range);
-  const direction = range.fromEnd ? "DESC" : "ASC";
+  const { keyset, keysetParameters } = keysetSql(em, range);
+  const order = range.order ?? UID_ORDER;
   const sql = `SELECT pg.*, ${countBuckets ? registrationsInBucketsSql("pr.id", countBuckets) : "NULL"} AS matching_total
        FROM project pr
        LEFT JOIN (SELECT ${summarySelectSql(em, members)}
-                    FROM registration r ${pageIndexHint(em, filter)} ${summaryJoinsSql(members, { status: filter.excluded != null })}
-                   WHERE ${where}${keyset} ORDER BY r.uid ${direction} LIMIT ${Math.max(0, Math.trunc(range.limit))}) pg ON 1 = 1
+                    FROM registration r ${pageIndexHint(em, filter, order)} ${summaryJoinsSql(members, { status: filter.excluded != null })}
+                   WHERE ${where}${keyset} ORDER BY ${orderBySql(order, range.fromEnd)} LIMIT ${Math.max(0, Math.trunc(range.limit))}) pg ON 1 = 1
       WHERE pr.id = ? AND pr.organization_id = ?`;
   const raw = await selectRawRows(em, sql, [...parameters, ...keysetParameters, groupId, organizationId]);
   if (raw.length === 0) return { owned: false, rows: [], matchingTotal: null };
   const matchingTotal = countBuckets ? Number(raw[0].matching_total ?? 0) : null;
   // Ordered here: an outer ORDER BY would make MariaDB sort the derived page again in a temporary table.
-  const rows = raw[0].uid == null ? [] : inUidOrder(decodeSummaries(raw, sql, members));
+  const rows = raw[0].uid == null ? [] : inPageOrder(decodeSummaries(raw, sql, members), order);
   return { owned: true, rows, matchingTotal };
 }

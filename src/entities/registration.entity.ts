@@ -22,6 +22,9 @@ import { Status } from "./status.entity";
 // Changes since a time (get_user_list modified_since, users updatedSince): a project's
 // registrations in (updated_at, uid) order, with what the list filters on, read off the index.
 @Index("IDX_registration_updated", ["projectId", "updatedAt", "uid", "connectedTo", "statusId"])
+// GraphQL users pages ordered by application date (orderBy APPLICATION_DATE, either direction):
+// the page reads its rows off the index in order, as a uid-ordered page does.
+@Index("IDX_registration_applied", ["projectId", "applicationDate", "uid"])
 export class Registration {
   @PrimaryGeneratedColumn()
   uid: number;

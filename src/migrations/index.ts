@@ -12,6 +12,7 @@ import { ProjectCounterSlots1795642095480 } from "./1795642095480-ProjectCounter
 import { FeedAndUpdatedAt1795710000000 } from "./1795710000000-FeedAndUpdatedAt";
 import { ApiKeyScopes1795700000000 } from "./1795700000000-ApiKeyScopes";
 import { PersonSearch1795868750901 } from "./1795868750901-PersonSearch";
+import { RegistrationAppliedIndex1795872000000 } from "./1795872000000-RegistrationAppliedIndex";
 import { PersonSearchSqlite1795868750901 } from "./sqlite/1795868750901-PersonSearchSqlite";
 
 // Migrations for MySQL/MariaDB, listed by reference (TypeORM 1 deprecates globs), in timestamp
@@ -31,6 +32,7 @@ export const MIGRATIONS: (new () => object)[] = [
   ApiKeyScopes1795700000000,
   FeedAndUpdatedAt1795710000000,
   PersonSearch1795868750901,
+  RegistrationAppliedIndex1795872000000,
 ];
 
 // SQLite synchronizes its schema from the entities; these make what entities cannot declare

@@ -85,7 +85,7 @@ describe("a summary read decodes only the members asked for (issue 23)", () => {
       await organizationOf(MAPLE.groupId),
       MAPLE.groupId,
       {},
-      { afterUid: null, beforeUid: null, limit: 50, fromEnd: false },
+      { after: null, before: null, limit: 50, fromEnd: false },
       members,
     );
     expect(read.owned).toBe(true);

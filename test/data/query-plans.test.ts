@@ -87,7 +87,7 @@ async function explainUsersPage(afterUid: number | null): Promise<PlanRow[]> {
     organizationId,
     MAPLE.groupId,
     {},
-    { afterUid, beforeUid: null, limit: 51, fromEnd: false },
+    { after: afterUid === null ? null : { uid: afterUid }, before: null, limit: 51, fromEnd: false },
     // The bench's page: metaInfo { totalForms totalOrder }.
     summaryMembers(["totalForms", "totalOrderCents"]),
     ["parent_active"],

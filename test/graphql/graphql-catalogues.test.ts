@@ -1,3 +1,4 @@
+import { UID_ORDER } from "../../src/domain/users/user-reads";
 import { encodeTagCursor, encodeUserCursor } from "../../src/graphql/cursor";
 import { encodeNodeId } from "../../src/graphql/nodes/node-id";
 import { MAPLE, OTHER } from "../fixtures/test-fixture";
@@ -149,7 +150,7 @@ describe("project catalogues for admin UIs", () => {
       project: { tags: { nodes: [], pageInfo: { hasNextPage: false, hasPreviousPage: true } } },
     });
 
-    const wrong = await graphql(t.app, nextQuery, { g: MAPLE.groupId, after: encodeUserCursor(3) });
+    const wrong = await graphql(t.app, nextQuery, { g: MAPLE.groupId, after: encodeUserCursor(UID_ORDER, { uid: 3 }) });
     expect(wrong.errors?.map((error) => [error.extensions?.code, error.message])).toEqual([
       ["BAD_USER_INPUT", "after is not a cursor returned by this API."],
     ]);

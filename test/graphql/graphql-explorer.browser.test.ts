@@ -1,5 +1,11 @@
 import { MAPLE } from "../fixtures/test-fixture";
-import { describeWithBrowser, openIsolatedPage, startBrowserHarness, type BrowserHarness } from "../support/browser";
+import {
+  BROWSER_TEST_TIMEOUT_MS,
+  describeWithBrowser,
+  openIsolatedPage,
+  startBrowserHarness,
+  type BrowserHarness,
+} from "../support/browser";
 
 // The explorer works in a real headless Chromium with no network beyond this server.
 
@@ -7,11 +13,13 @@ import { describeWithBrowser, openIsolatedPage, startBrowserHarness, type Browse
 // the tests' TypeScript setup has no DOM library, so declare the little that is used.
 declare const document: { querySelector(selector: string): { textContent: string | null } | null };
 
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
+
 describeWithBrowser("GraphQL explorer in headless Chromium", () => {
   let harness: BrowserHarness;
   beforeAll(async () => {
     harness = await startBrowserHarness();
-  }, 60_000);
+  });
   afterAll(() => harness?.close());
 
   it("runs a projects query with the demo credentials, and no request leaves the server", async () => {

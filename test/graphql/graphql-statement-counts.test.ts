@@ -13,6 +13,7 @@ import {
   type OperationDefinitionNode,
 } from "graphql";
 import { MAPLE, testFixture } from "../fixtures/test-fixture";
+import { UID_ORDER } from "../../src/domain/users/user-reads";
 import { encodeUserCursor } from "../../src/graphql/cursor";
 import { encodeNodeId } from "../../src/graphql/nodes/node-id";
 import { startTestApp, type TestApp } from "../support/test-app";
@@ -218,7 +219,7 @@ describe("SQL statements per request do not grow with the data (DataLoaders per 
   it("an empty page and a foreign project cost one statement too", async () => {
     const empty = await countScaleRequest(
       `query($g: Int!, $after: String!) { users(groupId: $g, first: 5, after: $after) { totalCount edges { node { uid } } pageInfo { hasNextPage } } }`,
-      { g: SCALE.groupId, after: encodeUserCursor(2 ** 31 - 1) },
+      { g: SCALE.groupId, after: encodeUserCursor(UID_ORDER, { uid: 2 ** 31 - 1 }) },
     );
     expect(empty.result.errors).toBeUndefined();
     expect(empty.result.data).toEqual({

@@ -1,5 +1,11 @@
 import { LEGACY_ENDPOINTS } from "../../src/rest/router";
-import { describeWithBrowser, openIsolatedPage, startBrowserHarness, type BrowserHarness } from "../support/browser";
+import {
+  BROWSER_TEST_TIMEOUT_MS,
+  describeWithBrowser,
+  openIsolatedPage,
+  startBrowserHarness,
+  type BrowserHarness,
+} from "../support/browser";
 
 // The REST reference at /docs works in a real (headless Debian) Chromium, from this server alone:
 // every endpoint's operation lists each of its actions as a request example. Skipped locally
@@ -14,11 +20,13 @@ interface PageElement {
 }
 declare const document: { querySelectorAll(selector: string): ArrayLike<PageElement> };
 
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
+
 describeWithBrowser("REST reference (/docs) in headless Chromium", () => {
   let harness: BrowserHarness;
   beforeAll(async () => {
     harness = await startBrowserHarness();
-  }, 60_000);
+  });
   afterAll(() => harness?.close());
 
   it("shows every action of every endpoint as a request example, and no request leaves the server", async () => {

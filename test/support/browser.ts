@@ -28,6 +28,10 @@ export interface BrowserHarness {
   close(): Promise<void>;
 }
 
+/** For the browser tests' hooks and tests: an app, a Chromium and a page as heavy as the REST
+ * reference take seconds on a quiet machine, but took over a minute on a heavily loaded one. */
+export const BROWSER_TEST_TIMEOUT_MS = 180_000;
+
 export async function startBrowserHarness(): Promise<BrowserHarness> {
   const app: TestApp = await startTestApp();
   const server: Server = createServer(app.app);
@@ -58,6 +62,9 @@ export interface IsolatedPage {
 
 export async function openIsolatedPage(harness: BrowserHarness): Promise<IsolatedPage> {
   const page = await harness.browser.newPage();
+  // Playwright's 30 s default for each wait ran out while a heavily loaded machine rendered the
+  // REST reference; the test's own timeout bounds the whole.
+  page.setDefaultTimeout(BROWSER_TEST_TIMEOUT_MS / 2);
   const opened: IsolatedPage = { page, requested: [], failed: [], pageErrors: [] };
   page.on("request", (request) => opened.requested.push(request.url()));
   page.on("response", (response) => {

@@ -189,6 +189,7 @@ export interface UsersFilter {
   level?: "parent" | "child" | null;
   search?: string | null;
   updatedSince?: Date | null;
+  tagId?: number | null;
 }
 
 /**
@@ -196,7 +197,8 @@ export interface UsersFilter {
  * names a status or searches names (those are counted).
  */
 export function matchingBucketsOf(filter: UsersFilter): readonly CounterBucket[] | null {
-  if (filter.statusId != null || (filter.search ?? "").trim() !== "" || filter.updatedSince) return null;
+  if (filter.statusId != null || (filter.search ?? "").trim() !== "" || filter.updatedSince || filter.tagId != null)
+    return null;
   let buckets = ALL;
   if (filter.excluded === true) buckets = intersect(buckets, EXCLUDED);
   if (filter.excluded === false) buckets = intersect(buckets, ACTIVE);

@@ -2,9 +2,12 @@ import type { RegistrationRef } from "../../data/registrations.data";
 import {
   countUsers as countMatchingUsers,
   readSummaryPageInRange,
+  UID_ORDER,
   type UserListFilter as MatchingUsers,
+  type UserOrder,
+  type UserPosition,
 } from "../../data/user-page.data";
-import type { SummaryMembers } from "../../data/user-projection";
+import { summaryMembers, type SummaryMembers } from "../../data/user-projection";
 import type { RequestContext } from "../context";
 import { authorize } from "../authorize";
 import { notOwnedProject } from "../group-scope";
@@ -21,7 +24,20 @@ import type { UserSummary } from "./user-summary";
 // Listing a project's users. Nested user data (forms, values, emails, tags, children) is read in
 // batches by the GraphQL loaders straight from src/data/, one statement per batch.
 
-export type { RegistrationRef, SummaryMembers };
+export type { RegistrationRef, SummaryMembers, UserOrder, UserPosition };
+export { UID_ORDER };
+
+/** A user's place in `order` (what a cursor of that order carries). */
+export function positionOf(summary: UserSummary, order: UserOrder): UserPosition {
+  return order.key === "uid" ? { uid: summary.uid } : { uid: summary.uid, at: summary[order.key] };
+}
+
+/** The members a page reads, with the date its order needs to place each user. */
+function withOrderMembers(members: SummaryMembers | null, order: UserOrder): SummaryMembers | null {
+  if (members === null || order.key === "uid") return members;
+  if (members.decoded.some(([name]) => name === order.key)) return members;
+  return summaryMembers([...members.decoded.map(([name]) => name), order.key]);
+}
 
 /** Which users of a project a page selects, as a client gives it; `search` follows search-words.ts. */
 export type UserListFilter = UsersFilter;
@@ -33,6 +49,7 @@ const matchingUsersOf = (filter: UserListFilter): MatchingUsers => ({
   level: filter.level,
   searchWords: searchWordsOf(filter.search, ["filter", "search"]),
   updatedSince: filter.updatedSince,
+  tagId: filter.tagId,
 });
 
 export interface UserPage {
@@ -42,24 +59,26 @@ export interface UserPage {
    * those members and the identity (the others are absent): use them only for those.
    */
   summaries: UserSummary[];
-  /** Users follow the page (after its last uid, within `beforeUid`). */
+  /** Users follow the page (after its last user, within `before`). */
   hasNextPage: boolean;
-  /** Users precede the page (before its first uid, within `afterUid`). */
+  /** Users precede the page (before its first user, within `after`). */
   hasPreviousPage: boolean;
   /** How many users match the filter, when `withTotal` asked and the counters could tell; else null. */
   matchingTotal: number | null;
 }
 
 /**
- * Which page: forward (`size` users after `afterUid`) or backward (the last `size` users before
- * `beforeUid`, still listed in uid order). Both bounds may be given; null leaves that end open.
+ * Which page: forward (`size` users after `after`) or backward (the last `size` users before
+ * `before`, still listed in the page's order). Both bounds may be given; null leaves that end open.
  */
 export interface UserPageRequest {
   groupId: number;
   size: number;
   direction: "forward" | "backward";
-  afterUid: number | null;
-  beforeUid: number | null;
+  /** Absent: uid order, ascending. */
+  order?: UserOrder;
+  after: UserPosition | null;
+  before: UserPosition | null;
   filter: UserListFilter;
   /** Only these summary members are read and decoded; null or absent: all of them. */
   summaryMembers?: SummaryMembers | null;
@@ -68,8 +87,8 @@ export interface UserPageRequest {
 }
 
 /**
- * A page of a project's users in uid order (keyset: the cost does not depend on how deep the page
- * is), read forward or backward, with their summaries, in one statement that also checks that
+ * A page of a project's users in uid order or the order asked (keyset: the cost does not depend on
+ * how deep the page is), read forward or backward, with their summaries, in one statement that also checks that
  * the caller's organization owns the project and, with `withTotal`, reads how many users match
  * the filter from the project's counters when they can tell (see `matchingBucketsOf`).
  */
@@ -77,14 +96,15 @@ export async function listUsersPage(ctx: RequestContext, request: UserPageReques
   const { organizationId } = authorize(ctx, "read", { groupId: request.groupId });
   const size = Math.max(0, Math.trunc(request.size));
   const backward = request.direction === "backward";
+  const order = request.order ?? UID_ORDER;
   // One row more than the page says whether another page lies beyond it in the reading direction.
   const read = await readSummaryPageInRange(
     ctx.em,
     organizationId,
     request.groupId,
     matchingUsersOf(request.filter),
-    { afterUid: request.afterUid, beforeUid: request.beforeUid, limit: size + 1, fromEnd: backward },
-    request.summaryMembers ?? null,
+    { after: request.after, before: request.before, limit: size + 1, fromEnd: backward, order },
+    withOrderMembers(request.summaryMembers ?? null, order),
     request.withTotal ? matchingBucketsOf(request.filter) : null,
   );
   if (!read.owned) throw notOwnedProject(request.groupId);
@@ -97,8 +117,8 @@ export async function listUsersPage(ctx: RequestContext, request: UserPageReques
     // A summary holds its registration's ref (its identity members): no copy of each.
     users: page,
     summaries: page,
-    hasNextPage: backward ? request.beforeUid !== null : more,
-    hasPreviousPage: backward ? more : request.afterUid !== null,
+    hasNextPage: backward ? request.before !== null : more,
+    hasPreviousPage: backward ? more : request.after !== null,
     matchingTotal: read.matchingTotal,
   };
 }

@@ -1,6 +1,6 @@
 import { IsInt, IsOptional, Max, MaxLength, Min, ValidateNested } from "class-validator";
 import { GraphQLDateTime } from "graphql-scalars";
-import { ArgsType, Field, InputType, Int } from "type-graphql";
+import { ArgsType, Field, InputType, Int, registerEnumType } from "type-graphql";
 import { UserLevelEnum } from "../types/enums.type";
 
 /** Largest page of the users connection; more is refused, not truncated. */
@@ -38,9 +38,56 @@ export class UserFilterInput {
   @Field(() => GraphQLDateTime, {
     nullable: true,
     description:
-      "Only users whose registration changed (values, forms, cart, status, emails) at or after this time: User.updatedAt >= updatedSince. Pages stay in uid order.",
+      "Only users whose registration changed (values, forms, cart, status, emails) at or after this time: User.updatedAt >= updatedSince. Pages keep their order (orderBy).",
   })
   updatedSince?: Date | null;
+
+  @Field(() => Int, { nullable: true, description: "Only users carrying this tag (its Tag.tagId)." })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  tagId?: number | null;
+}
+
+export enum UserOrderFieldEnum {
+  UID = "uid",
+  APPLICATION_DATE = "applicationDate",
+  UPDATED_AT = "updatedAt",
+}
+
+export enum OrderDirectionEnum {
+  ASC = "asc",
+  DESC = "desc",
+}
+
+registerEnumType(UserOrderFieldEnum, {
+  name: "UserOrderField",
+  description: "What a users page is ordered by; the uid breaks ties.",
+  valuesConfig: {
+    UID: { description: "The registration's uid (the order registrations were made in)." },
+    APPLICATION_DATE: { description: "User.applicationDate, then the uid." },
+    UPDATED_AT: { description: "User.updatedAt (the last change to the registration), then the uid." },
+  },
+});
+registerEnumType(OrderDirectionEnum, {
+  name: "OrderDirection",
+  description: "Ascending or descending.",
+  valuesConfig: {
+    ASC: { description: "Smallest (earliest) first." },
+    DESC: { description: "Largest (latest) first." },
+  },
+});
+
+@InputType("UserOrder", {
+  description:
+    "The order of a users page. A cursor belongs to its order: a cursor of one order given to a page of another is refused.",
+})
+export class UserOrderInput {
+  @Field(() => UserOrderFieldEnum, { description: "What the users are ordered by." })
+  field: UserOrderFieldEnum;
+
+  @Field(() => OrderDirectionEnum, { defaultValue: OrderDirectionEnum.ASC, description: "ASC unless given." })
+  direction: OrderDirectionEnum;
 }
 
 @ArgsType()
@@ -93,4 +140,7 @@ export class UsersArgs {
   @IsOptional()
   @ValidateNested()
   filter?: UserFilterInput | null;
+
+  @Field(() => UserOrderInput, { nullable: true, description: "The page's order; uid ascending when absent." })
+  orderBy?: UserOrderInput | null;
 }

@@ -3,7 +3,15 @@ import { Args, Ctx, Extensions, FieldResolver, Info, Int, Query, Resolver, Root,
 import { validationFailed } from "../../domain/errors";
 import { matchingBucketsOf } from "../../domain/projects/project-counters";
 import { readOwnRegistration } from "../../domain/sessions/registrant-sessions";
-import { countUsers, listUsersPage, type UserListFilter } from "../../domain/users/user-reads";
+import {
+  countUsers,
+  listUsersPage,
+  positionOf,
+  UID_ORDER,
+  type UserListFilter,
+  type UserOrder,
+} from "../../domain/users/user-reads";
+import type { UserSummary } from "../../domain/users/user-summary";
 import type { GraphqlContext } from "../context";
 import { decodeUserCursor, encodeUserCursor } from "../cursor";
 import { DEFAULT_PAGE_SIZE, UserArgs, UsersArgs } from "../inputs/user-query.input";
@@ -28,10 +36,14 @@ const USERS_PAGE_READ: OneStatementRead = (args) => {
 
 /** An edge of a users page, whose cursor is encoded when the query reads it (few do, per edge). */
 class PageEdge {
-  constructor(readonly node: UserType) {}
+  constructor(
+    readonly node: UserType,
+    private readonly summary: UserSummary,
+    private readonly order: UserOrder,
+  ) {}
 
   get cursor(): string {
-    return encodeUserCursor(this.node.uid);
+    return encodeUserCursor(this.order, positionOf(this.summary, this.order));
   }
 }
 
@@ -71,7 +83,7 @@ export class UserConnectionResolver {
   @Authorized("account")
   @Query(() => UserConnectionType, {
     description:
-      "A page of a project's users in uid order: forward with first/after, backward with last/before (Relay connection).",
+      "A page of a project's users in uid order or the order of orderBy: forward with first/after, backward with last/before (Relay connection).",
   })
   async users(
     @Args() args: UsersArgs,
@@ -87,29 +99,34 @@ export class UserConnectionResolver {
         },
       ]);
     }
-    const afterUid = args.after == null ? null : decodeUserCursor(args.after);
-    const beforeUid = args.before == null ? null : decodeUserCursor(args.before, "before");
+    const order: UserOrder = args.orderBy
+      ? { key: args.orderBy.field, descending: args.orderBy.direction === "desc" }
+      : UID_ORDER;
+    const after = args.after == null ? null : decodeUserCursor(args.after, order);
+    const before = args.before == null ? null : decodeUserCursor(args.before, order, "before");
     const filter: UserListFilter = {
       statusId: args.filter?.statusId,
       excluded: args.filter?.excluded,
       level: args.filter?.level,
       search: args.filter?.search,
       updatedSince: args.filter?.updatedSince,
+      tagId: args.filter?.tagId,
     };
     const backward = args.last != null;
     const page = await listUsersPage(ctx.request, {
       groupId: args.groupId,
       size: (backward ? args.last : args.first) ?? DEFAULT_PAGE_SIZE,
       direction: backward ? "backward" : "forward",
-      afterUid,
-      beforeUid,
+      order,
+      after,
+      before,
       filter,
       summaryMembers: summaryMembersOf(info),
       withTotal: selectsField(info, "totalCount"),
     });
     // The summaries hold the members this operation reads, which is all its summary fields read.
     for (const summary of page.summaries) ctx.loaders.primeSummary(summary);
-    const edges = page.users.map((ref) => new PageEdge(userFromRef(ref)));
+    const edges = page.summaries.map((summary) => new PageEdge(userFromRef(summary), summary, order));
     return {
       groupId: args.groupId,
       filter,

@@ -1,0 +1,106 @@
+import "reflect-metadata";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { DataSource } from "typeorm";
+import { createApp } from "../src/app";
+import { configWith, parseDatabaseUrl, RATE_LIMITS_OFF } from "../src/config/config";
+import { buildDataSourceOptions } from "../src/db/data-source-options";
+import { DEMO_CREDENTIALS } from "../src/fixtures/demo";
+import { createLogger } from "../src/http/logger";
+
+// Users pages at size (issue 35 item 5): the search for a common and a rare term, and pages in
+// each order against the uid-ordered page, on a database `regapi seed` filled (BENCH_DATABASE_URL,
+// the demo project). Each round sends every scenario in turn (side by side), sequentially, one
+// request at a time: `BENCH_SAMPLES` measured after `BENCH_WARMUP` unmeasured, `BENCH_ROUNDS`
+// rounds. Prints p50/p99 per scenario and round, in ms, from the client's side (HTTP on loopback).
+//
+//   npm run build && NODE_ENV=production node --heap-growing-percent=100 --max-semi-space-size=8 \
+//     dist/bench/users-search.js   (BENCH_DATABASE_URL=mariadb://root@127.0.0.1:3306/regapi_1m)
+
+const GROUP = 100909072;
+const PAGE =
+  "totalCount edges { cursor node { cloginId name metaInfo { totalForms } } } pageInfo { hasNextPage endCursor }";
+
+interface Scenario {
+  name: string;
+  query: string;
+}
+
+const users = (args: string) => `{ users(groupId: ${GROUP}, first: 20${args}) { ${PAGE} } }`;
+
+async function main(): Promise<void> {
+  const url = process.env.BENCH_DATABASE_URL ?? "mariadb://root@127.0.0.1:3306/regapi_1m";
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const samples = Number(process.env.BENCH_SAMPLES ?? 40);
+  const warmup = Number(process.env.BENCH_WARMUP ?? 5);
+  const dataSource = new DataSource(buildDataSourceOptions(parseDatabaseUrl(url)));
+  await dataSource.initialize();
+  // The rare term: one seeded username's number (each is its own word).
+  const [{ username, registrations }] = await dataSource.query(
+    `SELECT (SELECT p.username FROM registration r JOIN person p ON p.id = r.person_id
+              WHERE r.project_id = ? ORDER BY r.uid DESC LIMIT 1 OFFSET 1000) AS username,
+            (SELECT COUNT(*) FROM registration WHERE project_id = ?) AS registrations`,
+    [GROUP, GROUP],
+  );
+  const rareWord = String(username).split(/[^A-Za-z0-9_]+/)[2] ?? String(username);
+  const scenarios: Scenario[] = [
+    { name: "uid page (no orderBy)", query: users("") },
+    { name: "APPLICATION_DATE ASC page", query: users(", orderBy: { field: APPLICATION_DATE }") },
+    { name: "APPLICATION_DATE DESC page", query: users(", orderBy: { field: APPLICATION_DATE, direction: DESC }") },
+    { name: "UPDATED_AT DESC page", query: users(", orderBy: { field: UPDATED_AT, direction: DESC }") },
+    { name: "UID DESC page", query: users(", orderBy: { field: UID, direction: DESC }") },
+    { name: 'search common "jones"', query: users(', filter: { search: "jones" }') },
+    { name: 'search common, two words "ada jones"', query: users(', filter: { search: "ada jones" }') },
+    { name: `search rare "${rareWord}" (one user)`, query: users(`, filter: { search: "${rareWord}" }`) },
+    { name: 'search absent "zyxwv"', query: users(', filter: { search: "zyxwv" }') },
+  ];
+
+  const regapi = await createApp({
+    dataSource,
+    logger: createLogger("silent"),
+    config: configWith({ graphqlIntrospection: false, rateLimit: RATE_LIMITS_OFF }),
+  });
+  const server = createServer(regapi.app);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  const headers = {
+    "Content-Type": "application/json",
+    "Api-Id": DEMO_CREDENTIALS.apiId,
+    "Api-User": DEMO_CREDENTIALS.apiUser,
+    "Api-Token": DEMO_CREDENTIALS.apiToken,
+  };
+  const send = async (query: string) => {
+    const started = process.hrtime.bigint();
+    const response = await fetch(endpoint, { method: "POST", headers, body: JSON.stringify({ query }) });
+    const body = (await response.json()) as { errors?: unknown; data?: { users?: { totalCount: number } } };
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    if (response.status !== 200 || body.errors) throw new Error(`${response.status} ${JSON.stringify(body.errors)}`);
+    return { ms, total: body.data?.users?.totalCount ?? 0 };
+  };
+  const quantile = (sorted: number[], q: number) =>
+    sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+
+  console.log(
+    `${registrations} registrations in project ${GROUP}; ${samples} samples after ${warmup} warm-up, ${rounds} rounds`,
+  );
+  for (let round = 1; round <= rounds; round++) {
+    for (const scenario of scenarios) {
+      let total = 0;
+      for (let i = 0; i < warmup; i++) total = (await send(scenario.query)).total;
+      const times: number[] = [];
+      for (let i = 0; i < samples; i++) times.push((await send(scenario.query)).ms);
+      times.sort((a, b) => a - b);
+      console.log(
+        `round ${round}  ${scenario.name.padEnd(44)} totalCount ${String(total).padStart(8)}  p50 ${quantile(times, 0.5).toFixed(1).padStart(7)} ms  p99 ${quantile(times, 0.99).toFixed(1).padStart(7)} ms`,
+      );
+    }
+  }
+  server.close();
+  await regapi.stop();
+  await dataSource.destroy();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
