@@ -36,7 +36,7 @@ export interface ProjectPersonKey {
 
 export const projectPersonKey = (key: ProjectPersonKey) => `${key.groupId}:${key.cloginId}`;
 
-import type { TagRecord } from "./user-projection";
+import type { TagRecord } from "./summary-columns";
 export type { TagRecord };
 
 const REF_COLUMNS = "r.uid, r.project_id, r.person_id, r.connected_to";

@@ -1,5 +1,5 @@
 import type { EntityManager } from "typeorm";
-import type { TagRecord } from "./user-projection";
+import type { TagRecord } from "./summary-columns";
 import { selectRows, sqlPlaceholders } from "./sql-rows";
 
 // A project's tags, a page at a time: admins add tags as they work, so the list has no bound.

@@ -1,7 +1,20 @@
 import type { EntityManager } from "typeorm";
-import { accountTotals, cartLineAmountSql, paymentAmountSql } from "./account-sums";
+import { cartLineAmountSql, paymentAmountSql } from "./account-sums";
 import { assertColumns, decodeColumn, jsonObjectsSql, type ListSql } from "./sql-rows";
 import { statusExcludedSql } from "./statuses.data";
+import {
+  displayName,
+  flag,
+  formCount,
+  int,
+  intOrNull,
+  intOrZero,
+  statusOf,
+  tagsOf,
+  textOrNull,
+  totalsOf,
+  type RawSummaryRow,
+} from "./summary-columns";
 
 // The user summary (legacy `meta_info`, GraphQL `MetaInfo` and the User fields read from it),
 // declared once. A member names the parts it reads and decodes itself from a statement's row;
@@ -10,9 +23,6 @@ import { statusExcludedSql } from "./statuses.data";
 // decoder (only those members), the `UserSummary` type, and what a GraphQL selection must read
 // (summary-selection.ts). Adding a member is one entry here plus one line in each presenter
 // (docs/architecture.md).
-
-/** A summary statement's row as the driver returns it; a part the statement did not read is absent. */
-export type RawSummaryRow = Readonly<Record<string, unknown>>;
 
 /** SQL that members share: select-list entries (registration alias `r`) and the join they need. */
 export interface SummaryPartSql {
@@ -118,83 +128,6 @@ export type SummaryPart = keyof typeof PARTS;
 /** The identity columns every summary statement reads (the dates are a part: the driver makes a Date of each). */
 export const SUMMARY_IDENTITY_SQL = "r.uid, r.project_id, r.person_id, r.connected_to, r.star";
 const IDENTITY_COLUMNS = ["uid", "project_id", "person_id", "connected_to", "star"];
-
-const int = (value: unknown) => decodeColumn("int", value) as number;
-const intOrNull = (value: unknown) => decodeColumn("intOrNull", value) as number | null;
-const textOrNull = (value: unknown) => decodeColumn("textOrNull", value) as string | null;
-const flag = (value: unknown) => decodeColumn("flag", value) as boolean;
-// A column of a part the statement did not read is absent (undefined), not NULL: zero or false.
-const intOrZero = (value: unknown) => (value === undefined ? 0 : int(value));
-const ZERO = 48;
-const COMMA = 44;
-
-/**
- * Count `index` of `form_counts` ("n,n,n,n,n,n", or the first alone as a number), 0 when absent.
- * Read in place: six members read it per row, and splitting the column each time made an array
- * and six strings per member. Anything but digits reads as Number() reads it.
- */
-function formCount(raw: RawSummaryRow, index: number): number {
-  const value = raw.form_counts;
-  if (value == null) return 0;
-  if (typeof value === "number" && index === 0) return value;
-  const text = String(value);
-  let at = 0;
-  for (let skipped = 0; skipped < index; skipped++) {
-    at = text.indexOf(",", at) + 1;
-    if (at === 0) return 0;
-  }
-  let count = 0;
-  let end = at;
-  for (; end < text.length; end++) {
-    const code = text.charCodeAt(end);
-    if (code === COMMA) break;
-    const digit = code - ZERO;
-    if (digit < 0 || digit > 9) {
-      const next = text.indexOf(",", at);
-      return Number(next === -1 ? text.slice(at) : text.slice(at, next));
-    }
-    count = count * 10 + digit;
-  }
-  return count;
-}
-
-/** `first last`, trimmed; else the organization name; else the username (contract §6). */
-export function displayName(person: {
-  firstName: string | null;
-  lastName: string | null;
-  orgName: string | null;
-  username: string;
-}): string {
-  const full = `${person.firstName ?? ""} ${person.lastName ?? ""}`.trim();
-  return full || person.orgName?.trim() || person.username;
-}
-
-export interface TagRecord {
-  id: number;
-  name: string;
-}
-
-function tagsOf(raw: RawSummaryRow): TagRecord[] {
-  const parsed = raw.tags === undefined ? null : decodeColumn("jsonOrNull", raw.tags);
-  const tags = Array.isArray(parsed) ? (parsed as { id: unknown; name: unknown }[]) : [];
-  return tags
-    .filter((tag) => tag && tag.id != null)
-    .map((tag) => ({ id: Number(tag.id), name: String(tag.name ?? "") }))
-    .sort((a, b) => a.id - b.id);
-}
-
-function statusOf(raw: RawSummaryRow) {
-  const id = intOrNull(raw.status_id);
-  if (id === null) return null;
-  return {
-    id,
-    name: textOrNull(raw.status_name) ?? "",
-    color: textOrNull(raw.status_color) ?? "",
-    isExcluded: flag(raw.status_excluded),
-  };
-}
-
-const totalsOf = (raw: RawSummaryRow) => accountTotals(intOrZero(raw.order_cents), intOrZero(raw.paid_cents));
 
 /** A member: the parts it reads and how it decodes from a row holding them. */
 export interface SummaryMember<V = unknown> {

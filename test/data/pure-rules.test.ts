@@ -1,5 +1,5 @@
 import { accountTotals, lineAmountCents } from "../../src/data/account-sums";
-import { displayName } from "../../src/data/user-projection";
+import { displayName } from "../../src/data/summary-columns";
 
 // The rules the data layer applies to what it read, as functions.
 
