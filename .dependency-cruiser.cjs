@@ -99,6 +99,26 @@ module.exports = {
       { path: ["^src/(rest|graphql|http|cli|fixtures|delivery)/", ROOT] },
       "authenticate() is the one credential check every transport calls.",
     ),
+    layer(
+      "runtime-knows-no-transport",
+      "^src/runtime/",
+      { path: ["^src/(rest|graphql|http|cli|fixtures)/", ROOT], pathNot: "^src/http/logger\\.ts$" },
+      "The runtime starts what lives for the process (replicas, Redis, shared state, the worker); requests come later.",
+    ),
+    {
+      name: "only-the-root-starts-the-runtime",
+      comment:
+        "main.ts (and an app built on its own) starts the runtime once; everything else is handed what it needs.",
+      severity: "error",
+      from: { path: "^src/", pathNot: ["^src/(app|main)\\.ts$", "^src/runtime/"] },
+      to: { path: "^src/runtime/", dependencyTypesNot: ["type-only"] },
+    },
+    layer(
+      "shared-state-knows-no-transport",
+      "^src/shared-state/",
+      { path: ["^src/(rest|graphql|http|cli|fixtures|delivery|runtime)/", ROOT], pathNot: "^src/http/logger\\.ts$" },
+      "What the instances share through Redis serves every layer above it and knows none of them.",
+    ),
   ],
   options: {
     doNotFollow: { path: "node_modules" },

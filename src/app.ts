@@ -1,4 +1,3 @@
-import { configureAccountCache } from "./auth/account-cache";
 import compression from "compression";
 import express, { type ErrorRequestHandler, type Express } from "express";
 import type { Server } from "node:http";
@@ -17,8 +16,7 @@ import { TransportError } from "./http/transport-errors";
 import { sendLegacyError, toLegacyFailure } from "./rest/legacy-errors";
 import { apiDocsRouter } from "./rest/openapi/api-docs-router";
 import { LEGACY_ENDPOINTS, legacyRestRouter } from "./rest/router";
-import { startSharedState } from "./shared-state/shared-state";
-import { connectRedis } from "./shared-state/redis";
+import { startRuntime } from "./runtime/runtime";
 
 /** REST and GraphQL paths, which no page, probe or scrape route matches (whatever their letter case). */
 const isApiPath = (path: string) => path.startsWith("/reg/api2/") || path === "/graphql";
@@ -46,13 +44,17 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   // Behind a load balancer, per-IP limits and logs need the client's address from X-Forwarded-For.
   app.set("trust proxy", deps.config.trustProxy);
   const metrics = createMetrics(deps.dataSource);
-  // The cache belongs to the DataSource (key management forgets accounts through it), not to the process.
-  configureAccountCache(deps.dataSource, deps.config.accountCacheTtlMs);
-  // With REDIS_URL: walk positions in Redis, key changes from other processes heard at once.
-  // The instance's Redis connection (main opens it); an app built without one opens its own.
-  const ownRedis = deps.redis === undefined ? connectRedis(deps.config.sharedState) : null;
-  const redis = deps.redis ?? ownRedis;
-  const shared = startSharedState(redis, deps.dataSource, deps.logger);
+  // What lives for the process (src/runtime/): main and the test app start it; an app built on
+  // its own starts its own, without the delivery worker, and stops it with the app.
+  const ownRuntime = deps.runtime
+    ? null
+    : await startRuntime({
+        dataSource: deps.dataSource,
+        config: deps.config,
+        logger: deps.logger,
+        deliveryWorker: false,
+      });
+  const runtime = deps.runtime ?? ownRuntime!;
   app.use(requestId);
   app.use(accessLog(deps.logger, LEGACY_ENDPOINTS, metrics));
   const resilience = deps.config.resilience;
@@ -76,7 +78,7 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   // None of their paths can match an API request's, so those skip the walk through their routes.
   app.use((req, res, next) => (isApiPath(req.path) ? next() : pages(req, res, next)));
   // Null when both limits are 0 (in-process tests, the benchmark).
-  const limiter = createRateLimiter(deps.config.rateLimit, redis, deps.dataSource, deps.logger);
+  const limiter = createRateLimiter(deps.config.rateLimit, runtime.redis, deps.dataSource, deps.logger);
   if (limiter) app.use(["/reg/api2", "/graphql"], ...limiter.handlers);
   app.use(
     "/reg/api2",
@@ -109,8 +111,7 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
     async stop() {
       shuttingDown = true;
       await graphql.stop();
-      await shared.close();
-      await ownRedis?.close();
+      await ownRuntime?.stop();
     },
   };
 }

@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const { connectionFailureCause } = await import("./db/database-failure");
   const { trackConnections } = await import("./http/drain");
   const { createApp } = await import("./app");
-  const { startDeliveryWorker } = await import("./delivery/delivery-worker");
+  const { startRuntime } = await import("./runtime/runtime");
   const limits = config.resilience;
 
   const logger = createLogger(
@@ -46,21 +46,16 @@ async function main(): Promise<void> {
     );
   }
   await prepareDatabase(dataSource, config, logger);
-  const { connectRedis } = await import("./shared-state/redis");
-  // One Redis connection for the instance: rate limits, walk and read positions, key changes.
-  const redis = connectRedis(config.sharedState);
-  const { startReadReplicas, ReplicaSetupError } = await import("./db/read-replicas-setup");
+  const { ReplicaSetupError } = await import("./db/read-replicas-setup");
+  let runtime;
   try {
-    await startReadReplicas(dataSource, config, logger, redis);
+    // Events and trigger emails are delivered from this process unless a separate `regapi worker` does it.
+    runtime = await startRuntime({ dataSource, config, logger, deliveryWorker: config.delivery.workerInService });
   } catch (error) {
     if (error instanceof ReplicaSetupError) fail(error.message);
     throw error;
   }
-  const regapi = await createApp({ dataSource, logger, config, redis });
-  // Events and trigger emails are delivered from this process unless a separate `regapi worker` does it.
-  const worker = config.delivery.workerInService
-    ? startDeliveryWorker({ dataSource, logger, config: config.delivery })
-    : null;
+  const regapi = await createApp({ dataSource, logger, config, runtime });
 
   // Not app.listen: Express 5 calls its callback on a listen error too, which would log "listening".
   // Node checks these timeouts every connectionsCheckingInterval (30 s by default): check each second.
@@ -86,8 +81,9 @@ async function main(): Promise<void> {
   let stopping = false;
   // Order: /readyz 503 and every answer with Connection: close → keep accepting for
   // SHUTDOWN_ACCEPT_MS (connections the kernel already accepted, and a load balancer's until it
-  // takes this instance out, are served, not reset) → stop accepting → close each connection once
-  // quiet → stop Apollo and workers → close the pool → exit 0.
+  // takes this instance out, are served, not reset) → stop accepting once the accept queue is
+  // empty → close each connection once quiet → stop Apollo → stop the runtime (worker, shared
+  // state, replicas, Redis) → close the pool → exit 0.
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -101,7 +97,7 @@ async function main(): Promise<void> {
     }, limits.shutdownGraceMs);
     force.unref();
     // The worker stops claiming at once; its sends in flight finish while connections drain.
-    const workerStopped = worker?.stop();
+    runtime.stopClaiming();
     regapi.drain();
     await connections.drain({
       acceptMs: limits.shutdownAcceptMs,
@@ -111,11 +107,8 @@ async function main(): Promise<void> {
       acceptAtMostMs: limits.shutdownGraceMs - 1000,
     });
     await regapi.stop();
-    // Deliveries in flight are sent and recorded (each bounded by DELIVERY_TIMEOUT_MS) before the pool closes.
-    await workerStopped;
-    const { stopReplicaSet } = await import("./db/replicas");
-    await stopReplicaSet(dataSource);
-    await redis?.close();
+    // The worker's sends in flight, shared state, replicas, Redis: src/runtime/runtime.ts's order.
+    await runtime.stop();
     await dataSource.destroy();
     logger.info("stopped");
     process.exit(0);

@@ -1,4 +1,5 @@
 import type { DataSource, QueryRunner } from "typeorm";
+import { mysqlPoolOf, poolConnections, runnerInternalsOf } from "./driver-internals";
 
 // Where the primary stood after a transaction's COMMIT, without another statement: each primary
 // connection asks MariaDB to report @@last_gtid in the OK packet of the statement that changed it
@@ -11,11 +12,6 @@ interface TrackedConnection {
   reportedLastGtid?: string;
   /** Set once the server accepted to track last_gtid for this session. */
   tracksLastGtid?: boolean;
-}
-
-interface PoolInternals {
-  on(event: "connection", listener: (connection: TrackedConnection) => void): unknown;
-  _allConnections?: { toArray(): TrackedConnection[] };
 }
 
 const TRACK_SQL =
@@ -48,14 +44,14 @@ function track(connection: TrackedConnection): void {
 
 /** Makes every connection of the DataSource's primary pool, present and future, report @@last_gtid. */
 export function trackCommitPositions(dataSource: DataSource): void {
-  const pool = (dataSource.driver as unknown as { pool?: PoolInternals }).pool;
+  const pool = mysqlPoolOf(dataSource);
   if (!pool) return;
   pool.on("connection", track);
-  for (const connection of pool._allConnections?.toArray() ?? []) track(connection);
+  for (const connection of poolConnections(pool)) track(connection);
 }
 
 const connectionOf = (runner: QueryRunner) =>
-  (runner as unknown as { databaseConnection?: TrackedConnection }).databaseConnection;
+  runnerInternalsOf(runner).databaseConnection as TrackedConnection | undefined;
 
 /** Before a transaction on `runner` (connected): forget what an earlier request's commit reported. */
 export function clearReportedPosition(runner: QueryRunner): void {

@@ -1,5 +1,6 @@
 import { EntityManager, QueryFailedError } from "typeorm";
 import { failoverReplicaRead } from "./replicas";
+import { mysqlDriverOf, runnerInternalsOf, type MysqlDriverInternals, type PooledConnection } from "./driver-internals";
 
 // `em.query` outside a transaction makes a query runner per statement and passes through about
 // ten promises (the runner's connect, the subscriber broadcasts before and after, its release,
@@ -10,33 +11,11 @@ import { failoverReplicaRead } from "./replicas";
 // the connection the transaction holds. On SQLite, with entity subscribers (which expect the
 // broadcasts) or through a wrapped manager it is em.query.
 
-interface PooledConnection {
-  query(
-    options: string | { sql: string; timeout: number },
-    values: unknown[],
-    callback: (error: Error | null, rows?: unknown) => void,
-  ): unknown;
-  release(): void;
-}
-
-/** The parts of TypeORM's MysqlDriver its query runner uses; not in its public types. */
-interface MysqlDriverInternals {
-  pool?: unknown;
-  options: { maxQueryExecutionTime?: number; enableQueryTimeout?: boolean };
-  obtainMasterConnection(): Promise<PooledConnection>;
-}
-
-/** The parts of TypeORM's MysqlQueryRunner used here; not in its public types. */
-interface MysqlQueryRunnerInternals {
-  isReleased: boolean;
-  databaseConnection?: PooledConnection;
-}
-
 /** Rows of one statement, as `em.query` returns them. */
 export async function queryPooled(em: EntityManager, sql: string, parameters: unknown[]): Promise<unknown> {
   const dataSource = em.connection;
   const type = dataSource.options.type;
-  const driver = dataSource.driver as unknown as MysqlDriverInternals;
+  const driver = mysqlDriverOf(dataSource);
   if (
     (type !== "mysql" && type !== "mariadb") ||
     dataSource.subscribers.length > 0 ||
@@ -48,7 +27,7 @@ export async function queryPooled(em: EntityManager, sql: string, parameters: un
   if (em.queryRunner) {
     // Inside a transaction (or a read snapshot) the statement goes on the runner's connection,
     // which its BEGIN has already taken; before that, or once released, the runner decides.
-    const runner = em.queryRunner as unknown as MysqlQueryRunnerInternals;
+    const runner = runnerInternalsOf(em.queryRunner);
     if (runner.isReleased || !runner.databaseConnection) return em.query(sql, parameters);
     const connection = runner.databaseConnection;
     try {
@@ -82,7 +61,9 @@ async function runOn(
   const started = Date.now();
   try {
     const rows = await new Promise<unknown>((resolve, reject) =>
-      connection.query(payload, parameters, (error, result) => (error ? reject(error) : resolve(result))),
+      connection.query(payload, parameters, (error: Error | null, result?: unknown) =>
+        error ? reject(error) : resolve(result),
+      ),
     );
     const took = Date.now() - started;
     if (maxTime && took > maxTime) logger.logQuerySlow(took, sql, parameters);

@@ -11,6 +11,7 @@ import {
 } from "./gtid";
 import type { ReadPositionStore } from "./read-positions";
 import { trackCommitPositions } from "./commit-positions";
+import { mysqlDriverOf, runnerInternalsOf, type Mysql2Pool, type PooledConnection } from "./driver-internals";
 
 // Read replicas (docs/scale-out.md). Reads that take no lock are served by a healthy replica when
 // one is configured; everything else, and every read that cannot be served there in time, by the
@@ -20,28 +21,7 @@ import { trackCommitPositions } from "./commit-positions";
 
 type MysqlDatabase = Exclude<DatabaseConfig, { kind: "sqlite" }>;
 
-interface PooledConnection {
-  query(sql: string, values: unknown[], callback: (error: Error | null, rows?: unknown) => void): unknown;
-  release(): void;
-  destroy(): void;
-}
-interface Pool {
-  getConnection(callback: (error: Error | null, connection?: PooledConnection) => void): void;
-  end(callback?: (error?: Error | null) => void): void;
-}
-/** The parts of TypeORM's MysqlDriver used here; not in its public types. */
-interface MysqlDriverInternals {
-  mysql: { createPool(options: unknown): Pool };
-  options: Record<string, unknown>;
-  createConnectionOptions(options: unknown, credentials: unknown): Record<string, unknown>;
-  prepareDbConnection(connection: PooledConnection): PooledConnection;
-  obtainMasterConnection(): Promise<PooledConnection>;
-}
-/** The parts of TypeORM's MysqlQueryRunner set here: its connection, chosen before it connects. */
-interface RunnerInternals {
-  databaseConnection?: PooledConnection;
-  isReleased: boolean;
-}
+type Pool = Mysql2Pool;
 
 export type ReplicaStateName = "starting" | "up" | "lagging" | "down";
 export type ReadTarget = "primary" | `replica:${string}`;
@@ -130,7 +110,7 @@ export class ReplicaSet {
     private readonly positions: ReadPositionStore,
     private readonly onStateChange: (replica: ReplicaReport, previous: ReplicaStateName) => void = () => undefined,
   ) {
-    const driver = dataSource.driver as unknown as MysqlDriverInternals;
+    const driver = mysqlDriverOf(dataSource);
     this.replicas = config.databases.map((database) => {
       const options = driver.createConnectionOptions(driver.options, {
         host: database.host,
@@ -250,9 +230,9 @@ export class ReplicaSet {
   private lease(replica: Replica, connection: PooledConnection, snapshot: boolean): ReplicaLease {
     const target: ReadTarget = `replica:${replica.name}`;
     this.count(target);
-    const driver = this.dataSource.driver as unknown as MysqlDriverInternals;
+    const driver = mysqlDriverOf(this.dataSource);
     const runner = this.dataSource.createQueryRunner();
-    const internals = runner as unknown as RunnerInternals;
+    const internals = runnerInternalsOf(runner);
     internals.databaseConnection = driver.prepareDbConnection(connection);
     const onReplica = internals.databaseConnection;
     const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;
@@ -444,7 +424,7 @@ async function waitForPosition(connection: PooledConnection, position: GtidPosit
     connection.query(
       "SELECT MASTER_GTID_WAIT(?, ?) AS outcome",
       [formatGtidPosition(position), waitMs / 1000],
-      (error, result) => (error ? reject(error) : resolve(result)),
+      (error: Error | null, result?: unknown) => (error ? reject(error) : resolve(result)),
     ),
   );
   return Number((rows as { outcome: unknown }[])[0]?.outcome) === 0 ? 0 : -1;

@@ -1,6 +1,6 @@
 import type { DataSource } from "typeorm";
 import type { Config } from "../config/config";
-import type { SharedRedis } from "../shared-state/redis";
+import type { Runtime } from "../runtime/runtime";
 import type { Logger } from "./logger";
 
 /**
@@ -12,6 +12,6 @@ export interface AppDependencies {
   logger: Logger;
   /** Every setting, complete: defaults are applied once, in src/config (loadConfig, configWith). */
   config: Config;
-  /** The instance's Redis connection (null: none configured); absent: the app opens its own from config. */
-  redis?: SharedRedis | null;
+  /** What lives for the process (src/runtime/); absent: the app starts its own, without the delivery worker. */
+  runtime?: Runtime;
 }

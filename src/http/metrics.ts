@@ -4,6 +4,7 @@ import type { DataSource } from "typeorm";
 import { readDeliveryBacklog } from "../data/delivery.data";
 import { transactionRetryCountsOf } from "../db/transaction-conflicts";
 import { replicaSetOf } from "../db/replicas";
+import { mysqlPoolOf, poolCounts } from "../db/driver-internals";
 import type { RequestLabels } from "./request-labels";
 
 /** Prometheus metrics of one app instance, in a registry of its own (tests build several apps). */
@@ -14,18 +15,6 @@ export interface AppMetrics {
   observeSubscriptions(source: { readonly connectionCount: number; readonly subscriptionCount: number }): void;
   /** GET /metrics in the Prometheus text format. */
   router(): Router;
-}
-
-/** mysql2's pool keeps its counts in fields without a public accessor; read defensively. */
-interface Mysql2PoolInternals {
-  config?: { connectionLimit?: number };
-  _allConnections?: { length: number };
-  _freeConnections?: { length: number };
-  _connectionQueue?: { length: number };
-}
-
-function mysqlPoolOf(dataSource: DataSource): Mysql2PoolInternals | undefined {
-  return (dataSource.driver as { pool?: Mysql2PoolInternals }).pool;
 }
 
 export function createMetrics(dataSource: DataSource): AppMetrics {
@@ -61,12 +50,10 @@ export function createMetrics(dataSource: DataSource): AppMetrics {
       labelNames: ["state"],
       registers: [registry],
       collect() {
-        const pool = mysqlPoolOf(dataSource);
-        const all = pool?._allConnections?.length ?? 0;
-        const idle = pool?._freeConnections?.length ?? 0;
+        const { all, idle, max } = poolCounts(mysqlPoolOf(dataSource));
         this.set({ state: "in_use" }, all - idle);
         this.set({ state: "idle" }, idle);
-        this.set({ state: "max" }, pool?.config?.connectionLimit ?? 0);
+        this.set({ state: "max" }, max);
       },
     });
     new Gauge({
@@ -74,7 +61,7 @@ export function createMetrics(dataSource: DataSource): AppMetrics {
       help: "Requests waiting for a free database connection.",
       registers: [registry],
       collect() {
-        this.set(mysqlPoolOf(dataSource)?._connectionQueue?.length ?? 0);
+        this.set(poolCounts(mysqlPoolOf(dataSource)).waiting);
       },
     });
   }

@@ -1,6 +1,9 @@
 import type { WalkPosition, WalkPositionStore } from "../domain/users/walk-positions";
 import type { Logger } from "../http/logger";
-import type { SharedRedis } from "./redis";
+import { withTimeout, type SharedRedis } from "./redis";
+
+/** A connected but silent Redis is cut off after this long: the page skips to its position instead. */
+const COMMAND_TIMEOUT_MS = 1000;
 
 /**
  * get_user_list walk positions in Redis (`<REDIS_KEY_PREFIX>walk:<project>:<filters>:<position>`,
@@ -17,11 +20,11 @@ export class RedisWalkPositions implements WalkPositionStore {
 
   async recall(key: string): Promise<WalkPosition | null> {
     // Not connected: a miss now, rather than a wait in ioredis's queue for the next reconnect
-    // (its back-off grows to 2 s). A connected but silent Redis is cut off by commandTimeout.
+    // (its back-off grows to 2 s). A connected but silent Redis is cut off by COMMAND_TIMEOUT_MS.
     const connection = this.redis.commands;
     if (connection.status !== "ready") return this.miss(new Error(`Redis connection ${connection.status}`));
     try {
-      const raw = await connection.get(this.redis.key(`walk:${key}`));
+      const raw = await withTimeout(connection.get(this.redis.key(`walk:${key}`)), COMMAND_TIMEOUT_MS);
       return raw === null ? null : (JSON.parse(raw) as WalkPosition);
     } catch (error) {
       this.warn(error);
@@ -33,7 +36,10 @@ export class RedisWalkPositions implements WalkPositionStore {
     const connection = this.redis.commands;
     if (connection.status !== "ready") return void this.miss(new Error(`Redis connection ${connection.status}`));
     try {
-      await connection.set(this.redis.key(`walk:${key}`), JSON.stringify(position), "PX", ttlMs);
+      await withTimeout(
+        connection.set(this.redis.key(`walk:${key}`), JSON.stringify(position), "PX", ttlMs),
+        COMMAND_TIMEOUT_MS,
+      );
     } catch (error) {
       this.warn(error);
     }

@@ -11,8 +11,9 @@ import type { SharedStateConfig } from "../config/config";
 const OPTIONS = {
   maxRetriesPerRequest: 1,
   connectTimeout: 2000,
-  // A connected Redis that stops answering fails the command instead of holding the request.
-  commandTimeout: 1000,
+  // No commandTimeout on the connection: its timer runs before the poll phase that would read a
+  // reply, so a process busy for a second would fail commands Redis had answered (reads then go
+  // to the primary, budgets uncounted). A user that must not wait bounds its own call (withTimeout).
   enableOfflineQueue: true,
   // Commands of one tick go out as one pipeline (the rate limiter's and the positions' lookups).
   enableAutoPipelining: true,
@@ -75,6 +76,15 @@ export function connectRedis(config: SharedStateConfig): SharedRedis | null {
       await Promise.all([commands, ...subscribers].map(closeRedis));
     },
   };
+}
+
+/** `call`, or a rejection after `ms`: a connected Redis that stops answering must not hold a request. */
+export function withTimeout<T>(call: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([call, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Calls `warn` at most once per `intervalMs`: an outage reports itself without flooding the log. */

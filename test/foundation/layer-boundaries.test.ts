@@ -32,6 +32,10 @@ const FORBIDDEN: [string, string, string][] = [
   ["src/http", 'export { createApp } from "../app";', "http-knows-no-transport"],
   ["src/delivery", 'export { requestId } from "../http/request-id";', "delivery-knows-no-transport"],
   ["src/common", 'export { DomainError } from "../domain/errors";', "leaves-import-no-layer"],
+  ["src/runtime", 'export { requestId } from "../http/request-id";', "runtime-knows-no-transport"],
+  ["src/domain", 'export { startRuntime } from "../runtime/runtime";', "only-the-root-starts-the-runtime"],
+  ["src/graphql", 'export { startRuntime } from "../runtime/runtime";', "only-the-root-starts-the-runtime"],
+  ["src/shared-state", 'export { requestId } from "../http/request-id";', "shared-state-knows-no-transport"],
 ];
 
 const ALLOWED: [string, string][] = [
@@ -43,6 +47,8 @@ const ALLOWED: [string, string][] = [
   ["src/graphql", 'export { maskUnexpected } from "../http/transport-errors";'],
   ["src/graphql", 'export { DomainError } from "../domain/errors";'],
   ["src/delivery", 'export { createLogger } from "../http/logger";'],
+  ["src/http", 'export type { Runtime } from "../runtime/runtime";'],
+  ["src/runtime", 'export { createLogger } from "../http/logger";'],
 ];
 
 interface Violation {
