@@ -40,6 +40,8 @@ export async function insertRegistrantSession(
 }
 
 const SESSION_ROW = {
+  id: "int",
+  created_at: "date",
   uid: "int",
   project_id: "int",
   person_id: "int",
@@ -53,7 +55,7 @@ export async function findLiveSession(em: EntityManager, tokenHash: string, now:
   const rows = await selectRows(
     em,
     SESSION_ROW,
-    `SELECT r.uid, r.project_id, r.person_id, r.connected_to, pr.organization_id, s.expires_at
+    `SELECT s.id, s.created_at, r.uid, r.project_id, r.person_id, r.connected_to, pr.organization_id, s.expires_at
        FROM registrant_session s
        JOIN registration r ON r.uid = s.registration_id
        JOIN project pr ON pr.id = r.project_id
@@ -64,6 +66,8 @@ export async function findLiveSession(em: EntityManager, tokenHash: string, now:
   const row = rows[0];
   return row && row.expires_at.getTime() > now.getTime()
     ? {
+        sessionId: row.id,
+        sessionCreatedAt: row.created_at,
         uid: row.uid,
         groupId: row.project_id,
         cloginId: row.person_id,
@@ -71,6 +75,17 @@ export async function findLiveSession(em: EntityManager, tokenHash: string, now:
         parentCloginId: row.connected_to,
       }
     : null;
+}
+
+/** Ends a session (logout): its token authenticates nothing from the next statement on, on every instance. */
+export async function deleteRegistrantSession(em: EntityManager, sessionId: number): Promise<boolean> {
+  const result = await em.delete(RegistrantSession, { id: sessionId });
+  return (result.affected ?? 0) > 0;
+}
+
+/** Moves a session's expiry (a refresh). */
+export async function setSessionExpiry(em: EntityManager, sessionId: number, expiresAt: Date): Promise<void> {
+  await em.update(RegistrantSession, { id: sessionId }, { expiresAt });
 }
 
 /** The wire pair of a registration (for the answer of a redemption). */

@@ -17,6 +17,10 @@ export interface Principal {
  * registration, in one project. Such a request has no API principal.
  */
 export interface RegistrantPrincipal {
+  /** The session row: logout deletes it, a refresh moves its expiry. */
+  sessionId: number;
+  /** When the session was opened; a refresh never takes it past SESSION_MAX_LIFETIME_SECONDS from then. */
+  sessionCreatedAt: Date;
   uid: number;
   groupId: number;
   cloginId: number;

@@ -17,6 +17,7 @@ import { EventFeedResolver } from "./resolvers/event-feed.resolver";
 import { ViewerResolver } from "./resolvers/viewer.resolver";
 import { PersonDataResolver } from "./resolvers/person-data.resolver";
 import { LiveEventsResolver } from "./resolvers/live-events.resolver";
+import { PortalResolver } from "./resolvers/portal.resolver";
 
 export const RESOLVERS = [
   ProjectResolver,
@@ -26,6 +27,7 @@ export const RESOLVERS = [
   FormResolver,
   UserFormResolver,
   UserMutationResolver,
+  PortalResolver,
   StatusResolver,
   WritesMutationResolver,
   NodeResolver,

@@ -70,6 +70,14 @@ const cases: RefusedCase[] = [
     expected: [{ field: "input.emails[1].to", value: "not-an-address", reason: "INVALID_EMAIL" }],
   },
   {
+    mutation: "addMyProduct",
+    inputType: "AddMyProductInput",
+    selection: "user { uid } cartIds notices",
+    input: { productList: [{ productId: 999999, quantity: 1 }] },
+    headers: registrantHeaders,
+    expected: [{ field: "input.productList[0].productId", value: "999999", reason: "NOT_AVAILABLE" }],
+  },
+  {
     mutation: "addProduct",
     inputType: "AddProductInput",
     selection: "user { uid } cartIds notices",

@@ -3,7 +3,7 @@ import { insertCartLines, insertPrivateProducts, readCartBeforeAdding, type NewC
 import { registrationLevel } from "../forms/form-rules";
 import { CategoryTally, isOfferedTo } from "./cart-rules";
 import { PRODUCT_BASE_TYPES } from "../../entities";
-import type { RequestContext } from "../context";
+import { requireRegistrant, type RequestContext } from "../context";
 import { validationFailed, type Problem, type ProblemPath } from "../errors";
 import { integerId } from "../commands/members";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
@@ -189,6 +189,34 @@ export async function addProducts(
   authorize(ctx, "users.add_product", { groupId: cmd.groupId });
   // Outside the transaction: the family's lock is its first statement, so what it reads after is current.
   await resolveOwnedProject(ctx, cmd.groupId);
+  return addEntries(ctx, cmd, entries);
+}
+
+/**
+ * A registrant session's own cart (GraphQL `addMyProduct`): the entries of users `add_product`
+ * with the same rules, limited to what `me.project.products` offers (products of the project of
+ * its level, available today; no private product made by name). Throws VALIDATION_FAILED.
+ */
+export async function addOwnProducts(ctx: RequestContext, draft: { productList: unknown }): Promise<AddProductOutcome> {
+  const me = requireRegistrant(ctx);
+  const entries = readEntries(draft.productList);
+  const privateOnes = entries.filter((entry) => entry.kind === "private");
+  if (privateOnes.length > 0)
+    throw invalid(
+      privateOnes.map((entry) => ({
+        path: ["productList", entry.index, "pId"],
+        reason: "REQUIRED",
+        message: "is required: a registrant adds products of the project (me.project.products), not new ones by name",
+      })),
+    );
+  return addEntries(ctx, { groupId: me.groupId, cloginId: me.cloginId }, entries);
+}
+
+async function addEntries(
+  ctx: RequestContext,
+  cmd: { groupId: number; cloginId: number },
+  entries: Entry[],
+): Promise<AddProductOutcome> {
   return inTransaction(ctx, "users.add_product", async ({ em }) => {
     const now = new Date();
     // Locked: concurrent adds to one cart run one after the other, so the category rules hold.

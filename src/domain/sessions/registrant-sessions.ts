@@ -3,7 +3,9 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { EntityManager } from "typeorm";
 import {
   consumeLoginToken,
+  deleteRegistrantSession,
   findLiveSession,
+  setSessionExpiry,
   findRegistrationPair,
   insertLoginToken,
   insertRegistrantSession,
@@ -25,8 +27,11 @@ import { outcomeOf, saveValuesAndSubmit } from "../users/users.service";
 // redeemed once for a session token; the session reaches only its own registration. Tokens are
 // stored only as SHA-256 hashes: they are random and long, so a fast hash suffices.
 
-/** A session lasts 12 hours (contract §10). */
+/** A session lasts 12 hours (contract §10), and 12 hours from its last refresh. */
 export const SESSION_TTL_SECONDS = 12 * 60 * 60;
+
+/** However often it is refreshed, a session ends 7 days after it was opened: then log in again. */
+export const SESSION_MAX_LIFETIME_SECONDS = 7 * 24 * 60 * 60;
 
 const REDEEM_REFUSED = "The login token is unknown, expired or already used.";
 const SESSION_REFUSED = "The session token is unknown or expired; sign in again with a new login token.";
@@ -99,6 +104,33 @@ export async function authenticateRegistrant(em: EntityManager, sessionToken: st
   const session = sessionToken ? await findLiveSession(em, tokenHash(sessionToken), new Date()) : null;
   if (!session) throw new DomainError("UNAUTHENTICATED", SESSION_REFUSED);
   return session;
+}
+
+/**
+ * Ends the caller's session (GraphQL `logout`): the row is deleted, so the token is refused by
+ * every instance from then on (each request looks the session up), and a WebSocket opened with it
+ * is closed at its next credential check.
+ */
+export async function endOwnSession(ctx: RequestContext): Promise<void> {
+  const me = requireRegistrant(ctx);
+  await inTransaction(ctx, "registrant.logout", async ({ em }) => {
+    await deleteRegistrantSession(em, me.sessionId);
+  });
+}
+
+/**
+ * Slides the caller's session (GraphQL `refreshSession`): it now ends SESSION_TTL_SECONDS from
+ * now, but never later than SESSION_MAX_LIFETIME_SECONDS after it was opened. The token stays
+ * the same. Returns the new expiry and the bound.
+ */
+export async function refreshOwnSession(ctx: RequestContext): Promise<{ expiresAt: Date; endsAtLatest: Date }> {
+  const me = requireRegistrant(ctx);
+  const endsAtLatest = new Date(me.sessionCreatedAt.getTime() + SESSION_MAX_LIFETIME_SECONDS * 1000);
+  const expiresAt = new Date(Math.min(Date.now() + SESSION_TTL_SECONDS * 1000, endsAtLatest.getTime()));
+  await inTransaction(ctx, "registrant.refresh_session", async ({ em }) => {
+    await setSessionExpiry(em, me.sessionId, expiresAt);
+  });
+  return { expiresAt, endsAtLatest };
 }
 
 /** The session's own registration (GraphQL `me`). */

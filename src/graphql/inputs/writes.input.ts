@@ -176,3 +176,12 @@ export class CreateCategoryInput {
   @Field(() => Boolean, { nullable: true, description: "Stored and shown; not enforced yet." })
   mandatoryCategory?: boolean | null;
 }
+
+@InputType("AddMyProductInput", { description: "Products the signed-in registrant adds to its own cart." })
+export class AddMyProductInput {
+  @Field(() => [CartEntryInput], {
+    description:
+      "1–50 entries, all added or none; each a product of me.project.products (productId and quantity; no private product by name).",
+  })
+  productList: CartEntryInput[];
+}

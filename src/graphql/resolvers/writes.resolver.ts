@@ -6,10 +6,12 @@ import { setUserStatus } from "../../domain/users/set-status";
 import { createChild } from "../../domain/users/users.service";
 import type { GraphqlContext } from "../context";
 import { INPUT_PATHS, withProblemPaths } from "../graphql-errors";
+import type { PathRendering } from "../../http/problem-paths";
 import { problemsInPayload } from "../input-problems";
 import { eitherSpelling, namesForSpelling, withoutRenamedMembers, type CurrentName } from "../inputs/renamed-members";
 import {
   AddProductInput,
+  type CartEntryInput,
   CreateCategoryInput,
   CreateChildInput,
   CreateProductInput,
@@ -29,6 +31,31 @@ function afterWrite(ctx: GraphqlContext, outcome: UserOutcome): UserType {
   ctx.loaders.clearAll();
   ctx.loaders.primeSummary(outcome.summary);
   return userFromOutcome(outcome);
+}
+
+/**
+ * The cart entries as the domain command takes them (the legacy names), and how its problems
+ * name the members: in the spelling the client sent.
+ */
+export function cartEntriesOf(entries: readonly CartEntryInput[]): {
+  productList: Record<string, unknown>[];
+  rendering: PathRendering;
+} {
+  const sentOld = new Set<CurrentName>();
+  const productList = entries.map((entry, index) => {
+    const product = eitherSpelling(entry, "productId", ["productList", index]);
+    const units = eitherSpelling(entry, "quantity", ["productList", index]);
+    if (product.sentOld) sentOld.add("productId");
+    if (units.sentOld) sentOld.add("quantity");
+    // The domain command keeps the legacy names; absent members are left out, as a REST
+    // client leaves them out of its JSON.
+    return Object.fromEntries(
+      Object.entries({ ...withoutRenamedMembers(entry), pId: product.value, q: units.value }).filter(
+        ([, value]) => value !== null && value !== undefined,
+      ),
+    );
+  });
+  return { productList, rendering: { ...INPUT_PATHS, names: namesForSpelling(sentOld, ["productId", "quantity"]) } };
 }
 
 /** createChild, setStatus, addProduct, createProduct, createCategory: the REST actions' domain commands. */
@@ -70,22 +97,8 @@ export class WritesMutationResolver {
     @Arg("input", () => AddProductInput) input: AddProductInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<AddProductPayloadType> {
-    const sentOld = new Set<CurrentName>();
-    const productList = input.productList.map((entry, index) => {
-      const product = eitherSpelling(entry, "productId", ["productList", index]);
-      const units = eitherSpelling(entry, "quantity", ["productList", index]);
-      if (product.sentOld) sentOld.add("productId");
-      if (units.sentOld) sentOld.add("quantity");
-      // The domain command keeps the legacy names; absent members are left out, as a REST
-      // client leaves them out of its JSON.
-      return Object.fromEntries(
-        Object.entries({ ...withoutRenamedMembers(entry), pId: product.value, q: units.value }).filter(
-          ([, value]) => value !== null && value !== undefined,
-        ),
-      );
-    });
-    const names = namesForSpelling(sentOld, ["productId", "quantity"]);
-    const outcome = await withProblemPaths({ ...INPUT_PATHS, names }, () =>
+    const { productList, rendering } = cartEntriesOf(input.productList);
+    const outcome = await withProblemPaths(rendering, () =>
       addProducts(ctx.request, { groupId: input.groupId, cloginId: input.cloginId, productList }),
     );
     return { user: afterWrite(ctx, outcome), cartIds: outcome.cartIds, notices: outcome.notices, problems: [] };
