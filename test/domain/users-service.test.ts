@@ -64,7 +64,9 @@ describe("users service (domain, shared by REST and GraphQL)", () => {
     ).toBe("FORBIDDEN");
     const shape = await failure(addEmails(t.context(), { groupId: OTHER.groupId, cloginId: 1, emails: [] }));
     expect(shape.code).toBe("VALIDATION_FAILED");
-    expect(shape.details.problems).toEqual([{ path: ["emails"], message: "must hold at least one email" }]);
+    expect(shape.details.problems).toEqual([
+      { path: ["emails"], message: "must hold at least one email", reason: "TOO_FEW_ITEMS", value: [] },
+    ]);
   });
 
   it("validation problems carry the command's own paths", async () => {
@@ -84,7 +86,7 @@ describe("users service (domain, shared by REST and GraphQL)", () => {
       }),
     );
     expect(emails.details.problems).toEqual([
-      { path: ["emails", 1, "cc"], message: 'holds an invalid address: "bad"' },
+      { path: ["emails", 1, "cc"], message: 'holds an invalid address: "bad"', reason: "INVALID_EMAIL", value: "bad" },
     ]);
     const marks = await failure(
       updateUser(t.context(), {
