@@ -1,13 +1,11 @@
 import "reflect-metadata";
 import { mkdtempSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { DataSource } from "typeorm";
-import { createApp } from "../src/app";
-import { configWith, parseDatabaseUrl, RATE_LIMITS_OFF, redactUrl } from "../src/config/config";
+import { startBenchApp } from "./bench-app";
+import { parseDatabaseUrl, redactUrl } from "../src/config/config";
 import { seedRegistrants } from "../src/cli/seed/seed-registrants";
 import { buildDataSourceOptions } from "../src/db/data-source-options";
 import { CountingSqlLogger } from "../src/db/sql-counter";
@@ -15,7 +13,6 @@ import { createRequestContext } from "../src/domain/context";
 import { DEMO_CREDENTIALS, DEMO_FIXTURE } from "../src/fixtures/demo";
 import { loadFixture } from "../src/fixtures/load-fixture";
 import { encodeNodeId } from "../src/graphql/nodes/node-id";
-import { createLogger } from "../src/http/logger";
 
 // HTTP benchmark: REST and GraphQL operations against an in-process server on loopback, with
 // autocannon as the client. Prints throughput, latency, SQL statements per request and memory.
@@ -137,14 +134,8 @@ async function main(): Promise<void> {
     `database ${label}: demo + ${SEEDED_USERS} seeded registrants in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`,
   );
 
-  const regapi = await createApp({
-    dataSource,
-    logger: createLogger("silent"),
-    config: configWith({ graphqlIntrospection: false, rateLimit: RATE_LIMITS_OFF }),
-  });
-  const server: Server = createServer(regapi.app);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const benchApp = await startBenchApp(dataSource);
+  const base = `${benchApp.origin}`;
   console.log(`autocannon: ${CONNECTIONS} connections, ${DURATION_S} s per scenario, node ${process.version}\n`);
   console.log(["scenario", "req/s", "p50 ms", "p99 ms", "non-2xx", "SQL/req", "RSS after"].join(" | "));
 
@@ -187,8 +178,7 @@ async function main(): Promise<void> {
       ].join(" | "),
     );
   }
-  server.close();
-  await regapi.stop();
+  await benchApp.stop();
   await dataSource.destroy();
 }
 

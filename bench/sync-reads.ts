@@ -1,14 +1,12 @@
 import "reflect-metadata";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DataSource } from "typeorm";
-import { createApp } from "../src/app";
+import { startBenchApp } from "./bench-app";
 import { seedRegistrants } from "../src/cli/seed/seed-registrants";
-import { configWith, parseDatabaseUrl, RATE_LIMITS_OFF, redactUrl } from "../src/config/config";
+import { parseDatabaseUrl, redactUrl } from "../src/config/config";
 import { sqlDate } from "../src/data/events.data";
 import { analyzeBulkTables } from "../src/data/table-statistics.data";
 import { buildDataSourceOptions } from "../src/db/data-source-options";
@@ -18,7 +16,6 @@ import { encodeFeedCursor } from "../src/domain/events/event-feed";
 import { forgetWalkPositions } from "../src/domain/users/user-list";
 import { DEMO_CREDENTIALS, DEMO_FIXTURE } from "../src/fixtures/demo";
 import { loadFixture } from "../src/fixtures/load-fixture";
-import { createLogger } from "../src/http/logger";
 
 // The sync reads of issue 25 at scale: a page of the event feed (REST events list, GraphQL events)
 // at the start, the middle and the end of N events, and get_user_list modified_since (first page,
@@ -95,14 +92,8 @@ async function main(): Promise<void> {
   const seeded = reuse ? "reused" : `demo + ${N} registrants + ${N} events`;
   console.log(`database ${redactUrl(url)}: ${seeded} in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s\n`);
 
-  const regapi = await createApp({
-    dataSource,
-    logger: createLogger("silent"),
-    config: configWith({ graphqlIntrospection: false, rateLimit: RATE_LIMITS_OFF }),
-  });
-  const server = createServer(regapi.app);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const benchApp = await startBenchApp(dataSource);
+  const base = `${benchApp.origin}`;
 
   async function post(
     path: string,
@@ -202,8 +193,7 @@ async function main(): Promise<void> {
   const plain = await list({});
   console.log(`  a full walk is ${Math.ceil(Number(plain.body.total_users) / 50)} pages of 50`);
 
-  server.close();
-  await regapi.stop();
+  await benchApp.stop();
   await dataSource.destroy();
 }
 

@@ -1,13 +1,11 @@
 import "reflect-metadata";
 import { mkdtempSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DataSource } from "typeorm";
-import { createApp } from "../src/app";
+import { startBenchApp } from "./bench-app";
 import { seedRegistrants } from "../src/cli/seed/seed-registrants";
-import { configWith, parseDatabaseUrl, RATE_LIMITS_OFF, redactUrl } from "../src/config/config";
+import { parseDatabaseUrl, redactUrl } from "../src/config/config";
 import { analyzeBulkTables } from "../src/data/table-statistics.data";
 import { buildDataSourceOptions } from "../src/db/data-source-options";
 import { CountingSqlLogger } from "../src/db/sql-counter";
@@ -15,7 +13,6 @@ import { createRequestContext } from "../src/domain/context";
 import { forgetWalkPositions } from "../src/domain/users/user-list";
 import { DEMO_CREDENTIALS, DEMO_FIXTURE } from "../src/fixtures/demo";
 import { loadFixture } from "../src/fixtures/load-fixture";
-import { createLogger } from "../src/http/logger";
 
 // get_user_list at depth: how long a page takes at position 0, in the middle and at the end,
 // reached by a jump (a position never handed out) and by a walk (following
@@ -62,14 +59,8 @@ async function main(): Promise<void> {
   const seeded = reuse ? "reused as seeded by an earlier run" : `demo + ${USERS} seeded registrants`;
   console.log(`database ${redactUrl(url)}: ${seeded} in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
 
-  const regapi = await createApp({
-    dataSource,
-    logger: createLogger("silent"),
-    config: configWith({ graphqlIntrospection: false, rateLimit: RATE_LIMITS_OFF }),
-  });
-  const server = createServer(regapi.app);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/reg/api2/users/`;
+  const benchApp = await startBenchApp(dataSource);
+  const endpoint = `${benchApp.origin}/reg/api2/users/`;
 
   async function page(position: number): Promise<{ page: Page; elapsed: number; statements: number }> {
     const before = sql.total;
@@ -121,8 +112,7 @@ async function main(): Promise<void> {
 
   // BENCH_ONLY_TOTALS=1 stops here (comparing two databases' totals back to back).
   if (process.env.BENCH_ONLY_TOTALS === "1") {
-    server.close();
-    await regapi.stop();
+    await benchApp.stop();
     await dataSource.destroy();
     return;
   }
@@ -175,8 +165,7 @@ async function main(): Promise<void> {
     `  p50 of every page: ${ms(p50(walkTimes))}; SQL per page: first ${walkStatements[0]}, then ${walkStatements[1] ?? "-"}`,
   );
 
-  server.close();
-  await regapi.stop();
+  await benchApp.stop();
   await dataSource.destroy();
 }
 

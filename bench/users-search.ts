@@ -1,12 +1,9 @@
 import "reflect-metadata";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { DataSource } from "typeorm";
-import { createApp } from "../src/app";
-import { configWith, parseDatabaseUrl, RATE_LIMITS_OFF } from "../src/config/config";
+import { startBenchApp } from "./bench-app";
+import { parseDatabaseUrl } from "../src/config/config";
 import { buildDataSourceOptions } from "../src/db/data-source-options";
 import { DEMO_CREDENTIALS } from "../src/fixtures/demo";
-import { createLogger } from "../src/http/logger";
 
 // Users pages at size (issue 35 item 5): the search for a common and a rare term, and pages in
 // each order against the uid-ordered page, on a database `regapi seed` filled (BENCH_DATABASE_URL,
@@ -55,14 +52,8 @@ async function main(): Promise<void> {
     { name: 'search absent "zyxwv"', query: users(', filter: { search: "zyxwv" }') },
   ];
 
-  const regapi = await createApp({
-    dataSource,
-    logger: createLogger("silent"),
-    config: configWith({ graphqlIntrospection: false, rateLimit: RATE_LIMITS_OFF }),
-  });
-  const server = createServer(regapi.app);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  const benchApp = await startBenchApp(dataSource);
+  const endpoint = `${benchApp.origin}/graphql`;
   const headers = {
     "Content-Type": "application/json",
     "Api-Id": DEMO_CREDENTIALS.apiId,
@@ -95,8 +86,7 @@ async function main(): Promise<void> {
       );
     }
   }
-  server.close();
-  await regapi.stop();
+  await benchApp.stop();
   await dataSource.destroy();
 }
 
