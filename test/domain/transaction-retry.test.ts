@@ -1,4 +1,3 @@
-import { createConnection } from "mysql2/promise";
 import { databaseFailureOf } from "../../src/db/database-failure";
 import {
   retryDelayMs,
@@ -8,7 +7,7 @@ import {
 } from "../../src/db/transaction-conflicts";
 import { inTransaction } from "../../src/domain/transaction";
 import { MAPLE } from "../fixtures/test-fixture";
-import { describeOnMysqlFamily, type MysqlFamilyConfig } from "../support/database";
+import { describeOnMysqlFamily, openRawConnection, type MysqlFamilyConfig } from "../support/database";
 import { openDomainDatabase, type DomainDatabase } from "../support/domain-database";
 import { uidOf } from "../support/rows";
 import { deadlockTwoUnits, lockRegistrationRow as lockRow } from "../support/conflicts";
@@ -64,13 +63,7 @@ describeOnMysqlFamily("transactions rerun after a conflict (MariaDB/MySQL)", () 
 
   it("a lock wait timeout: reruns until the other transaction lets go", async () => {
     const config = t.config as MysqlFamilyConfig;
-    const holder = await createConnection({
-      host: config.host,
-      port: config.port,
-      user: config.user,
-      password: config.password,
-      database: config.database,
-    });
+    const holder = await openRawConnection(config);
     try {
       await holder.query("START TRANSACTION");
       await holder.query("SELECT uid FROM registration WHERE uid = ? FOR UPDATE", [first]);
@@ -95,14 +88,7 @@ describeOnMysqlFamily("transactions rerun after a conflict (MariaDB/MySQL)", () 
   it("a conflict that outlasts every rerun is answered as overload (503), and is a real server error", async () => {
     // Provoke one real deadlock error to classify it: run both units outside inTransaction's reruns.
     const config = t.config as MysqlFamilyConfig;
-    const connect = () =>
-      createConnection({
-        host: config.host,
-        port: config.port,
-        user: config.user,
-        password: config.password,
-        database: config.database,
-      });
+    const connect = () => openRawConnection(config);
     const [a, b] = await Promise.all([connect(), connect()]);
     let lost: unknown = null;
     try {

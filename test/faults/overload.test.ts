@@ -3,7 +3,6 @@ import request from "supertest";
 import { DataSource } from "typeorm";
 import { createApp, type RegapiApp } from "../../src/app";
 import { DEFAULT_RESILIENCE } from "../../src/config/config";
-import { createConnection } from "mysql2/promise";
 import { DATABASE_FAILURE_MESSAGES, databaseFailureOf } from "../../src/db/database-failure";
 import { buildDataSourceOptions, DEFAULT_DATABASE_CONNECTION } from "../../src/db/data-source-options";
 import { createRequestContext } from "../../src/domain/context";
@@ -15,6 +14,7 @@ import {
   itOnMysqlFamily,
   onMysqlFamily,
   openTestDatabase,
+  openRawConnection,
   type MysqlFamilyConfig,
   type TestDatabase,
 } from "../support/database";
@@ -132,13 +132,7 @@ describe("a read stopped at the statement timeout (issue 35)", () => {
     // Another session's table lock keeps the reads of registration waiting until the server
     // stops them at the statement timeout (max_statement_time also ends a wait for a lock).
     const config = db.config as MysqlFamilyConfig;
-    const holder = await createConnection({
-      host: config.host,
-      port: config.port,
-      user: config.user,
-      password: config.password,
-      database: config.database,
-    });
+    const holder = await openRawConnection(config);
     await holder.query("LOCK TABLES registration WRITE");
     try {
       const started = Date.now();

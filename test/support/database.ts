@@ -28,6 +28,12 @@ export interface TestDatabase {
 
 export type MysqlFamilyConfig = Exclude<DatabaseConfig, { kind: "sqlite" }>;
 
+/** A plain mysql2 connection to a test database, outside TypeORM's pool: another session that holds locks or plays one side of a conflict. */
+export function openRawConnection(config: MysqlFamilyConfig) {
+  const { host, port, user, password, database } = config;
+  return createConnection({ host, port, user, password, database });
+}
+
 /** Creates (or re-creates empty) the database `<test database>_<suffix>` on the test server; returns its config. */
 export async function createMysqlDatabase(suffix: string): Promise<MysqlFamilyConfig> {
   if (testDatabase.kind === "sqlite") throw new Error("chosen for MySQL/MariaDB only");
