@@ -121,7 +121,7 @@ it("Apollo Client subscribed on A receives a REST write made through B, with the
     },
   );
   const event = await writeUntilReceived(received, restRenameOnB);
-  expect(event).toMatchObject({ type: "user.updated", cloginId: MAPLE.miles });
+  expect(event).toMatchObject({ type: "USER_UPDATED", cloginId: MAPLE.miles });
   const feed = (await post(`${b().url}/graphql`, {
     query: `{ events(groupId: ${MAPLE.groupId}, first: 500) { edges { cursor node { eventId } } } }`,
   })) as { data: { events: { edges: { cursor: string; node: { eventId: string } }[] } } };
@@ -142,7 +142,7 @@ it("urql subscribed on A receives a GraphQL mutation made through B", async () =
       });
   });
   expect(await writeUntilReceived(received, graphqlRenameOnB)).toMatchObject({
-    type: "user.updated",
+    type: "USER_UPDATED",
     cloginId: MAPLE.miles,
   });
 });
@@ -163,7 +163,7 @@ it("a subscriber on A receives a write made through A itself (woken in process)"
       },
     );
   });
-  expect(await writeUntilReceived(received, restRenameOnA)).toEqual({ type: "user.updated", cloginId: MAPLE.miles });
+  expect(await writeUntilReceived(received, restRenameOnA)).toEqual({ type: "USER_UPDATED", cloginId: MAPLE.miles });
 });
 
 it("SIGTERM closes A's WebSockets with 1012 (reconnect elsewhere) and A exits 0", async () => {

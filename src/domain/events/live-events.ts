@@ -9,7 +9,7 @@ import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { requireOwnedRegistration } from "../users/registration-lookup";
 import { encodeFeedCursor } from "./event-feed";
-import type { EventType } from "./record-event";
+import { EVENT_TYPES, type EventType } from "./record-event";
 
 // Live updates (GraphQL subscriptions over WebSocket, docs/graphql-clients.md#live-updates): the
 // events of the pull feed, pushed. Who may subscribe to what, and what each subscriber sees of an
@@ -19,22 +19,16 @@ import type { EventType } from "./record-event";
 // in increasing order (event-feed.data.ts), so nothing is pushed before its commit, nothing is
 // skipped, and every instance sees every write whichever instance made it.
 
-/** The events about a registration that the subscriptions carry (the others are organization-level or about email). */
-export const REGISTRATION_EVENT_TYPES = [
-  "user.created",
-  "user.updated",
-  "user.status_changed",
-  "form.submitted",
-  "form.completed",
-  "cart.product_added",
-] as const satisfies readonly EventType[];
-
-const REGISTRATION_TYPES: ReadonlySet<string> = new Set(REGISTRATION_EVENT_TYPES);
+/**
+ * The events the subscriptions carry: every type of EVENT_KINDS, the rule that also stamps the
+ * registration's updated_at (record-event.ts), so whatever `updatedSince` reports reaches them.
+ */
+const REGISTRATION_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
 
 /** An event as a subscription delivers it: the feed's event, its registration and its feed cursor. */
 export interface LiveEvent {
   eventId: string;
-  type: string;
+  type: EventType;
   createdAt: Date;
   groupId: number;
   cloginId: number;
@@ -130,7 +124,7 @@ export function dispatchLiveEvent(row: FeedEventRow, sinks: Iterable<LiveEventSi
 function liveEventOf(row: FeedEventRow, cloginId: number, data: Record<string, unknown>): LiveEvent {
   return {
     eventId: row.publicId,
-    type: row.type,
+    type: row.type as EventType,
     createdAt: row.createdAt,
     groupId: row.groupId,
     cloginId,
