@@ -6,9 +6,9 @@ import { print } from "graphql";
 import request from "supertest";
 import { createClient } from "graphql-ws";
 import WebSocket from "ws";
-import { DEFAULT_DELIVERY, DEFAULT_SUBSCRIPTIONS } from "../../src/config/config";
-import { startDeliveryWorker, type DeliveryWorker } from "../../src/delivery/delivery-worker";
-import { createLogger } from "../../src/http/logger";
+import { DEFAULT_SUBSCRIPTIONS } from "../../src/config/config";
+import { recordEvents } from "../../src/domain/events/record-event";
+import { inTransaction } from "../../src/domain/transaction";
 import { outputFields, regapi } from "../cli/support/run-in-process";
 import { MAPLE, mapleHeaders, OTHER } from "../fixtures/test-fixture";
 import { graphql } from "../support/graphql";
@@ -18,7 +18,8 @@ import { RegistrationChanged, UserChanged } from "./operations";
 import { firstResult, urqlOverSocket, within, writeUntilReceived, wsClient } from "./support/subscriptions";
 
 // GraphQL subscriptions on one in-process instance (docs/graphql-clients.md#live-updates): the
-// README's Apollo Client and urql setups receive events, and every refusal and limit holds.
+// README's Apollo Client and urql setups receive events, and every refusal and limit holds. No
+// delivery worker runs: the runtime's feed sequencer places events in the feed by itself.
 // Across two service processes: subscriptions-instances.test.ts.
 jest.setTimeout(60_000);
 
@@ -30,7 +31,9 @@ const LIMITS = {
   // Long enough that a client on a busy machine subscribes before it; the idle test waits it out.
   idleTimeoutMs: 4000,
   messageMaxBytes: 4096,
-  queueMaxEvents: 2,
+  // One rename records four events (the update submits a form, which completes it and queues its
+  // trigger's email): they fit; the slow-consumer test's ten renames do not.
+  queueMaxEvents: 5,
   pollIntervalMs: 50,
   reauthIntervalMs: 500,
 };
@@ -38,15 +41,7 @@ const LIMITS = {
 let t: TestApp;
 let server: Server;
 let wsUrl: string;
-let worker: DeliveryWorker;
 const closers: (() => unknown)[] = [];
-
-const startWorker = () =>
-  startDeliveryWorker({
-    dataSource: t.dataSource,
-    logger: createLogger("silent"),
-    config: { ...DEFAULT_DELIVERY, pollIntervalMs: 50 },
-  });
 
 beforeAll(async () => {
   t = await startTestApp({ config: { corsOrigins: [ALLOWED_ORIGIN], subscriptions: LIMITS } });
@@ -55,13 +50,11 @@ beforeAll(async () => {
   server.listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   wsUrl = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
-  worker = startWorker();
 });
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 afterAll(async () => {
-  await worker.stop();
   server.closeAllConnections();
   await t.close();
   await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -103,14 +96,14 @@ describe("Apollo Client 4 and urql receive the events of writes", () => {
       closers.push(() => subscription.unsubscribe());
     });
     const event = await writeUntilReceived(received, () => restRename());
-    expect(event).toMatchObject({ type: "user.updated", groupId: MAPLE.groupId, cloginId: MAPLE.miles });
+    expect(event).toMatchObject({ type: "USER_UPDATED", groupId: MAPLE.groupId, cloginId: MAPLE.miles });
     expect(event.actor).toEqual({ type: "api_account", api_account_id: Number(MAPLE.apiId) });
     // The same event, id and data, in the pull feed, and the cursor continues the feed after it.
     const feed = await graphql<{ events: { edges: { cursor: string; node: Record<string, unknown> }[] } }>(
       t.app,
       `
         query ($groupId: Int!) {
-          events(groupId: $groupId, first: 500, types: ["user.updated"]) {
+          events(groupId: $groupId, first: 500, types: [USER_UPDATED]) {
             edges {
               cursor
               node {
@@ -144,7 +137,7 @@ describe("Apollo Client 4 and urql receive the events of writes", () => {
           if (result.error) return reject(result.error);
           if (!result.data) return;
           seen.push(result.data.userChanged);
-          if (result.data.userChanged.type === "user.updated") resolve(result.data.userChanged);
+          if (result.data.userChanged.type === "USER_UPDATED") resolve(result.data.userChanged);
         });
       closers.push(unsubscribe);
     });
@@ -166,7 +159,7 @@ describe("Apollo Client 4 and urql receive the events of writes", () => {
       );
       expect(answer.errors).toBeUndefined();
     });
-    expect(event).toMatchObject({ type: "user.updated", cloginId: MAPLE.miles });
+    expect(event).toMatchObject({ type: "USER_UPDATED", cloginId: MAPLE.miles });
     expect(seen.every((entry) => entry.cloginId === MAPLE.miles)).toBe(true);
   });
 });
@@ -189,11 +182,11 @@ describe("only committed writes are sent", () => {
       expect(refused.status).toBeGreaterThanOrEqual(400);
       await restRename();
     })) as { data: { userChanged: { eventId: string; type: string } } };
-    expect(event.data.userChanged.type).toBe("user.updated");
+    expect(event.data.userChanged.type).toBe("USER_UPDATED");
     // The event received is one the feed holds for a successful rename.
     const feed = await graphql<{ events: { edges: { node: { eventId: string; type: string } }[] } }>(
       t.app,
-      `{ events(groupId: ${MAPLE.groupId}, first: 500, types: ["user.updated"]) { edges { node { eventId type } } } }`,
+      `{ events(groupId: ${MAPLE.groupId}, first: 500, types: [USER_UPDATED]) { edges { node { eventId type } } } }`,
     );
     expect(feed.data!.events.edges.map((edge) => edge.node.eventId)).toContain(event.data.userChanged.eventId);
   });
@@ -373,7 +366,7 @@ describe("a registrant session", () => {
       data: { userChanged: Record<string, unknown> };
     };
     expect(event.data.userChanged).toMatchObject({
-      type: "user.updated",
+      type: "USER_UPDATED",
       cloginId: MAPLE.miles,
       data: { clogin_id: MAPLE.miles },
     });
@@ -463,11 +456,18 @@ describe("limits", () => {
     // Once an event arrived, the server has both subscriptions (it registers them in order).
     const subscribed = firstResult(client, USER_CHANGED, { groupId: MAPLE.groupId, cloginId: MAPLE.miles });
     await writeUntilReceived(subscribed.result, () => restRename());
-    // The worker held back: the next writes join the feed together, more than the queue holds.
-    // (The client takes one event at a time, so four arriving at once overflow a queue of two.)
-    await worker.stop();
-    for (let i = 0; i < 4; i++) await restRename(MAPLE.bill);
-    worker = startWorker();
+    // One transaction's ten events join the feed together, more than the queue holds. (The
+    // client takes one event at a time, so ten arriving at once overflow a queue of five.)
+    await inTransaction(t.context(), "test.burst", async ({ em }) =>
+      recordEvents(
+        em,
+        Array.from({ length: 10 }, () => ({
+          type: "user.updated" as const,
+          groupId: MAPLE.groupId,
+          data: { clogin_id: MAPLE.bill },
+        })),
+      ),
+    );
     expect((await within(closed, 5000, "close")).code).toBe(4008);
   });
 });
