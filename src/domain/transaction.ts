@@ -1,9 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { holdSqliteTurn, inSqliteTurn } from "../db/sqlite-turns";
 import {
   databaseErrorOf,
-  noteTransactionExhausted,
-  noteTransactionRerun,
   retryDelayMs,
   TRANSACTION_ATTEMPTS,
   transactionConflictOf,
@@ -12,7 +9,7 @@ import { startReadSnapshot } from "../data/read-snapshot.data";
 import { readLastCommitPosition } from "../data/replication.data";
 import { clearReportedPosition, reportedCommitPosition } from "../db/commit-positions";
 import { laterGtidPosition, parseGtidPosition } from "../db/gtid";
-import { replicaSetOf, type ReplicaSet } from "../db/replicas";
+import type { ReplicaSet } from "../db/replicas";
 import { consistencyKeysOf, type RequestContext } from "./context";
 import { completeUnitOfWork, openUnitOfWork, type Actor } from "./unit-of-work";
 
@@ -56,7 +53,7 @@ export async function inTransaction<T>(
     await completeUnitOfWork(em);
     return result;
   };
-  const replicas = replicaSetOf(ctx.dataSource);
+  const { replicas, sqliteTurns, reruns } = ctx.state;
   const keys = consistencyKeysOf(ctx);
   const run =
     replicas && keys.length > 0
@@ -65,16 +62,16 @@ export async function inTransaction<T>(
         () => ctx.dataSource.transaction(body);
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await inSqliteTurn(ctx.dataSource, run);
+      return await sqliteTurns.run(run);
     } catch (error) {
       const conflict = transactionConflictOf(error);
       if (conflict === null) throw error;
       if (attempt >= TRANSACTION_ATTEMPTS[conflict]) {
-        noteTransactionExhausted(ctx.dataSource, action);
+        reruns.noteExhausted(action);
         throw error;
       }
       const delayMs = retryDelayMs(attempt);
-      noteTransactionRerun(ctx.dataSource, {
+      reruns.noteRerun({
         action,
         cause: conflict,
         ...databaseErrorOf(error),
@@ -137,7 +134,7 @@ export interface ReadSnapshotContext {
 export async function openReadSnapshot(ctx: RequestContext): Promise<ReadSnapshotContext> {
   if (ctx.inTransaction) return { ctx, close: async () => undefined };
   if (ctx.dataSource.options.type === "better-sqlite3") {
-    const release = await holdSqliteTurn(ctx.dataSource);
+    const release = await ctx.state.sqliteTurns.hold();
     return { ctx: { ...ctx, inTransaction: true }, close: async () => release() };
   }
   const lease = await routeRead(ctx, true);
@@ -161,7 +158,7 @@ export async function openLockFreeRead(ctx: RequestContext): Promise<ReadSnapsho
 
 /** The replica lease for a routed read (null: the primary), noting the position it honours. */
 async function routeRead(ctx: RequestContext, snapshot: boolean) {
-  const replicas = replicaSetOf(ctx.dataSource);
+  const { replicas } = ctx.state;
   if (!replicas) return null;
   const routed = await replicas.route(
     { principalKeys: consistencyKeysOf(ctx), requested: ctx.consistency?.requested ?? null },

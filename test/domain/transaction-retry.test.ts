@@ -1,10 +1,5 @@
 import { databaseFailureOf } from "../../src/db/database-failure";
-import {
-  retryDelayMs,
-  TRANSACTION_ATTEMPTS,
-  transactionConflictOf,
-  transactionRetryCountsOf,
-} from "../../src/db/transaction-conflicts";
+import { retryDelayMs, TRANSACTION_ATTEMPTS, transactionConflictOf } from "../../src/db/transaction-conflicts";
 import { inTransaction } from "../../src/domain/transaction";
 import { MAPLE } from "../fixtures/test-fixture";
 import { describeOnMysqlFamily, openRawConnection, type MysqlFamilyConfig } from "../support/database";
@@ -51,12 +46,12 @@ describe("the retry policy", () => {
 
 describeOnMysqlFamily("transactions rerun after a conflict (MariaDB/MySQL)", () => {
   it("a deadlock between two units of work: the loser reruns and both commit", async () => {
-    const before = { ...transactionRetryCountsOf(t.dataSource) };
-    const { names, runs } = await deadlockTwoUnits(t.dataSource, first, second);
+    const before = { ...t.state.reruns.total };
+    const { names, runs } = await deadlockTwoUnits(t.state, first, second);
     expect(names).toEqual(["a", "b"]);
     // InnoDB chose one victim; it ran again, the other ran once.
     expect(runs.a + runs.b).toBe(3);
-    const after = transactionRetryCountsOf(t.dataSource);
+    const after = t.state.reruns.total;
     expect(after.deadlock - before.deadlock).toBe(1);
     expect(after.exhausted).toBe(before.exhausted);
   });
@@ -67,7 +62,7 @@ describeOnMysqlFamily("transactions rerun after a conflict (MariaDB/MySQL)", () 
     try {
       await holder.query("START TRANSACTION");
       await holder.query("SELECT uid FROM registration WHERE uid = ? FOR UPDATE", [first]);
-      const before = transactionRetryCountsOf(t.dataSource).lock_wait_timeout;
+      const before = t.state.reruns.total.lock_wait_timeout;
       let runs = 0;
       const waiting = inTransaction(t.context(), "test.lock_wait", async ({ em }) => {
         runs += 1;
@@ -79,7 +74,7 @@ describeOnMysqlFamily("transactions rerun after a conflict (MariaDB/MySQL)", () 
       await new Promise((resolve) => setTimeout(resolve, 1500));
       await holder.query("COMMIT");
       await expect(waiting).resolves.toBeGreaterThanOrEqual(2);
-      expect(transactionRetryCountsOf(t.dataSource).lock_wait_timeout - before).toBe(runs - 1);
+      expect(t.state.reruns.total.lock_wait_timeout - before).toBe(runs - 1);
     } finally {
       await holder.end();
     }
@@ -106,7 +101,7 @@ describeOnMysqlFamily("transactions rerun after a conflict (MariaDB/MySQL)", () 
     expect(transactionConflictOf(lost)).toBe("deadlock");
     expect(databaseFailureOf(lost)).toBe("overloaded");
 
-    const before = transactionRetryCountsOf(t.dataSource).exhausted;
+    const before = t.state.reruns.total.exhausted;
     let runs = 0;
     await expect(
       inTransaction(t.context(), "test.connect", async () => {
@@ -115,6 +110,6 @@ describeOnMysqlFamily("transactions rerun after a conflict (MariaDB/MySQL)", () 
       }),
     ).rejects.toBe(lost);
     expect(runs).toBe(TRANSACTION_ATTEMPTS.deadlock);
-    expect(transactionRetryCountsOf(t.dataSource).exhausted - before).toBe(1);
+    expect(t.state.reruns.total.exhausted - before).toBe(1);
   });
 });

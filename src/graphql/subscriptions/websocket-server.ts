@@ -158,7 +158,7 @@ export function createSubscriptionServer(
     const { params } = connection.credentials!;
     // The Timestamp sent at connection_init would be stale by now: only the key is checked again.
     const withoutTimestamp = (name: string) => (name.toLowerCase() === "timestamp" ? undefined : params(name));
-    return identityOf(await authenticateCaller(deps.dataSource, withoutTimestamp));
+    return identityOf(await authenticateCaller(deps.state, withoutTimestamp));
   };
 
   /**
@@ -223,7 +223,7 @@ export function createSubscriptionServer(
         connection.credentials = { params };
         connection.lastAuthAt = Date.now();
         try {
-          Object.assign(connection, await authenticateCaller(deps.dataSource, params));
+          Object.assign(connection, await authenticateCaller(deps.state, params));
         } catch (error) {
           // Kept, not thrown: each subscription is refused with the code a query would get.
           connection.authFailure = error;
@@ -280,7 +280,7 @@ export function createSubscriptionServer(
             "BAD_REQUEST",
           );
         }
-        const request = createRequestContext(deps.dataSource, requestId, connection.principal, {
+        const request = createRequestContext(deps.state, requestId, connection.principal, {
           registrant: connection.registrant,
           settings: domainSettingsOf(deps.config),
         });
