@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { createPool } from "mysql2/promise";
 import { DataSource } from "typeorm";
 import { createApp } from "../src/app";
+import { startRuntime } from "../src/runtime/runtime";
 import { configWith, parseDatabaseUrl, RATE_LIMITS_OFF } from "../src/config/config";
 import { buildDataSourceOptions } from "../src/db/data-source-options";
 import { CountingSqlLogger } from "../src/db/sql-counter";
@@ -21,7 +22,16 @@ export type Side = "regapi" | "baseline";
 
 export type SideMessage =
   | { type: "listening"; port: number }
-  | { type: "stats"; statements: number; peakRssMiB: number; peakHeapUsedMiB: number }
+  | {
+      type: "stats";
+      statements: number;
+      peakRssMiB: number;
+      peakHeapUsedMiB: number;
+      /** The process's CPU time (user + system) since start, in µs: less moved by a busy machine than req/s. */
+      cpuMicros: number;
+      /** Units of work rerun after a conflict since start (regapi; the baseline reruns nothing). */
+      reruns: number;
+    }
   | { type: "profiling" }
   | { type: "profiled"; file: string };
 
@@ -55,15 +65,16 @@ async function main(side: Side, url: string): Promise<void> {
   if (config.kind === "sqlite") throw new Error("the bench runs on MySQL/MariaDB");
   let app: Parameters<typeof createServer>[1];
   let statements: () => number;
+  let reruns = 0;
   if (side === "regapi") {
     const sql = new CountingSqlLogger();
     const dataSource = new DataSource(buildDataSourceOptions(config, { logger: sql }));
     await dataSource.initialize();
-    const regapi = await createApp({
-      dataSource,
-      logger: createLogger("silent"),
-      config: configWith({ graphqlIntrospection: false, rateLimit: RATE_LIMITS_OFF }),
-    });
+    const logger = createLogger("silent");
+    const appConfig = configWith({ graphqlIntrospection: false, rateLimit: RATE_LIMITS_OFF });
+    const runtime = await startRuntime({ dataSource, config: appConfig, logger, deliveryWorker: false });
+    runtime.state.reruns.onRerun(() => (reruns += 1));
+    const regapi = await createApp({ dataSource, logger, config: appConfig, runtime });
     app = regapi.app;
     statements = () => sql.total;
   } else {
@@ -114,6 +125,8 @@ async function main(side: Side, url: string): Promise<void> {
         statements: statements(),
         peakRssMiB: peakRss / MiB,
         peakHeapUsedMiB: peakHeapUsed / MiB,
+        cpuMicros: Object.values(process.cpuUsage()).reduce((sum, micros) => sum + micros, 0),
+        reruns,
       });
       peakRss = 0;
       peakHeapUsed = 0;

@@ -7,6 +7,12 @@
 
 export type TransactionConflict = "deadlock" | "lock_wait_timeout";
 
+/**
+ * Why inTransaction ran a unit of work again: a conflict, or a session that was lost before its
+ * COMMIT was sent (connection_lost: see sessionLostOf).
+ */
+export type RerunCause = TransactionConflict | "connection_lost";
+
 const ERRNO: Record<number, TransactionConflict> = { 1213: "deadlock", 1205: "lock_wait_timeout" };
 
 /** The conflict an error reports, or null when it is something else (SQLite never reports one). */
@@ -23,10 +29,47 @@ export function transactionConflictOf(error: unknown): TransactionConflict | nul
  * nodes fail certification in turn (50 at once: 1 of 50 still failed after 4 runs, none after 8).
  * A lock wait timeout has already waited innodb_lock_wait_timeout: fewer runs.
  */
-export const TRANSACTION_ATTEMPTS: Readonly<Record<TransactionConflict, number>> = Object.freeze({
+export const TRANSACTION_ATTEMPTS: Readonly<Record<RerunCause, number>> = Object.freeze({
   deadlock: 8,
   lock_wait_timeout: 4,
+  // A lost session is rerun on a new one, which HAProxy opens to a node that serves; a second
+  // loss in a row means the database is down rather than one node or one connection.
+  connection_lost: 3,
 });
+
+// The session is gone and took its open transaction with it: the server (or, on Galera, the node
+// that died) rolled back everything the session had not committed, and its write set was never
+// replicated, since Galera replicates at COMMIT. mysql2's codes for a connection closed or refused
+// under it, a server or Galera node that refused the statement (1053 ER_SERVER_SHUTDOWN, 1927
+// ER_CONNECTION_KILLED, 1047 "WSREP has not yet prepared node for application use"), and mysql2's
+// message for a command sent on a connection it had already seen close. Not a client-side
+// statement timeout (PROTOCOL_SEQUENCE_TIMEOUT): that statement may still run on the server, and
+// its request has already spent its time.
+const SESSION_LOST_CODES = new Set([
+  "PROTOCOL_CONNECTION_LOST",
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "EPIPE",
+  "ER_SERVER_SHUTDOWN",
+  "ER_CONNECTION_KILLED",
+  "ER_UNKNOWN_COM_ERROR",
+]);
+const SESSION_LOST_MESSAGE =
+  /Can't add new command when connection is in closed state|Connection lost: The server closed/;
+
+/**
+ * Whether `error` says the session was lost under the transaction. inTransaction reruns such a
+ * unit of work on a new connection only when the loss came before its COMMIT was sent: a COMMIT
+ * whose answer was lost may have committed (on Galera, once its write set reached the other
+ * nodes), and running the work again would apply it twice.
+ */
+export function sessionLostOf(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { code } = databaseErrorOf(error);
+  if (code !== null && SESSION_LOST_CODES.has(code)) return true;
+  const driverMessage = (error as { driverError?: { message?: unknown } }).driverError?.message;
+  return SESSION_LOST_MESSAGE.test(`${error.message} ${typeof driverMessage === "string" ? driverMessage : ""}`);
+}
 
 /**
  * How long to wait before run `attempt + 1`: exponential from 10 ms with full jitter, so the
@@ -51,14 +94,15 @@ export function databaseErrorOf(error: unknown): { errno: number | null; code: s
 export interface TransactionRetryCounts {
   deadlock: number;
   lock_wait_timeout: number;
+  connection_lost: number;
   exhausted: number;
 }
 
 /** One rerun, as the listeners (the app's log) hear of it. */
 export interface TransactionRerun {
   action: string;
-  cause: TransactionConflict;
-  /** The database's error number and code (1213 ER_LOCK_DEADLOCK, 1205 ER_LOCK_WAIT_TIMEOUT). */
+  cause: RerunCause;
+  /** The database's error number and code (1213 ER_LOCK_DEADLOCK, 1205 ER_LOCK_WAIT_TIMEOUT, PROTOCOL_CONNECTION_LOST). */
   errno: number | null;
   code: string | null;
   /** The run that failed (1 for the first). */
@@ -68,7 +112,7 @@ export interface TransactionRerun {
   requestId: string;
 }
 
-const zero = (): TransactionRetryCounts => ({ deadlock: 0, lock_wait_timeout: 0, exhausted: 0 });
+const zero = (): TransactionRetryCounts => ({ deadlock: 0, lock_wait_timeout: 0, connection_lost: 0, exhausted: 0 });
 
 /**
  * Reruns since start, in total and by the action whose unit of work ran (for /metrics), and the

@@ -2,8 +2,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import {
   databaseErrorOf,
   retryDelayMs,
+  sessionLostOf,
   TRANSACTION_ATTEMPTS,
   transactionConflictOf,
+  type RerunCause,
 } from "../db/transaction-conflicts";
 import { startReadSnapshot } from "../data/read-snapshot.data";
 import { readLastCommitPosition } from "../data/replication.data";
@@ -37,6 +39,12 @@ function actorOf(ctx: RequestContext): Actor {
  * a rerun repeats nothing a client or a receiver could see. Events and counter deltas are written
  * at the end of the unit of work (src/domain/unit-of-work.ts).
  *
+ * A unit of work whose session was lost before its COMMIT was sent (the connection closed or
+ * reset, the node killed, shutting down or cut off from a Galera cluster) is rerun the same way on
+ * a new connection: the server rolled the transaction back with the session. One whose session was
+ * lost while its COMMIT was on the way is not: it may have committed, so it fails (503) and the
+ * client decides (an Idempotency-Key makes its retry safe).
+ *
  * `action` names the unit of work (`users.add_email`, `delivery.fan_out`, …): reruns are counted
  * (`regapi_transaction_reruns_total`) and logged by it. A nested call runs in the outer unit of
  * work, under the outer's name.
@@ -47,10 +55,13 @@ export async function inTransaction<T>(
   work: (tx: RequestContext) => Promise<T>,
 ): Promise<T> {
   if (ctx.inTransaction) return work(ctx);
+  /** Set once the run's last statement before COMMIT has answered: from then on a lost session may have committed. */
+  let committing: boolean;
   const body = async (em: RequestContext["em"]) => {
     openUnitOfWork(em, actorOf(ctx));
     const result = await work({ ...ctx, em, inTransaction: true });
     await completeUnitOfWork(em);
+    committing = true;
     return result;
   };
   const { replicas, sqliteTurns, reruns } = ctx.state;
@@ -61,10 +72,12 @@ export async function inTransaction<T>(
       : // eslint-disable-next-line no-restricted-syntax -- the one place a transaction starts
         () => ctx.dataSource.transaction(body);
   for (let attempt = 1; ; attempt += 1) {
+    committing = false;
     try {
       return await sqliteTurns.run(run);
     } catch (error) {
-      const conflict = transactionConflictOf(error);
+      const conflict: RerunCause | null =
+        transactionConflictOf(error) ?? (!committing && sessionLostOf(error) ? "connection_lost" : null);
       if (conflict === null) throw error;
       if (attempt >= TRANSACTION_ATTEMPTS[conflict]) {
         reruns.noteExhausted(action);

@@ -66,18 +66,18 @@ export function createMetrics(state: ProcessState): AppMetrics {
     });
   }
 
-  // Units of work inTransaction reran after losing a deadlock or a lock wait, and those that still
-  // failed after every rerun (answered 503), by the action the unit of work names:
-  // src/db/transaction-conflicts.ts keeps the tallies. Only actions that reran appear.
+  // Units of work inTransaction reran after losing a deadlock, a lock wait or their session before
+  // COMMIT, and those that still failed after every rerun (answered 503), by the action the unit
+  // of work names: src/db/transaction-conflicts.ts keeps the tallies. Only actions that reran appear.
   new Counter({
     name: "regapi_transaction_reruns_total",
-    help: "Transactions rerun by inTransaction, by cause (deadlock, lock_wait_timeout) and action (users.add_email, delivery.fan_out, …); exhausted: still failing after every rerun (answered 503).",
+    help: "Transactions rerun by inTransaction, by cause (deadlock, lock_wait_timeout, connection_lost: the session was lost before COMMIT) and action (users.add_email, delivery.fan_out, …); exhausted: still failing after every rerun (answered 503).",
     labelNames: ["cause", "action"],
     registers: [registry],
     collect() {
       this.reset();
       for (const [action, counts] of state.reruns.byAction)
-        for (const cause of ["deadlock", "lock_wait_timeout", "exhausted"] as const)
+        for (const cause of ["deadlock", "lock_wait_timeout", "connection_lost", "exhausted"] as const)
           this.inc({ cause, action }, counts[cause]);
     },
   });

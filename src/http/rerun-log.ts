@@ -3,7 +3,8 @@ import type { Logger } from "./logger";
 
 /**
  * Logs every rerun counted in `reruns` at info: which action, what the database
- * said (1213 ER_LOCK_DEADLOCK, also a Galera certification failure; 1205 ER_LOCK_WAIT_TIMEOUT),
+ * said (1213 ER_LOCK_DEADLOCK, also a Galera certification failure; 1205 ER_LOCK_WAIT_TIMEOUT;
+ * PROTOCOL_CONNECTION_LOST and the like for a session lost before COMMIT),
  * which run failed and how long until the next. A rerun is for a rare conflict (docs/locking.md):
  * a stream of these names the action whose locks need a look. Returns the unsubscribe.
  */

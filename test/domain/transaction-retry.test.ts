@@ -1,5 +1,10 @@
 import { databaseFailureOf } from "../../src/db/database-failure";
-import { retryDelayMs, TRANSACTION_ATTEMPTS, transactionConflictOf } from "../../src/db/transaction-conflicts";
+import {
+  retryDelayMs,
+  sessionLostOf,
+  TRANSACTION_ATTEMPTS,
+  transactionConflictOf,
+} from "../../src/db/transaction-conflicts";
 import { inTransaction } from "../../src/domain/transaction";
 import { MAPLE } from "../fixtures/test-fixture";
 import { describeOnMysqlFamily, openRawConnection, type MysqlFamilyConfig } from "../support/database";
@@ -30,6 +35,7 @@ describe("the retry policy", () => {
     expect(retryDelayMs(10, () => 1)).toBe(640);
     expect(TRANSACTION_ATTEMPTS.deadlock).toBeGreaterThanOrEqual(3);
     expect(TRANSACTION_ATTEMPTS.lock_wait_timeout).toBeGreaterThanOrEqual(3);
+    expect(TRANSACTION_ATTEMPTS.connection_lost).toBeGreaterThanOrEqual(2);
   });
 
   it("reruns only conflicts: another error is thrown at once", async () => {
@@ -110,6 +116,72 @@ describeOnMysqlFamily("transactions rerun after a conflict (MariaDB/MySQL)", () 
       }),
     ).rejects.toBe(lost);
     expect(runs).toBe(TRANSACTION_ATTEMPTS.deadlock);
+    expect(t.state.reruns.total.exhausted - before).toBe(1);
+  });
+});
+
+describeOnMysqlFamily("a session lost under a transaction (MariaDB/MySQL)", () => {
+  /** Kills the session `em` runs on from another connection, as a node's death or a balancer's cut would end it. */
+  async function killSessionOf(em: { query(sql: string): Promise<unknown> }) {
+    const [{ id }] = (await em.query("SELECT CONNECTION_ID() AS id")) as { id: number }[];
+    const killer = await openRawConnection(t.config as MysqlFamilyConfig);
+    try {
+      await killer.query("KILL CONNECTION ?", [Number(id)]);
+    } finally {
+      await killer.end();
+    }
+  }
+  const lastNameOf = async (personId: number) =>
+    String(
+      (
+        (await t.dataSource.query("SELECT last_name FROM person WHERE id = ?", [personId])) as { last_name: string }[]
+      )[0].last_name,
+    );
+
+  it("lost before COMMIT: the unit reruns on a new connection and its write is there once", async () => {
+    const before = t.state.reruns.total.connection_lost;
+    let runs = 0;
+    const result = await inTransaction(t.context(), "test.session_lost", async ({ em }) => {
+      runs += 1;
+      await em.query("UPDATE person SET last_name = CONCAT(last_name, '+') WHERE id = ?", [MAPLE.miles]);
+      if (runs === 1) await killSessionOf(em);
+      await em.query("SELECT 1");
+      return runs;
+    });
+    expect(result).toBe(2);
+    expect(t.state.reruns.total.connection_lost - before).toBe(1);
+    // The first run's change went with its session: one '+' more, not two.
+    expect((await lastNameOf(MAPLE.miles)).match(/\+/g)).toHaveLength(1);
+  });
+
+  it("lost while its COMMIT is on the way: not rerun (it may have committed), answered 503", async () => {
+    const before = { ...t.state.reruns.total };
+    const name = await lastNameOf(MAPLE.bill);
+    let runs = 0;
+    const failure = await inTransaction(t.context(), "test.commit_lost", async ({ em }) => {
+      runs += 1;
+      await em.query("UPDATE person SET last_name = 'Committed?' WHERE id = ?", [MAPLE.bill]);
+      // The unit of work records nothing, so the COMMIT is the next statement on the killed session.
+      await killSessionOf(em);
+    }).catch((error: unknown) => error);
+    expect(runs).toBe(1);
+    expect(sessionLostOf(failure)).toBe(true);
+    expect(databaseFailureOf(failure)).toBe("unavailable");
+    expect(t.state.reruns.total).toEqual(before);
+    // Here the kill came before the COMMIT reached the server, so nothing was committed.
+    expect(await lastNameOf(MAPLE.bill)).toBe(name);
+  });
+
+  it("a lost session that outlasts its reruns fails after TRANSACTION_ATTEMPTS.connection_lost runs", async () => {
+    const before = t.state.reruns.total.exhausted;
+    let runs = 0;
+    const failure = await inTransaction(t.context(), "test.session_lost_always", async ({ em }) => {
+      runs += 1;
+      await killSessionOf(em);
+      await em.query("SELECT 1");
+    }).catch((error: unknown) => error);
+    expect(sessionLostOf(failure)).toBe(true);
+    expect(runs).toBe(TRANSACTION_ATTEMPTS.connection_lost);
     expect(t.state.reruns.total.exhausted - before).toBe(1);
   });
 });
