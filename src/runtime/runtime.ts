@@ -92,7 +92,40 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const walkPositions = redis ? new RedisWalkPositions(redis, logger) : new MemoryWalkPositions();
   const state = processStateOf(dataSource, { ...options.shareWith, accounts, replicas, walkPositions });
   const shared = servesRequests ? startSharedState(redis, accounts, logger) : null;
-  const liveEvents = new LiveEventHub(dataSource, {
+  const feed = startFeed(state, config, logger, redis);
+  const worker = options.deliveryWorker ? startDeliveryWorker({ state, logger, config: config.delivery }) : null;
+
+  let workerStopped: Promise<void> | null = null;
+  let stopped: Promise<void> | null = null;
+  const stopClaiming = () => {
+    workerStopped ??= worker?.stop() ?? Promise.resolve();
+  };
+  return {
+    state,
+    redis,
+    replicas,
+    worker,
+    liveEvents: feed.liveEvents,
+    sequencer: feed.sequencer,
+    stopClaiming,
+    stop() {
+      stopped ??= (async () => {
+        stopClaiming();
+        // Deliveries in flight are sent and recorded (each bounded by DELIVERY_TIMEOUT_MS) first.
+        await workerStopped;
+        await feed.close();
+        await shared?.close();
+        await replicas?.stop();
+        await redis?.close();
+      })();
+      return stopped;
+    },
+  };
+}
+
+/** Step 5: the live events and the feed sequencer that wakes them (here at once, elsewhere through Redis). */
+function startFeed(state: ProcessState, config: Config, logger: Logger, redis: SharedRedis | null) {
+  const liveEvents = new LiveEventHub(state.dataSource, {
     pollIntervalMs: config.subscriptions.pollIntervalMs,
     pollIdleMs: config.subscriptions.pollIdleMs,
     queueMaxEvents: config.subscriptions.queueMaxEvents,
@@ -108,34 +141,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       feedWake?.announce(lastPosition);
     },
   });
-  const worker = options.deliveryWorker ? startDeliveryWorker({ state, logger, config: config.delivery }) : null;
-
-  let workerStopped: Promise<void> | null = null;
-  let stopped: Promise<void> | null = null;
-  const stopClaiming = () => {
-    workerStopped ??= worker?.stop() ?? Promise.resolve();
-  };
   return {
-    state,
-    redis,
-    replicas,
-    worker,
     liveEvents,
     sequencer,
-    stopClaiming,
-    stop() {
-      stopped ??= (async () => {
-        stopClaiming();
-        // Deliveries in flight are sent and recorded (each bounded by DELIVERY_TIMEOUT_MS) first.
-        await workerStopped;
-        liveEvents.close();
-        await sequencer.stop();
-        await feedWake?.close();
-        await shared?.close();
-        await replicas?.stop();
-        await redis?.close();
-      })();
-      return stopped;
+    /** The live events end, the sequencer places what the last writes committed, then the wake channel closes. */
+    async close() {
+      liveEvents.close();
+      await sequencer.stop();
+      await feedWake?.close();
     },
   };
 }
