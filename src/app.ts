@@ -91,7 +91,7 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
     consistencyHeader((_req, res, error) => sendGraphqlTransportError(res, error)),
   );
   app.use("/reg/api2", legacyRestRouter(deps));
-  const graphql = await mountGraphql(app, deps);
+  const graphql = await mountGraphql(app, deps, runtime.liveEvents);
   metrics.observeSubscriptions(graphql.subscriptions);
 
   app.use((req, res) => {

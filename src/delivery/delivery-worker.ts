@@ -89,12 +89,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
           )
           .map((endpoint) => ({ eventId: event.id, endpointId: endpoint.id })),
       );
-      await writeFanOut(
-        em,
-        events.map((event) => event.id),
-        pairs,
-        new Date(),
-      );
+      await writeFanOut(em, events, pairs, new Date());
       return events.length;
     });
 

@@ -5,8 +5,11 @@ import { startReadReplicas } from "../db/read-replicas-setup";
 import { stopReplicaSet, type ReplicaSet } from "../db/replicas";
 import { startDeliveryWorker, type DeliveryWorker } from "../delivery/delivery-worker";
 import type { Logger } from "../http/logger";
+import { connectFeedWake } from "../shared-state/feed-wake";
 import { connectRedis, type SharedRedis } from "../shared-state/redis";
 import { startSharedState } from "../shared-state/shared-state";
+import { startFeedSequencer, type FeedSequencer } from "./feed-sequencer";
+import { LiveEventHub } from "./live-events-hub";
 
 // Everything that lives as long as the process, started in one place and stopped in one order.
 // main.ts starts it once, after the database is prepared and before the app is built; the test
@@ -19,11 +22,16 @@ import { startSharedState } from "../shared-state/shared-state";
 //   3. read replicas and their health checks, with the read-your-writes positions (in Redis or
 //      in process);
 //   4. shared state: walk positions in Redis, the account cache following key changes;
-//   5. the delivery worker (DELIVERY_WORKER), which fans events out to the feed and webhooks.
+//   5. the live events (GraphQL subscriptions read them), woken through Redis by the other
+//      instances, and the feed sequencer, which places committed events in the pull feed and
+//      wakes the live events (here at once, elsewhere through Redis);
+//   6. the delivery worker (DELIVERY_WORKER), which fans events out to webhooks.
 // Stop, on SIGTERM (main.ts), once the HTTP side has drained (src/http/drain.ts):
 //   the worker stops claiming at once (`stopClaiming`, while connections drain) and finishes its
-//   sends in flight; then 4, 3 (replica pools and checks), 2 are closed, in reverse order. The
-//   DataSource is the caller's: it is destroyed after `stop()`.
+//   sends in flight; the live events end (their WebSockets were closed by the drain), the
+//   sequencer places what the last writes committed and stops; then 4, 3 (replica pools and
+//   checks), 2 are closed, in reverse order. The DataSource is the caller's: it is destroyed
+//   after `stop()`.
 
 export interface RuntimeOptions {
   dataSource: DataSource;
@@ -40,6 +48,10 @@ export interface Runtime {
   /** The read replicas in the rotation's charge; undefined without DATABASE_REPLICA_URLS. */
   readonly replicas: ReplicaSet | undefined;
   readonly worker: DeliveryWorker | null;
+  /** The instance's live events, which GraphQL subscriptions read. */
+  readonly liveEvents: LiveEventHub;
+  /** Places committed events in the pull feed (every instance runs one). */
+  readonly sequencer: FeedSequencer;
   /** The worker stops claiming new work now; `stop()` waits for its sends in flight. */
   stopClaiming(): void;
   /** Stops everything, in the reverse order of the start; once. */
@@ -60,6 +72,22 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     throw error;
   }
   const shared = startSharedState(redis, dataSource, logger);
+  const liveEvents = new LiveEventHub(dataSource, {
+    pollIntervalMs: config.subscriptions.pollIntervalMs,
+    pollIdleMs: config.subscriptions.pollIdleMs,
+    queueMaxEvents: config.subscriptions.queueMaxEvents,
+    onPollError: (error) =>
+      logger.warn({ err: error instanceof Error ? error.message : String(error) }, "live events: read failed"),
+  });
+  const feedWake = redis ? connectFeedWake(redis, logger, (upTo) => liveEvents.wake(upTo)) : null;
+  const sequencer = startFeedSequencer({
+    dataSource,
+    logger,
+    onPlaced(lastPosition) {
+      liveEvents.wake(lastPosition);
+      feedWake?.announce(lastPosition);
+    },
+  });
   const worker = options.deliveryWorker ? startDeliveryWorker({ dataSource, logger, config: config.delivery }) : null;
 
   let workerStopped: Promise<void> | null = null;
@@ -71,12 +99,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     redis,
     replicas,
     worker,
+    liveEvents,
+    sequencer,
     stopClaiming,
     stop() {
       stopped ??= (async () => {
         stopClaiming();
         // Deliveries in flight are sent and recorded (each bounded by DELIVERY_TIMEOUT_MS) first.
         await workerStopped;
+        liveEvents.close();
+        await sequencer.stop();
+        await feedWake?.close();
         await shared.close();
         await stopReplicaSet(dataSource);
         await redis?.close();

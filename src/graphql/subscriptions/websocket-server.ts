@@ -16,11 +16,11 @@ import { WebSocketServer, type WebSocket } from "ws";
 import type { SubscriptionsConfig } from "../../config/config";
 import { createRequestContext, domainSettingsOf, type Principal, type RegistrantPrincipal } from "../../domain/context";
 import { DomainError } from "../../domain/errors";
-import { LiveEventHub } from "../../domain/events/live-events";
 import { authenticateCaller } from "../../http/request-authentication";
 import type { AppDependencies } from "../../http/app-dependencies";
 import type { Logger } from "../../http/logger";
 import { maskUnexpected } from "../../http/transport-errors";
+import type { LiveEventHub } from "../../runtime/live-events-hub";
 import { createSubscriptionContext, type LiveConnection } from "../context";
 import { presentError } from "../graphql-errors";
 import { GRAPHQL_LIMITS } from "../limits";
@@ -30,7 +30,7 @@ import { GRAPHQL_LIMITS } from "../limits";
 // /graphql. Credentials come in connection_init's payload (connectionParams) with the names of
 // the HTTP headers; a failure is answered per subscription with the code a query gets. Only
 // subscriptions run here: queries and mutations keep HTTP, with its idempotency, rate limit and
-// access log. Events come from the instance's LiveEventHub (src/domain/events/live-events.ts).
+// access log. Events come from the instance's LiveEventHub (src/runtime/live-events-hub.ts).
 // docs/graphql-clients.md#live-updates documents the close codes and limits.
 
 /** Close codes of our own (4000–4999 is the application range; graphql-ws uses 44xx/45xx). */
@@ -107,17 +107,12 @@ export interface SubscriptionServer {
 
 export function createSubscriptionServer(
   deps: AppDependencies,
+  hub: LiveEventHub,
   schema: GraphQLSchema,
   validationRules: readonly ValidationRule[],
 ): SubscriptionServer {
   const limits: SubscriptionsConfig = deps.config.subscriptions;
   const logger: Logger = deps.logger;
-  const hub = new LiveEventHub(deps.dataSource, {
-    pollIntervalMs: limits.pollIntervalMs,
-    queueMaxEvents: limits.queueMaxEvents,
-    onPollError: (error) =>
-      logger.warn({ err: error instanceof Error ? error.message : String(error) }, "live events: poll failed"),
-  });
   const rules = [...specifiedRules, ...validationRules];
   const connections = new Map<WebSocket, Connection>();
   const perAccount = new Map<string, number>();
@@ -347,7 +342,6 @@ export function createSubscriptionServer(
     async close() {
       this.drain();
       clearInterval(sweep);
-      hub.close();
       await server.dispose();
     },
   };
