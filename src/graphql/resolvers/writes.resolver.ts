@@ -1,9 +1,10 @@
-import { Arg, Ctx, Mutation, Resolver, UseMiddleware, Authorized } from "type-graphql";
+import { Arg, Ctx, Info, Mutation, Resolver, UseMiddleware, Authorized } from "type-graphql";
 import { addProducts } from "../../domain/carts/add-product";
 import { createCategory, createProduct } from "../../domain/products/products.service";
 import type { UserOutcome } from "../../domain/users/user-commands";
 import { setUserStatus } from "../../domain/users/set-status";
 import { createChild } from "../../domain/users/users.service";
+import type { GraphQLResolveInfo } from "graphql";
 import type { GraphqlContext } from "../context";
 import { INPUT_PATHS, withProblemPaths } from "../graphql-errors";
 import type { PathRendering } from "../../http/problem-paths";
@@ -25,6 +26,7 @@ import {
 } from "../types/payloads.type";
 import type { UserType } from "../types/user.type";
 import { presentProblems, userFromOutcome } from "./present";
+import { projectAfterWrite } from "./project.resolver";
 
 /** Reads after a write must not see cached rows from before it; the fresh summary primes the loader. */
 function afterWrite(ctx: GraphqlContext, outcome: UserOutcome): UserType {
@@ -111,6 +113,7 @@ export class WritesMutationResolver {
   async createProduct(
     @Arg("input", () => CreateProductInput, { description: "The product to create." }) input: CreateProductInput,
     @Ctx() ctx: GraphqlContext,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<CreateProductPayloadType> {
     const category = eitherSpelling(input, "categoryId", []);
     const parent = eitherSpelling(input, "parentProductId", []);
@@ -122,7 +125,7 @@ export class WritesMutationResolver {
       createProduct(ctx.request, { ...withoutRenamedMembers(input), catId: category.value, parentPId: parent.value }),
     );
     ctx.loaders.clearAll();
-    return { productId, problems: [] };
+    return { productId, project: await projectAfterWrite(ctx, input.groupId, info), problems: [] };
   }
 
   @Authorized("account")
@@ -134,9 +137,10 @@ export class WritesMutationResolver {
   async createCategory(
     @Arg("input", () => CreateCategoryInput, { description: "The category to create." }) input: CreateCategoryInput,
     @Ctx() ctx: GraphqlContext,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<CreateCategoryPayloadType> {
     const categoryId = await createCategory(ctx.request, { ...input });
     ctx.loaders.clearAll();
-    return { categoryId, problems: [] };
+    return { categoryId, project: await projectAfterWrite(ctx, input.groupId, info), problems: [] };
   }
 }
