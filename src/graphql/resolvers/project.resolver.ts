@@ -80,7 +80,7 @@ export class ProjectResolver {
       "A project of your organization (FORBIDDEN for any other id, as for a missing one); null with its error, so the query's other fields keep their data.",
   })
   async project(
-    @Arg("groupId", () => Int) groupId: number,
+    @Arg("groupId", () => Int, { description: "The project (group_id)." }) groupId: number,
     @Ctx() ctx: GraphqlContext,
     @Info() info: GraphQLResolveInfo,
   ): Promise<ProjectType | null> {

@@ -16,7 +16,7 @@ export class StatusResolver {
   })
   @UseMiddleware(problemsInPayload(INPUT_PATHS, CreateStatusPayloadType.rejected))
   async createStatus(
-    @Arg("input", () => CreateStatusInput) input: CreateStatusInput,
+    @Arg("input", () => CreateStatusInput, { description: "The status to create." }) input: CreateStatusInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<CreateStatusPayloadType> {
     const status = await createStatus(ctx.request, {

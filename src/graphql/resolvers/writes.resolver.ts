@@ -67,7 +67,8 @@ export class WritesMutationResolver {
   })
   @UseMiddleware(problemsInPayload(INPUT_PATHS, UserPayloadType.rejected))
   async createChild(
-    @Arg("input", () => CreateChildInput) input: CreateChildInput,
+    @Arg("input", () => CreateChildInput, { description: "The child to create and its parent." })
+    input: CreateChildInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<UserPayloadType> {
     // REST requires `doc` even when empty; here absent values simply mean none.
@@ -81,7 +82,7 @@ export class WritesMutationResolver {
   })
   @UseMiddleware(problemsInPayload(INPUT_PATHS, UserPayloadType.rejected))
   async setStatus(
-    @Arg("input", () => SetStatusInput) input: SetStatusInput,
+    @Arg("input", () => SetStatusInput, { description: "The user and the status." }) input: SetStatusInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<UserPayloadType> {
     const outcome = await setUserStatus(ctx.request, { ...input });
@@ -94,7 +95,7 @@ export class WritesMutationResolver {
   })
   @UseMiddleware(problemsInPayload(INPUT_PATHS, AddProductPayloadType.rejected))
   async addProduct(
-    @Arg("input", () => AddProductInput) input: AddProductInput,
+    @Arg("input", () => AddProductInput, { description: "The user and the products to add." }) input: AddProductInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<AddProductPayloadType> {
     const { productList, rendering } = cartEntriesOf(input.productList);
@@ -108,7 +109,7 @@ export class WritesMutationResolver {
   @Mutation(() => CreateProductPayloadType, { description: "Creates a product (legacy products create)." })
   @UseMiddleware(problemsInPayload(INPUT_PATHS, CreateProductPayloadType.rejected))
   async createProduct(
-    @Arg("input", () => CreateProductInput) input: CreateProductInput,
+    @Arg("input", () => CreateProductInput, { description: "The product to create." }) input: CreateProductInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<CreateProductPayloadType> {
     const category = eitherSpelling(input, "categoryId", []);
@@ -131,7 +132,7 @@ export class WritesMutationResolver {
   })
   @UseMiddleware(problemsInPayload(INPUT_PATHS, CreateCategoryPayloadType.rejected))
   async createCategory(
-    @Arg("input", () => CreateCategoryInput) input: CreateCategoryInput,
+    @Arg("input", () => CreateCategoryInput, { description: "The category to create." }) input: CreateCategoryInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<CreateCategoryPayloadType> {
     const categoryId = await createCategory(ctx.request, { ...input });
