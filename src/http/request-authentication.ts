@@ -2,6 +2,7 @@ import type { Request } from "express";
 import { authenticate, type HeaderReader } from "../auth/authenticate";
 import type { Principal, RegistrantPrincipal } from "../domain/context";
 import type { ProcessState } from "../domain/process-state";
+import { DomainError } from "../domain/errors";
 import { authenticateRegistrant } from "../domain/sessions/registrant-sessions";
 
 /** The outcome of authenticating one request: a principal, or why it failed. */
@@ -40,6 +41,12 @@ export async function requirePrincipalOf(req: Request, state: ProcessState): Pro
   throw outcome.failure;
 }
 
+const API_KEY_HEADERS = ["api-id", "api-user", "api-token"];
+
+/** The answer to a GraphQL request or WebSocket that sent no credentials, where both kinds are accepted. */
+export const NO_CREDENTIALS =
+  "Authentication required: send Authorization: Bearer <session token> for a registrant session, or Api-Id, Api-User and Api-Token for an API account.";
+
 /** Who a request or a WebSocket connection speaks for: an API account or a registrant session. */
 export type Caller = { principal: Principal; registrant: null } | { principal: null; registrant: RegistrantPrincipal };
 
@@ -58,5 +65,7 @@ export async function authenticateCaller(
 ): Promise<Caller> {
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header("authorization") ?? "");
   if (bearer) return { principal: null, registrant: await authenticateRegistrant(state.dataSource.manager, bearer[1]) };
+  // No credentials at all: both ways in are named (a portal learns of its session, a backend of its key).
+  if (API_KEY_HEADERS.every((name) => !header(name))) throw new DomainError("UNAUTHENTICATED", NO_CREDENTIALS);
   return { principal: await apiKey(), registrant: null };
 }

@@ -20,7 +20,8 @@ export class PortalResolver {
   })
   @UseMiddleware(problemsInPayload(INPUT_PATHS, AddProductPayloadType.rejected))
   async addMyProduct(
-    @Arg("input", () => AddMyProductInput) input: AddMyProductInput,
+    @Arg("input", () => AddMyProductInput, { description: "The products to add to the session's own cart." })
+    input: AddMyProductInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<AddProductPayloadType> {
     const { productList, rendering } = cartEntriesOf(input.productList);

@@ -1,9 +1,10 @@
-import { Arg, Ctx, Mutation, Resolver, UseMiddleware, Authorized } from "type-graphql";
+import { Arg, Ctx, Info, Mutation, Resolver, UseMiddleware, Authorized } from "type-graphql";
 import { addProducts } from "../../domain/carts/add-product";
 import { createCategory, createProduct } from "../../domain/products/products.service";
 import type { UserOutcome } from "../../domain/users/user-commands";
 import { setUserStatus } from "../../domain/users/set-status";
 import { createChild } from "../../domain/users/users.service";
+import type { GraphQLResolveInfo } from "graphql";
 import type { GraphqlContext } from "../context";
 import { INPUT_PATHS, withProblemPaths } from "../graphql-errors";
 import type { PathRendering } from "../../http/problem-paths";
@@ -25,6 +26,7 @@ import {
 } from "../types/payloads.type";
 import type { UserType } from "../types/user.type";
 import { presentProblems, userFromOutcome } from "./present";
+import { projectAfterWrite } from "./project.resolver";
 
 /** Reads after a write must not see cached rows from before it; the fresh summary primes the loader. */
 function afterWrite(ctx: GraphqlContext, outcome: UserOutcome): UserType {
@@ -67,7 +69,8 @@ export class WritesMutationResolver {
   })
   @UseMiddleware(problemsInPayload(INPUT_PATHS, UserPayloadType.rejected))
   async createChild(
-    @Arg("input", () => CreateChildInput) input: CreateChildInput,
+    @Arg("input", () => CreateChildInput, { description: "The child to create and its parent." })
+    input: CreateChildInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<UserPayloadType> {
     // REST requires `doc` even when empty; here absent values simply mean none.
@@ -81,7 +84,7 @@ export class WritesMutationResolver {
   })
   @UseMiddleware(problemsInPayload(INPUT_PATHS, UserPayloadType.rejected))
   async setStatus(
-    @Arg("input", () => SetStatusInput) input: SetStatusInput,
+    @Arg("input", () => SetStatusInput, { description: "The user and the status." }) input: SetStatusInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<UserPayloadType> {
     const outcome = await setUserStatus(ctx.request, { ...input });
@@ -94,7 +97,7 @@ export class WritesMutationResolver {
   })
   @UseMiddleware(problemsInPayload(INPUT_PATHS, AddProductPayloadType.rejected))
   async addProduct(
-    @Arg("input", () => AddProductInput) input: AddProductInput,
+    @Arg("input", () => AddProductInput, { description: "The user and the products to add." }) input: AddProductInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<AddProductPayloadType> {
     const { productList, rendering } = cartEntriesOf(input.productList);
@@ -108,8 +111,9 @@ export class WritesMutationResolver {
   @Mutation(() => CreateProductPayloadType, { description: "Creates a product (legacy products create)." })
   @UseMiddleware(problemsInPayload(INPUT_PATHS, CreateProductPayloadType.rejected))
   async createProduct(
-    @Arg("input", () => CreateProductInput) input: CreateProductInput,
+    @Arg("input", () => CreateProductInput, { description: "The product to create." }) input: CreateProductInput,
     @Ctx() ctx: GraphqlContext,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<CreateProductPayloadType> {
     const category = eitherSpelling(input, "categoryId", []);
     const parent = eitherSpelling(input, "parentProductId", []);
@@ -121,7 +125,7 @@ export class WritesMutationResolver {
       createProduct(ctx.request, { ...withoutRenamedMembers(input), catId: category.value, parentPId: parent.value }),
     );
     ctx.loaders.clearAll();
-    return { productId, problems: [] };
+    return { productId, project: await projectAfterWrite(ctx, input.groupId, info), problems: [] };
   }
 
   @Authorized("account")
@@ -131,11 +135,12 @@ export class WritesMutationResolver {
   })
   @UseMiddleware(problemsInPayload(INPUT_PATHS, CreateCategoryPayloadType.rejected))
   async createCategory(
-    @Arg("input", () => CreateCategoryInput) input: CreateCategoryInput,
+    @Arg("input", () => CreateCategoryInput, { description: "The category to create." }) input: CreateCategoryInput,
     @Ctx() ctx: GraphqlContext,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<CreateCategoryPayloadType> {
     const categoryId = await createCategory(ctx.request, { ...input });
     ctx.loaders.clearAll();
-    return { categoryId, problems: [] };
+    return { categoryId, project: await projectAfterWrite(ctx, input.groupId, info), problems: [] };
   }
 }

@@ -29,11 +29,13 @@ export type EventType =
 export type MarkFormsCompleteInput = {
   /** true: every form in the user's form set (read after `values` are saved). */
   all?: boolean | null | undefined;
+  /** The user (clogin_id). */
   cloginId: number;
   /** Suppresses trigger emails only. */
   disableEmailSending?: boolean;
   /** Legacy form ids (Form.formId); ids that are not forms of this user are reported in `skipped`. */
   formIds?: Array<number> | null | undefined;
+  /** The project (group_id). */
   groupId: number;
   /** Newly completed forms are submitted (triggers run) unless false. */
   submitForms?: boolean;
