@@ -95,7 +95,7 @@ describe("webhookDeliveries", () => {
         { input: { url: receiver.url(), events: ["user.updated"], groupIds: [MAPLE.groupId] } },
       );
       const endpointId = created.data!.createWebhookEndpoint.endpoint.endpointId;
-      worker = startDeliveryWorker({ dataSource: t.dataSource, logger: silentLogger, config: FAST_DELIVERY });
+      worker = startDeliveryWorker({ state: t.state, logger: silentLogger, config: FAST_DELIVERY });
       for (const name of ["A", "B", "C", "D", "E"])
         await postRest(t.app, "users", {
           action: "update",
