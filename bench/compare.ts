@@ -51,6 +51,10 @@ interface Measured {
   failures: number;
   sqlPerRequest: number;
   rssMiB: number;
+  /** The server process's CPU (user + system) per answered request, µs. */
+  cpuMicrosPerRequest: number;
+  /** Units of work rerun after a conflict, per 1,000 answered requests. */
+  rerunsPerThousand: number;
 }
 
 interface SideProcess {
@@ -94,6 +98,8 @@ interface Slice {
   failures: number;
   statements: number;
   peakRssMiB: number;
+  cpuMicros: number;
+  reruns: number;
 }
 
 async function slice(
@@ -120,6 +126,9 @@ async function slice(
     failures: result.non2xx + result.errors,
     statements: after.statements - before.statements,
     peakRssMiB: after.peakRssMiB,
+    // A build from before these members (BENCH_AGAINST) reports neither: NaN, printed as such.
+    cpuMicros: after.cpuMicros - before.cpuMicros,
+    reruns: after.reruns - before.reruns,
   };
 }
 
@@ -136,6 +145,8 @@ function combined(slices: Slice[]): Measured {
     failures: slices.reduce((sum, s) => sum + s.failures, 0),
     sqlPerRequest: slices.reduce((sum, s) => sum + s.statements, 0) / (requests || 1),
     rssMiB: Math.max(...slices.map((s) => s.peakRssMiB)),
+    cpuMicrosPerRequest: slices.reduce((sum, s) => sum + s.cpuMicros, 0) / (requests || 1),
+    rerunsPerThousand: (1000 * slices.reduce((sum, s) => sum + s.reruns, 0)) / (requests || 1),
   };
 }
 
@@ -181,6 +192,9 @@ const HEADER = [
   `p50/p99 ms ${OTHER}`,
   "RSS MiB regapi",
   `RSS MiB ${OTHER}`,
+  "CPU µs/req regapi",
+  `CPU µs/req ${OTHER}`,
+  "reruns/1000 regapi",
 ];
 
 const tableHead = (header: string[]) => `| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`;
@@ -199,6 +213,9 @@ function rowLine({ scenario, ours: a, theirs: b, ratio }: Row): string {
     `${b.p50.toFixed(0)}/${b.p99.toFixed(0)}`,
     a.rssMiB.toFixed(0),
     b.rssMiB.toFixed(0),
+    a.cpuMicrosPerRequest.toFixed(0),
+    b.cpuMicrosPerRequest.toFixed(0),
+    a.rerunsPerThousand.toFixed(1),
   ].join(" | ")} |`;
 }
 
@@ -222,6 +239,10 @@ function summaryLine(rows: Row[]): string {
     Math.max(...rows.map((row) => row.ours.rssMiB)).toFixed(0),
     Math.max(...rows.map((row) => row.theirs.rssMiB)).toFixed(0),
     median(rows.map((row) => row.ours.sqlPerRequest)).toFixed(1),
+    median(rows.map((row) => row.ours.cpuMicrosPerRequest)).toFixed(0),
+    median(rows.map((row) => row.theirs.cpuMicrosPerRequest)).toFixed(0),
+    rows.reduce((sum, row) => sum + row.ours.failures, 0).toString(),
+    median(rows.map((row) => row.ours.rerunsPerThousand)).toFixed(1),
   ].join(" | ")} |`;
 }
 
@@ -259,6 +280,10 @@ async function main(): Promise<void> {
     "peak RSS MiB regapi",
     `peak RSS MiB ${OTHER}`,
     "SQL/req regapi",
+    "CPU µs/req regapi",
+    `CPU µs/req ${OTHER}`,
+    "non-2xx regapi (all runs)",
+    "reruns/1000 regapi",
   ];
   console.log(`medians of ${RUNS} run(s)\n${tableHead(summaryHeader)}`);
   let missed = 0;

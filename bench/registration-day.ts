@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
-import { tmpdir } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { createConnection } from "mysql2/promise";
@@ -9,6 +9,8 @@ import { DataSource } from "typeorm";
 import { parseDatabaseUrl } from "../src/config/config";
 import { buildDataSourceOptions } from "../src/db/data-source-options";
 import { DEMO_CREDENTIALS, DEMO_FIXTURE } from "../src/fixtures/demo";
+import { hashPassword } from "../src/auth/secrets";
+import { SERVER_NODE_FLAGS } from "../src/common/heap-growth";
 
 // Registration day (issue 26): N concurrent clients register into one project at the same minute
 // (users `create` with the documented doc keys; the demo's form-301 triggers add a cart line, a
@@ -19,7 +21,8 @@ import { DEMO_CREDENTIALS, DEMO_FIXTURE } from "../src/fixtures/demo";
 //   npm run bench:registration-day                               # this checkout, MariaDB and SQLite
 //   BENCH_COMPARE=/path/to/other/checkout npm run bench:registration-day
 // Environment: BENCH_DATABASES (mariadb,sqlite), BENCH_CLIENTS (10,40,100), BENCH_CREATES_PER_CLIENT
-// (15), BENCH_PASSWORD (1: every create sends a password), BENCH_MARIADB_URL (mariadb://root@127.0.0.1:3306; the database regapi_bench_regday is
+// (15), BENCH_PASSWORD (1: every create sends a password; both: the table without, then with),
+// BENCH_SPREAD (1,10: into one project, then spread over ten; 1 for one project only), BENCH_MARIADB_URL (mariadb://root@127.0.0.1:3306; the database regapi_bench_regday is
 // dropped and re-created), BENCH_COMPARE (another checkout, built, whose figures print beside),
 // BENCH_NODE_ARGS (node arguments for the service, e.g. --cpu-prof).
 
@@ -28,8 +31,11 @@ const CREATES_PER_CLIENT = Number(process.env.BENCH_CREATES_PER_CLIENT ?? 15);
 const DATABASES = (process.env.BENCH_DATABASES ?? "mariadb,sqlite").split(",") as ("mariadb" | "sqlite")[];
 const MARIADB = process.env.BENCH_MARIADB_URL ?? "mariadb://root@127.0.0.1:3306";
 // scrypt (src/auth/secrets.ts) costs about 40 ms of CPU per password on purpose: with passwords,
-// a 2-core machine hashes at most about 50 per second whatever the database does.
-const WITH_PASSWORD = process.env.BENCH_PASSWORD === "1";
+// a 2-core machine hashes at most about 50 per second whatever the database does. The bench
+// measures that floor where it runs (hashingFloor) and prints it with the password rows.
+const PASSWORD_MODES: boolean[] =
+  process.env.BENCH_PASSWORD === "both" ? [false, true] : [process.env.BENCH_PASSWORD === "1"];
+const SPREADS = (process.env.BENCH_SPREAD ?? "1,10").split(",").map(Number);
 const DEMO_GROUP = 100909072;
 const SPREAD_PROJECTS = 10;
 
@@ -122,10 +128,14 @@ async function freshDatabase(kind: "mariadb" | "sqlite", fixtureFile: string, ch
   return { databaseUrl, cleanup };
 }
 
-async function startService(checkout: Checkout, databaseUrl: string): Promise<{ child: ChildProcess; port: number }> {
+async function startService(
+  checkout: Checkout,
+  databaseUrl: string,
+): Promise<{ child: ChildProcess; port: number; reruns: { count: number } }> {
   // e.g. BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the service under the load.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, join(checkout.root, "dist/src/main.js")], {
+  // The node flags of `npm start`, as every bench gives the service.
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, join(checkout.root, "dist/src/main.js")], {
     cwd: checkout.root,
     env: {
       PATH: process.env.PATH ?? "",
@@ -142,18 +152,21 @@ async function startService(checkout: Checkout, databaseUrl: string): Promise<{ 
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
+  const reruns = { count: 0 };
   const port = await new Promise<number>((resolvePort, reject) => {
     child.once("exit", (code) => reject(new Error(`service exited ${code} before listening`)));
     createInterface({ input: child.stdout! }).on("line", (line) => {
       try {
         const parsed = JSON.parse(line) as { msg?: string; port?: number };
         if (parsed.msg === "listening" && parsed.port) resolvePort(parsed.port);
+        // Each rerun of a unit of work is logged at info (src/http/rerun-log.ts).
+        if (parsed.msg === "transaction rerun") reruns.count += 1;
       } catch {
         // not a log line
       }
     });
   });
-  return { child, port };
+  return { child, port, reruns };
 }
 
 async function stopService(child: ChildProcess): Promise<void> {
@@ -245,6 +258,8 @@ interface PhaseResult {
   /** CPU ms per request of the service and of the database server (null: not measurable here). */
   serviceCpu: number | null;
   databaseCpu: number | null;
+  /** Units of work rerun after a conflict during the phase, per 1,000 answered requests. */
+  rerunsPerThousand: number;
 }
 
 const percentile = (sorted: number[], p: number) =>
@@ -255,7 +270,7 @@ const percentile = (sorted: number[], p: number) =>
  * `request` answers null when it has nothing to send.
  */
 async function runPhase(
-  pids: { service: number | undefined; database: number | null },
+  pids: Pids,
   clients: number,
   perClient: number,
   request: (agent: Agent, client: number, i: number) => Promise<Answer | null>,
@@ -264,6 +279,7 @@ async function runPhase(
   const times: number[] = [];
   const failures = new Map<string, number>();
   const cpuBefore = [cpuMs(pids.service), cpuMs(pids.database)];
+  const rerunsBefore = pids.reruns.count;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: clients }, async (_, client) => {
@@ -294,6 +310,7 @@ async function runPhase(
     failures,
     serviceCpu: perRequest(0),
     databaseCpu: perRequest(1),
+    rerunsPerThousand: (1000 * (pids.reruns.count - rerunsBefore)) / (times.length || 1),
   };
 }
 
@@ -301,12 +318,20 @@ async function runPhase(
  * The morning registration opens: every client creates registrants, then (the registrants
  * completing their details) updates each one it created.
  */
+interface Pids {
+  service: number | undefined;
+  database: number | null;
+  /** The service's reruns so far (counted from its log). */
+  reruns: { count: number };
+}
+
 async function runLoad(
   port: number,
-  pids: { service: number | undefined; database: number | null },
+  pids: Pids,
   clients: number,
   groups: number[],
   run: string,
+  withPassword: boolean,
 ): Promise<{ creates: PhaseResult; updates: PhaseResult }> {
   const formOf = (group: number) => 301 + ((group - DEMO_GROUP) / 100) * 10_000;
   const created: { group: number; cloginId: unknown }[][] = Array.from({ length: clients }, () => []);
@@ -318,7 +343,7 @@ async function runLoad(
       group_id: group,
       doc: {
         main_email: `regday-${run}-${client}-${i}@bench.test`,
-        ...(WITH_PASSWORD ? { password: "bench-password" } : {}),
+        ...(withPassword ? { password: "bench-password" } : {}),
         first_name: `Camper${client}`,
         last_name: `Bench${i}`,
         [`f_${formId}_1`]: `Camper${client}`,
@@ -372,6 +397,7 @@ async function registrationsPerProject(databaseUrl: string): Promise<Map<number,
 
 interface Row {
   checkout: string;
+  passwords: boolean;
   database: string;
   spread: string;
   clients: number;
@@ -380,22 +406,34 @@ interface Row {
   counted: string;
 }
 
-async function measure(checkout: Checkout, kind: "mariadb" | "sqlite", fixtureFile: string): Promise<Row[]> {
+async function measure(
+  checkout: Checkout,
+  kind: "mariadb" | "sqlite",
+  fixtureFile: string,
+  withPassword: boolean,
+): Promise<Row[]> {
   const rows: Row[] = [];
-  for (const spread of ["1 project", `${SPREAD_PROJECTS} projects`]) {
+  const spreads = SPREADS.map((n) => (n === 1 ? "1 project" : `${SPREAD_PROJECTS} projects`));
+  for (const spread of spreads) {
     const groups =
       spread === "1 project" ? [DEMO_GROUP] : Array.from({ length: SPREAD_PROJECTS }, (_, i) => groupOfCopy(i));
     for (const clients of CLIENTS) {
       const database = await freshDatabase(kind, fixtureFile, checkout);
       const service = await startService(checkout, database.databaseUrl);
       try {
-        const pids = { service: service.child.pid, database: kind === "mariadb" ? mariadbPid() : null };
-        const result = await runLoad(service.port, pids, clients, groups, `${Date.now().toString(36)}-${clients}`);
+        const pids = {
+          service: service.child.pid,
+          database: kind === "mariadb" ? mariadbPid() : null,
+          reruns: service.reruns,
+        };
+        const run = `${Date.now().toString(36)}-${clients}`;
+        const result = await runLoad(service.port, pids, clients, groups, run, withPassword);
         const counters = await projectUsers(service.port);
         const recount = await registrationsPerProject(database.databaseUrl);
         const wrong = [...recount].filter(([group, count]) => counters.get(group) !== count);
         rows.push({
           checkout: checkout.label,
+          passwords: withPassword,
           database: kind,
           spread,
           clients,
@@ -416,7 +454,7 @@ async function measure(checkout: Checkout, kind: "mariadb" | "sqlite", fixtureFi
 }
 
 const HEADER =
-  "| build | database | spread | clients | creates/s | create p50 / p99 ms | updates/s | update p50 / p99 ms | failures | counters | CPU ms per create: service, database |";
+  "| build | passwords | database | spread | clients | creates/s | create p50 / p99 ms | updates/s | update p50 / p99 ms | failures | counters | CPU ms per create: service, database | CPU ms per update: service, database | reruns per 1,000 creates, updates |";
 
 const cpu = (ms: number | null) => (ms === null ? "–" : ms.toFixed(1));
 const failuresOf = (row: Row) =>
@@ -428,7 +466,7 @@ const failuresOf = (row: Row) =>
 function printRow(row: Row): void {
   const { creates, updates } = row;
   console.log(
-    `| ${row.checkout} | ${row.database} | ${row.spread} | ${row.clients} | ${creates.perSecond.toFixed(0)} | ${creates.p50.toFixed(0)} / ${creates.p99.toFixed(0)} | ${updates.perSecond.toFixed(0)} | ${updates.p50.toFixed(0)} / ${updates.p99.toFixed(0)} | ${failuresOf(row)} | ${row.counted} | ${cpu(creates.serviceCpu)}, ${cpu(creates.databaseCpu)} |`,
+    `| ${row.checkout} | ${row.passwords ? "yes" : "no"} | ${row.database} | ${row.spread} | ${row.clients} | ${creates.perSecond.toFixed(0)} | ${creates.p50.toFixed(0)} / ${creates.p99.toFixed(0)} | ${updates.perSecond.toFixed(0)} | ${updates.p50.toFixed(0)} / ${updates.p99.toFixed(0)} | ${failuresOf(row)} | ${row.counted} | ${cpu(creates.serviceCpu)}, ${cpu(creates.databaseCpu)} | ${cpu(updates.serviceCpu)}, ${cpu(updates.databaseCpu)} | ${creates.rerunsPerThousand.toFixed(1)}, ${updates.rerunsPerThousand.toFixed(1)} |`,
   );
 }
 
@@ -439,13 +477,54 @@ async function main(): Promise<void> {
   console.log(
     `registration day: ${CREATES_PER_CLIENT} creates per client, then an update of each; clients ${CLIENTS.join(", ")}`,
   );
+  if (PASSWORD_MODES.includes(true)) {
+    const floor = await hashingFloor();
+    console.log(
+      `hashing floor: one password hash with the service's scrypt parameters costs ${floor.cpuMs.toFixed(1)} ms of CPU here ` +
+        `(${floor.wallMs.toFixed(1)} ms wall; medians of ${floor.hashes}, one at a time); ` +
+        `${floor.cores} cores × 1000 ÷ ${floor.cpuMs.toFixed(1)} = ${floor.perSecond.toFixed(0)} creates/s at most with passwords, whatever else a create costs`,
+    );
+  }
   console.log(HEADER);
   console.log(HEADER.replace(/[^|]/g, "-").replace(/\|-/g, "|-").replace(/-\|/g, "-|"));
   try {
-    for (const kind of DATABASES) for (const checkout of checkouts) await measure(checkout, kind, fixtureFile);
+    for (const withPassword of PASSWORD_MODES)
+      for (const kind of DATABASES)
+        for (const checkout of checkouts) await measure(checkout, kind, fixtureFile, withPassword);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * What the machine can hash: the service's own hashPassword (its scrypt parameters), one at a
+ * time, the median of several. Its CPU time is what a hash costs a core (a busy machine stretches
+ * the wall time, not the work); cores × 1000 ÷ CPU ms is the creates per second that hashing alone
+ * allows when every core does nothing else. The wall time is printed beside it.
+ */
+async function hashingFloor(): Promise<{
+  cpuMs: number;
+  wallMs: number;
+  hashes: number;
+  cores: number;
+  perSecond: number;
+}> {
+  const hashes = 15;
+  await hashPassword("warm-up");
+  const cpuTimes: number[] = [];
+  const wallTimes: number[] = [];
+  for (let i = 0; i < hashes; i += 1) {
+    const started = performance.now();
+    const cpuBefore = process.cpuUsage();
+    await hashPassword(`bench-password-${i}`);
+    const cpu = process.cpuUsage(cpuBefore);
+    wallTimes.push(performance.now() - started);
+    cpuTimes.push((cpu.user + cpu.system) / 1000);
+  }
+  const median = (values: number[]) => values.sort((x, y) => x - y)[Math.floor(values.length / 2)];
+  const cpuMs = median(cpuTimes);
+  const cores = cpus().length;
+  return { cpuMs, wallMs: median(wallTimes), hashes, cores, perSecond: (cores * 1000) / cpuMs };
 }
 
 main().catch((error) => {

@@ -6,6 +6,8 @@ import { DEMO_CREDENTIALS } from "../src/fixtures/demo";
 
 export const BENCH_GROUP_ID = 100909072;
 export const BENCH_USER = 102670540;
+/** The registrant add_email writes to: not BENCH_USER, whose nested read lists the emails. */
+export const BENCH_EMAIL_USER = 102670542;
 
 export const BENCH_HEADERS = {
   "api-id": DEMO_CREDENTIALS.apiId,
@@ -61,6 +63,22 @@ export const BENCH_SCENARIOS: BenchScenario[] = [
         group_id: BENCH_GROUP_ID,
         clogin_id: BENCH_USER,
         mark_forms_complete: "all",
+      }),
+    ),
+  },
+  {
+    // Every connection writes to the same registrant (issue 33: 10 writers on one registration).
+    name: "REST users add_email (one registrant, every connection)",
+    goal: 0.9,
+    headers: BENCH_HEADERS,
+    ...both(
+      rest("/reg/api2/users/", {
+        action: "add_email",
+        group_id: BENCH_GROUP_ID,
+        clogin_id: BENCH_EMAIL_USER,
+        doc: {
+          email_list: { from: "office@maple.test", to: "bill@maple.test", subject: "Booking", body: "<p>Seen</p>" },
+        },
       }),
     ),
   },

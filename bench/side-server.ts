@@ -9,6 +9,7 @@ import { createApp } from "../src/app";
 import { configWith, parseDatabaseUrl, RATE_LIMITS_OFF } from "../src/config/config";
 import { buildDataSourceOptions } from "../src/db/data-source-options";
 import { CountingSqlLogger } from "../src/db/sql-counter";
+import { onTransactionRerun } from "../src/db/transaction-conflicts";
 import { createLogger } from "../src/http/logger";
 import { baselineSql, createBaselineApp } from "./baseline/server";
 
@@ -21,7 +22,16 @@ export type Side = "regapi" | "baseline";
 
 export type SideMessage =
   | { type: "listening"; port: number }
-  | { type: "stats"; statements: number; peakRssMiB: number; peakHeapUsedMiB: number }
+  | {
+      type: "stats";
+      statements: number;
+      peakRssMiB: number;
+      peakHeapUsedMiB: number;
+      /** The process's CPU time (user + system) since start, in µs: less moved by a busy machine than req/s. */
+      cpuMicros: number;
+      /** Units of work rerun after a conflict since start (regapi; the baseline reruns nothing). */
+      reruns: number;
+    }
   | { type: "profiling" }
   | { type: "profiled"; file: string };
 
@@ -55,10 +65,12 @@ async function main(side: Side, url: string): Promise<void> {
   if (config.kind === "sqlite") throw new Error("the bench runs on MySQL/MariaDB");
   let app: Parameters<typeof createServer>[1];
   let statements: () => number;
+  let reruns = 0;
   if (side === "regapi") {
     const sql = new CountingSqlLogger();
     const dataSource = new DataSource(buildDataSourceOptions(config, { logger: sql }));
     await dataSource.initialize();
+    onTransactionRerun(dataSource, () => (reruns += 1));
     const regapi = await createApp({
       dataSource,
       logger: createLogger("silent"),
@@ -114,6 +126,8 @@ async function main(side: Side, url: string): Promise<void> {
         statements: statements(),
         peakRssMiB: peakRss / MiB,
         peakHeapUsedMiB: peakHeapUsed / MiB,
+        cpuMicros: Object.values(process.cpuUsage()).reduce((sum, micros) => sum + micros, 0),
+        reruns,
       });
       peakRss = 0;
       peakHeapUsed = 0;

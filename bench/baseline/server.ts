@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import express, { type Express, type Request, type Response } from "express";
 import type { Pool, PoolConnection } from "mysql2/promise";
 import { apiTokenMatches } from "../../src/auth/secrets";
@@ -18,7 +19,8 @@ import { encodeNodeId } from "../../src/graphql/nodes/node-id";
 // Authentication and project ownership are one statement; nothing is cached between requests.
 // Pure formatting (dates, money, meta_info keys, answer decoding, Node ids) is shared with regapi, so the
 // bytes agree by construction and the comparison measures data access and framework cost.
-// Writes are out of scope: an update that would change anything answers 501.
+// Writes are out of scope but for add_email of one email (issue 33): an update that would change
+// anything answers 501.
 
 type Row = Record<string, unknown>;
 
@@ -191,6 +193,56 @@ async function update(db: Pool, body: Row, groupId: number): Promise<unknown> {
     const summary = await userSummary(connection, groupId, cloginId);
     await query(connection, "COMMIT");
     return { ...answer, ...envelopeOf(summary) };
+  } catch (error) {
+    await connection.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    connection.release();
+  }
+}
+
+/**
+ * users add_email of one email object (6 statements with authentication): the registration locked
+ * by the stamp of its updated_at first, so writers on one registrant queue instead of deadlocking
+ * on the foreign keys' shared locks; the summary, the record, its event. A list answers 501.
+ */
+async function addEmail(db: Pool, body: Row, groupId: number, apiAccountId: number): Promise<unknown> {
+  const cloginId = Number(body.clogin_id);
+  const email = ((body.doc ?? {}) as Row).email_list as Row | undefined;
+  if (!email || Array.isArray(email) || email.admin_id != null) throw new Refused(501, "NOT_IN_BASELINE");
+  const text = (value: unknown) => (value == null || String(value).trim() === "" ? null : String(value).trim());
+  const now = new Date();
+  const connection = await db.getConnection();
+  try {
+    await query(connection, "START TRANSACTION");
+    await query(connection, "UPDATE registration SET updated_at = ? WHERE project_id = ? AND person_id = ?", [
+      now,
+      groupId,
+      cloginId,
+    ]);
+    const summary = await userSummary(connection, groupId, cloginId);
+    await query(
+      connection,
+      `INSERT INTO email_record (registration_id, from_address, to_addresses, cc_addresses, bcc_addresses, subject, body,
+                                 admin_id, recorded_at, origin, message_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, 'api', NULL)`,
+      [summary.uid, text(email.from), text(email.to), text(email.cc), text(email.bcc), email.subject, email.body, now],
+    );
+    await query(
+      connection,
+      `INSERT INTO event (public_id, organization_id, group_id, type, data, actor, created_at)
+       VALUES (?, (SELECT organization_id FROM project WHERE id = ?), ?, 'email.recorded', ?, ?, ?)`,
+      [
+        randomUUID(),
+        groupId,
+        groupId,
+        JSON.stringify({ clogin_id: cloginId, to: text(email.to), subject: email.subject }),
+        JSON.stringify({ type: "api_account", api_account_id: apiAccountId }),
+        now,
+      ],
+    );
+    await query(connection, "COMMIT");
+    return { success: true, msg: "Emails added successfully", ...envelopeOf(summary) };
   } catch (error) {
     await connection.query("ROLLBACK").catch(() => undefined);
     throw error;
@@ -457,6 +509,7 @@ export function createBaselineApp(db: Pool): Express {
         };
       }
       if (body.action === "get_user_list") return userList(db, groupId);
+      if (body.action === "add_email") return addEmail(db, body, groupId, Number(req.get("api-id")));
       throw new Refused(501, "NOT_IN_BASELINE");
     }),
   );

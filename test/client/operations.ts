@@ -159,3 +159,69 @@ export const UserChanged = graphql(`
     }
   }
 `);
+
+// Events that update caches: the event's `user` selects what the watched queries read, with `id`,
+// so Apollo Client and graphcache write it over the cached user and the queries change with no
+// refetch.
+export const UserCard = graphql(`
+  query UserCard($groupId: Int!, $cloginId: Int!) {
+    user(groupId: $groupId, cloginId: $cloginId) {
+      id
+      cloginId
+      firstName
+      metaInfo {
+        id
+        updatedAt
+      }
+      emails {
+        id
+        subject
+      }
+    }
+  }
+`);
+
+export const UserChangedWithUser = graphql(`
+  subscription UserChangedWithUser($groupId: Int!, $cloginId: Int!) {
+    userChanged(groupId: $groupId, cloginId: $cloginId) {
+      eventId
+      type
+      user {
+        id
+        cloginId
+        firstName
+        metaInfo {
+          id
+          updatedAt
+        }
+        emails {
+          id
+          subject
+        }
+      }
+    }
+  }
+`);
+
+export const RegistrationChangedWithUser = graphql(`
+  subscription RegistrationChangedWithUser($groupId: Int!) {
+    registrationChanged(groupId: $groupId) {
+      eventId
+      type
+      cloginId
+      user {
+        id
+        cloginId
+        firstName
+        metaInfo {
+          id
+          updatedAt
+        }
+        emails {
+          id
+          subject
+        }
+      }
+    }
+  }
+`);

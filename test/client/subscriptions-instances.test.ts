@@ -108,7 +108,7 @@ it("Apollo Client subscribed on A receives a REST write made through B, with the
     },
   );
   const event = await writeUntilReceived(received, restRenameOnB);
-  expect(event).toMatchObject({ type: "user.updated", cloginId: MAPLE.miles });
+  expect(event).toMatchObject({ type: "USER_UPDATED", cloginId: MAPLE.miles });
   const feed = (await post(`${b().url}/graphql`, {
     query: `{ events(groupId: ${MAPLE.groupId}, first: 500) { edges { cursor node { eventId } } } }`,
   })) as { data: { events: { edges: { cursor: string; node: { eventId: string } }[] } } };
@@ -129,7 +129,7 @@ it("urql subscribed on A receives a GraphQL mutation made through B", async () =
       });
   });
   expect(await writeUntilReceived(received, graphqlRenameOnB)).toMatchObject({
-    type: "user.updated",
+    type: "USER_UPDATED",
     cloginId: MAPLE.miles,
   });
 });

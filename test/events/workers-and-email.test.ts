@@ -152,7 +152,7 @@ describe("trigger emails through the worker", () => {
       );
       expect(viaGraphql.errors).toBeUndefined();
       expect(viaGraphql.data!.user.emails).toEqual([
-        { subject: "Profile received", deliveryStatus: "sent", deliveryAttempts: 1 },
+        { subject: "Profile received", deliveryStatus: "SENT", deliveryAttempts: 1 },
       ]);
     } finally {
       await worker.stop();

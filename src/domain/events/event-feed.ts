@@ -8,7 +8,7 @@ import { cursorExpired } from "../errors";
 import { authorize } from "../authorize";
 import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
-import { EVENT_TYPES } from "./record-event";
+import { EVENT_TYPES, type EventType } from "./record-event";
 
 // The pull event feed (docs/event-feed.md): the events webhooks deliver, read in order with a
 // cursor, by REST (events `list`) and GraphQL (`events`). Same ids and bodies as deliveries, so a
@@ -104,7 +104,7 @@ export type EventFeedCommand = z.output<typeof EventFeedCommand>;
 /** An event as the feed and webhook deliveries carry it (wire names). */
 export interface FeedEvent {
   id: string;
-  type: string;
+  type: EventType;
   created_at: string;
   group_id: number;
   actor: Record<string, unknown> | null;
@@ -153,7 +153,7 @@ export async function listEvents(ctx: RequestContext, draft: CommandDraft<typeof
     const page = rows.slice(0, command.limit);
     const events = page.map((row) => ({
       id: row.publicId,
-      type: row.type,
+      type: row.type as EventType,
       created_at: row.createdAt.toISOString(),
       group_id: row.groupId,
       actor: row.actor === null ? null : (JSON.parse(row.actor) as Record<string, unknown>),

@@ -10,7 +10,7 @@ import { resolveOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { requireOwnedRegistration } from "../users/registration-lookup";
 import { encodeFeedCursor } from "./event-feed";
-import type { EventType } from "./record-event";
+import { EVENT_TYPES, type EventType } from "./record-event";
 
 // Live updates (GraphQL subscriptions over WebSocket, docs/graphql-clients.md#live-updates): the
 // events of the pull feed, pushed. Every instance polls the events table along the feed's
@@ -22,22 +22,16 @@ import type { EventType } from "./record-event";
 // waits for nor knows about subscribers. Each subscriber has a bounded queue: one that cannot take
 // its events is dropped, never buffered without end.
 
-/** The events about a registration that the subscriptions carry (the others are organization-level or about email). */
-export const REGISTRATION_EVENT_TYPES = [
-  "user.created",
-  "user.updated",
-  "user.status_changed",
-  "form.submitted",
-  "form.completed",
-  "cart.product_added",
-] as const satisfies readonly EventType[];
-
-const REGISTRATION_TYPES: ReadonlySet<string> = new Set(REGISTRATION_EVENT_TYPES);
+/**
+ * The events the subscriptions carry: every type of EVENT_KINDS, the rule that also stamps the
+ * registration's updated_at (record-event.ts), so whatever `updatedSince` reports reaches them.
+ */
+const REGISTRATION_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
 
 /** An event as a subscription delivers it: the feed's event, its registration and its feed cursor. */
 export interface LiveEvent {
   eventId: string;
-  type: string;
+  type: EventType;
   createdAt: Date;
   groupId: number;
   cloginId: number;
@@ -300,7 +294,7 @@ export class LiveEventHub {
 function liveEventOf(row: FeedEventRow, cloginId: number, data: Record<string, unknown>): LiveEvent {
   return {
     eventId: row.publicId,
-    type: row.type,
+    type: row.type as EventType,
     createdAt: row.createdAt,
     groupId: row.groupId,
     cloginId,

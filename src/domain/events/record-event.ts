@@ -8,25 +8,65 @@ import { pendingWritesOf, touchRegistration } from "../unit-of-work";
 // the order recorded. The delivery worker (src/delivery/) sends them to webhook endpoints after
 // the commit.
 
-export const EVENT_TYPES = [
-  "user.created",
-  "user.updated",
-  "form.submitted",
-  "form.completed",
-  "user.status_changed",
-  "cart.product_added",
-  "email.recorded",
-  "email.queued",
-  "person.erased",
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+/**
+ * What about a registration an event says changed: the parts of it `users(filter: {updatedSince})`
+ * and get_user_list's `modified_since` report (the registration's updated_at), named once.
+ */
+export const REGISTRATION_PARTS = {
+  registration: "its creation or erasure",
+  values: "its values",
+  forms: "its forms",
+  cart: "its cart",
+  status: "its status",
+  emails: "its emails",
+} as const;
+export type RegistrationPart = keyof typeof REGISTRATION_PARTS;
+
+/**
+ * Every event type, declared once: what it says and which part of its registration changed.
+ * Every event is about one registration (`data.clogin_id`), and the one rule is this table's: an
+ * event recorded stamps its registration's updated_at (recordEvents), so every change
+ * `updatedSince` reports is an event, and the subscriptions deliver every event of the table
+ * (live-events.ts). The REST list of types, the webhook subscription's check and the GraphQL
+ * `EventType` enum (values and descriptions) are generated from it.
+ */
+export const EVENT_KINDS = {
+  "user.created": {
+    part: "registration",
+    description: "A registration was created (data.connected_to: its parent, or null).",
+  },
+  "user.updated": { part: "values", description: "Values of a registration were written (data.field_ids)." },
+  "form.submitted": { part: "forms", description: "A form of the registration was submitted (data.form_id)." },
+  "form.completed": { part: "forms", description: "A form of the registration became complete (data.form_id)." },
+  "user.status_changed": { part: "status", description: "The registration's status was set (data.status_id)." },
+  "cart.product_added": {
+    part: "cart",
+    description: "Products were added to the registration's cart (data.cart_ids, data.products).",
+  },
+  "email.recorded": {
+    part: "emails",
+    description: "An email sent outside regapi was recorded in the registration's history (data.to, data.subject).",
+  },
+  "email.queued": {
+    part: "emails",
+    description: "A form trigger queued an email to the registrant (data.message_id, data.to, data.subject).",
+  },
+  "person.erased": {
+    part: "registration",
+    description:
+      "The person behind the registration was erased (GDPR): its names, addresses and values are gone; ids and amounts stay.",
+  },
+} as const satisfies Record<string, { part: RegistrationPart; description: string }>;
+
+export type EventType = keyof typeof EVENT_KINDS;
+export const EVENT_TYPES = Object.keys(EVENT_KINDS) as [EventType, ...EventType[]];
 
 export interface DomainEvent {
   type: EventType;
   /** The project (`group_id` of the delivered body). */
   groupId: number;
-  /** The `data` member of the delivered body: wire names, ids as numbers. */
-  data: Record<string, unknown>;
+  /** The `data` member of the delivered body: wire names, ids as numbers; every event names its registration. */
+  data: { clogin_id: number } & Record<string, unknown>;
   /** The admin the caller named for this change (add_email's `admin_id`): added to the event's actor. */
   adminId?: number | null;
 }
@@ -54,14 +94,13 @@ function boundedText(value: unknown): unknown {
 
 /**
  * Records events in `em`'s transaction; they are written when its unit of work completes, each
- * with the transaction's actor. An event about a registration (`data.clogin_id`) marks that
- * registration changed, so its updated_at moves with every change an event describes.
+ * with the transaction's actor. Each marks its registration (`data.clogin_id`) changed, so its
+ * updated_at moves with every change an event describes (EVENT_KINDS).
  */
 export function recordEvents(em: EntityManager, events: readonly DomainEvent[], now = new Date()): void {
   const unit = pendingWritesOf(em);
   for (const event of events) {
-    const cloginId = event.data.clogin_id;
-    if (typeof cloginId === "number") touchRegistration(em, event.groupId, cloginId);
+    touchRegistration(em, event.groupId, event.data.clogin_id);
     const actor = event.adminId != null ? { ...unit.actor, admin_id: event.adminId } : unit.actor;
     unit.events.push({
       publicId: randomUUID(),

@@ -5,7 +5,10 @@ import { requirePrincipal, type RequestContext } from "../context";
 import { userNotFound } from "../errors";
 import { notOwnedProject } from "../group-scope";
 import { bucketOf, type CounterBucket } from "../projects/project-counters";
-import { noteFamilyParent, noteRegistrationUid } from "../unit-of-work";
+import { noteFamilyParent, noteRegistrationUid, registrationStamped } from "../unit-of-work";
+import { stampOwnedFamilyUpdated } from "../../data/registrations-updated.data";
+import { readOwnedSummary } from "../../data/user-summary.data";
+import type { UserSummary } from "./user-summary";
 
 export type { RegisteredUser };
 
@@ -65,6 +68,35 @@ export async function requireOwnedRegistration<T = never>(
   }
   if (options.whenNotRegistered) return options.whenNotRegistered();
   throw userNotFound(cloginId, projectId);
+}
+
+/**
+ * For a write that changes no column of the registration but adds rows about it (add_email): the
+ * family locked by the stamp of its updated_at (the transaction's first statement, so the lock
+ * order of docs/locking.md holds), then the registration read with its summary and ownership in
+ * one statement, current because the lock came first. Two statements where a lock, a summary read
+ * after the write and the stamp at the end of the unit of work were three; the summary already
+ * shows the new updated_at. Throws FORBIDDEN, then (after `whenOwned`) USER_NOT_FOUND, as
+ * requireOwnedRegistration does.
+ */
+export async function stampOwnedRegistration(
+  ctx: RequestContext,
+  em: EntityManager,
+  projectId: number,
+  cloginId: number,
+  options: { now: Date; whenOwned?: () => void },
+): Promise<{ uid: number; groupId: number; cloginId: number; summary: UserSummary }> {
+  const { organizationId } = requirePrincipal(ctx);
+  await stampOwnedFamilyUpdated(em, organizationId, projectId, cloginId, options.now);
+  const found = await readOwnedSummary(em, organizationId, projectId, cloginId);
+  if (!found.owned) throw notOwnedProject(projectId);
+  options.whenOwned?.();
+  const summary = found.summary;
+  if (!summary) throw userNotFound(cloginId, projectId);
+  // Stamped already: the end of the unit of work leaves the family's updated_at alone.
+  registrationStamped(em, projectId, cloginId);
+  if (summary.parentCloginId !== null) registrationStamped(em, projectId, summary.parentCloginId);
+  return { uid: summary.uid, groupId: projectId, cloginId, summary };
 }
 
 /** The counter bucket of a registration read by requireRegisteredUser. */

@@ -9,11 +9,10 @@ import { authorize } from "../authorize";
 import { notOwnedProject } from "../group-scope";
 import { inTransaction } from "../transaction";
 import { assertSendingAdmins, emailListProblems, emailRecords } from "./email-history";
-import { requireOwnedRegistration, type RegisteredUser } from "./registration-lookup";
+import { stampOwnedRegistration } from "./registration-lookup";
 import { AddEmailsCommand, type UserOutcome } from "./user-commands";
 import type { UserSummary } from "./user-summary";
 import { recordEvents } from "../events/record-event";
-import { outcomeOf } from "./user-values";
 
 // The users operations shared by the legacy REST envelope and GraphQL. Each resolves the group
 // first (FORBIDDEN before anything else), runs in one transaction and returns the refreshed
@@ -36,22 +35,23 @@ export async function addEmails(
   const cmd = parseCommand(AddEmailsCommand, draft);
   const organizationId = authorize(ctx, "users.add_email", { groupId: cmd.groupId }).organizationId;
   return inTransaction(ctx, "users.add_email", async ({ em }) => {
-    // The family lock with ownership, first (docs/locking.md): the history and event rows check
-    // their foreign key against the registration with a shared lock, and the end of the unit of
-    // work stamps the registration's updated_at; holding the exclusive lock from the start keeps
-    // two calls from each holding the shared lock and waiting for the other's upgrade.
-    const user = await requireOwnedRegistration(ctx, em, cmd.groupId, cmd.cloginId, {
-      lock: true,
+    // The family's exclusive lock first (docs/locking.md), taken by the stamp of its updated_at:
+    // the history and event rows check their foreign key against the registration with a shared
+    // lock, and two calls that each held it would wait for each other's exclusive stamp.
+    const now = new Date();
+    const user = await stampOwnedRegistration(ctx, em, cmd.groupId, cmd.cloginId, {
+      now,
       whenOwned: () => failOnProblems(emailListProblems(cmd.emails)),
     });
     await assertSendingAdmins(em, organizationId, cmd.groupId, cmd.emails);
-    await insertEmailHistory(em, emailRecords(user.uid, cmd.emails, new Date()));
+    await insertEmailHistory(em, emailRecords(user.uid, cmd.emails, now));
     recordEvents(em, emailRecordedEvents(user, cmd.emails));
-    return outcomeOf(em, user, []);
+    // The emails are no part of the summary: the one read after the lock answers.
+    return { ...user, notices: [], problems: [] };
   });
 }
 
-const emailRecordedEvents = (user: RegisteredUser, emails: AddEmailsCommand["emails"]) =>
+const emailRecordedEvents = (user: { groupId: number; cloginId: number }, emails: AddEmailsCommand["emails"]) =>
   emails.map((email) => ({
     type: "email.recorded" as const,
     groupId: user.groupId,

@@ -2,6 +2,8 @@ import { Arg, Authorized, Ctx, Int, Query, Resolver, UseMiddleware } from "type-
 import { FEED_PAGE_DEFAULT, FEED_PAGE_MAX, listEvents } from "../../domain/events/event-feed";
 import type { GraphqlContext } from "../context";
 import { problemPathsOf } from "../graphql-errors";
+import type { EventType } from "../../domain/events/record-event";
+import { EventTypeEnum } from "../types/enums.type";
 import { FeedEventConnectionType } from "../types/event-feed.type";
 
 @Resolver()
@@ -17,7 +19,8 @@ export class EventFeedResolver {
     @Ctx() ctx: GraphqlContext,
     @Arg("after", () => String, { nullable: true }) after: string | null,
     @Arg("first", () => Int, { nullable: true }) first: number | null,
-    @Arg("types", () => [String], { nullable: true }) types: string[] | null,
+    @Arg("types", () => [EventTypeEnum], { nullable: true, description: "Only these event types; absent: all." })
+    types: EventType[] | null,
     @Arg("groupId", () => Int, { nullable: true }) groupId: number | null,
   ): Promise<FeedEventConnectionType> {
     const page = await listEvents(ctx.request, { after, limit: first, types, groupId });

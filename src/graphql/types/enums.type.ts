@@ -1,5 +1,7 @@
 import { registerEnumType } from "type-graphql";
+import { EVENT_KINDS, type EventType } from "../../domain/events/record-event";
 import { PROBLEM_REASONS, type ProblemReason } from "../../domain/problems";
+import { OUTBOX_STATES, type OutboxState } from "../../entities/outbox-email.entity";
 
 // GraphQL enum values are SCREAMING_SNAKE_CASE; the values behind them are the domain's own
 // strings, so resolvers pass domain rows through unchanged.
@@ -69,4 +71,43 @@ registerEnumType(FieldProblemReasonEnum, {
   valuesConfig: Object.fromEntries(
     Object.entries(PROBLEM_REASONS).map(([code, description]) => [code, { description }]),
   ) as Record<ProblemReason, { description: string }>,
+});
+
+/** A domain string as a GraphQL enum value name: `user.status_changed` → `USER_STATUS_CHANGED`. */
+const enumNameOf = (value: string): string => value.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
+
+/** The domain's event types (EVENT_KINDS), named USER_CREATED …; a new type appears here by itself. */
+export const EventTypeEnum = Object.fromEntries(
+  Object.keys(EVENT_KINDS).map((type) => [enumNameOf(type), type]),
+) as Record<string, EventType>;
+
+registerEnumType(EventTypeEnum, {
+  name: "EventType",
+  description:
+    "What an event says changed; the value behind each is the webhook body's and REST feed's `type` (USER_STATUS_CHANGED is user.status_changed).",
+  valuesConfig: Object.fromEntries(
+    Object.entries(EVENT_KINDS).map(([type, kind]) => [
+      enumNameOf(type),
+      { description: `${type}: ${kind.description}` },
+    ]),
+  ),
+});
+
+const OUTBOX_STATE_DESCRIPTIONS: Record<OutboxState, string> = {
+  queued: "Waiting for the email worker (first attempt or a retry).",
+  sent: "Accepted by the mail server.",
+  failed: "Given up after the last attempt.",
+};
+
+/** The email outbox's states (OUTBOX_STATES): QUEUED, SENT, FAILED. */
+export const EmailDeliveryStatusEnum = Object.fromEntries(
+  OUTBOX_STATES.map((state) => [enumNameOf(state), state]),
+) as Record<string, OutboxState>;
+
+registerEnumType(EmailDeliveryStatusEnum, {
+  name: "EmailDeliveryStatus",
+  description: "Where a trigger email stands with the email worker.",
+  valuesConfig: Object.fromEntries(
+    OUTBOX_STATES.map((state) => [enumNameOf(state), { description: OUTBOX_STATE_DESCRIPTIONS[state] }]),
+  ),
 });

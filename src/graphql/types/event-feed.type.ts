@@ -1,5 +1,7 @@
 import { GraphQLDateTime, GraphQLJSONObject } from "graphql-scalars";
 import { Field, Int } from "type-graphql";
+import type { EventType } from "../../domain/events/record-event";
+import { EventTypeEnum } from "./enums.type";
 import { GraphqlObjectType } from "./object-type";
 
 @GraphqlObjectType("FeedEvent", {
@@ -10,8 +12,8 @@ export class FeedEventType {
   @Field(() => String, { description: "The event's id: the UUID deliveries carry as `id` and Regapi-Event-Id." })
   eventId: string;
 
-  @Field(() => String)
-  type: string;
+  @Field(() => EventTypeEnum, { description: "What changed; the webhook body's `type` behind the enum value." })
+  type: EventType;
 
   @Field(() => GraphQLDateTime)
   createdAt: Date;

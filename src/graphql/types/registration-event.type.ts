@@ -1,28 +1,27 @@
 import { GraphQLDateTime, GraphQLJSONObject } from "graphql-scalars";
 import { Field, Int } from "type-graphql";
+import type { EventType } from "../../domain/events/record-event";
+import { EventTypeEnum } from "./enums.type";
 import { GraphqlObjectType } from "./object-type";
 
 @GraphqlObjectType("RegistrationEvent", {
   description:
-    "A change to a registration, pushed to a subscription: the event webhooks deliver and the feed holds (same eventId, type, time, project and data), with its registration and feed cursor. A registrant session gets the actor's type only and data {clogin_id}: read `me` again.",
+    "A change to a registration, pushed to a subscription: the event webhooks deliver and the feed holds (same eventId, type, time, project and data), with the registration as it is now (`user`, selected like any User, so a normalized cache updates from it) and the feed cursor. A registrant session gets the actor's type only and data {clogin_id}.",
 })
 export class RegistrationEventType {
   @Field(() => String, { description: "The event's id: the UUID deliveries carry as `id` and Regapi-Event-Id." })
   eventId: string;
 
-  @Field(() => String, {
-    description:
-      "user.created, user.updated, user.status_changed, form.submitted, form.completed or cart.product_added.",
-  })
-  type: string;
+  @Field(() => EventTypeEnum, { description: "What changed; every type of EventType is delivered." })
+  type: EventType;
 
-  @Field(() => GraphQLDateTime)
+  @Field(() => GraphQLDateTime, { description: "When the change was made (the event's time, UTC)." })
   createdAt: Date;
 
   @Field(() => Int, { description: "The project (group_id)." })
   groupId: number;
 
-  @Field(() => Int, { description: "The registration (clogin_id): refetch it with user(groupId, cloginId)." })
+  @Field(() => Int, { description: "The registration (clogin_id)." })
   cloginId: number;
 
   @Field(() => GraphQLJSONObject, {

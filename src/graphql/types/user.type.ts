@@ -4,7 +4,8 @@ import { GraphQLDateTime } from "graphql-scalars";
 import type { SummaryMemberName, UserSummary } from "../../domain/users/user-summary";
 import { formatCents } from "../../common/money";
 import { MoneyScalar } from "../scalars/money.scalar";
-import { EmailOriginEnum } from "./enums.type";
+import { EmailDeliveryStatusEnum, EmailOriginEnum } from "./enums.type";
+import type { OutboxState } from "../../entities/outbox-email.entity";
 import { FormFieldType } from "./form.type";
 import { encodeNodeId } from "../nodes/node-id";
 import { Node } from "../nodes/node.interface";
@@ -282,11 +283,11 @@ export class EmailRecordType implements Node {
   @Field(() => EmailOriginEnum)
   origin: EmailOriginEnum;
 
-  @Field(() => String, {
+  @Field(() => EmailDeliveryStatusEnum, {
     nullable: true,
-    description: "Trigger emails: queued, sent or failed (delivered by the worker). Null for recorded emails.",
+    description: "Trigger emails: QUEUED, SENT or FAILED (delivered by the worker). Null for recorded emails.",
   })
-  deliveryStatus: string | null;
+  deliveryStatus: OutboxState | null;
 
   @Field(() => Int, { nullable: true, description: "Trigger emails: delivery attempts so far." })
   deliveryAttempts: number | null;
@@ -354,7 +355,11 @@ export class PaymentType implements Node {
   @Field(() => GraphQLDateTime)
   paidAt: Date;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "How it was paid (card, cheque, …) as the payment system named it: open text the API does not write, so a String, not an enum.",
+  })
   method: string | null;
 
   @Field(() => String, { nullable: true })

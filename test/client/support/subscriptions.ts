@@ -92,7 +92,9 @@ export async function writeUntilReceived<T>(
   const watched = received.finally(() => (settled = true));
   for (let attempt = 1; attempt <= attempts && !settled; attempt++) {
     await write(attempt);
-    await Promise.race([watched.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, gapMs))]);
+    let gap: NodeJS.Timeout | undefined;
+    await Promise.race([watched.catch(() => undefined), new Promise((resolve) => (gap = setTimeout(resolve, gapMs)))]);
+    clearTimeout(gap);
   }
   return within(watched, 1, "event after the writes");
 }
