@@ -13,8 +13,13 @@ export interface SubscriptionsConfig {
   readonly messageMaxBytes: number;
   /** SUBSCRIPTION_QUEUE_MAX_EVENTS: events waiting to be sent per subscription; more closes the socket (4008). */
   readonly queueMaxEvents: number;
-  /** SUBSCRIPTION_POLL_MS: how often an instance with subscribers reads new events from the feed. */
+  /**
+   * SUBSCRIPTION_POLL_MS: the fallback read of the feed by an instance with subscribers, this long
+   * after activity (wake-ups, in process and through Redis, bring events sooner).
+   */
   readonly pollIntervalMs: number;
+  /** SUBSCRIPTION_POLL_IDLE_MS: the fallback read's interval doubles while nothing comes, up to this. */
+  readonly pollIdleMs: number;
   /** SUBSCRIPTION_REAUTH_MS: how often a connection's credentials are checked again (revoked or changed: closed, 4403). */
   readonly reauthIntervalMs: number;
 }
@@ -26,6 +31,7 @@ export const DEFAULT_SUBSCRIPTIONS: SubscriptionsConfig = Object.freeze({
   messageMaxBytes: 64 * 1024,
   queueMaxEvents: 1000,
   pollIntervalMs: 250,
+  pollIdleMs: 2000,
   reauthIntervalMs: 30_000,
 });
 
@@ -49,6 +55,9 @@ export const SUBSCRIPTIONS_ENV = {
   SUBSCRIPTION_POLL_MS: integerInRange("SUBSCRIPTION_POLL_MS", 10, 60_000).default(
     DEFAULT_SUBSCRIPTIONS.pollIntervalMs,
   ),
+  SUBSCRIPTION_POLL_IDLE_MS: integerInRange("SUBSCRIPTION_POLL_IDLE_MS", 10, 600_000).default(
+    DEFAULT_SUBSCRIPTIONS.pollIdleMs,
+  ),
   SUBSCRIPTION_REAUTH_MS: integerInRange("SUBSCRIPTION_REAUTH_MS", 100, 3_600_000).default(
     DEFAULT_SUBSCRIPTIONS.reauthIntervalMs,
   ),
@@ -62,6 +71,7 @@ export function subscriptionsSettings(values: z.infer<z.ZodObject<typeof SUBSCRI
     messageMaxBytes: values.SUBSCRIPTION_MESSAGE_MAX_BYTES,
     queueMaxEvents: values.SUBSCRIPTION_QUEUE_MAX_EVENTS,
     pollIntervalMs: values.SUBSCRIPTION_POLL_MS,
+    pollIdleMs: Math.max(values.SUBSCRIPTION_POLL_MS, values.SUBSCRIPTION_POLL_IDLE_MS),
     reauthIntervalMs: values.SUBSCRIPTION_REAUTH_MS,
   });
 }

@@ -17,14 +17,17 @@ export interface UndispatchedEvent {
   organizationId: number;
   groupId: number;
   type: string;
+  /** It has its feed position already (the feed sequencer placed it); the fan-out places the others. */
+  placed: boolean;
 }
 
 /** Locks up to `limit` events not yet fanned out to endpoints, oldest first. */
 export async function claimUndispatchedEvents(em: EntityManager, limit: number): Promise<UndispatchedEvent[]> {
   const rows = await selectRows(
     em,
-    { id: "int", organization_id: "int", group_id: "int", type: "text" },
-    `SELECT id, organization_id, group_id, type FROM event WHERE dispatched_at IS NULL ORDER BY id LIMIT ?${skipLocked(em)}`,
+    { id: "int", organization_id: "int", group_id: "int", type: "text", feed_position: "intOrNull" },
+    `SELECT id, organization_id, group_id, type, feed_position FROM event
+      WHERE dispatched_at IS NULL ORDER BY id LIMIT ?${skipLocked(em)}`,
     [limit],
   );
   return rows.map((row) => ({
@@ -32,13 +35,18 @@ export async function claimUndispatchedEvents(em: EntityManager, limit: number):
     organizationId: row.organization_id,
     groupId: row.group_id,
     type: row.type,
+    placed: row.feed_position !== null,
   }));
 }
 
-/** One delivery row per (event, endpoint) pair, then the events are marked fanned out and placed in the feed. */
+/**
+ * One delivery row per (event, endpoint) pair, then the events are marked fanned out. Events the
+ * feed sequencer has not placed yet (it runs in every instance; the worker may run alone) are
+ * placed in the feed here, in id order, at positions taken under the feed row's lock.
+ */
 export async function writeFanOut(
   em: EntityManager,
-  eventIds: readonly number[],
+  events: readonly Pick<UndispatchedEvent, "id" | "placed">[],
   pairs: readonly { eventId: number; endpointId: number }[],
   now: Date,
 ): Promise<void> {
@@ -55,9 +63,10 @@ export async function writeFanOut(
       deliveredAt: null,
     })),
   );
-  if (eventIds.length === 0) return;
-  // The events join the pull feed now, in id order, at positions taken under the feed row's lock.
-  await placeEventsInFeed(em, eventIds, await takeFeedPositions(em, eventIds.length), now);
+  if (events.length === 0) return;
+  const unplaced = events.filter((event) => !event.placed).map((event) => event.id);
+  const first = unplaced.length > 0 ? await takeFeedPositions(em, unplaced.length) : 0;
+  await placeEventsInFeed(em, unplaced, first, { eventIds: events.map((event) => event.id), at: now });
 }
 
 /** A claimed delivery with what sending it needs. */

@@ -3,20 +3,45 @@ import { executeWrite } from "../db/insert-rows";
 import { sqlDate } from "./events.data";
 import { selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
 
-// SQL of the pull event feed (docs/event-feed.md). Events join the feed when the delivery worker
-// fans them out: positions come from the one `event_feed` row, whose lock the fan-out holds to its
-// COMMIT, so positions become visible in increasing order whatever order the events' own
-// transactions committed in. A page is a keyset read on (organization_id | group_id, feed_position).
+// SQL of the pull event feed (docs/event-feed.md). Events join the feed after their commit, when
+// the feed sequencer (src/runtime/feed-sequencer.ts) or, for one it has not reached, the delivery
+// worker's fan-out places them: positions come from the one `event_feed` row, whose lock the
+// placing transaction holds to its COMMIT, so positions become visible in increasing order
+// whatever order the events' own transactions committed in. A page is a keyset read on
+// (organization_id | group_id, feed_position).
+
+const skipLocked = (em: EntityManager) =>
+  em.connection.options.type === "better-sqlite3" ? "" : " FOR UPDATE SKIP LOCKED";
+
+/**
+ * Locks up to `limit` committed events not yet in the feed, oldest first. SKIP LOCKED: events of
+ * a transaction still open, or claimed by another sequencer or a fan-out, are left to their owner
+ * (the one holding an event's row lock places it).
+ */
+export async function claimUnplacedEvents(em: EntityManager, limit: number): Promise<number[]> {
+  const rows = await selectRows(
+    em,
+    { id: "int" },
+    `SELECT id FROM event WHERE feed_position IS NULL ORDER BY id LIMIT ${Math.max(0, Math.trunc(limit))}${skipLocked(em)}`,
+  );
+  return rows.map((row) => row.id);
+}
+
+/** Whether a committed event waits for its feed position: the sequencer's one-statement look when idle. */
+export async function anyUnplacedEvent(em: EntityManager): Promise<boolean> {
+  const rows = await selectRows(em, { id: "int" }, `SELECT id FROM event WHERE feed_position IS NULL LIMIT 1`);
+  return rows.length > 0;
+}
 
 /**
  * Hands out the next `count` feed positions, under the `event_feed` row's lock (held to COMMIT;
- * on Galera a concurrent fan-out on another node fails certification and is run again). Returns
+ * on Galera a concurrent placing on another node fails certification and is run again). Returns
  * the first of them. The row is created on first use (SQLite schemas are synchronized, not migrated).
  */
 export async function takeFeedPositions(em: EntityManager, count: number): Promise<number> {
   const bump = () => executeWrite(em, `UPDATE event_feed SET last_position = last_position + ? WHERE id = 1`, [count]);
   if ((await bump()).affected === 0) {
-    // A concurrent first use inserts the same row: the loser's duplicate key rolls its fan-out back, to be run again.
+    // A concurrent first use inserts the same row: the loser's duplicate key rolls its placing back, to be run again.
     await em.query(`INSERT INTO event_feed (id, last_position, pruned_through) VALUES (1, 0, 0)`);
     await bump();
   }
@@ -24,19 +49,30 @@ export async function takeFeedPositions(em: EntityManager, count: number): Promi
   return row.last_position - count + 1;
 }
 
-/** Gives events (in this order) their feed positions from `first` on, and marks them fanned out, in one UPDATE. */
+/**
+ * Gives `placed` (in this order) their feed positions from `first` on, in one UPDATE. The fan-out
+ * marks the events it claimed dispatched in the same statement (`dispatched`: all of them, placed
+ * or placed before).
+ */
 export async function placeEventsInFeed(
   em: EntityManager,
-  eventIds: readonly number[],
+  placed: readonly number[],
   first: number,
-  dispatchedAt: Date,
+  dispatched: { eventIds: readonly number[]; at: Date } | null = null,
 ): Promise<void> {
-  if (eventIds.length === 0) return;
-  const cases = eventIds.map(() => "WHEN ? THEN ?").join(" ");
-  await em.query(
-    `UPDATE event SET dispatched_at = ?, feed_position = CASE id ${cases} END WHERE id IN (${sqlPlaceholders(eventIds.length)})`,
-    [sqlDate(em, dispatchedAt), ...eventIds.flatMap((id, i) => [id, first + i]), ...eventIds],
-  );
+  const ids = dispatched ? dispatched.eventIds : placed;
+  if (ids.length === 0) return;
+  const positions =
+    placed.length === 0
+      ? null
+      : `feed_position = CASE id ${placed.map(() => "WHEN ? THEN ?").join(" ")} ELSE feed_position END`;
+  const sets = [dispatched ? "dispatched_at = ?" : null, positions].filter((set) => set !== null).join(", ");
+  if (sets === "") return;
+  await em.query(`UPDATE event SET ${sets} WHERE id IN (${sqlPlaceholders(ids.length)})`, [
+    ...(dispatched ? [sqlDate(em, dispatched.at)] : []),
+    ...placed.flatMap((id, i) => [id, first + i]),
+    ...ids,
+  ]);
 }
 
 /** The highest feed position pruned (0 when none): a cursor below it may have lost events. */
@@ -131,7 +167,7 @@ export async function pruneEvents(em: EntityManager, olderThan: Date, limit: num
     em,
     { id: "int", feed_position: "int" },
     `SELECT e.id, e.feed_position FROM event e
-      WHERE e.created_at < ? AND e.feed_position IS NOT NULL
+      WHERE e.created_at < ? AND e.feed_position IS NOT NULL AND e.dispatched_at IS NOT NULL
         AND NOT EXISTS (SELECT 1 FROM webhook_delivery d WHERE d.event_id = e.id AND d.state = 'pending')
       ORDER BY e.created_at LIMIT ${Math.max(0, Math.trunc(limit))}`,
     [sqlDate(em, olderThan)],

@@ -1,4 +1,5 @@
 import type { EntityManager } from "typeorm";
+import { noteEventsWritten } from "../db/commit-signal";
 
 /** An event to record; its organization is the project's. */
 export interface NewEventRow {
@@ -19,7 +20,8 @@ export function sqlDate(em: EntityManager, date: Date): Date | string {
 
 /**
  * Records events in one INSERT, in the caller's transaction, so they commit or roll back with the
- * change they describe. The organization is read from the project inside the same statement.
+ * change they describe. The organization is read from the project inside the same statement. The
+ * transaction is marked, so its COMMIT wakes the feed sequencer (src/db/commit-signal.ts).
  */
 export async function insertEvents(em: EntityManager, events: readonly NewEventRow[]): Promise<void> {
   if (events.length === 0) return;
@@ -38,4 +40,5 @@ export async function insertEvents(em: EntityManager, events: readonly NewEventR
      VALUES ${events.map(() => tuple).join(", ")}`,
     parameters,
   );
+  noteEventsWritten(em);
 }

@@ -4,9 +4,21 @@ import type { Logger as TypeOrmLogger, QueryRunner } from "typeorm";
 /** Per-request tally of SQL statements, carried through async calls. */
 export interface SqlTally {
   statements: number;
+  /** The process's own work (the feed sequencer, live events), which no request is charged for. */
+  readonly background?: boolean;
 }
 
 const tallies = new AsyncLocalStorage<SqlTally>();
+
+const BACKGROUND: SqlTally = { statements: 0, background: true };
+
+/**
+ * Runs `work`, and everything it starts, as the process's own work: its statements are charged to
+ * no request that happens to be running (a request that woke it, or one measured meanwhile).
+ */
+export function runInBackground<T>(work: () => T): T {
+  return tallies.run(BACKGROUND, work);
+}
 
 /** Runs `work` with a fresh statement tally; every statement issued under it is counted. */
 export function withSqlTally<T>(work: () => T): { tally: SqlTally; result: T } {
@@ -25,13 +37,16 @@ export function currentSqlTally(): SqlTally | undefined {
 export class CountingSqlLogger implements TypeOrmLogger {
   /** Statements issued through this DataSource since start, for tests that measure a delta. */
   total = 0;
+  /** Those of them issued by background work (runInBackground). */
+  background = 0;
 
   constructor(private readonly onError: (message: string) => void = () => undefined) {}
 
   logQuery(_query: string, _parameters?: unknown[], _queryRunner?: QueryRunner): void {
     this.total += 1;
     const tally = tallies.getStore();
-    if (tally) tally.statements += 1;
+    if (tally?.background) this.background += 1;
+    else if (tally) tally.statements += 1;
   }
 
   logQueryError(error: string | Error, query: string): void {

@@ -23,6 +23,7 @@ import { readSnapshotPlugin } from "./execution/read-snapshot.plugin";
 import { buildGraphqlSchema } from "./schema";
 import { compiledExecutorGateway } from "./execution/compiled-executor";
 import { unavailablePlugin } from "./unavailable.plugin";
+import type { LiveEventHub } from "../runtime/live-events-hub";
 import { createSubscriptionServer, type SubscriptionServer } from "./subscriptions/websocket-server";
 import { subscriptionsOverHttpPlugin } from "./subscriptions/subscriptions-over-http.plugin";
 
@@ -78,6 +79,8 @@ const bodyPresent: RequestHandler = (req, _res, next) => {
 export async function mountGraphql(
   app: Express,
   deps: AppDependencies,
+  /** The runtime's live events, which subscriptions read. */
+  liveEvents: LiveEventHub,
 ): Promise<{ subscriptions: SubscriptionServer; stop(): Promise<void> }> {
   const armor = armorProtection();
   const schema = await buildGraphqlSchema();
@@ -127,7 +130,7 @@ export async function mountGraphql(
     bodyErrors,
     bodyPresent,
     idempotentWrites({
-      dataSource: deps.dataSource,
+      state: deps.state,
       logger: deps.logger,
       waitTimeoutMs: deps.config.idempotencyWaitMs,
       keyPolicy: (req) => idempotencyKeyPolicyOf(req.body, credentialMutations),
@@ -135,7 +138,7 @@ export async function mountGraphql(
     }),
     expressMiddleware(server, { context: ({ req }) => createGraphqlContext(deps, req) }),
   );
-  const subscriptions = createSubscriptionServer(deps, schema, armor.validationRules ?? []);
+  const subscriptions = createSubscriptionServer(deps, liveEvents, schema, armor.validationRules ?? []);
   return {
     subscriptions,
     async stop() {

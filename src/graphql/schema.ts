@@ -70,6 +70,22 @@ export function buildGraphqlSchema(): Promise<GraphQLSchema> {
   })
     .then(withReadSummaryShortcut)
     .then(assertRootFieldsAuthorized)
-    .then(withSynchronousNodeType);
+    .then(withSynchronousNodeType)
+    .then(withRootDescriptions);
   return built;
+}
+
+// type-graphql gives the root types no description; every element of the schema has one
+// (test/graphql/graphql-descriptions.test.ts).
+const ROOT_DESCRIPTIONS = {
+  Query:
+    "Reads: a project, its users, one user or node, the registrant's own registration (me), the event feed, webhooks.",
+  Mutation: "Writes: each runs the rules of its REST action, in one transaction.",
+  Subscription: "Live updates over WebSocket (graphql-ws at /graphql): the events of the feed as they commit.",
+};
+
+function withRootDescriptions(schema: GraphQLSchema): GraphQLSchema {
+  for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()])
+    if (root) root.description = ROOT_DESCRIPTIONS[root.name as keyof typeof ROOT_DESCRIPTIONS];
+  return schema;
 }

@@ -11,10 +11,16 @@ import { RegistrationChanged, UserChanged } from "./operations";
 import { urqlOverSocket, within, writeUntilReceived, type ClosedEvent } from "./support/subscriptions";
 
 // Live updates across instances (docs/graphql-clients.md#live-updates): two service processes on
-// one database (an SQLite file, or MariaDB with TEST_DATABASE_URL and Redis). A client subscribed on
-// instance A receives the events of writes made through instance B, over REST and GraphQL, with
-// the ids the feed holds; SIGTERM closes A's WebSockets with 1012 and A exits 0.
+// one database (an SQLite file, or MariaDB with TEST_DATABASE_URL) and Redis, without the delivery
+// worker. A client subscribed on instance A receives the events of writes made through instance
+// B, over REST and GraphQL, with the ids the feed holds; SIGTERM closes A's WebSockets with 1012
+// and A exits 0. The fallback read of the feed is set to 30 s, longer than any wait here: every
+// event arrives because a wake-up brought it (B's commit wakes B's sequencer, which wakes A
+// through Redis; a write through A wakes A in process), not because a poll came round.
 jest.setTimeout(60_000);
+
+/** The instances' fallback read of the feed: longer than writeUntilReceived waits (6 writes, 1.5 s apart). */
+const FALLBACK_READ_MS = 30_000;
 
 let database: ProcessDatabase | undefined;
 let instances: ServiceInstances | undefined;
@@ -28,14 +34,14 @@ beforeAll(async () => {
       DEMO: "false",
       RATE_LIMIT_PER_MINUTE: "0",
       RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: "0",
-      DELIVERY_POLL_MS: "100",
-      SUBSCRIPTION_POLL_MS: "100",
+      DELIVERY_WORKER: "false",
+      SUBSCRIPTION_POLL_MS: String(FALLBACK_READ_MS),
+      SUBSCRIPTION_POLL_IDLE_MS: String(FALLBACK_READ_MS),
       SHUTDOWN_ACCEPT_MS: "100",
       SHUTDOWN_IDLE_MS: "100",
-      // As deployed on MariaDB: shared state in Redis (events still come from the table).
-      ...(onMysqlFamily
-        ? { REDIS_URL: "redis://127.0.0.1:6379", REDIS_KEY_PREFIX: `regapi-live-${process.pid}:` }
-        : {}),
+      // Redis carries wake-ups only: the events come from the feed.
+      REDIS_URL: "redis://127.0.0.1:6379",
+      REDIS_KEY_PREFIX: `regapi-live-${process.pid}-${onMysqlFamily ? "mysql" : "sqlite"}:`,
     },
   });
 }, 240_000);
@@ -78,6 +84,13 @@ const restRenameOnB = () =>
     group_id: MAPLE.groupId,
     clogin_id: MAPLE.miles,
     doc: { first_name: `Across${++names}` },
+  });
+const restRenameOnA = () =>
+  post(`${a().url}/reg/api2/users/`, {
+    action: "update",
+    group_id: MAPLE.groupId,
+    clogin_id: MAPLE.miles,
+    doc: { first_name: `Along${++names}` },
   });
 const graphqlRenameOnB = async () => {
   const answer = await post(`${b().url}/graphql`, {
@@ -132,6 +145,25 @@ it("urql subscribed on A receives a GraphQL mutation made through B", async () =
     type: "USER_UPDATED",
     cloginId: MAPLE.miles,
   });
+});
+
+it("a subscriber on A receives a write made through A itself (woken in process)", async () => {
+  const socket = socketTo(a().url);
+  const received = new Promise<{ type: string; cloginId: number }>((resolve, reject) => {
+    const dispose = socket.subscribe(
+      { query: `subscription { userChanged(groupId: ${MAPLE.groupId}, cloginId: ${MAPLE.miles}) { type cloginId } }` },
+      {
+        next: (result) => {
+          dispose();
+          if (result.errors) reject(new Error(JSON.stringify(result.errors)));
+          else resolve((result.data as { userChanged: { type: string; cloginId: number } }).userChanged);
+        },
+        error: (error) => reject(error instanceof Error ? error : new Error(JSON.stringify(error))),
+        complete: () => undefined,
+      },
+    );
+  });
+  expect(await writeUntilReceived(received, restRenameOnA)).toEqual({ type: "USER_UPDATED", cloginId: MAPLE.miles });
 });
 
 it("SIGTERM closes A's WebSockets with 1012 (reconnect elsewhere) and A exits 0", async () => {

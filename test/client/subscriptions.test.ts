@@ -6,9 +6,9 @@ import { print } from "graphql";
 import request from "supertest";
 import { createClient } from "graphql-ws";
 import WebSocket from "ws";
-import { DEFAULT_DELIVERY, DEFAULT_SUBSCRIPTIONS } from "../../src/config/config";
-import { startDeliveryWorker, type DeliveryWorker } from "../../src/delivery/delivery-worker";
-import { createLogger } from "../../src/http/logger";
+import { DEFAULT_SUBSCRIPTIONS } from "../../src/config/config";
+import { recordEvents } from "../../src/domain/events/record-event";
+import { inTransaction } from "../../src/domain/transaction";
 import { outputFields, regapi } from "../cli/support/run-in-process";
 import { MAPLE, mapleHeaders, OTHER } from "../fixtures/test-fixture";
 import { graphql } from "../support/graphql";
@@ -18,7 +18,8 @@ import { RegistrationChanged, UserChanged } from "./operations";
 import { firstResult, urqlOverSocket, within, writeUntilReceived, wsClient } from "./support/subscriptions";
 
 // GraphQL subscriptions on one in-process instance (docs/graphql-clients.md#live-updates): the
-// README's Apollo Client and urql setups receive events, and every refusal and limit holds.
+// README's Apollo Client and urql setups receive events, and every refusal and limit holds. No
+// delivery worker runs: the runtime's feed sequencer places events in the feed by itself.
 // Across two service processes: subscriptions-instances.test.ts.
 jest.setTimeout(60_000);
 
@@ -40,15 +41,7 @@ const LIMITS = {
 let t: TestApp;
 let server: Server;
 let wsUrl: string;
-let worker: DeliveryWorker;
 const closers: (() => unknown)[] = [];
-
-const startWorker = () =>
-  startDeliveryWorker({
-    dataSource: t.dataSource,
-    logger: createLogger("silent"),
-    config: { ...DEFAULT_DELIVERY, pollIntervalMs: 50 },
-  });
 
 beforeAll(async () => {
   t = await startTestApp({ config: { corsOrigins: [ALLOWED_ORIGIN], subscriptions: LIMITS } });
@@ -57,13 +50,11 @@ beforeAll(async () => {
   server.listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   wsUrl = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
-  worker = startWorker();
 });
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 afterAll(async () => {
-  await worker.stop();
   server.closeAllConnections();
   await t.close();
   await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -268,7 +259,7 @@ describe("refusals carry the codes and messages queries get", () => {
         "--scope",
         "read",
       ],
-      t.dataSource,
+      t.state,
     );
     const fields = outputFields(run.stdout);
     const key = { "Api-Id": fields["Api-Id"], "Api-User": fields["Api-User"], "Api-Token": fields["Api-Token"] };
@@ -307,7 +298,7 @@ describe("refusals carry the codes and messages queries get", () => {
   });
 
   it("a key revoked while subscribed: its connection is closed (4403) within SUBSCRIPTION_REAUTH_MS", async () => {
-    const run = await regapi(["api-key", "create", "--org", "1", "--user", "revoked@maple.test"], t.dataSource);
+    const run = await regapi(["api-key", "create", "--org", "1", "--user", "revoked@maple.test"], t.state);
     const fields = outputFields(run.stdout);
     const key = { "Api-Id": fields["Api-Id"], "Api-User": fields["Api-User"], "Api-Token": fields["Api-Token"] };
     const { client, closed } = wsClient(wsUrl, key);
@@ -319,7 +310,7 @@ describe("refusals carry the codes and messages queries get", () => {
     let stillOpen = true;
     void closed.then(() => (stillOpen = false));
     expect(stillOpen).toBe(true); // checked again at least once, unchanged: kept
-    expect((await regapi(["api-key", "revoke", fields["Api-Id"]], t.dataSource)).code).toBe(0);
+    expect((await regapi(["api-key", "revoke", fields["Api-Id"]], t.state)).code).toBe(0);
     const started = Date.now();
     expect((await within(closed, 5000, "close")).code).toBe(4403);
     expect(Date.now() - started).toBeLessThan(LIMITS.reauthIntervalMs + 1000);
@@ -465,11 +456,18 @@ describe("limits", () => {
     // Once an event arrived, the server has both subscriptions (it registers them in order).
     const subscribed = firstResult(client, USER_CHANGED, { groupId: MAPLE.groupId, cloginId: MAPLE.miles });
     await writeUntilReceived(subscribed.result, () => restRename());
-    // The worker held back: the next writes join the feed together, more than the queue holds.
-    // (The client takes one event at a time, so ten or more arriving at once overflow a queue of five.)
-    await worker.stop();
-    for (let i = 0; i < 10; i++) await restRename(MAPLE.bill);
-    worker = startWorker();
+    // One transaction's ten events join the feed together, more than the queue holds. (The
+    // client takes one event at a time, so ten arriving at once overflow a queue of five.)
+    await inTransaction(t.context(), "test.burst", async ({ em }) =>
+      recordEvents(
+        em,
+        Array.from({ length: 10 }, () => ({
+          type: "user.updated" as const,
+          groupId: MAPLE.groupId,
+          data: { clogin_id: MAPLE.bill },
+        })),
+      ),
+    );
     expect((await within(closed, 5000, "close")).code).toBe(4008);
   });
 });

@@ -1,4 +1,4 @@
-import { LiveEventHub } from "../../src/domain/events/live-events";
+import { LiveEventHub } from "../../src/runtime/live-events-hub";
 import { MAPLE } from "../fixtures/test-fixture";
 import { openDomainDatabase, type DomainDatabase } from "../support/domain-database";
 
@@ -15,7 +15,12 @@ let db: DomainDatabase;
 let hub: LiveEventHub;
 beforeAll(async () => {
   db = await openDomainDatabase();
-  hub = new LiveEventHub(db.dataSource, { pollIntervalMs: POLL_MS, queueMaxEvents: 10, onPollError: () => undefined });
+  hub = new LiveEventHub(db.dataSource, {
+    pollIntervalMs: POLL_MS,
+    pollIdleMs: POLL_MS,
+    queueMaxEvents: 10,
+    onPollError: () => undefined,
+  });
 });
 afterAll(async () => {
   hub.close();
@@ -25,12 +30,12 @@ afterAll(async () => {
 const idle = () => new Promise((resolve) => setTimeout(resolve, WINDOW_MS));
 
 it("no subscriber: no statement", async () => {
-  expect((await db.countStatements(idle)).statements).toBe(0);
+  expect((await db.countAllStatements(idle)).statements).toBe(0);
 });
 
 it("one subscriber or twenty: at most one statement per poll interval; none once they have all left", async () => {
   const one = await hub.open({ groupId: MAPLE.groupId, cloginId: null, registrantView: false }, () => undefined);
-  const alone = await db.countStatements(idle);
+  const alone = await db.countAllStatements(idle);
   expect(alone.statements).toBeGreaterThan(0);
   expect(alone.statements).toBeLessThanOrEqual(POLLS_AT_MOST);
 
@@ -47,11 +52,11 @@ it("one subscriber or twenty: at most one statement per poll interval; none once
     ),
   );
   expect(hub.subscriberCount).toBe(20);
-  const many = await db.countStatements(idle);
+  const many = await db.countAllStatements(idle);
   expect(many.statements).toBeLessThanOrEqual(POLLS_AT_MOST);
 
   for (const subscription of [one, ...more]) await subscription.return!();
   expect(hub.subscriberCount).toBe(0);
   await new Promise((resolve) => setTimeout(resolve, 2 * POLL_MS)); // a poll in flight ends
-  expect((await db.countStatements(idle)).statements).toBe(0);
+  expect((await db.countAllStatements(idle)).statements).toBe(0);
 });

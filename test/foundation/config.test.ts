@@ -330,6 +330,7 @@ it("subscription limits are settable, each within its range", () => {
     SUBSCRIPTION_MESSAGE_MAX_BYTES: "8192",
     SUBSCRIPTION_QUEUE_MAX_EVENTS: "50",
     SUBSCRIPTION_POLL_MS: "100",
+    SUBSCRIPTION_POLL_IDLE_MS: "1500",
     SUBSCRIPTION_REAUTH_MS: "5000",
   });
   expect(config.subscriptions).toEqual({
@@ -339,8 +340,13 @@ it("subscription limits are settable, each within its range", () => {
     messageMaxBytes: 8192,
     queueMaxEvents: 50,
     pollIntervalMs: 100,
+    pollIdleMs: 1500,
     reauthIntervalMs: 5000,
   });
+  // The idle interval is never shorter than the first one.
+  expect(loadConfig({ SUBSCRIPTION_POLL_MS: "3000", SUBSCRIPTION_POLL_IDLE_MS: "1000" }).subscriptions.pollIdleMs).toBe(
+    3000,
+  );
   expect(() => loadConfig({ SUBSCRIPTIONS_PER_CONNECTION: "0" })).toThrow(/^SUBSCRIPTIONS_PER_CONNECTION: /);
   expect(() => loadConfig({ SUBSCRIPTION_MESSAGE_MAX_BYTES: "10" })).toThrow(/^SUBSCRIPTION_MESSAGE_MAX_BYTES: /);
 });

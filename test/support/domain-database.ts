@@ -15,8 +15,13 @@ export const MAPLE_PRINCIPAL: Principal = {
 export interface DomainDatabase extends TestDatabase {
   /** A domain context as the given principal (default: the Maple Camps API account). */
   context(principal?: Principal | null): RequestContext;
-  /** Statements issued while `work` runs (the tests run one call at a time). */
+  /**
+   * Statements issued while `work` runs (the tests run one call at a time), without the process's
+   * background work (the feed sequencer and live events, woken by a write's commit).
+   */
   countStatements<T>(work: () => Promise<T>): Promise<{ statements: number; result: T }>;
+  /** Every statement issued while `work` runs, background work included. */
+  countAllStatements<T>(work: () => Promise<T>): Promise<{ statements: number; result: T }>;
 }
 
 /**
@@ -25,12 +30,18 @@ export interface DomainDatabase extends TestDatabase {
  */
 export async function openDomainDatabase(options: { fixture?: unknown } = {}): Promise<DomainDatabase> {
   const db = await openTestDatabase();
+  const { state } = db;
   const fixture = options.fixture === undefined ? testFixture() : options.fixture;
-  if (fixture !== null) await loadFixture(createRequestContext(db.dataSource, "fixture"), fixture);
+  if (fixture !== null) await loadFixture(createRequestContext(state, "fixture"), fixture);
   return {
     ...db,
-    context: (principal = MAPLE_PRINCIPAL) => createRequestContext(db.dataSource, "test", principal),
+    context: (principal = MAPLE_PRINCIPAL) => createRequestContext(state, "test", principal),
     async countStatements(work) {
+      const before = db.sql.total - db.sql.background;
+      const result = await work();
+      return { statements: db.sql.total - db.sql.background - before, result };
+    },
+    async countAllStatements(work) {
       const before = db.sql.total;
       const result = await work();
       return { statements: db.sql.total - before, result };

@@ -1,6 +1,13 @@
 import { z } from "zod";
 import { clientValue } from "../../common/client-value";
-import { readFeedPage, readPrunedThrough } from "../../data/event-feed.data";
+import {
+  anyUnplacedEvent,
+  claimUnplacedEvents,
+  placeEventsInFeed,
+  readFeedPage,
+  readPrunedThrough,
+  takeFeedPositions,
+} from "../../data/event-feed.data";
 import { optionalIntegerId } from "../commands/members";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import type { RequestContext } from "../context";
@@ -12,10 +19,33 @@ import { EVENT_TYPES, type EventType } from "./record-event";
 
 // The pull event feed (docs/event-feed.md): the events webhooks deliver, read in order with a
 // cursor, by REST (events `list`) and GraphQL (`events`). Same ids and bodies as deliveries, so a
-// consumer may take both and deduplicate by id. Events join the feed when the delivery worker
-// fans them out (src/data/event-feed.data.ts says why), so they show up within its poll interval.
+// consumer may take both and deduplicate by id. Events join the feed just after their commit,
+// placed by the feed sequencer of the instance that wrote them (src/runtime/feed-sequencer.ts;
+// src/data/event-feed.data.ts says why after the commit, not in the write).
 
 export const FEED_PAGE_MAX = 500;
+/** Events placed in the feed per transaction: a full batch is followed by the next one at once. */
+export const FEED_PLACE_BATCH = 500;
+
+/**
+ * Places committed events that have no feed position yet, oldest first, up to `limit`: the feed
+ * sequencer's unit of work. Returns how many it placed and the last position it gave (0: none).
+ */
+export async function placeCommittedEvents(
+  ctx: RequestContext,
+  limit = FEED_PLACE_BATCH,
+): Promise<{ placed: number; lastPosition: number }> {
+  return inTransaction(ctx, "events.place_in_feed", async ({ em }) => {
+    const ids = await claimUnplacedEvents(em, limit);
+    if (ids.length === 0) return { placed: 0, lastPosition: 0 };
+    const first = await takeFeedPositions(em, ids.length);
+    await placeEventsInFeed(em, ids, first);
+    return { placed: ids.length, lastPosition: first + ids.length - 1 };
+  });
+}
+
+/** Whether a committed event waits for its feed position (one statement, no transaction). */
+export const eventsAwaitFeed = (ctx: RequestContext): Promise<boolean> => anyUnplacedEvent(ctx.em);
 export const FEED_PAGE_DEFAULT = 100;
 
 const CURSOR_PREFIX = "feed:";

@@ -6,9 +6,9 @@ import { Field, InputType, Int } from "type-graphql";
  */
 @InputType("RegistrantTargetInput")
 export abstract class RegistrantTargetInput {
-  @Field(() => Int)
+  @Field(() => Int, { description: "The project (group_id)." })
   groupId: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "The user (clogin_id)." })
   cloginId: number;
 }

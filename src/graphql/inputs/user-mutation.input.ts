@@ -8,9 +8,11 @@ import { RegistrantTargetInput } from "./registrant-target.input";
 const VALUES_DESCRIPTION =
   "Field values by field identifier (f_<form>_<n>) or mapped name: a string, a number, or a list of option values for a choice field.";
 
-@InputType("CreateUserInput")
+@InputType("CreateUserInput", {
+  description: "A new registration (users create): the person's fields, form values and options.",
+})
 export class CreateUserInput {
-  @Field(() => Int)
+  @Field(() => Int, { description: "The project (group_id)." })
   groupId: number;
 
   @Field(() => Int, {
@@ -28,13 +30,13 @@ export class CreateUserInput {
   @Field(() => String, { nullable: true, description: "Required for a new person." })
   mainEmail?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "The person's first name.", nullable: true })
   firstName?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "The person's last name.", nullable: true })
   lastName?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "The person's organization name.", nullable: true })
   orgName?: string | null;
 
   @Field(() => GraphQLJSONObject, { nullable: true, description: VALUES_DESCRIPTION })
@@ -50,7 +52,7 @@ export class CreateUserInput {
   disableEmailSending: boolean;
 }
 
-@InputType("UpdateUserInput")
+@InputType("UpdateUserInput", { description: "Values to write to one user (users update), with its options." })
 export class UpdateUserInput extends RegistrantTargetInput {
   @Field(() => GraphQLJSONObject, { description: VALUES_DESCRIPTION })
   values: Record<string, unknown>;
@@ -109,16 +111,16 @@ export class MarkFormsCompleteInput extends RegistrantTargetInput {
 
 @InputType("EmailInput", { description: "An email sent elsewhere, to record in the user's history (nothing is sent)." })
 export class EmailInput {
-  @Field(() => String)
+  @Field(() => String, { description: "The sender's address." })
   from: string;
 
   @Field(() => String, { description: "Comma-separated addresses." })
   to: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "The email's subject." })
   subject: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "The email's body as sent." })
   body: string;
 
   @Field(() => String, { nullable: true, description: "Comma-separated addresses." })
@@ -131,7 +133,9 @@ export class EmailInput {
   adminId?: number | null;
 }
 
-@InputType("AddEmailInput")
+@InputType("AddEmailInput", {
+  description: "Emails sent outside regapi, to record in one user's history (users add_email).",
+})
 export class AddEmailInput extends RegistrantTargetInput {
   @Field(() => [EmailInput], {
     description: "1 to 100 emails; a single object is accepted too (GraphQL list input coercion).",

@@ -23,7 +23,7 @@ export class UserFilterInput {
   })
   excluded?: boolean | null;
 
-  @Field(() => UserLevelEnum, { nullable: true })
+  @Field(() => UserLevelEnum, { description: "Only parents (and individuals) or only children.", nullable: true })
   level?: UserLevelEnum | null;
 
   @Field(() => String, {
@@ -92,16 +92,16 @@ export class UserOrderInput {
 
 @ArgsType()
 export class UserArgs {
-  @Field(() => Int)
+  @Field(() => Int, { description: "The project (group_id)." })
   groupId: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "The user (clogin_id)." })
   cloginId: number;
 }
 
 @ArgsType()
 export class UsersArgs {
-  @Field(() => Int)
+  @Field(() => Int, { description: "The project (group_id)." })
   groupId: number;
 
   @Field(() => Int, {
@@ -136,7 +136,10 @@ export class UsersArgs {
   })
   before?: string | null;
 
-  @Field(() => UserFilterInput, { nullable: true })
+  @Field(() => UserFilterInput, {
+    nullable: true,
+    description: "Which users: status, level, search, tag, updatedSince; absent: all of the project's.",
+  })
   @IsOptional()
   @ValidateNested()
   filter?: UserFilterInput | null;

@@ -7,9 +7,11 @@ import { useInstead } from "./renamed-members";
 // domain commands' names and are passed as sent: the domain checks every rule, so GraphQL and REST
 // report the same problems (here under `input.<member>`).
 
-@InputType("CreateChildInput")
+@InputType("CreateChildInput", {
+  description: "A new child registration under a parent in a family project (users create_child).",
+})
 export class CreateChildInput {
-  @Field(() => Int)
+  @Field(() => Int, { description: "The family project (group_id)." })
   groupId: number;
 
   @Field(() => Int, { description: "The parent (or individual) registered in this family project." })
@@ -21,19 +23,19 @@ export class CreateChildInput {
   @Field(() => String, { nullable: true, description: "Defaults to mainEmail; a child without either has no login." })
   username?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "The child's password (stored as a hash, never returned).", nullable: true })
   password?: string | null;
 
   @Field(() => String, { nullable: true, description: "Optional for a child; validated when given." })
   mainEmail?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "The child's first name.", nullable: true })
   firstName?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "The child's last name.", nullable: true })
   lastName?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "The child's organization name.", nullable: true })
   orgName?: string | null;
 
   @Field(() => String, { nullable: true, description: "YYYY-MM-DD or YYYY-MM-DD HH:MM:SS (UTC); default now." })
@@ -42,14 +44,17 @@ export class CreateChildInput {
   @Field(() => GraphQLJSONObject, { nullable: true, description: "Field values, as in createUser." })
   values?: Record<string, unknown> | null;
 
-  @Field(() => Boolean, { defaultValue: true })
+  @Field(() => Boolean, {
+    description: "Submit the forms the values belong to (form.submitted, triggers).",
+    defaultValue: true,
+  })
   submitForms: boolean;
 
-  @Field(() => Boolean, { defaultValue: false })
+  @Field(() => Boolean, { description: "Fire no send_email trigger for this creation.", defaultValue: false })
   disableEmailSending: boolean;
 }
 
-@InputType("SetStatusInput")
+@InputType("SetStatusInput", { description: "The status to set on one user (users set_status)." })
 export class SetStatusInput extends RegistrantTargetInput {
   @Field(() => Int, { description: "A status of the project; 0 removes the status." })
   statusId: number;
@@ -65,16 +70,24 @@ export class CartEntryInput {
   })
   productId?: number | null;
 
-  @Field(() => Int, { nullable: true, deprecationReason: useInstead("productId") })
+  @Field(() => Int, {
+    description: "Deprecated spelling of productId.",
+    nullable: true,
+    deprecationReason: useInstead("productId"),
+  })
   pId?: number | null;
 
   @Field(() => Int, { nullable: true, description: "Required (or q): 1–999; cut to 1 for an only-one product." })
   quantity?: number | null;
 
-  @Field(() => Int, { nullable: true, deprecationReason: useInstead("quantity") })
+  @Field(() => Int, {
+    description: "Deprecated spelling of quantity.",
+    nullable: true,
+    deprecationReason: useInstead("quantity"),
+  })
   q?: number | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "A remark stored on the cart line (at most 2000 characters).", nullable: true })
   productRemark?: string | null;
 
   @Field(() => String, { nullable: true, description: "Subscriptions (type 6) only, in dateStructure." })
@@ -90,21 +103,25 @@ export class CartEntryInput {
   price?: string | null;
 }
 
-@InputType("AddProductInput")
+@InputType("AddProductInput", {
+  description: "Products to add to one user's cart (users add_product), by an API account.",
+})
 export class AddProductInput extends RegistrantTargetInput {
   @Field(() => [CartEntryInput], { description: "1–50 entries, all added or none." })
   productList: CartEntryInput[];
 }
 
-@InputType("CreateProductInput")
+@InputType("CreateProductInput", {
+  description: "A new product of a project (products create), with the legacy rules of contract §7.",
+})
 export class CreateProductInput {
-  @Field(() => Int)
+  @Field(() => Int, { description: "The project (group_id)." })
   groupId: number;
 
   @Field(() => Int, { description: "1 event, 2 discount, 3 session holder, 4 session, 6 subscription, 7 merchandise." })
   baseProductType: number;
 
-  @Field(() => String)
+  @Field(() => String, { description: "The product's name." })
   productName: string;
 
   @Field(() => String, { description: "≥ 0 with at most 2 decimals; > 0 for a discount." })
@@ -113,64 +130,79 @@ export class CreateProductInput {
   @Field(() => Int, { nullable: true, description: "Required (or catId): a category of the project." })
   categoryId?: number | null;
 
-  @Field(() => Int, { nullable: true, deprecationReason: useInstead("categoryId") })
+  @Field(() => Int, {
+    description: "Deprecated spelling of categoryId.",
+    nullable: true,
+    deprecationReason: useInstead("categoryId"),
+  })
   catId?: number | null;
 
   @Field(() => Int, { nullable: true, description: "0 parent and child (default), 1 parent only, 2 child only." })
   productType?: number | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "First day it is offered.", nullable: true })
   productStartDate?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "Last day it is offered (not before the start).", nullable: true })
   productEndDate?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "Short remarks shown with it (at most 2000 characters).", nullable: true })
   productShortRemarks?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "Where it takes place (at most 255 characters).", nullable: true })
   location?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "The organization's own reference (at most 255 characters).", nullable: true })
   internalId?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "Free text (at most 255 characters).", nullable: true })
   misc1?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "Free text (at most 255 characters).", nullable: true })
   misc2?: string | null;
 
-  @Field(() => Boolean, { nullable: true })
+  @Field(() => Boolean, {
+    description:
+      "Once the registration has payments, a cart line of it is not removed (removeCartLine, removeMyCartLine).",
+    nullable: true,
+  })
   lockOnceFundsAllocated?: boolean | null;
 
-  @Field(() => Boolean, { nullable: true })
+  @Field(() => Boolean, {
+    description: "A cart holds at most one unit of it: a larger quantity is cut to 1.",
+    nullable: true,
+  })
   onlyOne?: boolean | null;
 
   @Field(() => Int, { nullable: true, description: "A session's session holder." })
   parentProductId?: number | null;
 
-  @Field(() => Int, { nullable: true, deprecationReason: useInstead("parentProductId") })
+  @Field(() => Int, {
+    description: "Deprecated spelling of parentProductId.",
+    nullable: true,
+    deprecationReason: useInstead("parentProductId"),
+  })
   parentPId?: number | null;
 }
 
-@InputType("CreateCategoryInput")
+@InputType("CreateCategoryInput", { description: "A new product category of a project (products create_category)." })
 export class CreateCategoryInput {
-  @Field(() => Int)
+  @Field(() => Int, { description: "The project (group_id)." })
   groupId: number;
 
-  @Field(() => String)
+  @Field(() => String, { description: "The category's name." })
   categoryName: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "Text shown above the category (at most 2000 characters).", nullable: true })
   categoryTopRemark?: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "Text shown below the category (at most 2000 characters).", nullable: true })
   categoryBottomRemark?: string | null;
 
   @Field(() => Int, { nullable: true, description: "Most units of the category per cart; omit for no limit." })
   categoryQuotaOrdered?: number | null;
 
-  @Field(() => Boolean, { nullable: true })
+  @Field(() => Boolean, { description: "At most one cart line of the category's products.", nullable: true })
   interchangeCategory?: boolean | null;
 
   @Field(() => Boolean, { nullable: true, description: "Stored and shown; not enforced yet." })
@@ -184,4 +216,18 @@ export class AddMyProductInput {
       "1–50 entries, all added or none; each a product of me.project.products (productId and quantity; no private product by name).",
   })
   productList: CartEntryInput[];
+}
+
+@InputType("RemoveCartLineInput", { description: "A line to remove from one user's cart, by an API account." })
+export class RemoveCartLineInput extends RegistrantTargetInput {
+  @Field(() => Int, { description: "The line (CartLine.cartLineId, as addProduct's cartIds gave it)." })
+  cartLineId: number;
+}
+
+@InputType("RemoveMyCartLineInput", { description: "A line the signed-in registrant removes from its own cart." })
+export class RemoveMyCartLineInput {
+  @Field(() => Int, {
+    description: "The line (CartLine.cartLineId of me.cartLines); one of a product me.project.products offers.",
+  })
+  cartLineId: number;
 }

@@ -64,7 +64,7 @@ export class NodeResolver {
       "Refetches any object by its Node id, with the authorization of the field that returned it; an id you may not read (another organization's, a missing one, another registrant's) is NOT_FOUND.",
   })
   async node(
-    @Arg("id", () => ID) id: string,
+    @Arg("id", () => ID, { description: "A Node id, as any object's `id` gives it." }) id: string,
     @Ctx() ctx: GraphqlContext,
     @Info() info: GraphQLResolveInfo,
   ): Promise<NodeSource> {
@@ -79,7 +79,10 @@ export class NodeResolver {
   // Each id fails on its own, at its index: runs on graphql-js (compiled-executor.ts).
   @Extensions({ [ITEMWISE_LIST_ERRORS]: true })
   nodes(
-    @Arg("ids", () => [ID]) ids: string[],
+    @Arg("ids", () => [ID], {
+      description: "Node ids; the answer keeps their order, null for each that does not resolve.",
+    })
+    ids: string[],
     @Ctx() ctx: GraphqlContext,
     @Info() info: GraphQLResolveInfo,
   ): Promise<NodeSource>[] {

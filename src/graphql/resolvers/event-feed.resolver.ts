@@ -17,11 +17,19 @@ export class EventFeedResolver {
   @UseMiddleware(problemPathsOf({ names: { limit: "first" } }))
   async events(
     @Ctx() ctx: GraphqlContext,
-    @Arg("after", () => String, { nullable: true }) after: string | null,
-    @Arg("first", () => Int, { nullable: true }) first: number | null,
+    @Arg("after", () => String, {
+      description: "A cursor from a previous page (an endCursor); absent: the oldest event kept.",
+      nullable: true,
+    })
+    after: string | null,
+    @Arg("first", () => Int, { description: "Events per page.", nullable: true }) first: number | null,
     @Arg("types", () => [EventTypeEnum], { nullable: true, description: "Only these event types; absent: all." })
     types: EventType[] | null,
-    @Arg("groupId", () => Int, { nullable: true }) groupId: number | null,
+    @Arg("groupId", () => Int, {
+      description: "One project of the organization; absent: every project the key reads.",
+      nullable: true,
+    })
+    groupId: number | null,
   ): Promise<FeedEventConnectionType> {
     const page = await listEvents(ctx.request, { after, limit: first, types, groupId });
     return {

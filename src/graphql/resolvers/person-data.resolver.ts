@@ -15,7 +15,7 @@ export class PersonDataResolver {
   })
   personExport(
     @Arg("groupId", () => Int, { description: "Any project of your organization." }) groupId: number,
-    @Arg("cloginId", () => Int) cloginId: number,
+    @Arg("cloginId", () => Int, { description: "The person (clogin_id)." }) cloginId: number,
     @Ctx() ctx: GraphqlContext,
   ): Promise<Record<string, unknown>> {
     return exportPerson(ctx.request, { groupId, cloginId });
@@ -28,7 +28,7 @@ export class PersonDataResolver {
   })
   @UseMiddleware(problemsInPayload(INPUT_PATHS, ErasePersonPayloadType.rejected))
   async erasePerson(
-    @Arg("input", () => ErasePersonInput) input: ErasePersonInput,
+    @Arg("input", () => ErasePersonInput, { description: "The person to erase." }) input: ErasePersonInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<ErasePersonPayloadType> {
     const erasure = await erasePerson(ctx.request, { groupId: input.groupId, cloginId: input.cloginId });

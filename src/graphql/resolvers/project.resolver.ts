@@ -16,7 +16,7 @@ import type { GraphQLResolveInfo } from "graphql";
 import { IsInt, IsOptional, Max, Min } from "class-validator";
 import { getProject, listOrganizationProjects } from "../../domain/projects/projects.service";
 import type { GraphqlContext } from "../context";
-import { selectsField } from "../selection";
+import { selectsField, selectsPath } from "../selection";
 import { ProductCategoryType, ProductType } from "../types/product.type";
 import { GroupTotalsType, ProjectType, TagConnectionType } from "../types/project.type";
 import { FormType } from "../types/form.type";
@@ -55,6 +55,23 @@ export class TagsArgs {
   after?: string | null;
 }
 
+/**
+ * The project a create mutation's payload returns (createStatus, createProduct, createCategory),
+ * read after the write and only when the payload selects it: its lists then hold what was created.
+ */
+export async function projectAfterWrite(
+  ctx: GraphqlContext,
+  groupId: number,
+  info: GraphQLResolveInfo,
+): Promise<ProjectType | null> {
+  if (!selectsField(info, "project")) return null;
+  ctx.loaders.clearAll();
+  const listing = await getProject(ctx.request, groupId, {
+    withGroupTotals: selectsPath(info, ["project", "groupTotals"]),
+  });
+  return presentProjectListing(listing);
+}
+
 @Resolver(() => ProjectType)
 export class ProjectResolver {
   @Authorized("account")
@@ -80,7 +97,7 @@ export class ProjectResolver {
       "A project of your organization (FORBIDDEN for any other id, as for a missing one); null with its error, so the query's other fields keep their data.",
   })
   async project(
-    @Arg("groupId", () => Int) groupId: number,
+    @Arg("groupId", () => Int, { description: "The project (group_id)." }) groupId: number,
     @Ctx() ctx: GraphqlContext,
     @Info() info: GraphQLResolveInfo,
   ): Promise<ProjectType | null> {

@@ -44,7 +44,7 @@ export class UserFieldsResolver {
   }
 
   // A User whose summary is already read skips this resolver (execution/schema-patches.ts).
-  @FieldResolver(() => MetaInfoType)
+  @FieldResolver(() => MetaInfoType, { description: "The registration's summary: status, form counts, money, dates." })
   async metaInfo(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<MetaInfoType> {
     return presentMetaInfo(await this.summary(user, ctx));
   }
@@ -54,27 +54,27 @@ export class UserFieldsResolver {
     return USER_SUMMARY_FIELDS.name.present(await this.summary(user, ctx));
   }
 
-  @FieldResolver(() => StatusType, { nullable: true })
+  @FieldResolver(() => StatusType, { description: "The registration's status; null when none is set.", nullable: true })
   async status(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<StatusType | null> {
     return USER_SUMMARY_FIELDS.status.present(await this.summary(user, ctx));
   }
 
-  @FieldResolver(() => String)
+  @FieldResolver(() => String, { description: "The person's username (a login name)." })
   async username(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<string> {
     return (await this.person(user, ctx)).username;
   }
 
-  @FieldResolver(() => String, { nullable: true })
+  @FieldResolver(() => String, { description: "The person's main email address.", nullable: true })
   async mainEmail(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<string | null> {
     return (await this.person(user, ctx)).mainEmail;
   }
 
-  @FieldResolver(() => String, { nullable: true })
+  @FieldResolver(() => String, { description: "The person's first name.", nullable: true })
   async firstName(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<string | null> {
     return (await this.person(user, ctx)).firstName;
   }
 
-  @FieldResolver(() => String, { nullable: true })
+  @FieldResolver(() => String, { description: "The person's last name.", nullable: true })
   async lastName(@Root() user: UserType, @Ctx() ctx: GraphqlContext): Promise<string | null> {
     return (await this.person(user, ctx)).lastName;
   }

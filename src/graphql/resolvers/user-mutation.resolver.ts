@@ -50,7 +50,7 @@ export class UserMutationResolver {
   })
   @UseMiddleware(problemsInPayload(INPUT_PATHS, UserPayloadType.rejected))
   async createUser(
-    @Arg("input", () => CreateUserInput) input: CreateUserInput,
+    @Arg("input", () => CreateUserInput, { description: "The registration to create." }) input: CreateUserInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<UserPayloadType> {
     const outcome = await createUser(ctx.request, {
@@ -75,7 +75,7 @@ export class UserMutationResolver {
   })
   @UseMiddleware(problemsInPayload(INPUT_PATHS, UserPayloadType.rejected))
   async updateUser(
-    @Arg("input", () => UpdateUserInput) input: UpdateUserInput,
+    @Arg("input", () => UpdateUserInput, { description: "The user and the values to write." }) input: UpdateUserInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<UserPayloadType> {
     const outcome = await updateUser(ctx.request, {
@@ -95,7 +95,8 @@ export class UserMutationResolver {
   })
   @UseMiddleware(problemsInPayload(INPUT_PATHS, UserPayloadType.rejected))
   async updateMe(
-    @Arg("input", () => UpdateMeInput) input: UpdateMeInput,
+    @Arg("input", () => UpdateMeInput, { description: "The values to write to the session's own registration." })
+    input: UpdateMeInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<UserPayloadType> {
     const outcome = await updateOwnRegistration(ctx.request, { values: input.values, submitForms: input.submitForms });
@@ -114,7 +115,8 @@ export class UserMutationResolver {
     ),
   )
   async markFormsComplete(
-    @Arg("input", () => MarkFormsCompleteInput) input: MarkFormsCompleteInput,
+    @Arg("input", () => MarkFormsCompleteInput, { description: "The user and the forms to mark complete." })
+    input: MarkFormsCompleteInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<MarkFormsCompletePayloadType> {
     const outcome = await updateUser(ctx.request, {
@@ -141,7 +143,7 @@ export class UserMutationResolver {
   })
   @UseMiddleware(problemsInPayload(INPUT_PATHS, UserPayloadType.rejected))
   async addEmail(
-    @Arg("input", () => AddEmailInput) input: AddEmailInput,
+    @Arg("input", () => AddEmailInput, { description: "The user and the emails to record." }) input: AddEmailInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<UserPayloadType> {
     const outcome = await addEmails(ctx.request, {

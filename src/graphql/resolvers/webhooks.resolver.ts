@@ -49,9 +49,10 @@ export class WebhooksResolver {
     description: "An endpoint's delivery log, newest first, with every attempt.",
   })
   async webhookDeliveries(
-    @Arg("endpointId", () => Int) endpointId: number,
-    @Arg("first", () => Int, { defaultValue: 20 }) first: number,
-    @Arg("after", () => String, { nullable: true }) after: string | null,
+    @Arg("endpointId", () => Int, { description: "The endpoint (its endpointId)." }) endpointId: number,
+    @Arg("first", () => Int, { description: "Deliveries per page.", defaultValue: 20 }) first: number,
+    @Arg("after", () => String, { description: "A cursor from a previous page (an endCursor).", nullable: true })
+    after: string | null,
     @Ctx() ctx: GraphqlContext,
   ): Promise<WebhookDeliveryPageType> {
     const page = await listWebhookDeliveries(ctx.request, { endpointId, first, afterId: afterDelivery(after) });
@@ -85,7 +86,8 @@ export class WebhooksResolver {
   @Extensions(HOLDS_CREDENTIAL)
   @UseMiddleware(problemsInPayload(INPUT_PATHS, CreateWebhookEndpointPayloadType.rejected))
   async createWebhookEndpoint(
-    @Arg("input", () => CreateWebhookEndpointInput) input: CreateWebhookEndpointInput,
+    @Arg("input", () => CreateWebhookEndpointInput, { description: "The endpoint to create." })
+    input: CreateWebhookEndpointInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<CreateWebhookEndpointPayloadType> {
     const created = await createWebhookEndpoint(ctx.request, {
@@ -102,7 +104,8 @@ export class WebhooksResolver {
   })
   @UseMiddleware(problemsInPayload(INPUT_PATHS, UpdateWebhookEndpointPayloadType.rejected))
   async updateWebhookEndpoint(
-    @Arg("input", () => UpdateWebhookEndpointInput) input: UpdateWebhookEndpointInput,
+    @Arg("input", () => UpdateWebhookEndpointInput, { description: "The endpoint and what to change." })
+    input: UpdateWebhookEndpointInput,
     @Ctx() ctx: GraphqlContext,
   ): Promise<UpdateWebhookEndpointPayloadType> {
     const draft: Parameters<typeof updateWebhookEndpoint>[1] = { endpointId: input.endpointId };
@@ -116,7 +119,7 @@ export class WebhooksResolver {
   @Authorized("account")
   @Mutation(() => Int, { description: "Deletes an endpoint and its delivery log; returns its endpointId." })
   async deleteWebhookEndpoint(
-    @Arg("endpointId", () => Int) endpointId: number,
+    @Arg("endpointId", () => Int, { description: "The endpoint (its endpointId)." }) endpointId: number,
     @Ctx() ctx: GraphqlContext,
   ): Promise<number> {
     return deleteWebhookEndpoint(ctx.request, endpointId);
@@ -127,7 +130,8 @@ export class WebhooksResolver {
     description: "Queues every delivery of the event again (a failed one too); returns how many were queued.",
   })
   async redeliverWebhookEvent(
-    @Arg("eventId", () => String) eventId: string,
+    @Arg("eventId", () => String, { description: "The event (its eventId) to send again to the endpoints it was for." })
+    eventId: string,
     @Ctx() ctx: GraphqlContext,
   ): Promise<number> {
     return redeliverWebhookEvent(ctx.request, eventId);

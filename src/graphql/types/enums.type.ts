@@ -41,22 +41,49 @@ export enum UserLevelEnum {
 registerEnumType(FieldTypeEnum, {
   name: "FieldType",
   description: "How a form field is answered; choice fields answer with option values.",
+  valuesConfig: {
+    TEXT: { description: "One line of text." },
+    TEXTAREA: { description: "Text of several lines." },
+    EMAIL: { description: "An email address." },
+    NUMBER: { description: "A number." },
+    DATE: { description: "A date (YYYY-MM-DD)." },
+    PHONE: { description: "A phone number." },
+    SINGLE_CHOICE: { description: "One option value of the field's options." },
+    MULTIPLE_CHOICE: { description: "Any option values of the field's options." },
+  },
 });
 registerEnumType(FormAudienceEnum, {
   name: "FormAudience",
   description: "USER: filled by the registrant; ADMIN: internal, filled by staff.",
+  valuesConfig: {
+    USER: { description: "Filled by the registrant." },
+    ADMIN: { description: "Internal, filled by staff; a registrant session does not see it." },
+  },
 });
 registerEnumType(FormLevelEnum, {
   name: "FormLevel",
   description: "Which registrations of a family project get the form.",
+  valuesConfig: {
+    ALL: { description: "Every registration." },
+    PARENT: { description: "Parents and individuals." },
+    CHILD: { description: "Children of a family project." },
+  },
 });
 registerEnumType(EmailOriginEnum, {
   name: "EmailOrigin",
   description: "API: recorded through the API; TRIGGER: written by a form trigger.",
+  valuesConfig: {
+    API: { description: "Recorded through the API (add_email, addEmail)." },
+    TRIGGER: { description: "Written by a form trigger (send_email), delivered by the email worker." },
+  },
 });
 registerEnumType(UserLevelEnum, {
   name: "UserLevel",
   description: "PARENT: parents and individuals (no connected_to); CHILD: children in a family project.",
+  valuesConfig: {
+    PARENT: { description: "Parents and individuals (no connected_to)." },
+    CHILD: { description: "Children in a family project." },
+  },
 });
 
 /** The domain's reason codes as they are: a new code appears here without a second list to keep. */

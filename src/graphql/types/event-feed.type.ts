@@ -15,7 +15,7 @@ export class FeedEventType {
   @Field(() => EventTypeEnum, { description: "What changed; the webhook body's `type` behind the enum value." })
   type: EventType;
 
-  @Field(() => GraphQLDateTime)
+  @Field(() => GraphQLDateTime, { description: "When the change was made (the event's time, UTC)." })
   createdAt: Date;
 
   @Field(() => Int, { description: "The project (group_id)." })
@@ -32,18 +32,18 @@ export class FeedEventType {
   data: Record<string, unknown>;
 }
 
-@GraphqlObjectType("FeedEventEdge")
+@GraphqlObjectType("FeedEventEdge", { description: "One event of a feed page and the cursor after it." })
 export class FeedEventEdgeType {
   @Field(() => String, { description: "Continue after this event." })
   cursor: string;
 
-  @Field(() => FeedEventType)
+  @Field(() => FeedEventType, { description: "The event." })
   node: FeedEventType;
 }
 
-@GraphqlObjectType("FeedPageInfo")
+@GraphqlObjectType("FeedPageInfo", { description: "Where a feed page ends and whether more events follow." })
 export class FeedPageInfoType {
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: "More events follow the page now." })
   hasNextPage: boolean;
 
   @Field(() => String, {
@@ -54,9 +54,9 @@ export class FeedPageInfoType {
 
 @GraphqlObjectType("FeedEventConnection", { description: "A page of the event feed, oldest first." })
 export class FeedEventConnectionType {
-  @Field(() => [FeedEventEdgeType])
+  @Field(() => [FeedEventEdgeType], { description: "The page's events, oldest first." })
   edges: FeedEventEdgeType[];
 
-  @Field(() => FeedPageInfoType)
+  @Field(() => FeedPageInfoType, { description: "Where the page ends: keep endCursor." })
   pageInfo: FeedPageInfoType;
 }

@@ -27,13 +27,13 @@ export class FormFieldType implements Node {
   @Field(() => String, { nullable: true, description: "The optional mapped name, also usable as a key in `values`." })
   mappedName: string | null;
 
-  @Field(() => String)
+  @Field(() => String, { description: "The label shown with the field." })
   label: string;
 
-  @Field(() => FieldTypeEnum)
+  @Field(() => FieldTypeEnum, { description: "How the field is answered." })
   type: FieldTypeEnum;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: "An answer is required to complete the form." })
   mandatory: boolean;
 
   @Field(() => [String], { description: "Option values of a choice field; empty for other types." })
@@ -45,7 +45,10 @@ export class FormFieldType implements Node {
   choices: FormChoiceType[];
 }
 
-@GraphqlObjectType("Form", { implements: Node })
+@GraphqlObjectType("Form", {
+  description: "A form of a project: its fields, who fills it and which registrations get it.",
+  implements: Node,
+})
 export class FormType implements Node {
   /** The Node id (see node-id.ts). */
   id: string;
@@ -56,16 +59,16 @@ export class FormType implements Node {
   @Field(() => Int, { description: "The legacy form id (as in markFormsComplete's formIds and f_<form>_<n>)." })
   formId: number;
 
-  @Field(() => String)
+  @Field(() => String, { description: "The form's name." })
   name: string;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: "The registrant must complete it." })
   mandatory: boolean;
 
-  @Field(() => FormAudienceEnum)
+  @Field(() => FormAudienceEnum, { description: "Who fills it: the registrant (USER) or staff (ADMIN)." })
   audience: FormAudienceEnum;
 
-  @Field(() => FormLevelEnum)
+  @Field(() => FormLevelEnum, { description: "Which registrations of a family project get it." })
   level: FormLevelEnum;
 }
 
@@ -81,13 +84,13 @@ export class UserFormType implements Node {
   uid: number;
   groupId: number;
 
-  @Field(() => FormType)
+  @Field(() => FormType, { description: "The form." })
   form: FormType;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: "The form is complete." })
   completed: boolean;
 
-  @Field(() => GraphQLDateTime, { nullable: true })
+  @Field(() => GraphQLDateTime, { description: "When it became complete; null while it is not.", nullable: true })
   completedAt: Date | null;
 
   @Field(() => GraphQLDateTime, {

@@ -2,25 +2,27 @@ import { Field, InputType, Int } from "type-graphql";
 import { GraphqlObjectType } from "./object-type";
 import { FieldProblemType, REFUSED_INPUT_NOTE, type Rejected } from "./payloads.type";
 
-@InputType("ErasePersonInput")
+@InputType("ErasePersonInput", {
+  description: "The person to erase (GDPR), named by cloginId; groupId names the project the call acts through.",
+})
 export class ErasePersonInput {
   @Field(() => Int, { description: "Any project of your organization; the person is erased in all of them." })
   groupId: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "The person (clogin_id) to erase, in every project of the organization." })
   cloginId: number;
 }
 
 @GraphqlObjectType("PersonErasureCounts", { description: "Rows an erasure removed or anonymized, by kind." })
 export class PersonErasureCountsType {
-  @Field(() => Int) fieldValues: number;
-  @Field(() => Int) forms: number;
+  @Field(() => Int, { description: "Form answers removed." }) fieldValues: number;
+  @Field(() => Int, { description: "Form states of the registrations removed." }) forms: number;
   @Field(() => Int, { description: "Recorded emails (email history)." }) emails: number;
   @Field(() => Int, { description: "Emails sent or queued by triggers (the outbox)." }) emailsSent: number;
-  @Field(() => Int) tags: number;
-  @Field(() => Int) comments: number;
+  @Field(() => Int, { description: "Tag assignments removed." }) tags: number;
+  @Field(() => Int, { description: "Staff comments on the person's registrations." }) comments: number;
   @Field(() => Int, { description: "Registrant sessions and login tokens." }) sessions: number;
-  @Field(() => Int) triggerFirings: number;
+  @Field(() => Int, { description: "Records of triggers fired for the registrations." }) triggerFirings: number;
   @Field(() => Int, { description: "Cart lines kept with their amounts; their remarks removed." })
   cartLinesAnonymized: number;
   @Field(() => Int, { description: "Payments kept with their amounts; their notes removed." })

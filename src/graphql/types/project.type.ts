@@ -8,19 +8,19 @@ import { TagType } from "./user.type";
 
 @GraphqlObjectType("GroupTotals", { description: "Totals over a project's registrations." })
 export class GroupTotalsType {
-  @Field(() => Int)
+  @Field(() => Int, { description: "Registrations of the project, whatever their status." })
   totalUsers: number;
 
   @Field(() => Int, { description: "Registrations whose status is not excluding." })
   totalActiveUsers: number;
 
-  @Field(() => MoneyScalar)
+  @Field(() => MoneyScalar, { description: "Sum of the cart lines of the project's registrations." })
   totalOrder: string;
 
-  @Field(() => MoneyScalar)
+  @Field(() => MoneyScalar, { description: "Sum of their payments." })
   totalPaid: string;
 
-  @Field(() => MoneyScalar)
+  @Field(() => MoneyScalar, { description: "totalOrder − totalPaid." })
   totalBalance: string;
 }
 
@@ -32,42 +32,42 @@ export class ProjectType implements Node {
   /** The Node id (see node-id.ts). */
   id: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "The legacy project id (group_id)." })
   groupId: number;
 
-  @Field(() => String)
+  @Field(() => String, { description: "The project's name." })
   name: string;
 
   @Field(() => String, { description: "ISO 4217 code." })
   currency: string;
 
-  @Field(() => GraphQLDateTime)
+  @Field(() => GraphQLDateTime, { description: "When the project was created." })
   createdAt: Date;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: "The project is archived (listed only when asked for archived projects)." })
   isArchived: boolean;
 
   /** Read with the project when the query selects them (the field's resolver is ProjectResolver's). */
   groupTotals: GroupTotalsType | null;
 }
 
-@GraphqlObjectType("TagEdge")
+@GraphqlObjectType("TagEdge", { description: "One tag of a page and its cursor." })
 export class TagEdgeType {
   @Field(() => String, { description: "Opaque; pass it as `after` for the tags that follow." })
   cursor: string;
 
-  @Field(() => TagType)
+  @Field(() => TagType, { description: "The tag." })
   node: TagType;
 }
 
 @GraphqlObjectType("TagConnection", { description: "A page of a project's tags in id (creation) order." })
 export class TagConnectionType {
-  @Field(() => [TagEdgeType])
+  @Field(() => [TagEdgeType], { description: "The page's tags." })
   edges: TagEdgeType[];
 
   @Field(() => [TagType], { description: "The edges' nodes, for clients that need no cursors." })
   nodes: TagType[];
 
-  @Field(() => PageInfoType)
+  @Field(() => PageInfoType, { description: "The cursors at both ends of the page." })
   pageInfo: PageInfoType;
 }

@@ -3,7 +3,9 @@ import { GraphqlObjectType } from "./object-type";
 import type { UserListFilter } from "../../domain/users/user-reads";
 import { UserType } from "./user.type";
 
-@GraphqlObjectType("PageInfo")
+@GraphqlObjectType("PageInfo", {
+  description: "The cursors at both ends of a users page, and whether pages exist before or after it.",
+})
 export class PageInfoType {
   @Field(() => Boolean, {
     description:
@@ -17,19 +19,22 @@ export class PageInfoType {
   })
   hasPreviousPage: boolean;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    description: "The first edge's cursor: pass it as `before` for the previous page.",
+    nullable: true,
+  })
   startCursor: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "The last edge's cursor: pass it as `after` for the next page.", nullable: true })
   endCursor: string | null;
 }
 
-@GraphqlObjectType("UserEdge")
+@GraphqlObjectType("UserEdge", { description: "One user of a page and its cursor (valid for the page's orderBy)." })
 export class UserEdgeType {
   @Field(() => String, { description: "Opaque; pass it as `after` (next users) or `before` (previous users)." })
   cursor: string;
 
-  @Field(() => UserType)
+  @Field(() => UserType, { description: "The user." })
   node: UserType;
 }
 
@@ -43,9 +48,9 @@ export class UserConnectionType {
   /** The total read with the page (from the counters), when it could be; else totalCount counts. */
   matchingTotal: number | null;
 
-  @Field(() => [UserEdgeType])
+  @Field(() => [UserEdgeType], { description: "The page's users, in the page's order." })
   edges: UserEdgeType[];
 
-  @Field(() => PageInfoType)
+  @Field(() => PageInfoType, { description: "The cursors at both ends of the page." })
   pageInfo: PageInfoType;
 }

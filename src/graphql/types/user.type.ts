@@ -21,25 +21,27 @@ export class StatusType implements Node {
   @Field(() => Int, { description: "The legacy status_id." })
   statusId: number;
 
-  @Field(() => String)
+  @Field(() => String, { description: "The status's name." })
   name: string;
 
   @Field(() => String, { description: "#RRGGBB" })
   color: string;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: "An excluding status: its registrations are left out of active counts." })
   isExcluded: boolean;
 }
 
-@GraphqlObjectType("AssignedAdmin")
+@GraphqlObjectType("AssignedAdmin", {
+  description: "The admin assigned to a registration, as the legacy list shows it (initials and color).",
+})
 export class AssignedAdminType {
   @Field(() => Int, { description: "The legacy admin id (an organization's admin; embedded, not a Node)." })
   adminId: number;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "The admin's initials, if set.", nullable: true })
   initials: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "The admin's color in the legacy list (#RRGGBB), if set.", nullable: true })
   color: string | null;
 }
 
@@ -62,37 +64,37 @@ export class MetaInfoType implements Node {
   @Field(() => String, { description: "First + last name; else organization name; else username (legacy u_name)." })
   name: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "Forms the registration has." })
   totalForms: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "Forms of the registration that are complete." })
   completedForms: number;
 
   @Field(() => Int, { description: "Forms filled by the registrant (not admin-only forms)." })
   totalUserForms: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "Registrant forms that are complete." })
   totalCompletedUserForms: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "Registrant forms that are mandatory." })
   totalUserMandatoryForms: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "Mandatory registrant forms that are complete." })
   totalCompletedUserMandatoryForms: number;
 
   @Field(() => MoneyScalar, { description: "Sum of cart lines (price × quantity)." })
   totalOrder: string;
 
-  @Field(() => MoneyScalar)
+  @Field(() => MoneyScalar, { description: "Sum of the registration's payments." })
   totalPaid: string;
 
   @Field(() => MoneyScalar, { description: "totalOrder − totalPaid." })
   totalBalance: string;
 
-  @Field(() => StatusType, { nullable: true })
+  @Field(() => StatusType, { description: "The registration's status; null when none is set.", nullable: true })
   status: StatusType | null;
 
-  @Field(() => GraphQLDateTime)
+  @Field(() => GraphQLDateTime, { description: "When the registration was created." })
   applicationDate: Date;
 
   @Field(() => GraphQLDateTime, {
@@ -104,13 +106,13 @@ export class MetaInfoType implements Node {
   @Field(() => Int, { description: "Admin comments on the registration (legacy u_comments)." })
   commentCount: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "The project (group_id)." })
   groupId: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "The registration's id (legacy uid)." })
   uid: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "The registration's person (clogin_id)." })
   cloginId: number;
 
   @Field(() => Int, {
@@ -121,7 +123,7 @@ export class MetaInfoType implements Node {
   @Field(() => Boolean, { description: "The current status is an excluding one." })
   excluded: boolean;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "Tags on the registration." })
   totalUserTags: number;
 
   @Field(() => [Int], { description: "Tag ids, ascending." })
@@ -130,10 +132,10 @@ export class MetaInfoType implements Node {
   @Field(() => Int, { description: "Children in this project whose status is not excluding." })
   totalNonExcludedChildren: number;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: "Starred by staff (legacy star)." })
   star: boolean;
 
-  @Field(() => AssignedAdminType, { nullable: true })
+  @Field(() => AssignedAdminType, { description: "The admin assigned to the registration, if any.", nullable: true })
   assignedAdmin: AssignedAdminType | null;
 }
 
@@ -229,7 +231,7 @@ export class FieldValueType implements Node {
   /** The Node id (see node-id.ts). */
   id: string;
 
-  @Field(() => FormFieldType)
+  @Field(() => FormFieldType, { description: "The form field answered." })
   field: FormFieldType;
 
   @Field(() => String, { nullable: true, description: "The answer of a non-choice field; null for choice fields." })
@@ -241,7 +243,7 @@ export class FieldValueType implements Node {
   })
   choices: string[] | null;
 
-  @Field(() => GraphQLDateTime)
+  @Field(() => GraphQLDateTime, { description: "When the answer was last written." })
   updatedAt: Date;
 }
 
@@ -256,31 +258,31 @@ export class EmailRecordType implements Node {
   @Field(() => Int, { description: "The legacy id of the history entry." })
   emailId: number;
 
-  @Field(() => String)
+  @Field(() => String, { description: "The sender's address." })
   from: string;
 
   @Field(() => String, { description: "Comma-separated addresses." })
   to: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "Copies, as recorded.", nullable: true })
   cc: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "Blind copies, as recorded.", nullable: true })
   bcc: string | null;
 
-  @Field(() => String)
+  @Field(() => String, { description: "The subject." })
   subject: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "The body as recorded." })
   body: string;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { description: "The admin who sent it, if the call named one.", nullable: true })
   adminId: number | null;
 
-  @Field(() => GraphQLDateTime)
+  @Field(() => GraphQLDateTime, { description: "When it was recorded (or queued, for a trigger email)." })
   recordedAt: Date;
 
-  @Field(() => EmailOriginEnum)
+  @Field(() => EmailOriginEnum, { description: "Recorded through the API or written by a form trigger." })
   origin: EmailOriginEnum;
 
   @Field(() => EmailDeliveryStatusEnum, {
@@ -293,7 +295,7 @@ export class EmailRecordType implements Node {
   deliveryAttempts: number | null;
 }
 
-@GraphqlObjectType("Tag", { implements: Node })
+@GraphqlObjectType("Tag", { description: "A tag of a project, attached to registrations.", implements: Node })
 export class TagType implements Node {
   /** The Node id (see node-id.ts). */
   id: string;
@@ -301,7 +303,7 @@ export class TagType implements Node {
   @Field(() => Int, { description: "The legacy tag id." })
   tagId: number;
 
-  @Field(() => String)
+  @Field(() => String, { description: "The tag's name." })
   name: string;
 }
 
@@ -313,28 +315,28 @@ export class CartLineType implements Node {
   @Field(() => Int, { description: "The legacy cart id (as in addProduct's cartIds)." })
   cartLineId: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "The product (legacy p_id)." })
   productId: number;
 
-  @Field(() => String)
+  @Field(() => String, { description: "The product's name when read." })
   productName: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "Units of the product." })
   quantity: number;
 
-  @Field(() => MoneyScalar)
+  @Field(() => MoneyScalar, { description: "The price of one unit when it was added." })
   unitPrice: string;
 
   @Field(() => MoneyScalar, { description: "unitPrice × quantity." })
   amount: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "The remark given when it was added.", nullable: true })
   remark: string | null;
 
   @Field(() => String, { nullable: true, description: "First day of a subscription, YYYY-MM-DD." })
   recurringStartDate: string | null;
 
-  @Field(() => GraphQLDateTime)
+  @Field(() => GraphQLDateTime, { description: "When the line was added." })
   addedAt: Date;
 }
 
@@ -349,10 +351,10 @@ export class PaymentType implements Node {
   @Field(() => Int, { description: "The legacy payment id." })
   paymentId: number;
 
-  @Field(() => MoneyScalar)
+  @Field(() => MoneyScalar, { description: "The amount paid." })
   amount: string;
 
-  @Field(() => GraphQLDateTime)
+  @Field(() => GraphQLDateTime, { description: "When it was paid." })
   paidAt: Date;
 
   @Field(() => String, {
@@ -362,7 +364,7 @@ export class PaymentType implements Node {
   })
   method: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "A note from the payment system.", nullable: true })
   note: string | null;
 }
 
@@ -374,22 +376,22 @@ export class UtmType implements Node {
   /** The Node id (see node-id.ts). */
   id: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "utm_campaign.", nullable: true })
   campaign: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "utm_content.", nullable: true })
   content: string | null;
 
   @Field(() => String, { nullable: true, description: "The attribution's own utm_id parameter (legacy _utm id)." })
   utmId: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "utm_medium.", nullable: true })
   medium: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "utm_source.", nullable: true })
   source: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "utm_term.", nullable: true })
   term: string | null;
 }
 
@@ -406,10 +408,10 @@ export class UserType implements Node {
   @Field(() => Int, { description: "The registration's own id." })
   uid: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "The project (group_id)." })
   groupId: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "The person (clogin_id), the same in every project the person registered in." })
   cloginId: number;
 
   @Field(() => Int, {

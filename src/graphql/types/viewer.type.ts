@@ -9,7 +9,7 @@ export class ViewerType {
   @Field(() => String, { description: "The key's Api-User." })
   apiUser: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "The organization the API account belongs to." })
   organizationId: number;
 
   @Field(() => Boolean, { description: "True when the key is limited neither to operations nor to projects." })

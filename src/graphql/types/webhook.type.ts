@@ -15,7 +15,7 @@ export class WebhookEndpointType implements Node {
   })
   endpointId: number;
 
-  @Field(() => String)
+  @Field(() => String, { description: "Where deliveries are POSTed (https)." })
   url: string;
 
   @Field(() => [String], { description: "Event types the endpoint receives." })
@@ -30,7 +30,7 @@ export class WebhookEndpointType implements Node {
   @Field(() => String, { nullable: true, description: "Why the worker switched the endpoint off." })
   disabledReason: string | null;
 
-  @Field(() => GraphQLDateTime)
+  @Field(() => GraphQLDateTime, { description: "When the endpoint was created." })
   createdAt: Date;
 }
 
@@ -74,16 +74,19 @@ export class UpdateWebhookEndpointPayloadType {
 
 @GraphqlObjectType("WebhookAttempt", { description: "One try of a delivery." })
 export class WebhookAttemptType {
-  @Field(() => GraphQLDateTime)
+  @Field(() => GraphQLDateTime, { description: "When the attempt was made." })
   attemptedAt: Date;
 
   @Field(() => Int, { nullable: true, description: "The receiver's HTTP status; null when none came." })
   statusCode: number | null;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "How long the attempt took, in milliseconds." })
   durationMs: number;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    description: "Why the attempt failed, when it did; null for an accepted delivery.",
+    nullable: true,
+  })
   error: string | null;
 }
 
@@ -104,31 +107,31 @@ export class WebhookDeliveryType implements Node {
   @Field(() => String, { description: "The event id (Regapi-Event-Id); redeliverWebhookEvent takes it." })
   eventId: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "The event's type (the webhook body's `type`)." })
   eventType: string;
 
   @Field(() => String, { description: "pending, delivered or failed." })
   state: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "Attempts made so far." })
   attemptCount: number;
 
   @Field(() => GraphQLDateTime, { description: "When a pending delivery is tried next." })
   nextAttemptAt: Date;
 
-  @Field(() => GraphQLDateTime, { nullable: true })
+  @Field(() => GraphQLDateTime, { description: "When the endpoint accepted it; null until then.", nullable: true })
   deliveredAt: Date | null;
 
-  @Field(() => [WebhookAttemptType])
+  @Field(() => [WebhookAttemptType], { description: "The attempts made, oldest first." })
   attempts: WebhookAttemptType[];
 }
 
-@GraphqlObjectType("WebhookDeliveryEdge")
+@GraphqlObjectType("WebhookDeliveryEdge", { description: "One delivery of a page and its cursor." })
 export class WebhookDeliveryEdgeType {
   @Field(() => String, { description: "Opaque; pass it as `after` for the deliveries older than this one." })
   cursor: string;
 
-  @Field(() => WebhookDeliveryType)
+  @Field(() => WebhookDeliveryType, { description: "The delivery." })
   node: WebhookDeliveryType;
 }
 
@@ -139,7 +142,7 @@ export class WebhookDeliveryPageType {
   @Field(() => [WebhookDeliveryEdgeType], { description: "Newest first." })
   edges: WebhookDeliveryEdgeType[];
 
-  @Field(() => PageInfoType)
+  @Field(() => PageInfoType, { description: "The cursors at both ends of the page." })
   pageInfo: PageInfoType;
 
   @Field(() => [WebhookDeliveryType], {
@@ -148,7 +151,10 @@ export class WebhookDeliveryPageType {
   })
   nodes: WebhookDeliveryType[];
 
-  @Field(() => Boolean, { deprecationReason: "Use pageInfo { hasNextPage }; removed in the next release." })
+  @Field(() => Boolean, {
+    description: "Deprecated: pageInfo.hasNextPage.",
+    deprecationReason: "Use pageInfo { hasNextPage }; removed in the next release.",
+  })
   hasNextPage: boolean;
 
   @Field(() => String, {
@@ -159,7 +165,9 @@ export class WebhookDeliveryPageType {
   endCursor: string | null;
 }
 
-@InputType("CreateWebhookEndpointInput")
+@InputType("CreateWebhookEndpointInput", {
+  description: "A webhook endpoint to create: where to send which events of which projects.",
+})
 export class CreateWebhookEndpointInput {
   @Field(() => String, { description: "http:// or https://; internal addresses are refused (WEBHOOK_ALLOW_PRIVATE)." })
   url: string;
@@ -171,15 +179,20 @@ export class CreateWebhookEndpointInput {
   groupIds?: number[] | null;
 }
 
-@InputType("UpdateWebhookEndpointInput")
+@InputType("UpdateWebhookEndpointInput", {
+  description: "What to change on a webhook endpoint; absent members stay as they are.",
+})
 export class UpdateWebhookEndpointInput {
   @Field(() => Int, { description: "The endpoint to change (WebhookEndpoint.endpointId)." })
   endpointId: number;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { description: "The new https URL; absent: unchanged.", nullable: true })
   url?: string;
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], {
+    description: "The event types to send (replaces the list); absent: unchanged.",
+    nullable: true,
+  })
   events?: string[];
 
   @Field(() => [Int], { nullable: true, description: "null or empty: every project." })

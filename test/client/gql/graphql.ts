@@ -8,6 +8,8 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
 export type EventType =
   /** cart.product_added: Products were added to the registration's cart (data.cart_ids, data.products). */
   | 'CART_PRODUCT_ADDED'
+  /** cart.product_removed: A line was removed from the registration's cart (data.cart_id, data.p_id, data.q). */
+  | 'CART_PRODUCT_REMOVED'
   /** email.queued: A form trigger queued an email to the registrant (data.message_id, data.to, data.subject). */
   | 'EMAIL_QUEUED'
   /** email.recorded: An email sent outside regapi was recorded in the registration's history (data.to, data.subject). */
@@ -29,11 +31,13 @@ export type EventType =
 export type MarkFormsCompleteInput = {
   /** true: every form in the user's form set (read after `values` are saved). */
   all?: boolean | null | undefined;
+  /** The user (clogin_id). */
   cloginId: number;
   /** Suppresses trigger emails only. */
   disableEmailSending?: boolean;
   /** Legacy form ids (Form.formId); ids that are not forms of this user are reported in `skipped`. */
   formIds?: Array<number> | null | undefined;
+  /** The project (group_id). */
   groupId: number;
   /** Newly completed forms are submitted (triggers run) unless false. */
   submitForms?: boolean;

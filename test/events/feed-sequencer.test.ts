@@ -1,0 +1,117 @@
+import { startFeedSequencer } from "../../src/runtime/feed-sequencer";
+import { MAPLE } from "../fixtures/test-fixture";
+import { onMysqlFamily } from "../support/database";
+import { postRest } from "../support/rest";
+import { startTestApp, type TestApp } from "../support/test-app";
+import { recordTestEvents, silentLogger, until } from "./support/worker-setup";
+
+// The feed sequencer (src/runtime/feed-sequencer.ts, docs/event-feed.md): events join the pull
+// feed and reach live subscribers without the delivery worker; a commit wakes it, and events no
+// commit of this process announced are found by its look; positions become visible in increasing
+// order, so a reader paging along the feed while writes commit skips nothing.
+
+let t: TestApp;
+beforeEach(async () => {
+  // The app's runtime, as main starts it, without the delivery worker.
+  t = await startTestApp();
+});
+afterEach(() => t.close());
+
+const unplacedCount = async () =>
+  Number((await t.dataSource.query(`SELECT COUNT(*) AS n FROM event WHERE feed_position IS NULL`))[0].n);
+const listRest = (after?: string) => postRest(t.app, "events", { action: "list", doc: { limit: 500, after } });
+
+const rename = (cloginId: number, name: string) =>
+  postRest(t.app, "users", {
+    action: "update",
+    group_id: MAPLE.groupId,
+    clogin_id: cloginId,
+    doc: { first_name: name },
+  }).expect(200);
+
+it("without the delivery worker, a write's event joins the feed and reaches a live subscriber", async () => {
+  expect(t.runtime.worker).toBeNull();
+  const subscription = await t.runtime.liveEvents.open(
+    { groupId: MAPLE.groupId, cloginId: MAPLE.miles, registrantView: false },
+    () => undefined,
+  );
+  try {
+    const next = subscription.next();
+    await rename(MAPLE.miles, "Sequenced");
+    const { value } = await next;
+    expect(value).toMatchObject({ type: "user.updated", groupId: MAPLE.groupId, cloginId: MAPLE.miles });
+    const page = await listRest();
+    expect(page.status).toBe(200);
+    const events = page.body.events as { id: string; type: string }[];
+    expect(events.find((event) => event.id === value.eventId)).toMatchObject({ type: "user.updated" });
+    // The subscriber's cursor continues the feed right after the event.
+    const after = await listRest(value.cursor);
+    expect(after.body.events.map((event: { id: string }) => event.id)).toEqual(
+      events.slice(events.findIndex((event) => event.id === value.eventId) + 1).map((event) => event.id),
+    );
+    // Not fanned out to webhooks: that is the worker's, and it does not run.
+    const [row] = await t.dataSource.query(`SELECT dispatched_at FROM event WHERE public_id = ?`, [value.eventId]);
+    expect(row.dispatched_at).toBeNull();
+  } finally {
+    await subscription.return!();
+  }
+});
+
+it("events committed where no signal reached the sequencer (another process) are placed by its look", async () => {
+  // A second sequencer on the same database plays the other instance: it was not woken by a
+  // commit, so only its look finds the events (the app's own sequencer is woken by the commit).
+  await t.runtime.sequencer.stop();
+  const placed: number[] = [];
+  const other = startFeedSequencer({
+    state: t.state,
+    logger: silentLogger,
+    onPlaced: (position) => placed.push(position),
+    pollMinMs: 20,
+    pollMaxMs: 50,
+  });
+  try {
+    await t.dataSource.query(
+      `INSERT INTO event (public_id, organization_id, group_id, type, data, actor, created_at)
+       VALUES ('00000000-0000-4000-8000-000000000001', 1, ?, 'user.updated', ?, '{"type":"system"}', ?)`,
+      [MAPLE.groupId, JSON.stringify({ clogin_id: MAPLE.miles }), onMysqlFamily ? new Date() : "2026-11-28 00:00:00"],
+    );
+    await until(async () => (await unplacedCount()) === 0, 10_000, "the inserted event placed");
+    expect(other.stats.placed).toBe(1);
+    expect(placed).toHaveLength(1);
+  } finally {
+    await other.stop();
+  }
+});
+
+it("a reader paging along the feed while writes commit concurrently skips nothing and sees each event once", async () => {
+  const clogins = [MAPLE.miles, MAPLE.bill];
+  const before = await listRest();
+  let cursor = before.body.end_cursor as string;
+  const seen: string[] = [];
+  let writing = true;
+  const reader = (async () => {
+    // Pages until the writes are done and the feed has nothing more.
+    for (;;) {
+      const done = !writing && (await unplacedCount()) === 0;
+      const page = await listRest(cursor);
+      expect(page.status).toBe(200);
+      seen.push(...(page.body.events as { id: string }[]).map((event) => event.id));
+      cursor = page.body.end_cursor as string;
+      if (done && page.body.events.length === 0) return;
+    }
+  })();
+  // Writes in parallel (on MariaDB their transactions commit in any order), and one transaction
+  // of several events.
+  await Promise.all([
+    ...Array.from({ length: 24 }, (_, i) => rename(clogins[i % 2], `Parallel${i}`)),
+    recordTestEvents(t, 5),
+  ]);
+  writing = false;
+  await reader;
+  const all: { public_id: string }[] = await t.dataSource.query(
+    `SELECT public_id FROM event WHERE feed_position > (SELECT COALESCE(MAX(feed_position), 0) FROM event WHERE public_id IN (?)) ORDER BY feed_position`,
+    [(before.body.events as { id: string }[]).at(-1)?.id ?? ""],
+  );
+  expect(all.length).toBeGreaterThanOrEqual(29);
+  expect(seen).toEqual(all.map((row) => row.public_id));
+});
