@@ -1,5 +1,6 @@
 import type { RowDataPacket } from "mysql2/promise";
 import { createRequestContext } from "../../src/domain/context";
+import { processStateOf } from "../../src/domain/process-state";
 import { loadFixture } from "../../src/fixtures/load-fixture";
 import { builtService } from "../support/service-build";
 import { post, type Answer } from "../faults/support/load";
@@ -263,7 +264,7 @@ describeOnMysqlFamily("the tail of a Galera failover under writes to one row (is
     await createGaleraDatabase(cluster.node(1), "regapi");
     const setup = await openGaleraDataSource(haproxy.port, "regapi");
     await setup.runMigrations({ transaction: "each" });
-    await loadFixture(createRequestContext(setup, "fixture"), testFixture());
+    await loadFixture(createRequestContext(processStateOf(setup), "fixture"), testFixture());
     await setup.destroy();
 
     instances = await ServiceInstances.start(builtService().mainJs, 1, {

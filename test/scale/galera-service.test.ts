@@ -351,7 +351,7 @@ describeOnMysqlFamily("the service on a three-node Galera cluster", () => {
     // Read on the third node, which neither wrote through.
     expect(await familyMixProblems(check, family, baseline, answers)).toEqual([]);
     const kept = (await readProjectCounters(check.manager, { projectId: MAPLE.groupId })).get(MAPLE.groupId)!;
-    await recountProjectCounters(createRequestContext(haproxyDs, "recount", MAPLE_PRINCIPAL), MAPLE.groupId);
+    await recountProjectCounters(createRequestContext(stateOf(haproxyDs), "recount", MAPLE_PRINCIPAL), MAPLE.groupId);
     const recounted = (await readProjectCounters(check.manager, { projectId: MAPLE.groupId })).get(MAPLE.groupId)!;
     expect(kept).toEqual(recounted);
   });

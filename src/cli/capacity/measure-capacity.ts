@@ -10,6 +10,7 @@ import { DEFAULT_DATABASE_CONNECTION, parseDatabaseUrl } from "../../config/conf
 import { createDatabaseIfMissing } from "../../db/create-database";
 import { buildDataSourceOptions } from "../../db/data-source-options";
 import { createRequestContext } from "../../domain/context";
+import { processStateOf } from "../../domain/process-state";
 import { DEMO_CREDENTIALS, DEMO_FIXTURE } from "../../fixtures/demo";
 import { loadFixture } from "../../fixtures/load-fixture";
 import type { KindCost } from "./capacity-model";
@@ -262,7 +263,7 @@ export async function measureCapacity(options: MeasureOptions): Promise<Measured
   try {
     await dataSource.initialize();
     await dataSource.runMigrations({ transaction: "each" });
-    await loadFixture(createRequestContext(dataSource, "capacity"), DEMO_FIXTURE);
+    await loadFixture(createRequestContext(processStateOf(dataSource), "capacity"), DEMO_FIXTURE);
     const databasePid = options.serverUrl === null ? null : await serverPid(dataSource);
     service = await startService(scratch.url);
     const { child, port } = service;
