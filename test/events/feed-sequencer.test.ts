@@ -63,7 +63,7 @@ it("events committed where no signal reached the sequencer (another process) are
   await t.runtime.sequencer.stop();
   const placed: number[] = [];
   const other = startFeedSequencer({
-    dataSource: t.dataSource,
+    state: t.state,
     logger: silentLogger,
     onPlaced: (position) => placed.push(position),
     pollMinMs: 20,

@@ -16,10 +16,18 @@ afterAll(() => t.close());
 const PROJECTS = "{ projects { groupId } }";
 const REFUSED = "Authentication failed: Api-Id, Api-User and Api-Token must match an active API account.";
 describe("authentication (same headers and code as REST)", () => {
-  it("refuses a request without credentials as a whole: 401 UNAUTHENTICATED and no data", async () => {
+  it("refuses a request without credentials as a whole: 401 UNAUTHENTICATED and no data, naming both ways in", async () => {
     const response = await graphql(t.app, PROJECTS, {}, {});
     expect(response.status).toBe(401);
-    expect(response.body).toEqual({ errors: [{ message: REFUSED, extensions: { code: "UNAUTHENTICATED" } }] });
+    expect(response.body).toEqual({
+      errors: [
+        {
+          message:
+            "Authentication required: send Authorization: Bearer <session token> for a registrant session, or Api-Id, Api-User and Api-Token for an API account.",
+          extensions: { code: "UNAUTHENTICATED" },
+        },
+      ],
+    });
   });
 
   it("gives the same answer for a wrong token, an unknown Api-Id, a wrong Api-User and an inactive account", async () => {

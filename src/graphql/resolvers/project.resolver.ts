@@ -16,7 +16,7 @@ import type { GraphQLResolveInfo } from "graphql";
 import { IsInt, IsOptional, Max, Min } from "class-validator";
 import { getProject, listOrganizationProjects } from "../../domain/projects/projects.service";
 import type { GraphqlContext } from "../context";
-import { selectsField } from "../selection";
+import { selectsField, selectsPath } from "../selection";
 import { ProductCategoryType, ProductType } from "../types/product.type";
 import { GroupTotalsType, ProjectType, TagConnectionType } from "../types/project.type";
 import { FormType } from "../types/form.type";
@@ -53,6 +53,23 @@ export class TagsArgs {
     description: "A cursor (e.g. the endCursor of the previous page): tags after it.",
   })
   after?: string | null;
+}
+
+/**
+ * The project a create mutation's payload returns (createStatus, createProduct, createCategory),
+ * read after the write and only when the payload selects it: its lists then hold what was created.
+ */
+export async function projectAfterWrite(
+  ctx: GraphqlContext,
+  groupId: number,
+  info: GraphQLResolveInfo,
+): Promise<ProjectType | null> {
+  if (!selectsField(info, "project")) return null;
+  ctx.loaders.clearAll();
+  const listing = await getProject(ctx.request, groupId, {
+    withGroupTotals: selectsPath(info, ["project", "groupTotals"]),
+  });
+  return presentProjectListing(listing);
 }
 
 @Resolver(() => ProjectType)

@@ -1,4 +1,5 @@
-import { Arg, Ctx, Mutation, Resolver, UseMiddleware, Authorized } from "type-graphql";
+import type { GraphQLResolveInfo } from "graphql";
+import { Arg, Ctx, Info, Mutation, Resolver, UseMiddleware, Authorized } from "type-graphql";
 import { createStatus } from "../../domain/statuses/statuses.service";
 import type { GraphqlContext } from "../context";
 import { INPUT_PATHS } from "../graphql-errors";
@@ -6,6 +7,7 @@ import { problemsInPayload } from "../input-problems";
 import { CreateStatusInput } from "../inputs/status-mutation.input";
 import { CreateStatusPayloadType } from "../types/payloads.type";
 import { presentStatus } from "../types/user.type";
+import { projectAfterWrite } from "./project.resolver";
 
 @Resolver()
 export class StatusResolver {
@@ -18,6 +20,7 @@ export class StatusResolver {
   async createStatus(
     @Arg("input", () => CreateStatusInput, { description: "The status to create." }) input: CreateStatusInput,
     @Ctx() ctx: GraphqlContext,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<CreateStatusPayloadType> {
     const status = await createStatus(ctx.request, {
       groupId: input.groupId,
@@ -26,6 +29,10 @@ export class StatusResolver {
       isExcluded: input.isExcluded,
     });
     ctx.loaders.clearAll();
-    return { status: presentStatus(status, input.groupId), problems: [] };
+    return {
+      status: presentStatus(status, input.groupId),
+      project: await projectAfterWrite(ctx, input.groupId, info),
+      problems: [],
+    };
   }
 }

@@ -1,9 +1,11 @@
-import { Arg, Ctx, Mutation, Resolver, UseMiddleware, Authorized } from "type-graphql";
+import { Arg, Ctx, Info, Mutation, Resolver, UseMiddleware, Authorized } from "type-graphql";
 import { addProducts } from "../../domain/carts/add-product";
+import { removeCartLine } from "../../domain/carts/remove-cart-line";
 import { createCategory, createProduct } from "../../domain/products/products.service";
 import type { UserOutcome } from "../../domain/users/user-commands";
 import { setUserStatus } from "../../domain/users/set-status";
 import { createChild } from "../../domain/users/users.service";
+import type { GraphQLResolveInfo } from "graphql";
 import type { GraphqlContext } from "../context";
 import { INPUT_PATHS, withProblemPaths } from "../graphql-errors";
 import type { PathRendering } from "../../http/problem-paths";
@@ -15,16 +17,19 @@ import {
   CreateCategoryInput,
   CreateChildInput,
   CreateProductInput,
+  RemoveCartLineInput,
   SetStatusInput,
 } from "../inputs/writes.input";
 import {
   AddProductPayloadType,
   CreateCategoryPayloadType,
   CreateProductPayloadType,
+  RemoveCartLinePayloadType,
   UserPayloadType,
 } from "../types/payloads.type";
 import type { UserType } from "../types/user.type";
 import { presentProblems, userFromOutcome } from "./present";
+import { projectAfterWrite } from "./project.resolver";
 
 /** Reads after a write must not see cached rows from before it; the fresh summary primes the loader. */
 function afterWrite(ctx: GraphqlContext, outcome: UserOutcome): UserType {
@@ -106,11 +111,27 @@ export class WritesMutationResolver {
   }
 
   @Authorized("account")
+  @Mutation(() => RemoveCartLinePayloadType, {
+    description:
+      "Removes one line from a user's cart (the order total and counters drop by its amount; a cart.product_removed event). Refused (problems) for a line not in the cart, or of a product locked once funds are allocated while the user has payments.",
+  })
+  @UseMiddleware(problemsInPayload(INPUT_PATHS, RemoveCartLinePayloadType.rejected))
+  async removeCartLine(
+    @Arg("input", () => RemoveCartLineInput, { description: "The user and the line to remove." })
+    input: RemoveCartLineInput,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<RemoveCartLinePayloadType> {
+    const outcome = await removeCartLine(ctx.request, { ...input });
+    return { user: afterWrite(ctx, outcome), removedCartLineId: outcome.removedCartLineId, problems: [] };
+  }
+
+  @Authorized("account")
   @Mutation(() => CreateProductPayloadType, { description: "Creates a product (legacy products create)." })
   @UseMiddleware(problemsInPayload(INPUT_PATHS, CreateProductPayloadType.rejected))
   async createProduct(
     @Arg("input", () => CreateProductInput, { description: "The product to create." }) input: CreateProductInput,
     @Ctx() ctx: GraphqlContext,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<CreateProductPayloadType> {
     const category = eitherSpelling(input, "categoryId", []);
     const parent = eitherSpelling(input, "parentProductId", []);
@@ -122,7 +143,7 @@ export class WritesMutationResolver {
       createProduct(ctx.request, { ...withoutRenamedMembers(input), catId: category.value, parentPId: parent.value }),
     );
     ctx.loaders.clearAll();
-    return { productId, problems: [] };
+    return { productId, project: await projectAfterWrite(ctx, input.groupId, info), problems: [] };
   }
 
   @Authorized("account")
@@ -134,9 +155,10 @@ export class WritesMutationResolver {
   async createCategory(
     @Arg("input", () => CreateCategoryInput, { description: "The category to create." }) input: CreateCategoryInput,
     @Ctx() ctx: GraphqlContext,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<CreateCategoryPayloadType> {
     const categoryId = await createCategory(ctx.request, { ...input });
     ctx.loaders.clearAll();
-    return { categoryId, problems: [] };
+    return { categoryId, project: await projectAfterWrite(ctx, input.groupId, info), problems: [] };
   }
 }

@@ -1,5 +1,6 @@
 import { Field, Int } from "type-graphql";
 import { GraphqlObjectType } from "./object-type";
+import { ProjectType } from "./project.type";
 import { StatusType, UserType } from "./user.type";
 import { FieldProblemReasonEnum } from "./enums.type";
 import type { ProblemReason } from "../../domain/problems";
@@ -101,10 +102,21 @@ export class MarkFormsCompletePayloadType {
 
 @GraphqlObjectType("CreateStatusPayload", { description: "The answer of createStatus." })
 export class CreateStatusPayloadType {
-  static readonly rejected: Rejected<CreateStatusPayloadType> = (problems) => ({ status: null, problems });
+  static readonly rejected: Rejected<CreateStatusPayloadType> = (problems) => ({
+    status: null,
+    project: null,
+    problems,
+  });
 
   @Field(() => StatusType, { nullable: true, description: "The new status; null when the input was refused." })
   status: StatusType | null;
+
+  @Field(() => ProjectType, {
+    nullable: true,
+    description:
+      "The project after the change, with the new status among its statuses: select them and a normalized cache (Apollo Client, urql graphcache) shows it in project.statuses with no refetch. Null when the input was refused.",
+  })
+  project: ProjectType | null;
 
   @Field(() => [FieldProblemType], { description: REFUSED_INPUT_NOTE })
   problems: FieldProblemType[];
@@ -138,10 +150,21 @@ export class AddProductPayloadType {
 
 @GraphqlObjectType("CreateProductPayload", { description: "The answer of createProduct." })
 export class CreateProductPayloadType {
-  static readonly rejected: Rejected<CreateProductPayloadType> = (problems) => ({ productId: null, problems });
+  static readonly rejected: Rejected<CreateProductPayloadType> = (problems) => ({
+    productId: null,
+    project: null,
+    problems,
+  });
 
   @Field(() => Int, { nullable: true, description: "The new product's id; null when the input was refused." })
   productId: number | null;
+
+  @Field(() => ProjectType, {
+    nullable: true,
+    description:
+      "The project after the change, with the new product among its products: select them and a normalized cache (Apollo Client, urql graphcache) shows it in project.products with no refetch. Null when the input was refused.",
+  })
+  project: ProjectType | null;
 
   @Field(() => [FieldProblemType], { description: REFUSED_INPUT_NOTE })
   problems: FieldProblemType[];
@@ -149,10 +172,43 @@ export class CreateProductPayloadType {
 
 @GraphqlObjectType("CreateCategoryPayload", { description: "The answer of createCategory." })
 export class CreateCategoryPayloadType {
-  static readonly rejected: Rejected<CreateCategoryPayloadType> = (problems) => ({ categoryId: null, problems });
+  static readonly rejected: Rejected<CreateCategoryPayloadType> = (problems) => ({
+    categoryId: null,
+    project: null,
+    problems,
+  });
 
   @Field(() => Int, { nullable: true, description: "The new category's id; null when the input was refused." })
   categoryId: number | null;
+
+  @Field(() => ProjectType, {
+    nullable: true,
+    description:
+      "The project after the change, with the new category among its categories: select them and a normalized cache (Apollo Client, urql graphcache) shows it in project.categories with no refetch. Null when the input was refused.",
+  })
+  project: ProjectType | null;
+
+  @Field(() => [FieldProblemType], { description: REFUSED_INPUT_NOTE })
+  problems: FieldProblemType[];
+}
+
+@GraphqlObjectType("RemoveCartLinePayload", { description: "The answer of removeCartLine and removeMyCartLine." })
+export class RemoveCartLinePayloadType {
+  static readonly rejected: Rejected<RemoveCartLinePayloadType> = (problems) => ({
+    user: null,
+    removedCartLineId: null,
+    problems,
+  });
+
+  @Field(() => UserType, {
+    nullable: true,
+    description:
+      "The user after the change (select cartLines and metaInfo to update a cache); null when the input was refused.",
+  })
+  user: UserType | null;
+
+  @Field(() => Int, { nullable: true, description: "The line removed; null when the input was refused." })
+  removedCartLineId: number | null;
 
   @Field(() => [FieldProblemType], { description: REFUSED_INPUT_NOTE })
   problems: FieldProblemType[];
