@@ -119,7 +119,7 @@ it("a reader paging along the feed while writes commit concurrently skips nothin
 it("idle, the sequencer backs off to one plain look per pollMaxMs (no transaction)", async () => {
   await t.runtime.sequencer.stop();
   const idle = startFeedSequencer({
-    dataSource: t.dataSource,
+    state: t.runtime.state,
     logger: silentLogger,
     onPlaced: () => undefined,
     pollMinMs: 20,
