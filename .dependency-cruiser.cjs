@@ -108,9 +108,12 @@ module.exports = {
     {
       name: "only-the-root-starts-the-runtime",
       comment:
-        "main.ts (and an app built on its own) starts the runtime once; everything else is handed what it needs.",
+        "main.ts (and an app built on its own, and `regapi worker`) starts the runtime once; everything else is handed what it needs.",
       severity: "error",
-      from: { path: "^src/", pathNot: ["^src/(app|main)\\.ts$", "^src/runtime/"] },
+      from: {
+        path: "^src/",
+        pathNot: ["^src/(app|main)\\.ts$", "^src/runtime/", "^src/cli/commands/worker\\.command\\.ts$"],
+      },
       to: { path: "^src/runtime/", dependencyTypesNot: ["type-only"] },
     },
     layer(

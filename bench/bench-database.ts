@@ -4,6 +4,7 @@ import { seedRegistrants } from "../src/cli/seed/seed-registrants";
 import { parseDatabaseUrl, redactUrl } from "../src/config/config";
 import { buildDataSourceOptions } from "../src/db/data-source-options";
 import { createRequestContext } from "../src/domain/context";
+import { processStateOf } from "../src/domain/process-state";
 import { DEMO_FIXTURE } from "../src/fixtures/demo";
 import { loadFixture } from "../src/fixtures/load-fixture";
 import { BENCH_GROUP_ID } from "./scenarios";
@@ -31,8 +32,8 @@ export async function prepareBenchDatabase(url: string, users: number, reuse: bo
   await dataSource.runMigrations({ transaction: "each" });
   const seedStarted = Date.now();
   if (!reuse) {
-    await loadFixture(createRequestContext(dataSource, "bench"), DEMO_FIXTURE);
-    await seedRegistrants(dataSource, { groupId: BENCH_GROUP_ID, users });
+    await loadFixture(createRequestContext(processStateOf(dataSource), "bench"), DEMO_FIXTURE);
+    await seedRegistrants(processStateOf(dataSource), { groupId: BENCH_GROUP_ID, users });
   }
   const seeded = reuse ? "reused as seeded by an earlier run" : `demo + ${users} seeded registrants`;
   console.log(`database ${redactUrl(url)}: ${seeded} in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);

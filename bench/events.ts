@@ -10,6 +10,7 @@ import { buildDataSourceOptions } from "../src/db/data-source-options";
 import { CountingSqlLogger } from "../src/db/sql-counter";
 import { startDeliveryWorker } from "../src/delivery/delivery-worker";
 import { createRequestContext, DEFAULT_DOMAIN_SETTINGS } from "../src/domain/context";
+import { processStateOf } from "../src/domain/process-state";
 import { recordEvents, type DomainEvent } from "../src/domain/events/record-event";
 import { inTransaction } from "../src/domain/transaction";
 import { updateUser } from "../src/domain/users/users.service";
@@ -50,8 +51,9 @@ async function main(): Promise<void> {
   const dataSource = new DataSource(buildDataSourceOptions(config, { logger: sql }));
   await dataSource.initialize();
   if (config.kind !== "sqlite") await dataSource.runMigrations({ transaction: "each" });
-  await loadFixture(createRequestContext(dataSource, "bench"), DEMO_FIXTURE);
-  const ctx = createRequestContext(dataSource, "bench", PRINCIPAL, {
+  await loadFixture(createRequestContext(processStateOf(dataSource), "bench"), DEMO_FIXTURE);
+  const state = processStateOf(dataSource);
+  const ctx = createRequestContext(state, "bench", PRINCIPAL, {
     settings: { ...DEFAULT_DOMAIN_SETTINGS, webhookAllowPrivate: true },
   });
   console.log(`events benchmark on ${url ? redactUrl(url) : "SQLite (temp file)"}`);
@@ -109,7 +111,7 @@ async function main(): Promise<void> {
     );
   const deliverStarted = performance.now();
   const worker = startDeliveryWorker({
-    dataSource,
+    state,
     logger: createLogger("silent"),
     config: {
       ...DEFAULT_DELIVERY,

@@ -9,12 +9,12 @@ import autocannon from "autocannon";
 import { createConnection, type RowDataPacket } from "mysql2/promise";
 import { DataSource } from "typeorm";
 import { createApp } from "../src/app";
+import { startRuntime } from "../src/runtime/runtime";
 import { configWith, DEFAULT_REPLICAS, RATE_LIMITS_OFF, type Config } from "../src/config/config";
 import { seedRegistrants } from "../src/cli/seed/seed-registrants";
 import { buildDataSourceOptions } from "../src/db/data-source-options";
-import { startReadReplicas } from "../src/db/read-replicas-setup";
-import { replicaSetOf, stopReplicaSet } from "../src/db/replicas";
 import { createRequestContext } from "../src/domain/context";
+import { processStateOf } from "../src/domain/process-state";
 import { DEMO_FIXTURE } from "../src/fixtures/demo";
 import { loadFixture } from "../src/fixtures/load-fixture";
 import { createLogger } from "../src/http/logger";
@@ -195,8 +195,8 @@ async function main(): Promise<void> {
     await onPrimary.initialize();
     await onPrimary.runMigrations({ transaction: "each" });
     const seeded = Date.now();
-    await loadFixture(createRequestContext(onPrimary, "bench"), DEMO_FIXTURE);
-    await seedRegistrants(onPrimary, { groupId: BENCH_GROUP_ID, users: USERS });
+    await loadFixture(createRequestContext(processStateOf(onPrimary), "bench"), DEMO_FIXTURE);
+    await seedRegistrants(processStateOf(onPrimary), { groupId: BENCH_GROUP_ID, users: USERS });
     const [{ pos }] = await query(primary.port, "SELECT @@gtid_binlog_pos AS pos");
     const [{ done }] = await query(replica.port, "SELECT MASTER_GTID_WAIT(?, 120) AS done", [pos]);
     if (Number(done) !== 0) throw new Error("the replica did not catch up");
@@ -217,18 +217,15 @@ async function main(): Promise<void> {
     const withReplica = new DataSource(buildDataSourceOptions(database));
     sources.push(withReplica);
     await withReplica.initialize();
-    await startReadReplicas(
-      withReplica,
-      config,
-      {
-        info: () => undefined,
-        warn: (entry, message) => console.warn(message, entry),
-      },
-      null,
-    );
     const logger = createLogger("silent");
-    const primaryApp = await createApp({ dataSource: onPrimary, logger, config });
-    const replicaApp = await createApp({ dataSource: withReplica, logger, config });
+    // The replica app's runtime routes its reads over the replica; the primary app reads on the primary only.
+    const replicaRuntime = await startRuntime({ dataSource: withReplica, config, logger, deliveryWorker: false });
+    const primaryApp = await createApp({
+      dataSource: onPrimary,
+      logger,
+      config: { ...config, replicas: { ...DEFAULT_REPLICAS } },
+    });
+    const replicaApp = await createApp({ dataSource: withReplica, logger, config, runtime: replicaRuntime });
     const a = await listen(primaryApp.app);
     const b = await listen(replicaApp.app);
     listening.push(a.server, b.server);
@@ -249,7 +246,7 @@ async function main(): Promise<void> {
         `| ${scenario.name} | ${onA.rps.toFixed(0)} | ${onA.p50} / ${onA.p99} | ${onB.rps.toFixed(0)} | ${onB.p50} / ${onB.p99} | ${(onB.rps / onA.rps).toFixed(2)} | ${onA.failures} / ${onB.failures} |`,
       );
     }
-    const set = replicaSetOf(withReplica)!;
+    const set = replicaRuntime.replicas!;
     console.log(`reads by target on the replica app: ${JSON.stringify(Object.fromEntries(set.counters.reads))}`);
 
     // Read-your-writes: each client renames a registrant of its own and reads it back at once
@@ -301,7 +298,7 @@ async function main(): Promise<void> {
     );
     await primaryApp.stop();
     await replicaApp.stop();
-    await stopReplicaSet(withReplica);
+    await replicaRuntime.stop();
   } finally {
     for (const server of listening) server.close();
     for (const source of sources) if (source.isInitialized) await source.destroy().catch(() => undefined);

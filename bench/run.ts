@@ -10,6 +10,7 @@ import { seedRegistrants } from "../src/cli/seed/seed-registrants";
 import { buildDataSourceOptions } from "../src/db/data-source-options";
 import { CountingSqlLogger } from "../src/db/sql-counter";
 import { createRequestContext } from "../src/domain/context";
+import { processStateOf } from "../src/domain/process-state";
 import { DEMO_CREDENTIALS, DEMO_FIXTURE } from "../src/fixtures/demo";
 import { loadFixture } from "../src/fixtures/load-fixture";
 import { encodeNodeId } from "../src/graphql/nodes/node-id";
@@ -127,9 +128,9 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 async function main(): Promise<void> {
   const sql = new CountingSqlLogger();
   const { dataSource, label } = await openDatabase(sql);
-  await loadFixture(createRequestContext(dataSource, "bench"), DEMO_FIXTURE);
+  await loadFixture(createRequestContext(processStateOf(dataSource), "bench"), DEMO_FIXTURE);
   const seedStarted = Date.now();
-  await seedRegistrants(dataSource, { groupId: GROUP_ID, users: SEEDED_USERS });
+  await seedRegistrants(processStateOf(dataSource), { groupId: GROUP_ID, users: SEEDED_USERS });
   console.log(
     `database ${label}: demo + ${SEEDED_USERS} seeded registrants in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`,
   );

@@ -6,10 +6,10 @@ import type { AddressInfo } from "node:net";
 import { createPool } from "mysql2/promise";
 import { DataSource } from "typeorm";
 import { createApp } from "../src/app";
+import { startRuntime } from "../src/runtime/runtime";
 import { configWith, parseDatabaseUrl, RATE_LIMITS_OFF } from "../src/config/config";
 import { buildDataSourceOptions } from "../src/db/data-source-options";
 import { CountingSqlLogger } from "../src/db/sql-counter";
-import { onTransactionRerun } from "../src/db/transaction-conflicts";
 import { createLogger } from "../src/http/logger";
 import { baselineSql, createBaselineApp } from "./baseline/server";
 
@@ -70,12 +70,11 @@ async function main(side: Side, url: string): Promise<void> {
     const sql = new CountingSqlLogger();
     const dataSource = new DataSource(buildDataSourceOptions(config, { logger: sql }));
     await dataSource.initialize();
-    onTransactionRerun(dataSource, () => (reruns += 1));
-    const regapi = await createApp({
-      dataSource,
-      logger: createLogger("silent"),
-      config: configWith({ graphqlIntrospection: false, rateLimit: RATE_LIMITS_OFF }),
-    });
+    const logger = createLogger("silent");
+    const appConfig = configWith({ graphqlIntrospection: false, rateLimit: RATE_LIMITS_OFF });
+    const runtime = await startRuntime({ dataSource, config: appConfig, logger, deliveryWorker: false });
+    runtime.state.reruns.onRerun(() => (reruns += 1));
+    const regapi = await createApp({ dataSource, logger, config: appConfig, runtime });
     app = regapi.app;
     statements = () => sql.total;
   } else {

@@ -12,8 +12,8 @@ import { analyzeBulkTables } from "../src/data/table-statistics.data";
 import { buildDataSourceOptions } from "../src/db/data-source-options";
 import { CountingSqlLogger } from "../src/db/sql-counter";
 import { createRequestContext } from "../src/domain/context";
+import { processStateOf } from "../src/domain/process-state";
 import { encodeFeedCursor } from "../src/domain/events/event-feed";
-import { forgetWalkPositions } from "../src/domain/users/user-list";
 import { DEMO_CREDENTIALS, DEMO_FIXTURE } from "../src/fixtures/demo";
 import { loadFixture } from "../src/fixtures/load-fixture";
 
@@ -84,8 +84,8 @@ async function main(): Promise<void> {
   const now = new Date();
   const seedStarted = Date.now();
   if (!reuse) {
-    await loadFixture(createRequestContext(dataSource, "bench"), DEMO_FIXTURE);
-    await seedRegistrants(dataSource, { groupId: GROUP_ID, users: N });
+    await loadFixture(createRequestContext(processStateOf(dataSource), "bench"), DEMO_FIXTURE);
+    await seedRegistrants(processStateOf(dataSource), { groupId: GROUP_ID, users: N });
     await seedEvents(dataSource, N, now);
     await analyzeBulkTables(dataSource.manager);
   }
@@ -152,10 +152,10 @@ async function main(): Promise<void> {
     post("/reg/api2/users/", { action: "get_user_list", group_id: GROUP_ID, doc: { with_excluded: true, ...doc } });
   console.log(`\nget_user_list modified_since ${since} (with_excluded)`);
   await sampled("first page (counts the changed records)", () => {
-    forgetWalkPositions();
+    benchApp.forgetWalkPositions();
     return list({ modified_since: since });
   });
-  forgetWalkPositions();
+  benchApp.forgetWalkPositions();
   const walkTimes: number[] = [];
   const walkStatements: number[] = [];
   let position: number | null = 0;
@@ -187,7 +187,7 @@ async function main(): Promise<void> {
   );
   console.log("\nwithout modified_since (the catch-up before it): plain get_user_list pages");
   await sampled("plain first page", () => {
-    forgetWalkPositions();
+    benchApp.forgetWalkPositions();
     return list({});
   });
   const plain = await list({});

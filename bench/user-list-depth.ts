@@ -10,7 +10,7 @@ import { analyzeBulkTables } from "../src/data/table-statistics.data";
 import { buildDataSourceOptions } from "../src/db/data-source-options";
 import { CountingSqlLogger } from "../src/db/sql-counter";
 import { createRequestContext } from "../src/domain/context";
-import { forgetWalkPositions } from "../src/domain/users/user-list";
+import { processStateOf } from "../src/domain/process-state";
 import { DEMO_CREDENTIALS, DEMO_FIXTURE } from "../src/fixtures/demo";
 import { loadFixture } from "../src/fixtures/load-fixture";
 
@@ -51,9 +51,9 @@ async function main(): Promise<void> {
   if (dataSource.options.type !== "better-sqlite3") await dataSource.runMigrations({ transaction: "each" });
   // BENCH_REUSE=1 measures a database seeded by an earlier run (seeding 100k takes minutes).
   const reuse = process.env.BENCH_REUSE === "1";
-  if (!reuse) await loadFixture(createRequestContext(dataSource, "bench"), DEMO_FIXTURE);
+  if (!reuse) await loadFixture(createRequestContext(processStateOf(dataSource), "bench"), DEMO_FIXTURE);
   const seedStarted = Date.now();
-  if (!reuse) await seedRegistrants(dataSource, { groupId: GROUP_ID, users: USERS });
+  if (!reuse) await seedRegistrants(processStateOf(dataSource), { groupId: GROUP_ID, users: USERS });
   // As regapi seed does: plans from fresh statistics.
   if (!reuse) await analyzeBulkTables(dataSource.manager);
   const seeded = reuse ? "reused as seeded by an earlier run" : `demo + ${USERS} seeded registrants`;
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
     const times: number[] = [];
     let statements = 0;
     for (let i = 0; i < SAMPLES; i++) {
-      forgetWalkPositions();
+      benchApp.forgetWalkPositions();
       const result = await page(position);
       times.push(result.elapsed);
       statements = result.statements;
@@ -141,7 +141,7 @@ async function main(): Promise<void> {
   }
 
   console.log("\nwalk (following next_starting_position from 0 to the end)");
-  forgetWalkPositions();
+  benchApp.forgetWalkPositions();
   const walkTimes: number[] = [];
   const walkStatements: number[] = [];
   const walkStarted = performance.now();

@@ -17,7 +17,11 @@ import { TransportError } from "./http/transport-errors";
 import { sendLegacyError, toLegacyFailure } from "./rest/legacy-errors";
 import { apiDocsRouter } from "./rest/openapi/api-docs-router";
 import { LEGACY_ENDPOINTS, legacyRestRouter } from "./rest/router";
-import { startRuntime } from "./runtime/runtime";
+import type { DataSource } from "typeorm";
+import type { Config } from "./config/config";
+import type { ProcessState } from "./domain/process-state";
+import type { Logger } from "./http/logger";
+import { startRuntime, type Runtime } from "./runtime/runtime";
 
 /** REST and GraphQL paths, which no page, probe or scrape route matches (whatever their letter case). */
 const isApiPath = (path: string) => path.startsWith("/reg/api2/") || path === "/graphql";
@@ -37,26 +41,45 @@ export const COMPRESSED_PATHS = ["/explorer", "/docs", "/openapi.json"];
 
 export type { AppDependencies };
 
+/** What the app is built from. */
+export interface AppOptions {
+  dataSource: DataSource;
+  logger: Logger;
+  /** Every setting, complete: defaults are applied once, in src/config (loadConfig, configWith). */
+  config: Config;
+  /** What lives for the process (src/runtime/); absent: the app starts its own, without the delivery worker. */
+  runtime?: Runtime;
+  /** Without a runtime: SQLite's turns and rerun counts to share with a state made earlier on the DataSource (tests). */
+  shareWith?: Pick<ProcessState, "sqliteTurns" | "reruns">;
+}
+
 /** Builds the express app without listening, so tests drive it in-process with supertest. */
-export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
+export async function createApp(options: AppOptions): Promise<RegapiApp> {
   let shuttingDown = false;
   const app = express();
   app.disable("x-powered-by");
   // Behind a load balancer, per-IP limits and logs need the client's address from X-Forwarded-For.
-  app.set("trust proxy", deps.config.trustProxy);
-  const metrics = createMetrics(deps.dataSource);
-  const stopLoggingReruns = logTransactionReruns(deps.dataSource, deps.logger);
+  app.set("trust proxy", options.config.trustProxy);
   // What lives for the process (src/runtime/): main and the test app start it; an app built on
   // its own starts its own, without the delivery worker, and stops it with the app.
-  const ownRuntime = deps.runtime
+  const ownRuntime = options.runtime
     ? null
     : await startRuntime({
-        dataSource: deps.dataSource,
-        config: deps.config,
-        logger: deps.logger,
+        dataSource: options.dataSource,
+        config: options.config,
+        logger: options.logger,
         deliveryWorker: false,
+        shareWith: options.shareWith,
       });
-  const runtime = deps.runtime ?? ownRuntime!;
+  const runtime = options.runtime ?? ownRuntime!;
+  const deps: AppDependencies = {
+    dataSource: options.dataSource,
+    logger: options.logger,
+    config: options.config,
+    state: runtime.state,
+  };
+  const metrics = createMetrics(deps.state);
+  const stopLoggingReruns = logTransactionReruns(deps.state.reruns, deps.logger);
   app.use(requestId);
   app.use(accessLog(deps.logger, LEGACY_ENDPOINTS, metrics));
   const resilience = deps.config.resilience;
@@ -75,12 +98,12 @@ export async function createApp(deps: AppDependencies): Promise<RegapiApp> {
   // Probes and the scrape come before the rate limiter: never limited.
   const pages = express.Router();
   pages.use(apiDocsRouter(LEGACY_ENDPOINTS));
-  pages.use(healthRouter(deps.dataSource, () => shuttingDown, resilience.readinessTimeoutMs));
+  pages.use(healthRouter(deps.state, () => shuttingDown, resilience.readinessTimeoutMs));
   pages.use(metrics.router());
   // None of their paths can match an API request's, so those skip the walk through their routes.
   app.use((req, res, next) => (isApiPath(req.path) ? next() : pages(req, res, next)));
   // Null when both limits are 0 (in-process tests, the benchmark).
-  const limiter = createRateLimiter(deps.config.rateLimit, runtime.redis, deps.dataSource, deps.logger);
+  const limiter = createRateLimiter(deps.config.rateLimit, runtime.redis, deps.state, deps.logger);
   if (limiter) app.use(["/reg/api2", "/graphql"], ...limiter.handlers);
   app.use(
     "/reg/api2",

@@ -1,6 +1,7 @@
 import type { DataSource } from "typeorm";
 import type { Config } from "./config/config";
 import { createRequestContext } from "./domain/context";
+import { processStateOf } from "./domain/process-state";
 import { Organization } from "./entities";
 import { DEMO_CREDENTIALS, DEMO_FIXTURE } from "./fixtures/demo";
 import { loadFixture } from "./fixtures/load-fixture";
@@ -20,7 +21,7 @@ export async function prepareDatabase(
   }
   // The demo is for the zero-setup embedded database only: never on MySQL/MariaDB, never with DEMO=false.
   if (!config.demo) return;
-  const ctx = createRequestContext(dataSource, "startup");
+  const ctx = createRequestContext(processStateOf(dataSource), "startup");
   if ((await ctx.em.count(Organization)) > 0) return;
   await loadFixture(ctx, DEMO_FIXTURE);
   logger.info(

@@ -15,58 +15,37 @@ import { findApiAccount, type ApiAccountRecord } from "../data/api-accounts.data
 /** Entries above which the cache starts over, so random Api-Ids cannot grow it without bound. */
 const MAX_ENTRIES = 10_000;
 
-interface AccountCache {
-  ttlMs: number;
-  entries: Map<number, { expiresAt: number; account: Promise<ApiAccountRecord | null> }>;
-}
+/** The API accounts kept for one process (the runtime makes it, with ACCOUNT_CACHE_TTL_MS). */
+export class AccountCache {
+  private readonly entries = new Map<number, { expiresAt: number; account: Promise<ApiAccountRecord | null> }>();
 
-const caches = new WeakMap<DataSource, AccountCache>();
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly ttlMs = DEFAULT_ACCOUNT_CACHE_TTL_MS,
+  ) {}
 
-function cacheOf(dataSource: DataSource): AccountCache {
-  let cache = caches.get(dataSource);
-  if (!cache) {
-    cache = { ttlMs: DEFAULT_ACCOUNT_CACHE_TTL_MS, entries: new Map() };
-    caches.set(dataSource, cache);
+  /** The API account `id`, from the cache when read less than the TTL ago. */
+  find(id: number, nowMs = Date.now()): Promise<ApiAccountRecord | null> {
+    if (this.ttlMs <= 0) return findApiAccount(this.dataSource.manager, id);
+    const kept = this.entries.get(id);
+    if (kept && kept.expiresAt > nowMs) return kept.account;
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    const account = findApiAccount(this.dataSource.manager, id);
+    this.entries.set(id, { expiresAt: nowMs + this.ttlMs, account });
+    // A failed read (database down) is not kept: the next request tries again.
+    account.catch(() => {
+      if (this.entries.get(id)?.account === account) this.entries.delete(id);
+    });
+    return account;
   }
-  return cache;
-}
 
-/**
- * Sets how long accounts read through `dataSource` are kept (the app does, from config) and
- * forgets what was kept. The cache belongs to the DataSource: apps sharing one share it.
- */
-export function configureAccountCache(dataSource: DataSource, ttlMs: number): void {
-  const cache = cacheOf(dataSource);
-  cache.ttlMs = ttlMs;
-  cache.entries.clear();
-}
+  /** Forgets account `id` (after it was created, revoked or rotated in this process). */
+  forget(id: number): void {
+    this.entries.delete(id);
+  }
 
-/** The API account `id`, from the cache when read less than the TTL ago. */
-export function findCachedApiAccount(
-  dataSource: DataSource,
-  id: number,
-  nowMs = Date.now(),
-): Promise<ApiAccountRecord | null> {
-  const cache = cacheOf(dataSource);
-  if (cache.ttlMs <= 0) return findApiAccount(dataSource.manager, id);
-  const kept = cache.entries.get(id);
-  if (kept && kept.expiresAt > nowMs) return kept.account;
-  if (cache.entries.size >= MAX_ENTRIES) cache.entries.clear();
-  const account = findApiAccount(dataSource.manager, id);
-  cache.entries.set(id, { expiresAt: nowMs + cache.ttlMs, account });
-  // A failed read (database down) is not kept: the next request tries again.
-  account.catch(() => {
-    if (cache.entries.get(id)?.account === account) cache.entries.delete(id);
-  });
-  return account;
-}
-
-/** Forgets account `id` (after it was created, revoked or rotated in this process). */
-export function forgetCachedApiAccount(dataSource: DataSource, id: number): void {
-  caches.get(dataSource)?.entries.delete(id);
-}
-
-/** Forgets every kept account (a missed change announcement: Redis was unreachable for a while). */
-export function forgetAllCachedApiAccounts(dataSource: DataSource): void {
-  caches.get(dataSource)?.entries.clear();
+  /** Forgets every kept account (a missed change announcement: Redis was unreachable for a while). */
+  forgetAll(): void {
+    this.entries.clear();
+  }
 }

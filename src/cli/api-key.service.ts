@@ -1,5 +1,4 @@
 import type { EntityManager } from "typeorm";
-import { forgetCachedApiAccount } from "../auth/account-cache";
 import { generateApiToken, hashApiToken } from "../auth/secrets";
 import {
   selectApiKeysOfOrganization,
@@ -91,7 +90,7 @@ export async function createApiKey(
     };
   });
   // Once committed: a request of this process that looked the id up before must not keep "unknown".
-  forgetCachedApiAccount(ctx.dataSource, created.apiId);
+  ctx.state.accounts.forget(created.apiId);
   return created;
 }
 
@@ -155,7 +154,7 @@ export async function revokeApiKey(ctx: RequestContext, apiId: number): Promise<
     return { apiId, apiUser: account.apiUser, wasActive: account.active };
   });
   // Once committed, requests of this process stop authenticating at once (others within the cache TTL).
-  forgetCachedApiAccount(ctx.dataSource, apiId);
+  ctx.state.accounts.forget(apiId);
   return revoked;
 }
 
@@ -195,7 +194,7 @@ export async function rotateApiKey(
     );
     return { apiId, apiUser: account.apiUser, apiToken, previousTokenValidUntil };
   });
-  forgetCachedApiAccount(ctx.dataSource, apiId);
+  ctx.state.accounts.forget(apiId);
   return rotated;
 }
 

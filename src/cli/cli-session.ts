@@ -2,6 +2,7 @@ import { InvalidArgumentError } from "commander";
 import type { DataSource } from "typeorm";
 import type { Config } from "../config/config";
 import { createRequestContext, domainSettingsOf, type RequestContext } from "../domain/context";
+import type { ProcessState } from "../domain/process-state";
 import type { CliIo } from "./cli-io";
 
 export type DatabaseKind = "sqlite" | "mysql-family";
@@ -14,6 +15,8 @@ export interface CliSession {
    * with pending migrations (`regapi migrate` brings it up to date).
    */
   database(options?: { requireMigrated?: boolean }): Promise<DataSource>;
+  /** The process state every context of this run shares (made once, on `database()`). */
+  state(): Promise<ProcessState>;
   /** The validated configuration of this run (checked before any command runs). */
   config(): Config;
 }
@@ -28,7 +31,7 @@ export async function operatorContext(
   organizationId: number,
 ): Promise<RequestContext> {
   return createRequestContext(
-    await session.database(),
+    await session.state(),
     requestId,
     { apiAccountId: 0, apiUser: "regapi-cli", organizationId },
     { settings: domainSettingsOf(session.config()) },

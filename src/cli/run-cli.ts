@@ -3,6 +3,7 @@ import type { DataSource } from "typeorm";
 import { packageVersion } from "../common/package-root";
 import { ConfigError, loadConfig, type Config } from "../config/config";
 import { DomainError } from "../domain/errors";
+import { processStateOf, type ProcessState } from "../domain/process-state";
 import { FixtureError } from "../fixtures/check-fixture";
 import { CliError } from "./cli-error";
 import { writeLine, type CliIo } from "./cli-io";
@@ -25,12 +26,18 @@ export interface CliOptions {
    * initialized when needed and left open.
    */
   dataSource?: DataSource;
+  /**
+   * The process state of an app on `dataSource` (tests running a command beside their app): key
+   * changes then reach the app's account cache at once, as they do in the process that made them.
+   */
+  state?: ProcessState;
 }
 
 /** Runs one `regapi` command line in-process and returns the exit code. Never calls process.exit. */
 export async function runCli(argv: readonly string[], io: CliIo, options: CliOptions = {}): Promise<number> {
   let ownDataSource: DataSource | undefined;
   let config: Config | undefined;
+  let state: ProcessState | undefined;
 
   const session: CliSession = {
     io,
@@ -55,6 +62,11 @@ export async function runCli(argv: readonly string[], io: CliIo, options: CliOpt
         throw new CliError("the database has pending migrations; run `regapi migrate` first");
       }
       return dataSource;
+    },
+    async state() {
+      const dataSource = await this.database();
+      state ??= options.state ?? processStateOf(dataSource);
+      return state;
     },
     config() {
       config ??= loadConfig(io.env);

@@ -2,6 +2,7 @@ import type { EntityManager } from "typeorm";
 import { CartLine, Product } from "../entities";
 import { insertRows } from "../db/insert-rows";
 import { CART_PRODUCT, CART_PRODUCT_MEMBERS, toCartProduct, type CartProduct } from "./products.data";
+import { paymentAmountSql } from "./account-sums";
 import { decodeJsonRows, jsonObjectsSql, selectRawRows, selectRows, sqlPlaceholders } from "./sql-rows";
 
 // SQL of the carts component: a registration's cart lines and new ones.
@@ -88,4 +89,76 @@ export async function insertPrivateProducts(em: EntityManager, products: Omit<Pr
   const ids: number[] = [];
   for (const product of products) ids.push(Number((await em.insert(Product, product)).identifiers[0].id));
   return ids;
+}
+
+/** A cart line as removing it needs it: its product's offer facts and lock, and what the registration has paid. */
+export interface CartLineForRemoval {
+  id: number;
+  productId: number;
+  quantity: number;
+  unitPriceCents: number;
+  product: {
+    isPrivate: boolean;
+    level: string;
+    availableFrom: Date | null;
+    availableUntil: Date | null;
+    lockOnceFundsAllocated: boolean;
+  };
+  /** The registration's payments, summed: money allocated to it. */
+  paidCents: number;
+}
+
+const LINE_FOR_REMOVAL = {
+  id: "int",
+  product_id: "int",
+  quantity: "int",
+  unit_price_cents: "int",
+  is_private: "flag",
+  level: "text",
+  available_from: "dateOrNull",
+  available_until: "dateOrNull",
+  lock_once_funds_allocated: "flag",
+  paid_cents: "int",
+} as const;
+
+/**
+ * The line `cartLineId` of the registration, with its product and the registration's payments, in
+ * one statement; null when the registration has no such line. The caller holds the registration's
+ * lock, so neither the cart nor its payments change until it commits.
+ */
+export async function readCartLineForRemoval(
+  em: EntityManager,
+  registrationId: number,
+  cartLineId: number,
+): Promise<CartLineForRemoval | null> {
+  const [row] = await selectRows(
+    em,
+    LINE_FOR_REMOVAL,
+    `SELECT l.id, l.product_id, l.quantity, l.unit_price_cents, p.is_private, p.level, p.available_from,
+            p.available_until, p.lock_once_funds_allocated,
+            COALESCE((SELECT SUM(${paymentAmountSql("pay")}) FROM payment pay WHERE pay.registration_id = l.registration_id), 0) AS paid_cents
+       FROM cart_line l JOIN product p ON p.id = l.product_id
+      WHERE l.id = ? AND l.registration_id = ?`,
+    [cartLineId, registrationId],
+  );
+  if (!row) return null;
+  return {
+    id: row.id,
+    productId: row.product_id,
+    quantity: row.quantity,
+    unitPriceCents: row.unit_price_cents,
+    product: {
+      isPrivate: row.is_private,
+      level: row.level,
+      availableFrom: row.available_from,
+      availableUntil: row.available_until,
+      lockOnceFundsAllocated: row.lock_once_funds_allocated,
+    },
+    paidCents: row.paid_cents,
+  };
+}
+
+/** Deletes one cart line (found by readCartLineForRemoval under the registration's lock). */
+export async function deleteCartLine(em: EntityManager, cartLineId: number): Promise<void> {
+  await em.query(`DELETE FROM cart_line WHERE id = ?`, [cartLineId]);
 }

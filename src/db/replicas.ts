@@ -384,13 +384,10 @@ export async function failoverReplicaRead(
   return lease ? lease.failover(error, failedOn as PooledConnection | undefined) : false;
 }
 
-const sets = new WeakMap<DataSource, ReplicaSet>();
-
-export function replicaSetOf(dataSource: DataSource): ReplicaSet | undefined {
-  return sets.get(dataSource);
-}
-
-/** Routes this DataSource's lock-free reads over `config`'s replicas from now on; stop() undoes it. */
+/**
+ * A replica set for this DataSource's lock-free reads over `config`'s replicas, started (its
+ * health checks running); undefined without replicas. The caller stops it.
+ */
 export async function startReplicaSet(
   dataSource: DataSource,
   primary: DatabaseConfig,
@@ -401,15 +398,8 @@ export async function startReplicaSet(
   if (config.databases.length === 0 || primary.kind === "sqlite") return undefined;
   const set = new ReplicaSet(dataSource, primary, config, positions, onStateChange);
   trackCommitPositions(dataSource);
-  sets.set(dataSource, set);
   await set.start();
   return set;
-}
-
-export async function stopReplicaSet(dataSource: DataSource): Promise<void> {
-  const set = sets.get(dataSource);
-  sets.delete(dataSource);
-  await set?.stop();
 }
 
 function getConnection(pool: Pool): Promise<PooledConnection> {

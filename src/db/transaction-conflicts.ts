@@ -1,5 +1,3 @@
-import type { DataSource } from "typeorm";
-
 // Transactions that lost a conflict with another transaction: InnoDB's deadlock victim (1213
 // ER_LOCK_DEADLOCK, which is also how Galera reports a write set that failed certification against
 // another node's) and a lock wait that timed out (1205 ER_LOCK_WAIT_TIMEOUT). Both roll the
@@ -100,13 +98,6 @@ export interface TransactionRetryCounts {
   exhausted: number;
 }
 
-/** A DataSource's tallies since start: in total, and by the action whose unit of work ran (for /metrics). */
-interface RetryTallies {
-  total: TransactionRetryCounts;
-  byAction: Map<string, TransactionRetryCounts>;
-  listeners: Set<(rerun: TransactionRerun) => void>;
-}
-
 /** One rerun, as the listeners (the app's log) hear of it. */
 export interface TransactionRerun {
   action: string;
@@ -121,55 +112,44 @@ export interface TransactionRerun {
   requestId: string;
 }
 
-const tallies = new WeakMap<DataSource, RetryTallies>();
-
 const zero = (): TransactionRetryCounts => ({ deadlock: 0, lock_wait_timeout: 0, connection_lost: 0, exhausted: 0 });
 
-function talliesOf(dataSource: DataSource): RetryTallies {
-  let entry = tallies.get(dataSource);
-  if (!entry) {
-    entry = { total: zero(), byAction: new Map(), listeners: new Set() };
-    tallies.set(dataSource, entry);
+/**
+ * Reruns since start, in total and by the action whose unit of work ran (for /metrics), and the
+ * listeners that hear of each (the log). One per process state (src/domain/process-state.ts).
+ */
+export class TransactionReruns {
+  /** Reruns by cause, and units of work that still failed (all actions). */
+  readonly total: TransactionRetryCounts = zero();
+  /** The same tallies by action (the name each unit of work gives inTransaction). */
+  readonly byAction = new Map<string, TransactionRetryCounts>();
+  private readonly listeners = new Set<(rerun: TransactionRerun) => void>();
+
+  /** Counts a rerun and tells the listeners. */
+  noteRerun(rerun: TransactionRerun): void {
+    this.total[rerun.cause] += 1;
+    this.countOf(rerun.action)[rerun.cause] += 1;
+    for (const listener of this.listeners) listener(rerun);
   }
-  return entry;
-}
 
-/** Reruns per DataSource since start, by cause, and units of work that still failed (all actions). */
-export function transactionRetryCountsOf(dataSource: DataSource): TransactionRetryCounts {
-  return talliesOf(dataSource).total;
-}
-
-/** The same tallies by action (the name each unit of work gives inTransaction). */
-export function transactionRetryCountsByAction(dataSource: DataSource): ReadonlyMap<string, TransactionRetryCounts> {
-  return talliesOf(dataSource).byAction;
-}
-
-function countOf(dataSource: DataSource, action: string): TransactionRetryCounts {
-  const entry = talliesOf(dataSource);
-  let counts = entry.byAction.get(action);
-  if (!counts) {
-    counts = zero();
-    entry.byAction.set(action, counts);
+  /** Counts a unit of work whose conflict outlasted its runs. */
+  noteExhausted(action: string): void {
+    this.total.exhausted += 1;
+    this.countOf(action).exhausted += 1;
   }
-  return counts;
-}
 
-/** Counts a rerun and tells the listeners. */
-export function noteTransactionRerun(dataSource: DataSource, rerun: TransactionRerun): void {
-  talliesOf(dataSource).total[rerun.cause] += 1;
-  countOf(dataSource, rerun.action)[rerun.cause] += 1;
-  for (const listener of talliesOf(dataSource).listeners) listener(rerun);
-}
+  /** Calls `listener` on every rerun; returns the unsubscribe. */
+  onRerun(listener: (rerun: TransactionRerun) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
 
-/** Counts a unit of work whose conflict outlasted its runs. */
-export function noteTransactionExhausted(dataSource: DataSource, action: string): void {
-  talliesOf(dataSource).total.exhausted += 1;
-  countOf(dataSource, action).exhausted += 1;
-}
-
-/** Calls `listener` on every rerun of a unit of work on `dataSource`; returns the unsubscribe. */
-export function onTransactionRerun(dataSource: DataSource, listener: (rerun: TransactionRerun) => void): () => void {
-  const listeners = talliesOf(dataSource).listeners;
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+  private countOf(action: string): TransactionRetryCounts {
+    let counts = this.byAction.get(action);
+    if (!counts) {
+      counts = zero();
+      this.byAction.set(action, counts);
+    }
+    return counts;
+  }
 }

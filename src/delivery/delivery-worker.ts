@@ -1,4 +1,3 @@
-import type { DataSource } from "typeorm";
 import type { DeliveryConfig } from "../config/config";
 import {
   claimDueDeliveries,
@@ -16,6 +15,7 @@ import {
 import { pruneEvents } from "../data/event-feed.data";
 import { readActiveEndpoints } from "../data/webhooks.data";
 import { createRequestContext, type RequestContext } from "../domain/context";
+import type { ProcessState } from "../domain/process-state";
 import { inTransaction } from "../domain/transaction";
 import type { Logger } from "../http/logger";
 import { createEmailSender, type EmailSender } from "./email-sender";
@@ -28,7 +28,8 @@ import { postWebhook } from "./webhook-sender";
 // MySQL/MariaDB database, each claiming disjoint rows (SKIP LOCKED).
 
 export interface DeliveryWorkerOptions {
-  dataSource: DataSource;
+  /** The process state its transactions run in (the runtime's, or a test's). */
+  state: ProcessState;
   logger: Logger;
   config: DeliveryConfig;
   /** Rows claimed per round, per kind. */
@@ -57,9 +58,9 @@ export interface DeliveryWorker {
 export const leaseMsOf = (config: Pick<DeliveryConfig, "timeoutMs">) => config.timeoutMs * 2 + 1000;
 
 export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
-  const { dataSource, logger, config } = options;
+  const { state, logger, config } = options;
   const batchSize = options.batchSize ?? 50;
-  const ctx: RequestContext = createRequestContext(dataSource, "delivery-worker");
+  const ctx: RequestContext = createRequestContext(state, "delivery-worker");
   const emails: EmailSender = createEmailSender(config);
   const stats = { dispatched: 0, delivered: 0, retried: 0, failed: 0, emailsSent: 0, pruned: 0 };
   const pruneBatchSize = options.pruneBatchSize ?? 500;

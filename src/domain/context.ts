@@ -2,6 +2,7 @@ import type { DataSource, EntityManager } from "typeorm";
 import { DEFAULT_LOGIN_TOKEN_TTL_S, type Config } from "../config/config";
 import type { GtidPosition } from "../db/gtid";
 import type { KeyScope } from "./key-scope";
+import type { ProcessState } from "./process-state";
 
 /** Who is calling: an authenticated API account of one organization. */
 export interface Principal {
@@ -59,6 +60,9 @@ export interface RequestContext {
   /** Set instead of `principal` when a registrant session calls (GraphQL `me`, `updateMe`). */
   readonly registrant?: RegistrantPrincipal | null;
   readonly settings?: DomainSettings;
+  /** What lives for the process (replicas, SQLite's turns, rerun counts, walk positions, accounts). */
+  readonly state: ProcessState;
+  /** The primary's DataSource (the state's). */
   readonly dataSource: DataSource;
   readonly em: EntityManager;
   readonly inTransaction: boolean;
@@ -84,12 +88,13 @@ export function consistencyKeysOf(ctx: RequestContext): string[] {
 }
 
 export function createRequestContext(
-  dataSource: DataSource,
+  state: ProcessState,
   requestId: string,
   principal: Principal | null = null,
   extra: { registrant?: RegistrantPrincipal | null; settings?: DomainSettings; consistency?: ConsistencyNote } = {},
 ): RequestContext {
-  return { requestId, principal, dataSource, em: dataSource.manager, inTransaction: false, ...extra };
+  const { dataSource } = state;
+  return { requestId, principal, state, dataSource, em: dataSource.manager, inTransaction: false, ...extra };
 }
 
 export function requireRegistrant(ctx: RequestContext): RegistrantPrincipal {

@@ -1,9 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { holdSqliteTurn, inSqliteTurn } from "../db/sqlite-turns";
 import {
   databaseErrorOf,
-  noteTransactionExhausted,
-  noteTransactionRerun,
   retryDelayMs,
   sessionLostOf,
   TRANSACTION_ATTEMPTS,
@@ -14,7 +11,7 @@ import { startReadSnapshot } from "../data/read-snapshot.data";
 import { readLastCommitPosition } from "../data/replication.data";
 import { clearReportedPosition, reportedCommitPosition } from "../db/commit-positions";
 import { laterGtidPosition, parseGtidPosition } from "../db/gtid";
-import { replicaSetOf, type ReplicaSet } from "../db/replicas";
+import type { ReplicaSet } from "../db/replicas";
 import { consistencyKeysOf, type RequestContext } from "./context";
 import { completeUnitOfWork, openUnitOfWork, type Actor } from "./unit-of-work";
 
@@ -67,7 +64,7 @@ export async function inTransaction<T>(
     committing = true;
     return result;
   };
-  const replicas = replicaSetOf(ctx.dataSource);
+  const { replicas, sqliteTurns, reruns } = ctx.state;
   const keys = consistencyKeysOf(ctx);
   const run =
     replicas && keys.length > 0
@@ -77,17 +74,17 @@ export async function inTransaction<T>(
   for (let attempt = 1; ; attempt += 1) {
     committing = false;
     try {
-      return await inSqliteTurn(ctx.dataSource, run);
+      return await sqliteTurns.run(run);
     } catch (error) {
       const conflict: RerunCause | null =
         transactionConflictOf(error) ?? (!committing && sessionLostOf(error) ? "connection_lost" : null);
       if (conflict === null) throw error;
       if (attempt >= TRANSACTION_ATTEMPTS[conflict]) {
-        noteTransactionExhausted(ctx.dataSource, action);
+        reruns.noteExhausted(action);
         throw error;
       }
       const delayMs = retryDelayMs(attempt);
-      noteTransactionRerun(ctx.dataSource, {
+      reruns.noteRerun({
         action,
         cause: conflict,
         ...databaseErrorOf(error),
@@ -150,7 +147,7 @@ export interface ReadSnapshotContext {
 export async function openReadSnapshot(ctx: RequestContext): Promise<ReadSnapshotContext> {
   if (ctx.inTransaction) return { ctx, close: async () => undefined };
   if (ctx.dataSource.options.type === "better-sqlite3") {
-    const release = await holdSqliteTurn(ctx.dataSource);
+    const release = await ctx.state.sqliteTurns.hold();
     return { ctx: { ...ctx, inTransaction: true }, close: async () => release() };
   }
   const lease = await routeRead(ctx, true);
@@ -174,7 +171,7 @@ export async function openLockFreeRead(ctx: RequestContext): Promise<ReadSnapsho
 
 /** The replica lease for a routed read (null: the primary), noting the position it honours. */
 async function routeRead(ctx: RequestContext, snapshot: boolean) {
-  const replicas = replicaSetOf(ctx.dataSource);
+  const { replicas } = ctx.state;
   if (!replicas) return null;
   const routed = await replicas.route(
     { principalKeys: consistencyKeysOf(ctx), requested: ctx.consistency?.requested ?? null },

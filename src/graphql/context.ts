@@ -48,14 +48,14 @@ export async function createGraphqlContext(deps: AppDependencies, req: Request):
   let authFailure: unknown = null;
   try {
     ({ principal, registrant } = await authenticateCaller(
-      deps.dataSource,
+      deps.state,
       (name) => req.get(name),
-      () => requirePrincipalOf(req, deps.dataSource),
+      () => requirePrincipalOf(req, deps.state),
     ));
   } catch (error) {
     authFailure = error;
   }
-  const request = createRequestContext(deps.dataSource, req.requestId, principal, {
+  const request = createRequestContext(deps.state, req.requestId, principal, {
     registrant,
     settings: domainSettingsOf(deps.config),
     consistency: consistencyOf(req),

@@ -130,7 +130,7 @@ export async function mountGraphql(
     bodyErrors,
     bodyPresent,
     idempotentWrites({
-      dataSource: deps.dataSource,
+      state: deps.state,
       logger: deps.logger,
       waitTimeoutMs: deps.config.idempotencyWaitMs,
       keyPolicy: (req) => idempotencyKeyPolicyOf(req.body, credentialMutations),

@@ -1,10 +1,11 @@
 import type { DataSource } from "typeorm";
 import type { Config } from "../config/config";
-import type { Runtime } from "../runtime/runtime";
+import type { ProcessState } from "../domain/process-state";
 import type { Logger } from "./logger";
 
 /**
- * What the app is built from, handed down to both transports. Its own module (not src/app.ts) so
+ * What the app hands down to both transports: what it was built from (src/app.ts's AppOptions),
+ * with the process state of its runtime. Its own module (not src/app.ts) so
  * that the transports, which src/app.ts mounts, do not import it back.
  */
 export interface AppDependencies {
@@ -12,6 +13,6 @@ export interface AppDependencies {
   logger: Logger;
   /** Every setting, complete: defaults are applied once, in src/config (loadConfig, configWith). */
   config: Config;
-  /** What lives for the process (src/runtime/); absent: the app starts its own, without the delivery worker. */
-  runtime?: Runtime;
+  /** What lives for the process and requests use (the runtime's, src/runtime/). */
+  state: ProcessState;
 }

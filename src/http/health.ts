@@ -1,6 +1,5 @@
 import { Router } from "express";
-import type { DataSource } from "typeorm";
-import { replicaSetOf } from "../db/replicas";
+import type { ProcessState } from "../domain/process-state";
 
 /** Resolves with the check, or rejects once `ms` have passed: a frozen database must not hold /readyz. */
 function within<T>(ms: number, check: Promise<T>): Promise<T> {
@@ -11,17 +10,13 @@ function within<T>(ms: number, check: Promise<T>): Promise<T> {
   return Promise.race([check, deadline]).finally(() => clearTimeout(timer));
 }
 
-function replicasOf(dataSource: DataSource): { replicas?: unknown } {
-  const set = replicaSetOf(dataSource);
+function replicasOf({ replicas: set }: ProcessState): { replicas?: unknown } {
   return set ? { replicas: set.report() } : {};
 }
 
 /** Liveness (the process answers) and readiness (the database answers within `readinessTimeoutMs`). */
-export function healthRouter(
-  dataSource: DataSource,
-  isShuttingDown: () => boolean,
-  readinessTimeoutMs: number,
-): Router {
+export function healthRouter(state: ProcessState, isShuttingDown: () => boolean, readinessTimeoutMs: number): Router {
+  const { dataSource } = state;
   const router = Router();
   router.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
@@ -35,9 +30,9 @@ export function healthRouter(
       if (!dataSource.isInitialized) throw new Error("not initialized");
       await within(readinessTimeoutMs, dataSource.query("SELECT 1"));
       // Replicas are listed, never required: their reads fall back to the primary.
-      res.json({ status: "ready", database: "up", ...replicasOf(dataSource) });
+      res.json({ status: "ready", database: "up", ...replicasOf(state) });
     } catch {
-      res.status(503).json({ status: "unavailable", database: "down", ...replicasOf(dataSource) });
+      res.status(503).json({ status: "unavailable", database: "down", ...replicasOf(state) });
     }
   });
   return router;

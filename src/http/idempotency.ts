@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import type { Request, RequestHandler, Response } from "express";
-import type { DataSource } from "typeorm";
 import {
   claimIdempotencyKey,
   deleteIdempotencyRecord,
@@ -11,7 +10,7 @@ import {
   type StoredAnswer,
 } from "../data/idempotency.data";
 import { DEFAULT_IDEMPOTENCY_WAIT_MS } from "../config/config";
-import { inSqliteTurn } from "../db/sqlite-turns";
+import type { ProcessState } from "../domain/process-state";
 import type { Logger } from "./logger";
 import { authenticateRequest } from "./request-authentication";
 import { TransportError } from "./transport-errors";
@@ -39,7 +38,7 @@ const MAX_STORED_BODY_BYTES = 65_535;
 export type IdempotencyKeyPolicy = "applies" | "ignored" | { refused: string };
 
 export interface IdempotencyOptions {
-  dataSource: DataSource;
+  state: ProcessState;
   logger: Logger;
   /** How this request treats the key. Called once, only when a key was sent. */
   keyPolicy(req: Request): IdempotencyKeyPolicy;
@@ -95,10 +94,10 @@ export function idempotentWrites(options: IdempotencyOptions): RequestHandler {
     abandonedAfterMs: options.abandonedAfterMs ?? IDEMPOTENCY_DEFAULTS.abandonedAfterMs,
   };
   const now = options.now ?? (() => new Date());
-  const dataSource = options.dataSource;
+  const { dataSource, sqliteTurns } = options.state;
   const em = dataSource.manager;
   // Writes outside the domain's transactions: on SQLite each waits for its turn (src/db/sqlite-turns.ts).
-  const write = <T>(work: () => Promise<T>) => inSqliteTurn(dataSource, work);
+  const write = <T>(work: () => Promise<T>) => sqliteTurns.run(work);
   let lastPurge = 0;
 
   const purgeNowAndThen = async () => {
@@ -159,7 +158,7 @@ export function idempotentWrites(options: IdempotencyOptions): RequestHandler {
     if (policy === "ignored") return next();
     try {
       // Unauthenticated requests go on to be refused by the handler; nothing is stored for them.
-      const { principal } = await authenticateRequest(req, options.dataSource);
+      const { principal } = await authenticateRequest(req, options.state);
       if (!principal) return next();
       if (!KEY_PATTERN.test(key)) {
         return refuse(

@@ -1,9 +1,8 @@
 import { Router } from "express";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { DataSource } from "typeorm";
 import { readDeliveryBacklog } from "../data/delivery.data";
-import { transactionRetryCountsByAction } from "../db/transaction-conflicts";
-import { replicaSetOf } from "../db/replicas";
+import type { ReplicaSet } from "../db/replicas";
+import type { ProcessState } from "../domain/process-state";
 import { mysqlPoolOf, poolCounts } from "../db/driver-internals";
 import type { RequestLabels } from "./request-labels";
 
@@ -17,7 +16,8 @@ export interface AppMetrics {
   router(): Router;
 }
 
-export function createMetrics(dataSource: DataSource): AppMetrics {
+export function createMetrics(state: ProcessState): AppMetrics {
+  const { dataSource } = state;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -76,7 +76,7 @@ export function createMetrics(dataSource: DataSource): AppMetrics {
     registers: [registry],
     collect() {
       this.reset();
-      for (const [action, counts] of transactionRetryCountsByAction(dataSource))
+      for (const [action, counts] of state.reruns.byAction)
         for (const cause of ["deadlock", "lock_wait_timeout", "connection_lost", "exhausted"] as const)
           this.inc({ cause, action }, counts[cause]);
     },
@@ -97,8 +97,7 @@ export function createMetrics(dataSource: DataSource): AppMetrics {
     },
   });
 
-  const replicas = replicaSetOf(dataSource);
-  if (replicas) addReplicaMetrics(registry, dataSource);
+  if (state.replicas) addReplicaMetrics(registry, state.replicas);
 
   return {
     registry,
@@ -137,8 +136,8 @@ export function createMetrics(dataSource: DataSource): AppMetrics {
 }
 
 /** Read replicas (src/db/replicas.ts): state and lag per replica, where reads went, read-your-writes waits. */
-function addReplicaMetrics(registry: Registry, dataSource: DataSource): void {
-  const set = () => replicaSetOf(dataSource);
+function addReplicaMetrics(registry: Registry, replicas: ReplicaSet): void {
+  const set = () => replicas;
   new Gauge({
     name: "regapi_replica_in_rotation",
     help: "1 while a replica serves reads, 0 while it is out of the rotation (down or lagging).",

@@ -1,10 +1,10 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { ipKeyGenerator, rateLimit } from "express-rate-limit";
 import { RedisStore, type RedisReply } from "rate-limit-redis";
-import type { DataSource } from "typeorm";
 import type { RateLimitConfig } from "../config/config";
 import { databaseFailureOf } from "../db/database-failure";
 import { TransportError } from "./transport-errors";
+import type { ProcessState } from "../domain/process-state";
 import type { Logger } from "./logger";
 import { authenticateRequest } from "./request-authentication";
 import { observationOf } from "./request-observation";
@@ -38,7 +38,7 @@ const unauthenticatedForDatabase = (req: Request) => {
 export function createRateLimiter(
   config: RateLimitConfig,
   redis: SharedRedis | null,
-  dataSource: DataSource,
+  state: ProcessState,
   logger: Logger,
 ): RateLimiter | null {
   if (config.perMinute === 0 && config.unauthenticatedPerMinute === 0) return null;
@@ -75,7 +75,7 @@ export function createRateLimiter(
   });
 
   const authenticateFirst: RequestHandler = async (req, _res, next) => {
-    await authenticateRequest(req, dataSource);
+    await authenticateRequest(req, state);
     next();
   };
 

@@ -1,8 +1,7 @@
 import type { Request } from "express";
-import type { DataSource } from "typeorm";
-import { findCachedApiAccount } from "../auth/account-cache";
 import { authenticate, type HeaderReader } from "../auth/authenticate";
 import type { Principal, RegistrantPrincipal } from "../domain/context";
+import type { ProcessState } from "../domain/process-state";
 import { DomainError } from "../domain/errors";
 import { authenticateRegistrant } from "../domain/sessions/registrant-sessions";
 
@@ -22,12 +21,12 @@ declare module "express-serve-static-core" {
  * Authenticates a request once, whoever asks first: the rate limiter keys by account before the
  * REST router or the GraphQL context need the principal, and no request pays for two lookups.
  */
-export function authenticateRequest(req: Request, dataSource: DataSource): Promise<Authentication> {
+export function authenticateRequest(req: Request, state: ProcessState): Promise<Authentication> {
   req.authentication ??= authenticate(
-    dataSource.manager,
+    state.dataSource.manager,
     (name) => req.get(name),
     Date.now(),
-    (id) => findCachedApiAccount(dataSource, id),
+    (id) => state.accounts.find(id),
   ).then(
     (principal): Authentication => (req.settledAuthentication = { principal, failure: null }),
     (failure: unknown): Authentication => (req.settledAuthentication = { principal: null, failure }),
@@ -36,8 +35,8 @@ export function authenticateRequest(req: Request, dataSource: DataSource): Promi
 }
 
 /** The principal of an authenticated request; throws the authentication failure otherwise. */
-export async function requirePrincipalOf(req: Request, dataSource: DataSource): Promise<Principal> {
-  const outcome = await authenticateRequest(req, dataSource);
+export async function requirePrincipalOf(req: Request, state: ProcessState): Promise<Principal> {
+  const outcome = await authenticateRequest(req, state);
   if (outcome.principal) return outcome.principal;
   throw outcome.failure;
 }
@@ -59,13 +58,13 @@ export type Caller = { principal: Principal; registrant: null } | { principal: n
  * UNAUTHENTICATED or STALE_TIMESTAMP as `authenticate` does.
  */
 export async function authenticateCaller(
-  dataSource: DataSource,
+  state: ProcessState,
   header: HeaderReader,
   apiKey: () => Promise<Principal> = () =>
-    authenticate(dataSource.manager, header, Date.now(), (id) => findCachedApiAccount(dataSource, id)),
+    authenticate(state.dataSource.manager, header, Date.now(), (id) => state.accounts.find(id)),
 ): Promise<Caller> {
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header("authorization") ?? "");
-  if (bearer) return { principal: null, registrant: await authenticateRegistrant(dataSource.manager, bearer[1]) };
+  if (bearer) return { principal: null, registrant: await authenticateRegistrant(state.dataSource.manager, bearer[1]) };
   // No credentials at all: both ways in are named (a portal learns of its session, a backend of its key).
   if (API_KEY_HEADERS.every((name) => !header(name))) throw new DomainError("UNAUTHENTICATED", NO_CREDENTIALS);
   return { principal: await apiKey(), registrant: null };

@@ -63,7 +63,7 @@ export function legacyRestRouter(deps: AppDependencies): Router {
       onlyJson,
       ...body,
       idempotentWrites({
-        dataSource: deps.dataSource,
+        state: deps.state,
         logger: deps.logger,
         waitTimeoutMs: deps.config.idempotencyWaitMs,
         keyPolicy: (req) => (takesIdempotencyKey(actions, req.body) ? "applies" : "ignored"),
@@ -126,7 +126,7 @@ function dispatch(deps: AppDependencies, endpoint: string, actions: ActionTable)
   return async (req, res) => {
     let action: LegacyAction | undefined;
     try {
-      const principal = await requirePrincipalOf(req, deps.dataSource);
+      const principal = await requirePrincipalOf(req, deps.state);
       const body: unknown = req.body;
       if (!isJsonObject(body)) {
         throw new DomainError(
@@ -139,7 +139,7 @@ function dispatch(deps: AppDependencies, endpoint: string, actions: ActionTable)
       if (!action) throw unknownAction(endpoint, envelope.action, Object.keys(actions));
       const input = parseCommand(action.schema, { ...body, group_id: envelope.group_id });
       const consistency = consistencyOf(req);
-      const ctx = createRequestContext(deps.dataSource, req.requestId, principal, {
+      const ctx = createRequestContext(deps.state, req.requestId, principal, {
         settings: domainSettingsOf(deps.config),
         consistency,
       });
@@ -178,7 +178,7 @@ function redeemSession(deps: AppDependencies): RequestHandler {
         );
       }
       const consistency = consistencyOf(req);
-      const ctx = createRequestContext(deps.dataSource, req.requestId, null, {
+      const ctx = createRequestContext(deps.state, req.requestId, null, {
         settings: domainSettingsOf(deps.config),
         consistency,
       });

@@ -1,7 +1,7 @@
-import type { DataSource } from "typeorm";
 import { onCommitWithEvents } from "../db/commit-signal";
 import { runInBackground } from "../db/sql-counter";
 import { createRequestContext, type RequestContext } from "../domain/context";
+import type { ProcessState } from "../domain/process-state";
 import { eventsAwaitFeed, FEED_PLACE_BATCH, placeCommittedEvents } from "../domain/events/event-feed";
 import type { Logger } from "../http/logger";
 
@@ -26,7 +26,8 @@ export const FEED_POLL_MIN_MS = 250;
 export const FEED_POLL_MAX_MS = 5000;
 
 export interface FeedSequencerOptions {
-  dataSource: DataSource;
+  /** The process state its transactions run in. */
+  state: ProcessState;
   logger: Logger;
   /** Called after a transaction placed events, with the last position it gave. */
   onPlaced(lastPosition: number): void;
@@ -61,8 +62,8 @@ class SequencerLoop implements FeedSequencer {
   constructor(private readonly options: FeedSequencerOptions) {
     this.pollMinMs = options.pollMinMs ?? FEED_POLL_MIN_MS;
     this.pollMaxMs = Math.max(this.pollMinMs, options.pollMaxMs ?? FEED_POLL_MAX_MS);
-    this.ctx = createRequestContext(options.dataSource, "feed-sequencer");
-    this.unsubscribe = onCommitWithEvents(options.dataSource, () => this.wake());
+    this.ctx = createRequestContext(options.state, "feed-sequencer");
+    this.unsubscribe = onCommitWithEvents(options.state.dataSource, () => this.wake());
     this.running = runInBackground(() => this.run());
   }
 

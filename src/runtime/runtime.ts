@@ -1,27 +1,33 @@
 import type { DataSource } from "typeorm";
 import type { Config } from "../config/config";
-import { configureAccountCache } from "../auth/account-cache";
+import { AccountCache } from "../auth/account-cache";
 import { startReadReplicas } from "../db/read-replicas-setup";
-import { stopReplicaSet, type ReplicaSet } from "../db/replicas";
+import type { ReplicaSet } from "../db/replicas";
 import { startDeliveryWorker, type DeliveryWorker } from "../delivery/delivery-worker";
+import { processStateOf, type ProcessState } from "../domain/process-state";
+import { MemoryWalkPositions } from "../domain/users/walk-positions";
 import type { Logger } from "../http/logger";
 import { connectFeedWake } from "../shared-state/feed-wake";
 import { connectRedis, type SharedRedis } from "../shared-state/redis";
+import { RedisWalkPositions } from "../shared-state/redis-walk-positions";
 import { startSharedState } from "../shared-state/shared-state";
 import { startFeedSequencer, type FeedSequencer } from "./feed-sequencer";
 import { LiveEventHub } from "./live-events-hub";
 
 // Everything that lives as long as the process, started in one place and stopped in one order.
 // main.ts starts it once, after the database is prepared and before the app is built; the test
-// app does the same. An app built without one (createApp alone, in a test) starts its own,
-// without the delivery worker.
+// app does the same; `regapi worker` starts one that only delivers. An app built without one
+// (createApp alone, in a test) starts its own, without the delivery worker. What requests use of
+// it, the process state (src/domain/process-state.ts), is handed to the app, which puts it in
+// every request context: no module keeps process state of its own.
 //
 // Start, in this order (each may use what came before):
-//   1. the account cache's lifetime (ACCOUNT_CACHE_TTL_MS), emptied;
+//   1. the process state's own parts: SQLite's turns, rerun counts, the account cache
+//      (ACCOUNT_CACHE_TTL_MS);
 //   2. the Redis connection (REDIS_URL), shared by everything below and by the rate limiter;
 //   3. read replicas and their health checks, with the read-your-writes positions (in Redis or
-//      in process);
-//   4. shared state: walk positions in Redis, the account cache following key changes;
+//      in process); walk positions (in Redis or in process);
+//   4. shared state: the account cache following key changes;
 //   5. the live events (GraphQL subscriptions read them), woken through Redis by the other
 //      instances, and the feed sequencer, which places committed events in the pull feed and
 //      wakes the live events (here at once, elsewhere through Redis);
@@ -39,10 +45,22 @@ export interface RuntimeOptions {
   logger: Logger;
   /** Run the delivery worker in this process (main: DELIVERY_WORKER; the test app: no). */
   deliveryWorker: boolean;
+  /**
+   * Whether this process serves requests (default): a worker alone (`regapi worker`) reads only
+   * on the primary and caches no account, so it starts neither replicas nor shared state.
+   */
+  servesRequests?: boolean;
+  /**
+   * SQLite's turns and the rerun counts of a state made earlier on the same DataSource (a test's
+   * database, whose domain calls run beside the app's requests); default: new ones.
+   */
+  shareWith?: Pick<ProcessState, "sqliteTurns" | "reruns">;
 }
 
 /** The process-lived parts, and the one way to stop them. */
 export interface Runtime {
+  /** What requests use: handed to the app (AppDependencies) and carried by every request context. */
+  readonly state: ProcessState;
   /** The instance's Redis connection; null without REDIS_URL. */
   readonly redis: SharedRedis | null;
   /** The read replicas in the rotation's charge; undefined without DATABASE_REPLICA_URLS. */
@@ -61,18 +79,53 @@ export interface Runtime {
 /** Starts everything process-lived for `dataSource` (see the order above). */
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { dataSource, config, logger } = options;
-  // The cache belongs to the DataSource (key management forgets accounts through it).
-  configureAccountCache(dataSource, config.accountCacheTtlMs);
+  const servesRequests = options.servesRequests ?? true;
+  const accounts = new AccountCache(dataSource, config.accountCacheTtlMs);
   const redis = connectRedis(config.sharedState);
   let replicas: ReplicaSet | undefined;
   try {
-    replicas = await startReadReplicas(dataSource, config, logger, redis);
+    if (servesRequests) replicas = await startReadReplicas(dataSource, config, logger, redis);
   } catch (error) {
     await redis?.close();
     throw error;
   }
-  const shared = startSharedState(redis, dataSource, logger);
-  const liveEvents = new LiveEventHub(dataSource, {
+  const walkPositions = redis ? new RedisWalkPositions(redis, logger) : new MemoryWalkPositions();
+  const state = processStateOf(dataSource, { ...options.shareWith, accounts, replicas, walkPositions });
+  const shared = servesRequests ? startSharedState(redis, accounts, logger) : null;
+  const feed = startFeed(state, config, logger, redis);
+  const worker = options.deliveryWorker ? startDeliveryWorker({ state, logger, config: config.delivery }) : null;
+
+  let workerStopped: Promise<void> | null = null;
+  let stopped: Promise<void> | null = null;
+  const stopClaiming = () => {
+    workerStopped ??= worker?.stop() ?? Promise.resolve();
+  };
+  return {
+    state,
+    redis,
+    replicas,
+    worker,
+    liveEvents: feed.liveEvents,
+    sequencer: feed.sequencer,
+    stopClaiming,
+    stop() {
+      stopped ??= (async () => {
+        stopClaiming();
+        // Deliveries in flight are sent and recorded (each bounded by DELIVERY_TIMEOUT_MS) first.
+        await workerStopped;
+        await feed.close();
+        await shared?.close();
+        await replicas?.stop();
+        await redis?.close();
+      })();
+      return stopped;
+    },
+  };
+}
+
+/** Step 5: the live events and the feed sequencer that wakes them (here at once, elsewhere through Redis). */
+function startFeed(state: ProcessState, config: Config, logger: Logger, redis: SharedRedis | null) {
+  const liveEvents = new LiveEventHub(state.dataSource, {
     pollIntervalMs: config.subscriptions.pollIntervalMs,
     pollIdleMs: config.subscriptions.pollIdleMs,
     queueMaxEvents: config.subscriptions.queueMaxEvents,
@@ -81,40 +134,21 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   const feedWake = redis ? connectFeedWake(redis, logger, (upTo) => liveEvents.wake(upTo)) : null;
   const sequencer = startFeedSequencer({
-    dataSource,
+    state,
     logger,
     onPlaced(lastPosition) {
       liveEvents.wake(lastPosition);
       feedWake?.announce(lastPosition);
     },
   });
-  const worker = options.deliveryWorker ? startDeliveryWorker({ dataSource, logger, config: config.delivery }) : null;
-
-  let workerStopped: Promise<void> | null = null;
-  let stopped: Promise<void> | null = null;
-  const stopClaiming = () => {
-    workerStopped ??= worker?.stop() ?? Promise.resolve();
-  };
   return {
-    redis,
-    replicas,
-    worker,
     liveEvents,
     sequencer,
-    stopClaiming,
-    stop() {
-      stopped ??= (async () => {
-        stopClaiming();
-        // Deliveries in flight are sent and recorded (each bounded by DELIVERY_TIMEOUT_MS) first.
-        await workerStopped;
-        liveEvents.close();
-        await sequencer.stop();
-        await feedWake?.close();
-        await shared.close();
-        await stopReplicaSet(dataSource);
-        await redis?.close();
-      })();
-      return stopped;
+    /** The live events end, the sequencer places what the last writes committed, then the wake channel closes. */
+    async close() {
+      liveEvents.close();
+      await sequencer.stop();
+      await feedWake?.close();
     },
   };
 }

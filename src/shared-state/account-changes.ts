@@ -1,6 +1,5 @@
-import type { DataSource } from "typeorm";
 import type { SharedStateConfig } from "../config/config";
-import { forgetAllCachedApiAccounts, forgetCachedApiAccount } from "../auth/account-cache";
+import type { AccountCache } from "../auth/account-cache";
 import type { Logger } from "../http/logger";
 import { closeRedis, openRedis, redisKey, type SharedRedis } from "./redis";
 
@@ -13,10 +12,10 @@ import { closeRedis, openRedis, redisKey, type SharedRedis } from "./redis";
 
 const ACCOUNT_CHANNEL = "account-changed";
 
-/** Subscribes this instance's account cache (for `dataSource`) to key changes; returns the closer. */
+/** Subscribes this instance's account cache to key changes; returns the closer. */
 export function followAccountChanges(
   redis: SharedRedis,
-  dataSource: DataSource,
+  accounts: AccountCache,
   logger: Logger,
 ): { close(): Promise<void> } {
   const subscriber = redis.subscriber();
@@ -34,11 +33,11 @@ export function followAccountChanges(
   subscriber.on("ready", () => {
     warned = false;
     // ioredis subscribes again by itself after a reconnect; what was announced meanwhile is lost.
-    if (subscribedOnce) forgetAllCachedApiAccounts(dataSource);
+    if (subscribedOnce) accounts.forgetAll();
   });
   subscriber.on("message", (from: string, message: string) => {
     const id = Number(message);
-    if (from === channel && Number.isSafeInteger(id)) forgetCachedApiAccount(dataSource, id);
+    if (from === channel && Number.isSafeInteger(id)) accounts.forget(id);
   });
   void subscriber.subscribe(channel).then(
     () => (subscribedOnce = true),

@@ -17,7 +17,7 @@ let pool: Pool;
 describeOnMysqlFamily("the benchmark baseline answers as regapi does (issue 12)", () => {
   beforeAll(async () => {
     t = await startTestApp({ fixture: DEMO_FIXTURE });
-    await seedRegistrants(t.dataSource, { groupId: 100909072, users: 120 });
+    await seedRegistrants(t.state, { groupId: 100909072, users: 120 });
     if (t.config.kind === "sqlite") throw new Error("chosen for MySQL/MariaDB only");
     const { host, port, user, password, database } = t.config;
     pool = createPool({ host, port, user, password, database, timezone: "Z", charset: "utf8mb4", connectionLimit: 2 });

@@ -30,7 +30,7 @@ async function statusWith(key: Credentials): Promise<number> {
 }
 
 async function newKey(user: string): Promise<Credentials> {
-  const run = await regapi(["api-key", "create", "--org", "1", "--user", user], t.dataSource);
+  const run = await regapi(["api-key", "create", "--org", "1", "--user", user], t.state);
   expect(run.code).toBe(0);
   const fields = outputFields(run.stdout);
   return { apiId: fields["Api-Id"], apiUser: fields["Api-User"], apiToken: fields["Api-Token"] };
@@ -38,7 +38,7 @@ async function newKey(user: string): Promise<Credentials> {
 
 describe("regapi org list", () => {
   it("lists every organization with its id, name, projects and active keys", async () => {
-    const run = await regapi(["org", "list"], t.dataSource);
+    const run = await regapi(["org", "list"], t.state);
     expect(run.code).toBe(0);
     expect(run.stdout.split("\n")).toEqual([
       "id  name         projects  active keys",
@@ -51,7 +51,7 @@ describe("regapi org list", () => {
 
 describe("regapi api-key list", () => {
   it("lists an organization's accounts with id, user, active and created, never a token or its hash", async () => {
-    const run = await regapi(["api-key", "list", "--org", "2"], t.dataSource);
+    const run = await regapi(["api-key", "list", "--org", "2"], t.state);
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^api-id\s+api-user\s+active\s+created\s+old token valid until\s+scope\s+groups$/);
@@ -63,7 +63,7 @@ describe("regapi api-key list", () => {
   });
 
   it("refuses an organization that does not exist", async () => {
-    const run = await regapi(["api-key", "list", "--org", "999"], t.dataSource);
+    const run = await regapi(["api-key", "list", "--org", "999"], t.state);
     expect(run).toEqual({ code: 1, stdout: "", stderr: "regapi: organization 999 does not exist\n" });
   });
 });
@@ -73,7 +73,7 @@ describe("regapi api-key revoke", () => {
     const key = await newKey("revoke-me@maple.test");
     expect(await statusWith(key)).toBe(200);
 
-    const run = await regapi(["api-key", "revoke", key.apiId], t.dataSource);
+    const run = await regapi(["api-key", "revoke", key.apiId], t.state);
     expect(run).toEqual({
       code: 0,
       stdout: `revoked Api-Id ${key.apiId} (revoke-me@maple.test); its token no longer authenticates\n`,
@@ -81,19 +81,19 @@ describe("regapi api-key revoke", () => {
     });
     expect(await statusWith(key)).toBe(401);
 
-    const again = await regapi(["api-key", "revoke", key.apiId], t.dataSource);
+    const again = await regapi(["api-key", "revoke", key.apiId], t.state);
     expect(again.stdout).toBe(`Api-Id ${key.apiId} (revoke-me@maple.test) was already revoked; nothing changed\n`);
-    const listed = await regapi(["api-key", "list", "--org", "1"], t.dataSource);
+    const listed = await regapi(["api-key", "list", "--org", "1"], t.state);
     expect(listed.stdout).toMatch(new RegExp(`^${key.apiId}\\s+revoke-me@maple\\.test\\s+no \\(revoked\\)`, "m"));
   });
 
   it("refuses an account that does not exist, and a malformed id", async () => {
-    expect(await regapi(["api-key", "revoke", "424242"], t.dataSource)).toEqual({
+    expect(await regapi(["api-key", "revoke", "424242"], t.state)).toEqual({
       code: 1,
       stdout: "",
       stderr: "regapi: API account 424242 does not exist\n",
     });
-    const malformed = await regapi(["api-key", "revoke", "abc"], t.dataSource);
+    const malformed = await regapi(["api-key", "revoke", "abc"], t.state);
     expect(malformed.code).toBe(1);
     expect(malformed.stderr).toMatch(/value 'abc' is invalid for argument 'api-id'/);
   });
@@ -102,7 +102,7 @@ describe("regapi api-key revoke", () => {
 describe("regapi api-key rotate", () => {
   it("prints a new token once; old and new both work during the grace period, only hashes are stored", async () => {
     const key = await newKey("rotate-grace@maple.test");
-    const run = await regapi(["api-key", "rotate", key.apiId], t.dataSource);
+    const run = await regapi(["api-key", "rotate", key.apiId], t.state);
     expect(run.code).toBe(0);
     const printed = outputFields(run.stdout);
     expect(printed).toEqual({ "Api-Id": key.apiId, "Api-User": key.apiUser, "Api-Token": expect.any(String) });
@@ -120,7 +120,7 @@ describe("regapi api-key rotate", () => {
     expect(untilMs).toBeGreaterThan(3590_000);
     expect(untilMs).toBeLessThanOrEqual(3600_000);
 
-    const listed = await regapi(["api-key", "list", "--org", "1"], t.dataSource);
+    const listed = await regapi(["api-key", "list", "--org", "1"], t.state);
     expect(listed.stdout).toMatch(
       new RegExp(`^${key.apiId}\\s+rotate-grace@maple\\.test\\s+yes\\s+\\S+\\s+\\S+Z\\s+all\\s+all$`, "m"),
     );
@@ -145,7 +145,7 @@ describe("regapi api-key rotate", () => {
 
   it("stops the old token once the grace period is over", async () => {
     const key = await newKey("rotate-expiry@maple.test");
-    const run = await regapi(["api-key", "rotate", key.apiId], t.dataSource, {
+    const run = await regapi(["api-key", "rotate", key.apiId], t.state, {
       env: { API_KEY_ROTATION_GRACE_S: "1" },
     });
     const rotated: Credentials = { ...key, apiToken: outputFields(run.stdout)["Api-Token"] };
@@ -157,7 +157,7 @@ describe("regapi api-key rotate", () => {
 
   it("with API_KEY_ROTATION_GRACE_S=0 stops the old token at once", async () => {
     const key = await newKey("rotate-now@maple.test");
-    const run = await regapi(["api-key", "rotate", key.apiId], t.dataSource, {
+    const run = await regapi(["api-key", "rotate", key.apiId], t.state, {
       env: { API_KEY_ROTATION_GRACE_S: "0" },
     });
     expect(run.stderr).toMatch(/^The old token stopped working now/);
@@ -167,8 +167,8 @@ describe("regapi api-key rotate", () => {
 
   it("a second rotation ends the first one's grace: only the latest replaced token still works", async () => {
     const first = await newKey("rotate-twice@maple.test");
-    const second = outputFields((await regapi(["api-key", "rotate", first.apiId], t.dataSource)).stdout)["Api-Token"];
-    const third = outputFields((await regapi(["api-key", "rotate", first.apiId], t.dataSource)).stdout)["Api-Token"];
+    const second = outputFields((await regapi(["api-key", "rotate", first.apiId], t.state)).stdout)["Api-Token"];
+    const third = outputFields((await regapi(["api-key", "rotate", first.apiId], t.state)).stdout)["Api-Token"];
     expect(await statusWith(first)).toBe(401);
     expect(await statusWith({ ...first, apiToken: second })).toBe(200);
     expect(await statusWith({ ...first, apiToken: third })).toBe(200);
@@ -176,22 +176,22 @@ describe("regapi api-key rotate", () => {
 
   it("revoking a rotated key stops the replaced token too", async () => {
     const key = await newKey("rotate-revoke@maple.test");
-    const rotated = outputFields((await regapi(["api-key", "rotate", key.apiId], t.dataSource)).stdout)["Api-Token"];
-    await regapi(["api-key", "revoke", key.apiId], t.dataSource);
+    const rotated = outputFields((await regapi(["api-key", "rotate", key.apiId], t.state)).stdout)["Api-Token"];
+    await regapi(["api-key", "revoke", key.apiId], t.state);
     expect(await statusWith(key)).toBe(401);
     expect(await statusWith({ ...key, apiToken: rotated })).toBe(401);
   });
 
   it("refuses a revoked account and one that does not exist, changing nothing", async () => {
     const before = await t.dataSource.manager.findOneByOrFail(ApiAccount, { id: 20002 });
-    expect(await regapi(["api-key", "rotate", "20002"], t.dataSource)).toEqual({
+    expect(await regapi(["api-key", "rotate", "20002"], t.state)).toEqual({
       code: 1,
       stdout: "",
       stderr:
         "regapi: API account 20002 is revoked; a revoked key cannot be rotated (create a new one with api-key create)\n",
     });
     expect(await t.dataSource.manager.findOneByOrFail(ApiAccount, { id: 20002 })).toEqual(before);
-    expect((await regapi(["api-key", "rotate", "424242"], t.dataSource)).stderr).toBe(
+    expect((await regapi(["api-key", "rotate", "424242"], t.state)).stderr).toBe(
       "regapi: API account 424242 does not exist\n",
     );
   });
@@ -199,11 +199,11 @@ describe("regapi api-key rotate", () => {
 
 describe("regapi demo on a database that holds the demo", () => {
   it("warns when the demo token no longer authenticates", async () => {
-    const other = await regapi(["api-key", "rotate", MAPLE.apiId], t.dataSource, {
+    const other = await regapi(["api-key", "rotate", MAPLE.apiId], t.state, {
       env: { API_KEY_ROTATION_GRACE_S: "0" },
     });
     expect(other.code).toBe(0);
-    const run = await regapi(["demo"], t.dataSource);
+    const run = await regapi(["demo"], t.state);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^the demo data is already there/);
     expect(run.stderr).toMatch(/^The demo token no longer authenticates \(revoked or rotated\)/);

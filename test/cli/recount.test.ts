@@ -12,7 +12,7 @@ import { regapi } from "./support/run-in-process";
 let db: TestDatabase;
 beforeAll(async () => {
   db = await openTestDatabase();
-  await loadFixture(createRequestContext(db.dataSource, "fixture"), testFixture());
+  await loadFixture(createRequestContext(db.state, "fixture"), testFixture());
 });
 afterAll(() => db.dispose());
 

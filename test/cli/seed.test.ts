@@ -28,7 +28,7 @@ import { MemoryStream, regapi } from "./support/run-in-process";
 let db: TestDatabase;
 beforeAll(async () => {
   db = await openTestDatabase();
-  await loadFixture(createRequestContext(db.dataSource, "fixture"), testFixture());
+  await loadFixture(createRequestContext(db.state, "fixture"), testFixture());
 });
 afterAll(() => db.dispose());
 afterEach(() => jest.restoreAllMocks());
@@ -225,7 +225,7 @@ describe("regapi seed", () => {
   });
 
   it("splits inserts to respect the bind-variable limit and still writes every row", async () => {
-    const result = await seedRegistrants(db.dataSource, {
+    const result = await seedRegistrants(db.state, {
       groupId: MAPLE.groupId,
       users: 30,
       batchSize: 7,

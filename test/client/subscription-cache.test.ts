@@ -39,7 +39,7 @@ beforeAll(async () => {
   httpUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
   wsUrl = httpUrl.replace(/^http/, "ws");
   worker = startDeliveryWorker({
-    dataSource: t.dataSource,
+    state: t.state,
     logger: createLogger("silent"),
     config: { ...DEFAULT_DELIVERY, pollIntervalMs: 50 },
   });

@@ -259,7 +259,7 @@ describe("refusals carry the codes and messages queries get", () => {
         "--scope",
         "read",
       ],
-      t.dataSource,
+      t.state,
     );
     const fields = outputFields(run.stdout);
     const key = { "Api-Id": fields["Api-Id"], "Api-User": fields["Api-User"], "Api-Token": fields["Api-Token"] };
@@ -298,7 +298,7 @@ describe("refusals carry the codes and messages queries get", () => {
   });
 
   it("a key revoked while subscribed: its connection is closed (4403) within SUBSCRIPTION_REAUTH_MS", async () => {
-    const run = await regapi(["api-key", "create", "--org", "1", "--user", "revoked@maple.test"], t.dataSource);
+    const run = await regapi(["api-key", "create", "--org", "1", "--user", "revoked@maple.test"], t.state);
     const fields = outputFields(run.stdout);
     const key = { "Api-Id": fields["Api-Id"], "Api-User": fields["Api-User"], "Api-Token": fields["Api-Token"] };
     const { client, closed } = wsClient(wsUrl, key);
@@ -310,7 +310,7 @@ describe("refusals carry the codes and messages queries get", () => {
     let stillOpen = true;
     void closed.then(() => (stillOpen = false));
     expect(stillOpen).toBe(true); // checked again at least once, unchanged: kept
-    expect((await regapi(["api-key", "revoke", fields["Api-Id"]], t.dataSource)).code).toBe(0);
+    expect((await regapi(["api-key", "revoke", fields["Api-Id"]], t.state)).code).toBe(0);
     const started = Date.now();
     expect((await within(closed, 5000, "close")).code).toBe(4403);
     expect(Date.now() - started).toBeLessThan(LIMITS.reauthIntervalMs + 1000);

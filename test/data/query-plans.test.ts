@@ -109,10 +109,10 @@ describeOnMysqlFamily("query plans that do not depend on statistics (MariaDB/MyS
   let uids: number[];
   beforeAll(async () => {
     db = await openTestDatabase();
-    await loadFixture(createRequestContext(db.dataSource, "fixture"), testFixture());
+    await loadFixture(createRequestContext(db.state, "fixture"), testFixture());
     // Statistics taken while the project holds 3 registrations, then a bulk seed without ANALYZE.
     await analyzeBulkTables(db.dataSource.manager);
-    await seedRegistrants(db.dataSource, { groupId: MAPLE.groupId, users: SEEDED, batchSize: 1_000 });
+    await seedRegistrants(db.state, { groupId: MAPLE.groupId, users: SEEDED, batchSize: 1_000 });
     const rows: { uid: number }[] = await db.dataSource.query(
       `SELECT uid FROM registration WHERE project_id = ? AND connected_to IS NULL ORDER BY uid DESC LIMIT 50`,
       [MAPLE.groupId],

@@ -63,7 +63,7 @@ it.each(PAGES)(
     const verify = snippetFrom(file);
     const receiver = await startReceiver();
     const { secret } = await addEndpoint(db, receiver.url(`/${file}`));
-    const worker = startDeliveryWorker({ dataSource: db.dataSource, logger: silentLogger, config: FAST_DELIVERY });
+    const worker = startDeliveryWorker({ state: db.state, logger: silentLogger, config: FAST_DELIVERY });
     try {
       await recordTestEvents(db, 1);
       await receiver.waitFor(1);

@@ -1,6 +1,6 @@
-import type { DataSource } from "typeorm";
 import { authorize, describeCaller, groupsInScope } from "../../src/domain/authorize";
 import { createRequestContext, type Principal } from "../../src/domain/context";
+import type { ProcessState } from "../../src/domain/process-state";
 import { DomainError } from "../../src/domain/errors";
 import { parseScopeNames, type KeyScope } from "../../src/domain/key-scope";
 
@@ -8,7 +8,8 @@ import { parseScopeNames, type KeyScope } from "../../src/domain/key-scope";
 // principal carries the scope from authentication).
 
 const principal = (scope?: KeyScope): Principal => ({ apiAccountId: 9, apiUser: "ops", organizationId: 3, scope });
-const contextOf = (p: Principal | null) => createRequestContext({ manager: {} } as DataSource, "req-1", p);
+const contextOf = (p: Principal | null) =>
+  createRequestContext({ dataSource: { manager: {} } } as ProcessState, "req-1", p);
 
 function refusal(work: () => unknown): string {
   try {

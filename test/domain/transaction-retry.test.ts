@@ -4,7 +4,6 @@ import {
   sessionLostOf,
   TRANSACTION_ATTEMPTS,
   transactionConflictOf,
-  transactionRetryCountsOf,
 } from "../../src/db/transaction-conflicts";
 import { inTransaction } from "../../src/domain/transaction";
 import { MAPLE } from "../fixtures/test-fixture";
@@ -53,12 +52,12 @@ describe("the retry policy", () => {
 
 describeOnMysqlFamily("transactions rerun after a conflict (MariaDB/MySQL)", () => {
   it("a deadlock between two units of work: the loser reruns and both commit", async () => {
-    const before = { ...transactionRetryCountsOf(t.dataSource) };
-    const { names, runs } = await deadlockTwoUnits(t.dataSource, first, second);
+    const before = { ...t.state.reruns.total };
+    const { names, runs } = await deadlockTwoUnits(t.state, first, second);
     expect(names).toEqual(["a", "b"]);
     // InnoDB chose one victim; it ran again, the other ran once.
     expect(runs.a + runs.b).toBe(3);
-    const after = transactionRetryCountsOf(t.dataSource);
+    const after = t.state.reruns.total;
     expect(after.deadlock - before.deadlock).toBe(1);
     expect(after.exhausted).toBe(before.exhausted);
   });
@@ -69,7 +68,7 @@ describeOnMysqlFamily("transactions rerun after a conflict (MariaDB/MySQL)", () 
     try {
       await holder.query("START TRANSACTION");
       await holder.query("SELECT uid FROM registration WHERE uid = ? FOR UPDATE", [first]);
-      const before = transactionRetryCountsOf(t.dataSource).lock_wait_timeout;
+      const before = t.state.reruns.total.lock_wait_timeout;
       let runs = 0;
       const waiting = inTransaction(t.context(), "test.lock_wait", async ({ em }) => {
         runs += 1;
@@ -81,7 +80,7 @@ describeOnMysqlFamily("transactions rerun after a conflict (MariaDB/MySQL)", () 
       await new Promise((resolve) => setTimeout(resolve, 1500));
       await holder.query("COMMIT");
       await expect(waiting).resolves.toBeGreaterThanOrEqual(2);
-      expect(transactionRetryCountsOf(t.dataSource).lock_wait_timeout - before).toBe(runs - 1);
+      expect(t.state.reruns.total.lock_wait_timeout - before).toBe(runs - 1);
     } finally {
       await holder.end();
     }
@@ -108,7 +107,7 @@ describeOnMysqlFamily("transactions rerun after a conflict (MariaDB/MySQL)", () 
     expect(transactionConflictOf(lost)).toBe("deadlock");
     expect(databaseFailureOf(lost)).toBe("overloaded");
 
-    const before = transactionRetryCountsOf(t.dataSource).exhausted;
+    const before = t.state.reruns.total.exhausted;
     let runs = 0;
     await expect(
       inTransaction(t.context(), "test.connect", async () => {
@@ -117,7 +116,7 @@ describeOnMysqlFamily("transactions rerun after a conflict (MariaDB/MySQL)", () 
       }),
     ).rejects.toBe(lost);
     expect(runs).toBe(TRANSACTION_ATTEMPTS.deadlock);
-    expect(transactionRetryCountsOf(t.dataSource).exhausted - before).toBe(1);
+    expect(t.state.reruns.total.exhausted - before).toBe(1);
   });
 });
 
@@ -140,7 +139,7 @@ describeOnMysqlFamily("a session lost under a transaction (MariaDB/MySQL)", () =
     );
 
   it("lost before COMMIT: the unit reruns on a new connection and its write is there once", async () => {
-    const before = transactionRetryCountsOf(t.dataSource).connection_lost;
+    const before = t.state.reruns.total.connection_lost;
     let runs = 0;
     const result = await inTransaction(t.context(), "test.session_lost", async ({ em }) => {
       runs += 1;
@@ -150,13 +149,13 @@ describeOnMysqlFamily("a session lost under a transaction (MariaDB/MySQL)", () =
       return runs;
     });
     expect(result).toBe(2);
-    expect(transactionRetryCountsOf(t.dataSource).connection_lost - before).toBe(1);
+    expect(t.state.reruns.total.connection_lost - before).toBe(1);
     // The first run's change went with its session: one '+' more, not two.
     expect((await lastNameOf(MAPLE.miles)).match(/\+/g)).toHaveLength(1);
   });
 
   it("lost while its COMMIT is on the way: not rerun (it may have committed), answered 503", async () => {
-    const before = { ...transactionRetryCountsOf(t.dataSource) };
+    const before = { ...t.state.reruns.total };
     const name = await lastNameOf(MAPLE.bill);
     let runs = 0;
     const failure = await inTransaction(t.context(), "test.commit_lost", async ({ em }) => {
@@ -168,13 +167,13 @@ describeOnMysqlFamily("a session lost under a transaction (MariaDB/MySQL)", () =
     expect(runs).toBe(1);
     expect(sessionLostOf(failure)).toBe(true);
     expect(databaseFailureOf(failure)).toBe("unavailable");
-    expect(transactionRetryCountsOf(t.dataSource)).toEqual(before);
+    expect(t.state.reruns.total).toEqual(before);
     // Here the kill came before the COMMIT reached the server, so nothing was committed.
     expect(await lastNameOf(MAPLE.bill)).toBe(name);
   });
 
   it("a lost session that outlasts its reruns fails after TRANSACTION_ATTEMPTS.connection_lost runs", async () => {
-    const before = transactionRetryCountsOf(t.dataSource).exhausted;
+    const before = t.state.reruns.total.exhausted;
     let runs = 0;
     const failure = await inTransaction(t.context(), "test.session_lost_always", async ({ em }) => {
       runs += 1;
@@ -183,6 +182,6 @@ describeOnMysqlFamily("a session lost under a transaction (MariaDB/MySQL)", () =
     }).catch((error: unknown) => error);
     expect(sessionLostOf(failure)).toBe(true);
     expect(runs).toBe(TRANSACTION_ATTEMPTS.connection_lost);
-    expect(transactionRetryCountsOf(t.dataSource).exhausted - before).toBe(1);
+    expect(t.state.reruns.total.exhausted - before).toBe(1);
   });
 });

@@ -22,7 +22,7 @@ afterEach(async () => {
   await t.close();
 });
 const startWorker = (config = FAST_DELIVERY) => {
-  worker = startDeliveryWorker({ dataSource: t.dataSource, logger: silentLogger, config, pruneIntervalMs: 20 });
+  worker = startDeliveryWorker({ state: t.state, logger: silentLogger, config, pruneIntervalMs: 20 });
   return worker;
 };
 const listRest = (doc: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
@@ -205,7 +205,7 @@ describe("event feed", () => {
     startWorker();
     await until(async () => (await storedEventCount()) === RECORDED.length, 10_000, "events placed in the feed");
     const keyOf = async (user: string, ...limits: string[]) => {
-      const run = await regapi(["api-key", "create", "--org", "1", "--user", user, ...limits], t.dataSource);
+      const run = await regapi(["api-key", "create", "--org", "1", "--user", user, ...limits], t.state);
       expect(run).toMatchObject({ code: 0 });
       const fields = outputFields(run.stdout);
       return { "Api-Id": fields["Api-Id"], "Api-User": fields["Api-User"], "Api-Token": fields["Api-Token"] };

@@ -191,7 +191,7 @@ describe("what recording costs", () => {
       (await t.countStatements(() => update(user(9), { first_name: name }))).statements;
     await statementsOf("Cost warm-up"); // the first submission also runs the form's triggers
     const without = await statementsOf("Cost one");
-    const ctx = createRequestContext(t.dataSource, "test", MAPLE_PRINCIPAL, {
+    const ctx = createRequestContext(t.state, "test", MAPLE_PRINCIPAL, {
       settings: { ...DEFAULT_DOMAIN_SETTINGS, webhookAllowPrivate: true },
     });
     for (let i = 0; i < 5; i += 1)

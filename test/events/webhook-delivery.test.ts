@@ -27,7 +27,7 @@ afterEach(async () => {
   await db.dispose();
 });
 const start = (config = FAST_DELIVERY) => {
-  worker = startDeliveryWorker({ dataSource: db.dataSource, logger: silentLogger, config });
+  worker = startDeliveryWorker({ state: db.state, logger: silentLogger, config });
   return worker;
 };
 
@@ -236,7 +236,7 @@ describe("an endpoint deleted while a delivery is in flight", () => {
     const doomed = await startReceiver(() => "hang");
     const kept = await startReceiver(() => 200);
     const running = startDeliveryWorker({
-      dataSource: local.dataSource,
+      state: local.state,
       logger: silentLogger,
       config: { ...FAST_DELIVERY, timeoutMs: 800 },
     });

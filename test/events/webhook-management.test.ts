@@ -156,7 +156,7 @@ describe("the delivery log and redelivery", () => {
   it("webhookDeliveries pages an endpoint's deliveries with their attempts; redeliverWebhookEvent sends a failed event again (same id)", async () => {
     const receiver = await startReceiver(() => 503);
     const worker = startDeliveryWorker({
-      dataSource: t.dataSource,
+      state: t.state,
       logger: silentLogger,
       config: { ...FAST_DELIVERY, retryWindowSeconds: 1, retryBaseMs: 2000 },
     });

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import type { DataSource } from "typeorm";
 import { createRequestContext, DEFAULT_DOMAIN_SETTINGS } from "../../src/domain/context";
+import { processStateOf } from "../../src/domain/process-state";
 import { recordEvents } from "../../src/domain/events/record-event";
 import { inTransaction } from "../../src/domain/transaction";
 import { createWebhookEndpoint } from "../../src/domain/webhooks/webhooks.service";
@@ -58,7 +59,7 @@ function spawnWorker(logLevel = "warn", deliveryTimeoutMs = 1000) {
 it("kill -9 between claim and recording, then a restart: the event is delivered again with the same id", async () => {
   const receiver = await startReceiver((_delivery, index) => (index === 0 ? "hang" : 200));
   try {
-    const ctx = createRequestContext(dataSource, "test", MAPLE_PRINCIPAL, {
+    const ctx = createRequestContext(processStateOf(dataSource), "test", MAPLE_PRINCIPAL, {
       settings: { ...DEFAULT_DOMAIN_SETTINGS, webhookAllowPrivate: true },
     });
     await createWebhookEndpoint(ctx, { url: receiver.url(), events: ["user.updated"] });
@@ -100,7 +101,7 @@ it("kill -9 between claim and recording, then a restart: the event is delivered 
 itOnMysqlFamily("two regapi worker processes deliver 1,000 events exactly once between them", async () => {
   const receiver = await startReceiver(() => 200);
   try {
-    const ctx = createRequestContext(dataSource, "test", MAPLE_PRINCIPAL, {
+    const ctx = createRequestContext(processStateOf(dataSource), "test", MAPLE_PRINCIPAL, {
       settings: { ...DEFAULT_DOMAIN_SETTINGS, webhookAllowPrivate: true },
     });
     await dataSource.query(`DELETE FROM webhook_endpoint`);

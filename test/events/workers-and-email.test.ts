@@ -12,6 +12,7 @@ import { startTestApp, type TestApp } from "../support/test-app";
 import { LAB, labFixtureWithUsers } from "../fixtures/lab-fixture";
 import { startReceiver } from "./support/receiver";
 import { writeFigures } from "../support/figures";
+import { processStateOf } from "../../src/domain/process-state";
 import {
   addEndpoint,
   deliveryRows,
@@ -39,12 +40,12 @@ describeOnMysqlFamily("two workers on one MariaDB database (SKIP LOCKED)", () =>
       await addEndpoint(db, receiver.url());
       await recordTestEvents(db, 1000);
       const started = Date.now();
-      const workers = [db.dataSource, second].map((dataSource) =>
+      const workers = [db.state, processStateOf(second)].map((state) =>
         // A send that outlasts the timeout is retried and reaches the receiver twice (at least
         // once, by design): with FAST_DELIVERY's 400 ms a busy CI machine did that to 38 of 1,000.
         // This test is about the claims, so the timeout is far above any send here.
         startDeliveryWorker({
-          dataSource,
+          state,
           logger: silentLogger,
           config: { ...FAST_DELIVERY, timeoutMs: 5000 },
           batchSize: 50,
@@ -108,7 +109,7 @@ describe("trigger emails through the worker", () => {
     await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
     const port = (smtp.server.address() as AddressInfo).port;
     const worker = startDeliveryWorker({
-      dataSource: t.dataSource,
+      state: t.state,
       logger: silentLogger,
       config: { ...FAST_DELIVERY, smtpUrl: `smtp://127.0.0.1:${port}` },
     });
@@ -163,7 +164,7 @@ describe("trigger emails through the worker", () => {
   it("without SMTP_URL: the email is written whole as <outbox id>-<Message-ID>.eml into the mail folder", async () => {
     const mailDir = await mkdtemp(join(tmpdir(), "regapi-mail-test-"));
     const worker = startDeliveryWorker({
-      dataSource: t.dataSource,
+      state: t.state,
       logger: silentLogger,
       config: { ...FAST_DELIVERY, smtpUrl: null, mailDir },
     });
@@ -191,9 +192,7 @@ describe("trigger emails through the worker", () => {
     const other = await startTestApp({ fixture: labFixtureWithUsers(730000, 3, "mail") });
     const mailDir = await mkdtemp(join(tmpdir(), "regapi-mail-test-"));
     const config = { ...FAST_DELIVERY, smtpUrl: null, mailDir };
-    const workers = [t, other].map((app) =>
-      startDeliveryWorker({ dataSource: app.dataSource, logger: silentLogger, config }),
-    );
+    const workers = [t, other].map((app) => startDeliveryWorker({ state: app.state, logger: silentLogger, config }));
     try {
       expect((await submitProfile(730000, other)).status).toBe(200);
       expect((await submitProfile(730002)).status).toBe(200);

@@ -43,7 +43,7 @@ let regapi: RegapiApp;
 
 beforeAll(async () => {
   db = await openTestDatabase();
-  await loadFixture(createRequestContext(db.dataSource, "fixture"), testFixture());
+  await loadFixture(createRequestContext(db.state, "fixture"), testFixture());
   // The same database through a DataSource with a tiny pool and short timeouts.
   limited = onMysqlFamily ? new DataSource(buildDataSourceOptions(db.config, { connection: LIMITS })) : db.dataSource;
   if (!limited.isInitialized) await limited.initialize();

@@ -6,6 +6,7 @@ import { DataSource } from "typeorm";
 import { parseDatabaseUrl } from "../../src/config/config";
 import { buildDataSourceOptions } from "../../src/db/data-source-options";
 import { createRequestContext } from "../../src/domain/context";
+import { processStateOf } from "../../src/domain/process-state";
 import { loadFixture } from "../../src/fixtures/load-fixture";
 import { MAPLE, testFixture } from "../fixtures/test-fixture";
 import { startService, type ServiceProcess } from "../foundation/support/service-process";
@@ -45,7 +46,7 @@ async function serviceDatabaseUrl(name: string): Promise<string> {
   const dataSource = new DataSource(buildDataSourceOptions(parseDatabaseUrl(url)));
   await dataSource.initialize();
   if (mariadb) await dataSource.runMigrations({ transaction: "each" });
-  await loadFixture(createRequestContext(dataSource, "fixture"), testFixture());
+  await loadFixture(createRequestContext(processStateOf(dataSource), "fixture"), testFixture());
   await dataSource.destroy();
   return url;
 }

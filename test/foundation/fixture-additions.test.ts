@@ -26,7 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => db.dispose());
 
-const load = (fixture: unknown) => loadFixture(createRequestContext(db.dataSource, "test"), fixture);
+const load = (fixture: unknown) => loadFixture(createRequestContext(db.state, "test"), fixture);
 
 async function expectRefused(fixture: unknown): Promise<FixtureError> {
   const before = await rowCounts(db.dataSource);

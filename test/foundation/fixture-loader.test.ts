@@ -43,7 +43,7 @@ beforeAll(async () => {
 afterAll(() => db.dispose());
 afterEach(() => jest.restoreAllMocks());
 
-const load = (fixture: unknown) => loadFixture(createRequestContext(db.dataSource, "test"), fixture);
+const load = (fixture: unknown) => loadFixture(createRequestContext(db.state, "test"), fixture);
 
 /** Loads `fixture`, expects a FixtureError, and checks that no table changed. */
 async function expectRefused(fixture: unknown): Promise<FixtureError> {

@@ -30,7 +30,7 @@ let regapi: RegapiApp;
 const capture = new LogCapture();
 beforeAll(async () => {
   db = await openTestDatabase();
-  await loadFixture(createRequestContext(db.dataSource, "fixture"), testFixture());
+  await loadFixture(createRequestContext(db.state, "fixture"), testFixture());
   regapi = await createApp({
     dataSource: db.dataSource,
     logger: createLogger("debug", capture),

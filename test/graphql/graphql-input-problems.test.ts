@@ -78,6 +78,21 @@ const cases: RefusedCase[] = [
     expected: [{ field: "input.productList[0].productId", value: "999999", reason: "NOT_AVAILABLE" }],
   },
   {
+    mutation: "removeCartLine",
+    inputType: "RemoveCartLineInput",
+    selection: "user { uid } removedCartLineId",
+    input: { groupId: g, cloginId: MAPLE.bill, cartLineId: 999999 },
+    expected: [{ field: "input.cartLineId", value: "999999", reason: "NOT_AVAILABLE" }],
+  },
+  {
+    mutation: "removeMyCartLine",
+    inputType: "RemoveMyCartLineInput",
+    selection: "user { uid } removedCartLineId",
+    input: { cartLineId: 999999 },
+    headers: registrantHeaders,
+    expected: [{ field: "input.cartLineId", value: "999999", reason: "NOT_AVAILABLE" }],
+  },
+  {
     mutation: "addProduct",
     inputType: "AddProductInput",
     selection: "user { uid } cartIds notices",

@@ -61,7 +61,7 @@ let mapleDelivery: Delivery;
 
 beforeAll(async () => {
   const receiver = await startReceiver(() => 200);
-  const worker = startDeliveryWorker({ dataSource: t.dataSource, logger: silentLogger, config: FAST_DELIVERY });
+  const worker = startDeliveryWorker({ state: t.state, logger: silentLogger, config: FAST_DELIVERY });
   try {
     const maple = await graphql<Created>(t.app, CREATE, {
       input: { url: receiver.url(), events: ["user.updated"], groupIds: [LAB.groupId] },

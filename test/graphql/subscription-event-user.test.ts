@@ -40,7 +40,7 @@ const eventAbout = (cloginId: number): LiveEvent => ({
 });
 
 it("one statement per event for the user and everything selected under it; each event reads the user anew", async () => {
-  const request = createRequestContext(db.dataSource, "ws-test", MAPLE_PRINCIPAL);
+  const request = createRequestContext(db.state, "ws-test", MAPLE_PRINCIPAL);
   const live = { open: () => Promise.reject(new Error("not subscribing here")) };
   const contextValue = createSubscriptionContext(request, createLogger("silent"), null, live);
   const run = (cloginId: number, document = SELECTION) =>
@@ -82,7 +82,7 @@ it("one statement per event for the user and everything selected under it; each 
 
 it("any selection costs what the same selection of user(groupId, cloginId) costs", async () => {
   const selection = `{ id firstName mainEmail tags { name } cartLines { productName } ${USER_SELECTION.slice(1)}`;
-  const request = createRequestContext(db.dataSource, "ws-test", MAPLE_PRINCIPAL);
+  const request = createRequestContext(db.state, "ws-test", MAPLE_PRINCIPAL);
   const live = { open: () => Promise.reject(new Error("not subscribing here")) };
   const count = (source: string, rootValue?: LiveEvent) =>
     db.countStatements(async () => {

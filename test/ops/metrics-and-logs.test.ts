@@ -33,6 +33,8 @@ beforeAll(async () => {
   t = await startTestApp({ config: { accountCacheTtlMs: 0 } });
   regapi = await createApp({
     dataSource: t.dataSource,
+    // Reruns of the test's own units of work (t.context()) are counted where this app's scrape sees them.
+    shareWith: t.state,
     logger: createLogger("debug", capture),
     config: testConfig({
       graphqlIntrospection: true,
@@ -185,7 +187,7 @@ describe("GET /metrics", () => {
         await uidOf(t.dataSource, MAPLE.groupId, MAPLE.miles),
         await uidOf(t.dataSource, MAPLE.groupId, MAPLE.bill),
       ];
-      await deadlockTwoUnits(t.dataSource, miles, bill);
+      await deadlockTwoUnits(t.state, miles, bill);
       expect(await scrapeReruns("deadlock", "test.deadlock")).toBe(before + 1);
       expect(await scrapeReruns("exhausted", "test.deadlock")).toBe(0);
       const lines = rerunLines("test.deadlock");

@@ -20,7 +20,7 @@ afterAll(async () => {
 type Headers = Record<string, string>;
 
 async function newKey(user: string, ...limits: string[]): Promise<Headers> {
-  const run = await regapi(["api-key", "create", "--org", "1", "--user", user, ...limits], t.dataSource);
+  const run = await regapi(["api-key", "create", "--org", "1", "--user", user, ...limits], t.state);
   expect(run).toMatchObject({ code: 0 });
   const fields = outputFields(run.stdout);
   return { "Api-Id": fields["Api-Id"], "Api-User": fields["Api-User"], "Api-Token": fields["Api-Token"] };
@@ -210,13 +210,13 @@ describe("regapi api-key create and list with a scope", () => {
         "--scope",
         "read",
       ],
-      t.dataSource,
+      t.state,
     );
     const printed = outputFields(run.stdout);
     expect(printed).toMatchObject({ Scope: "read", Groups: String(MAPLE.groupId) });
     const stored = await t.dataSource.manager.findOneByOrFail(ApiAccount, { id: Number(printed["Api-Id"]) });
     expect(stored).toMatchObject({ tokenHash: hashApiToken(printed["Api-Token"]), scopeOperations: "read" });
-    const list = await regapi(["api-key", "list", "--org", "1"], t.dataSource);
+    const list = await regapi(["api-key", "list", "--org", "1"], t.state);
     const line = list.stdout.split("\n").find((row) => row.startsWith(`${printed["Api-Id"]} `));
     expect(line).toMatch(new RegExp(`listed@maple\\.test\\s+yes\\s+\\S+\\s+-\\s+read\\s+${MAPLE.groupId}$`));
     expect(list.stdout).not.toContain(printed["Api-Token"]);
@@ -227,13 +227,13 @@ describe("regapi api-key create and list with a scope", () => {
     const before = await count();
     const unknown = await regapi(
       ["api-key", "create", "--org", "1", "--user", "x@maple.test", "--scope", "read,delete_everything"],
-      t.dataSource,
+      t.state,
     );
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("--scope names unknown scopes (delete_everything)");
     const foreign = await regapi(
       ["api-key", "create", "--org", "1", "--user", "x@maple.test", "--groups", "200000001"],
-      t.dataSource,
+      t.state,
     );
     expect(foreign.code).toBe(1);
     expect(foreign.stderr).toContain("--groups names projects that are not organization 1's: 200000001");

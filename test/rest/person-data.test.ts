@@ -242,7 +242,7 @@ describe("persons export and erase", () => {
   it("needs the persons.erase scope: a read key is refused and nothing changes", async () => {
     const run = await regapi(
       ["api-key", "create", "--org", "1", "--user", "reader@erase.test", "--scope", "read"],
-      t.dataSource,
+      t.state,
     );
     const fields = outputFields(run.stdout);
     const reader = { "Api-Id": fields["Api-Id"], "Api-User": fields["Api-User"], "Api-Token": fields["Api-Token"] };
@@ -388,24 +388,24 @@ describe("regapi person export|erase", () => {
     expect(created.status).toBe(200);
     const cloginId = (created.body.user_info as { clogin_id: string }).clogin_id;
 
-    const exported = await regapi(["person", "export", "--org", "1", "--clogin-id", cloginId], t.dataSource);
+    const exported = await regapi(["person", "export", "--org", "1", "--clogin-id", cloginId], t.state);
     expect(exported.code).toBe(0);
     const document = JSON.parse(exported.stdout) as { person: { last_name: string } };
     expect(document.person.last_name).toBe("Eraserhead");
     expect(exported.stdout).toContain("Kazoo-Clementine");
 
-    const unconfirmed = await regapi(["person", "erase", "--org", "1", "--clogin-id", cloginId], t.dataSource);
+    const unconfirmed = await regapi(["person", "erase", "--org", "1", "--clogin-id", cloginId], t.state);
     expect(unconfirmed.code).toBe(1);
     expect(unconfirmed.stderr).toContain("run again with --yes to confirm");
     expect(await tracesIn(t.dataSource, ["Eraserhead"])).not.toEqual([]);
 
-    const erased = await regapi(["person", "erase", "--org", "1", "--clogin-id", cloginId, "--yes"], t.dataSource);
+    const erased = await regapi(["person", "erase", "--org", "1", "--clogin-id", cloginId, "--yes"], t.state);
     expect(erased.code).toBe(0);
     expect(erased.stdout).toContain(`erased person ${cloginId} of organization 1`);
     expect(erased.stdout).toContain(`projects: ${MAPLE.jazzGroupId}`);
     expect(await tracesIn(t.dataSource, ["Eraserhead", "Clementine", "cli-erase@erase.test"])).toEqual([]);
 
-    const foreign = await regapi(["person", "erase", "--org", "2", "--clogin-id", cloginId, "--yes"], t.dataSource);
+    const foreign = await regapi(["person", "erase", "--org", "2", "--clogin-id", cloginId, "--yes"], t.state);
     expect(foreign).toMatchObject({
       code: 1,
       stderr: `regapi: Person ${cloginId} is not a person of your organization.\n`,

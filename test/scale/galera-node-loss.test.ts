@@ -1,5 +1,6 @@
 import type { RowDataPacket } from "mysql2/promise";
 import { createRequestContext } from "../../src/domain/context";
+import { processStateOf } from "../../src/domain/process-state";
 import { loadFixture } from "../../src/fixtures/load-fixture";
 import { builtService } from "../support/service-build";
 import { hit, percentile, post, type Answer } from "../faults/support/load";
@@ -185,7 +186,7 @@ describeOnMysqlFamily("losing a Galera node under load, behind HAProxy", () => {
     await createGaleraDatabase(cluster.node(1), "regapi");
     const setup = await openGaleraDataSource(haproxy.port, "regapi");
     await setup.runMigrations({ transaction: "each" });
-    await loadFixture(createRequestContext(setup, "fixture"), testFixture());
+    await loadFixture(createRequestContext(processStateOf(setup), "fixture"), testFixture());
     await setup.destroy();
 
     instances = await ServiceInstances.start(builtService().mainJs, 1, {

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import type { RowDataPacket } from "mysql2/promise";
 import type { DataSource } from "typeorm";
 import type { RegapiApp } from "../../src/app";
-import { transactionRetryCountsOf } from "../../src/db/transaction-conflicts";
 import { startDeliveryWorker } from "../../src/delivery/delivery-worker";
 import { createRequestContext, DEFAULT_DOMAIN_SETTINGS } from "../../src/domain/context";
+import { processStateOf, type ProcessState } from "../../src/domain/process-state";
 import { recordEvents, type DomainEvent } from "../../src/domain/events/record-event";
 import { recountProjectCounters } from "../../src/domain/projects/project-counters";
 import { inTransaction } from "../../src/domain/transaction";
@@ -60,9 +60,18 @@ async function dataSourceOn(port: number, database: string, wsrepSyncWait: numbe
   return dataSource;
 }
 
+/** Each node's process state: its apps, workers and the test's own calls share rerun counts. */
+const states = new Map<DataSource, ProcessState>();
+function stateOf(dataSource: DataSource): ProcessState {
+  if (!states.has(dataSource)) states.set(dataSource, processStateOf(dataSource));
+  return states.get(dataSource)!;
+}
+const transactionRetryCountsOf = (dataSource: DataSource) => stateOf(dataSource).reruns.total;
+
 async function appOn(dataSource: DataSource) {
   const app = await createApp({
     dataSource,
+    shareWith: stateOf(dataSource),
     logger: createLogger("silent"),
     config: testConfig({ graphqlIntrospection: false }),
   });
@@ -122,7 +131,7 @@ describeOnMysqlFamily("the service on a three-node Galera cluster", () => {
     await createGaleraDatabase(cluster.node(1), "regapi");
     haproxyDs = await dataSourceOn(haproxy.port, "regapi");
     await haproxyDs.runMigrations({ transaction: "each" });
-    await loadFixture(createRequestContext(haproxyDs, "fixture"), testFixture());
+    await loadFixture(createRequestContext(stateOf(haproxyDs), "fixture"), testFixture());
     node1 = await dataSourceOn(cluster.node(1).port, "regapi");
     node2 = await dataSourceOn(cluster.node(2).port, "regapi");
   }, 300_000);
@@ -290,7 +299,7 @@ describeOnMysqlFamily("the service on a three-node Galera cluster", () => {
     // parent's row (its updated_at, src/domain/unit-of-work.ts): two such writes through two
     // nodes conflict at certification and one reruns, so the counters equal a recount.
     const kept = (await readProjectCounters(check.manager, { projectId: MAPLE.groupId })).get(MAPLE.groupId)!;
-    await recountProjectCounters(createRequestContext(haproxyDs, "recount", MAPLE_PRINCIPAL), MAPLE.groupId);
+    await recountProjectCounters(createRequestContext(stateOf(haproxyDs), "recount", MAPLE_PRINCIPAL), MAPLE.groupId);
     const recounted = (await readProjectCounters(check.manager, { projectId: MAPLE.groupId })).get(MAPLE.groupId)!;
     expect(kept).toEqual(recounted);
   });
@@ -299,7 +308,7 @@ describeOnMysqlFamily("the service on a three-node Galera cluster", () => {
     const receiver = await startReceiver();
     const logger = createLogger("silent");
     try {
-      const ctx = createRequestContext(haproxyDs, "test", MAPLE_PRINCIPAL, {
+      const ctx = createRequestContext(stateOf(haproxyDs), "test", MAPLE_PRINCIPAL, {
         settings: { ...DEFAULT_DOMAIN_SETTINGS, webhookAllowPrivate: true },
       });
       await createWebhookEndpoint(ctx, { url: receiver.url(), events: ["user.updated"] });
@@ -318,7 +327,7 @@ describeOnMysqlFamily("the service on a three-node Galera cluster", () => {
       const retriesBefore = [node1, node2].map((ds) => transactionRetryCountsOf(ds).deadlock);
       const started = Date.now();
       const workers = [node1, node2].map((dataSource) =>
-        startDeliveryWorker({ dataSource, logger, config: FAST_DELIVERY, batchSize: 25 }),
+        startDeliveryWorker({ state: stateOf(dataSource), logger, config: FAST_DELIVERY, batchSize: 25 }),
       );
       await receiver.waitFor(expected, 90_000);
       // Anything sent twice would arrive after the count was reached: give it a moment.

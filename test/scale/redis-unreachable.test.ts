@@ -21,7 +21,7 @@ beforeAll(async () => {
   t = await startTestApp({
     config: { sharedState: { redisUrl: `redis://127.0.0.1:${closedPort}`, keyPrefix: "regapi-unreachable:" } },
   });
-  expect((await regapi(["seed", "--group", String(MAPLE.groupId), "--users", "300"], t.dataSource)).code).toBe(0);
+  expect((await regapi(["seed", "--group", String(MAPLE.groupId), "--users", "300"], t.state)).code).toBe(0);
 }, 60_000);
 afterAll(() => t.close());
 
@@ -56,11 +56,11 @@ describe("Redis unreachable", () => {
     );
     const created = await regapi(
       ["api-key", "create", "--org", String(organizationId), "--user", "unreachable@maple.test"],
-      t.dataSource,
+      t.state,
     );
     expect(created.code).toBe(0);
     const apiId = /Api-Id: (\d+)/.exec(created.stdout)![1];
-    const revoked = await regapi(["api-key", "revoke", apiId], t.dataSource, {
+    const revoked = await regapi(["api-key", "revoke", apiId], t.state, {
       env: { REDIS_URL: `redis://127.0.0.1:${closedPort}`, REDIS_KEY_PREFIX: "regapi-unreachable:" },
     });
     expect(revoked.code).toBe(0);

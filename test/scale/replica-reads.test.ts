@@ -5,8 +5,9 @@ import { DataSource } from "typeorm";
 import { DEFAULT_REPLICAS } from "../../src/config/config";
 import { buildDataSourceOptions } from "../../src/db/data-source-options";
 import { memoryReadPositions } from "../../src/db/read-positions";
-import { startReplicaSet, stopReplicaSet } from "../../src/db/replicas";
+import { startReplicaSet, type ReplicaSet } from "../../src/db/replicas";
 import { createRequestContext } from "../../src/domain/context";
+import { processStateOf } from "../../src/domain/process-state";
 import { loadFixture } from "../../src/fixtures/load-fixture";
 import { MAPLE, mapleHeaders, OTHER, testFixture } from "../fixtures/test-fixture";
 import { builtService } from "../support/service-build";
@@ -153,7 +154,7 @@ describeOnMysqlFamily("reads on a GTID replica behind two service instances", ()
     await setup.initialize();
     try {
       await setup.runMigrations({ transaction: "each" });
-      await loadFixture(createRequestContext(setup, "fixture"), testFixture());
+      await loadFixture(createRequestContext(processStateOf(setup), "fixture"), testFixture());
     } finally {
       await setup.destroy();
     }
@@ -328,8 +329,9 @@ describeOnMysqlFamily("reads on a GTID replica behind two service instances", ()
     const source = new DataSource(buildDataSourceOptions(database));
     await source.initialize();
     const states: string[] = [];
+    let started: ReplicaSet | undefined;
     try {
-      const set = (await startReplicaSet(
+      const set = (started = await startReplicaSet(
         source,
         database,
         {
@@ -366,7 +368,7 @@ describeOnMysqlFamily("reads on a GTID replica behind two service instances", ()
       expect(await route()).toBe(`replica:127.0.0.1:${replica!.port}`);
       expect(states).toEqual(["up", "lagging", "up"]);
     } finally {
-      await stopReplicaSet(source);
+      await started?.stop();
       await source.destroy();
       await primary!.query("DROP TABLE IF EXISTS regapi.lag_probe");
     }

@@ -4,6 +4,7 @@ import { DataSource } from "typeorm";
 import { parseDatabaseUrl } from "../../src/config/config";
 import { buildDataSourceOptions } from "../../src/db/data-source-options";
 import { createRequestContext } from "../../src/domain/context";
+import { processStateOf } from "../../src/domain/process-state";
 import { loadFixture } from "../../src/fixtures/load-fixture";
 import { outputFields, regapi } from "../cli/support/run-in-process";
 import { MAPLE, testFixture } from "../fixtures/test-fixture";
@@ -148,7 +149,7 @@ describeOnMysqlFamily("state two instances share through Redis", () => {
     dataSource = new DataSource(buildDataSourceOptions(parseDatabaseUrl(mariadb.url("regapi"))));
     await dataSource.initialize();
     await dataSource.runMigrations({ transaction: "each" });
-    await loadFixture(createRequestContext(dataSource, "fixture"), testFixture());
+    await loadFixture(createRequestContext(processStateOf(dataSource), "fixture"), testFixture());
     const seeded = await regapi(["seed", "--group", String(MAPLE.groupId), "--users", String(REGISTRANTS)], dataSource);
     expect(seeded.code).toBe(0);
     organizationId = Number(

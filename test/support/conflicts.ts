@@ -1,6 +1,6 @@
-import type { DataSource } from "typeorm";
 import { inTransaction } from "../../src/domain/transaction";
 import { createRequestContext } from "../../src/domain/context";
+import type { ProcessState } from "../../src/domain/process-state";
 
 /** Resolves for everyone once `parties` callers have arrived. */
 export function barrier(parties: number): () => Promise<void> {
@@ -25,11 +25,11 @@ export const lockRegistrationRow = (em: Querying, uid: number) =>
  * of two registrations, waits until the other holds its own, then asks for the other's. InnoDB
  * rolls one back; inTransaction reruns it. Resolves with how many times each unit ran.
  */
-export async function deadlockTwoUnits(dataSource: DataSource, first: number, second: number) {
+export async function deadlockTwoUnits(state: ProcessState, first: number, second: number) {
   const meet = barrier(2);
   const runs = { a: 0, b: 0 };
   const unit = (name: "a" | "b", mine: number, theirs: number) =>
-    inTransaction(createRequestContext(dataSource, `deadlock-${name}`), "test.deadlock", async ({ em }) => {
+    inTransaction(createRequestContext(state, `deadlock-${name}`), "test.deadlock", async ({ em }) => {
       runs[name] += 1;
       await lockRegistrationRow(em, mine);
       if (runs[name] === 1) await meet();

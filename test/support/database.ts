@@ -3,6 +3,7 @@ import { DataSource } from "typeorm";
 import { parseDatabaseUrl, type DatabaseConfig } from "../../src/config/config";
 import { buildDataSourceOptions } from "../../src/db/data-source-options";
 import { CountingSqlLogger } from "../../src/db/sql-counter";
+import { processStateOf, type ProcessState } from "../../src/domain/process-state";
 
 /**
  * The database the suites run against: TEST_DATABASE_URL (e.g. mariadb://root@127.0.0.1:3306/test),
@@ -20,6 +21,8 @@ export const itOnSqlite = onMysqlFamily ? it.skip : it;
 
 export interface TestDatabase {
   dataSource: DataSource;
+  /** The process state every context on this database shares (an app's, once one runs on it). */
+  state: ProcessState;
   sql: CountingSqlLogger;
   config: DatabaseConfig;
   /** Closes the connection and, on MySQL/MariaDB, drops the file's database. */
@@ -66,6 +69,7 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   const isolated = config;
   return {
     dataSource,
+    state: processStateOf(dataSource),
     sql,
     config,
     async dispose() {

@@ -30,11 +30,12 @@ export interface DomainDatabase extends TestDatabase {
  */
 export async function openDomainDatabase(options: { fixture?: unknown } = {}): Promise<DomainDatabase> {
   const db = await openTestDatabase();
+  const { state } = db;
   const fixture = options.fixture === undefined ? testFixture() : options.fixture;
-  if (fixture !== null) await loadFixture(createRequestContext(db.dataSource, "fixture"), fixture);
+  if (fixture !== null) await loadFixture(createRequestContext(state, "fixture"), fixture);
   return {
     ...db,
-    context: (principal = MAPLE_PRINCIPAL) => createRequestContext(db.dataSource, "test", principal),
+    context: (principal = MAPLE_PRINCIPAL) => createRequestContext(state, "test", principal),
     async countStatements(work) {
       const before = db.sql.total - db.sql.background;
       const result = await work();

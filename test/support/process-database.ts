@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { DataSource } from "typeorm";
 import { buildDataSourceOptions } from "../../src/db/data-source-options";
 import { createRequestContext } from "../../src/domain/context";
+import { processStateOf } from "../../src/domain/process-state";
 import { loadFixture } from "../../src/fixtures/load-fixture";
 import { testFixture } from "../fixtures/test-fixture";
 import { createMysqlDatabase, onMysqlFamily } from "./database";
@@ -39,7 +40,7 @@ export async function openProcessDatabase(name: string): Promise<ProcessDatabase
     dataSource = new DataSource(buildDataSourceOptions({ kind: "sqlite", file }));
     await dataSource.initialize();
   }
-  await loadFixture(createRequestContext(dataSource, "fixture"), testFixture());
+  await loadFixture(createRequestContext(processStateOf(dataSource), "fixture"), testFixture());
   return {
     databaseUrl,
     dataSource,

@@ -15,7 +15,7 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
       "after",
       examples("npx regapi api-key create --org 1 --user ci-bot@maple.test", "npx regapi api-key list --org 1"),
     );
-  const context = async (requestId: string) => createRequestContext(await session.database(), requestId);
+  const context = async (requestId: string) => createRequestContext(await session.state(), requestId);
   // Running instances keep accounts for ACCOUNT_CACHE_TTL_MS; with REDIS_URL they are told at once.
   const announce = async (apiId: number) => {
     const shared = session.config().sharedState;

@@ -30,7 +30,7 @@ export function registerDemoCommand(program: Command, session: CliSession): void
       if (existing) {
         writeLine(stdout, `the demo data is already there (organization ${existing.id} "${existing.name}")`);
       } else {
-        const summary = await loadFixture(createRequestContext(dataSource, "cli-demo"), DEMO_FIXTURE);
+        const summary = await loadFixture(createRequestContext(await session.state(), "cli-demo"), DEMO_FIXTURE);
         writeLine(stdout, `demo data loaded: ${describeSummary(summary)}`);
       }
       writeLine(stdout, `Api-Id: ${DEMO_CREDENTIALS.apiId}`);

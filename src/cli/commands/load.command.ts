@@ -19,7 +19,7 @@ export function registerLoadCommand(program: Command, session: CliSession): void
     .action(async (file: string) => {
       const fixture = await readFixtureFile(file);
       const dataSource = await session.database();
-      const summary = await loadFixture(createRequestContext(dataSource, "cli-load"), fixture);
+      const summary = await loadFixture(createRequestContext(await session.state(), "cli-load"), fixture);
       // Fresh statistics, so the first requests after a load plan with the loaded rows in view.
       await analyzeBulkTables(dataSource.manager);
       writeLine(session.io.stdout, `loaded ${file}: ${describeSummary(summary)}`);

@@ -16,8 +16,7 @@ export function registerOrgCommand(program: Command, session: CliSession): void 
     .addHelpText("after", examples("npx regapi org list"))
     .description("List every organization: its id (for api-key create/list --org), name, projects and active keys.")
     .action(async () => {
-      const dataSource = await session.database();
-      const organizations = await listOrganizations(createRequestContext(dataSource, "cli-org-list"));
+      const organizations = await listOrganizations(createRequestContext(await session.state(), "cli-org-list"));
       const { stdout } = session.io;
       if (organizations.length === 0) {
         writeLine(stdout, "no organizations yet; load some with `regapi load <file>` or `regapi demo`");

@@ -16,10 +16,9 @@ export function registerRecountCommand(program: Command, session: CliSession): v
     )
     .option("--group <id>", "only this project (group_id)", positiveInteger())
     .action(async (options: { group?: number }) => {
-      const dataSource = await session.database();
       const started = process.hrtime.bigint();
       const projects = await recountProjectCounters(
-        createRequestContext(dataSource, "cli-recount"),
+        createRequestContext(await session.state(), "cli-recount"),
         options.group ?? null,
       );
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;

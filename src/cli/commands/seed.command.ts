@@ -39,7 +39,7 @@ export function registerSeedCommand(program: Command, session: CliSession): void
       const started = process.hrtime.bigint();
       let result: SeedResult;
       try {
-        result = await seedRegistrants(dataSource, {
+        result = await seedRegistrants(await session.state(), {
           groupId: options.group,
           users: options.users,
           batchSize: options.batch,

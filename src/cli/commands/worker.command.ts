@@ -1,12 +1,14 @@
 import type { Command } from "commander";
-import { startDeliveryWorker } from "../../delivery/delivery-worker";
 import { createLogger, resolveLogFormat } from "../../http/logger";
 import { logTransactionReruns } from "../../http/rerun-log";
+import { startRuntime } from "../../runtime/runtime";
 import { type CliSession, examples } from "../cli-session";
 
 /**
  * `regapi worker`: the delivery worker as a process of its own (run the service with
- * DELIVERY_WORKER=off then). SIGTERM/SIGINT stop claiming and wait for the sends in flight.
+ * DELIVERY_WORKER=off then), started through the runtime as the service starts its own: it only
+ * delivers, so neither replicas nor shared state. SIGTERM/SIGINT stop claiming and wait for the
+ * sends in flight.
  */
 export function registerWorkerCommand(program: Command, session: CliSession): void {
   program
@@ -26,8 +28,8 @@ export function registerWorkerCommand(program: Command, session: CliSession): vo
       const config = session.config();
       const dataSource = await session.database();
       const logger = createLogger(config.logLevel, undefined, resolveLogFormat(config.logFormat, false));
-      logTransactionReruns(dataSource, logger);
-      const worker = startDeliveryWorker({ dataSource, logger, config: config.delivery });
+      const runtime = await startRuntime({ dataSource, config, logger, deliveryWorker: true, servesRequests: false });
+      logTransactionReruns(runtime.state.reruns, logger);
       await new Promise<void>((resolve) => {
         const stop = (signal: string) => {
           logger.info({ signal }, "stopping the delivery worker: finishing deliveries in flight");
@@ -36,6 +38,6 @@ export function registerWorkerCommand(program: Command, session: CliSession): vo
         process.once("SIGTERM", () => stop("SIGTERM"));
         process.once("SIGINT", () => stop("SIGINT"));
       });
-      await worker.stop();
+      await runtime.stop();
     });
 }

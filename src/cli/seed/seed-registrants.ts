@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import type { DataSource } from "typeorm";
 import { hashPassword } from "../../auth/secrets";
 import { createRequestContext } from "../../domain/context";
+import type { ProcessState } from "../../domain/process-state";
 import { inTransaction } from "../../domain/transaction";
 import { databaseKind, type DatabaseKind } from "../cli-session";
 import { emptyCounts, seedChunk, type SeedCounts, type SharedRowValues } from "./seed-chunk";
@@ -46,7 +46,8 @@ export interface SeedResult extends SeedCounts {
  * chunk is a child of the one before (so a parent is always in its child's chunk). Each chunk of
  * `batchSize` registrants is one transaction, so an interrupted run leaves only whole chunks.
  */
-export async function seedRegistrants(dataSource: DataSource, options: SeedOptions): Promise<SeedResult> {
+export async function seedRegistrants(state: ProcessState, options: SeedOptions): Promise<SeedResult> {
+  const { dataSource } = state;
   const batchSize = Math.min(options.batchSize ?? DEFAULT_SEED_BATCH, MAX_SEED_BATCH);
   const now = options.now ?? new Date();
   const plan = await readSeedPlan(dataSource.manager, options.groupId, now);
@@ -62,7 +63,7 @@ export async function seedRegistrants(dataSource: DataSource, options: SeedOptio
   const result: SeedResult = { ...emptyCounts(), chunks: 0, usernamePrefix: shared.usernamePrefix };
   for (let start = 0; start < options.users; start += batchSize) {
     const size = Math.min(batchSize, options.users - start);
-    const ctx = createRequestContext(dataSource, `seed-chunk-${result.chunks + 1}`);
+    const ctx = createRequestContext(state, `seed-chunk-${result.chunks + 1}`);
     let counts: SeedCounts;
     try {
       counts = await inTransaction(ctx, "cli.seed", ({ em }) => seedChunk(em, plan, shared, random, start, size));

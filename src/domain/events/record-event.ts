@@ -43,6 +43,10 @@ export const EVENT_KINDS = {
     part: "cart",
     description: "Products were added to the registration's cart (data.cart_ids, data.products).",
   },
+  "cart.product_removed": {
+    part: "cart",
+    description: "A line was removed from the registration's cart (data.cart_id, data.p_id, data.q).",
+  },
   "email.recorded": {
     part: "emails",
     description: "An email sent outside regapi was recorded in the registration's history (data.to, data.subject).",

@@ -18,9 +18,7 @@ import { parseCommand, type CommandDraft } from "../commands/parse-command";
 import { UserListCommand } from "./read-commands";
 import { readDetailSelection, readUserDetails, type DetailSelection, type UserDetails } from "./user-details";
 import type { UserSummary } from "./user-summary";
-import { walkPositionsOf, type WalkPosition } from "./walk-positions";
-
-export { forgetWalkPositions } from "./walk-positions";
+import type { WalkPosition } from "./walk-positions";
 
 // users get_user_list (contract §12, §18): 50 parents/individuals a page from a zero-based
 // position, their matching children riding along, totals over all matching records.
@@ -94,7 +92,7 @@ const walkKey = (query: UserListQuery, position: number) =>
 /** Reads one page. Throws FORBIDDEN for a project outside the caller's organization. */
 export async function listUsers(ctx: RequestContext, query: UserListQuery): Promise<UserListPage> {
   const { organizationId } = authorize(ctx, "read", { groupId: query.groupId });
-  const positions = walkPositionsOf(ctx.dataSource);
+  const positions = ctx.state.walkPositions;
   // Asked before the transaction: a shared store's round trip holds no connection. Whether the
   // caller may read the project is still checked inside, before anything remembered is used.
   const remembered = query.startingPosition > 0 ? await positions.recall(walkKey(query, query.startingPosition)) : null;

@@ -1,7 +1,5 @@
-import type { DataSource } from "typeorm";
-
 // Where get_user_list remembers the positions it handed out (user-list.ts). In process memory by
-// default; with REDIS_URL the service keeps them in Redis (src/shared-state/), so a walk whose
+// default; with REDIS_URL the runtime keeps them in Redis (src/shared-state/), so a walk whose
 // pages are served by different instances, or by an instance restarted in between, continues at
 // the same cost as on one.
 
@@ -50,22 +48,4 @@ export class MemoryWalkPositions implements WalkPositionStore {
   clear(): void {
     this.entries.clear();
   }
-}
-
-const inProcess = new MemoryWalkPositions();
-const configured = new WeakMap<DataSource, WalkPositionStore>();
-
-/** Keeps the walk positions of requests on `dataSource` in `store` (the app does, with REDIS_URL); null: in process again. */
-export function configureWalkPositions(dataSource: DataSource, store: WalkPositionStore | null): void {
-  if (store) configured.set(dataSource, store);
-  else configured.delete(dataSource);
-}
-
-export function walkPositionsOf(dataSource: DataSource): WalkPositionStore {
-  return configured.get(dataSource) ?? inProcess;
-}
-
-/** Forgets every position remembered in process (tests; a project's data replaced wholesale). */
-export function forgetWalkPositions(): void {
-  inProcess.clear();
 }

@@ -161,7 +161,11 @@ export class CreateProductInput {
   @Field(() => String, { description: "Free text (at most 255 characters).", nullable: true })
   misc2?: string | null;
 
-  @Field(() => Boolean, { description: "The legacy flag lock_once_funds_allocated, stored and shown.", nullable: true })
+  @Field(() => Boolean, {
+    description:
+      "Once the registration has payments, a cart line of it is not removed (removeCartLine, removeMyCartLine).",
+    nullable: true,
+  })
   lockOnceFundsAllocated?: boolean | null;
 
   @Field(() => Boolean, {
@@ -212,4 +216,18 @@ export class AddMyProductInput {
       "1–50 entries, all added or none; each a product of me.project.products (productId and quantity; no private product by name).",
   })
   productList: CartEntryInput[];
+}
+
+@InputType("RemoveCartLineInput", { description: "A line to remove from one user's cart, by an API account." })
+export class RemoveCartLineInput extends RegistrantTargetInput {
+  @Field(() => Int, { description: "The line (CartLine.cartLineId, as addProduct's cartIds gave it)." })
+  cartLineId: number;
+}
+
+@InputType("RemoveMyCartLineInput", { description: "A line the signed-in registrant removes from its own cart." })
+export class RemoveMyCartLineInput {
+  @Field(() => Int, {
+    description: "The line (CartLine.cartLineId of me.cartLines); one of a product me.project.products offers.",
+  })
+  cartLineId: number;
 }

@@ -1,11 +1,12 @@
 import { Arg, Authorized, Ctx, Mutation, Resolver, UseMiddleware } from "type-graphql";
 import { addOwnProducts } from "../../domain/carts/add-product";
+import { removeOwnCartLine } from "../../domain/carts/remove-cart-line";
 import { endOwnSession, refreshOwnSession } from "../../domain/sessions/registrant-sessions";
 import type { GraphqlContext } from "../context";
 import { INPUT_PATHS, withProblemPaths } from "../graphql-errors";
 import { problemsInPayload } from "../input-problems";
-import { AddMyProductInput } from "../inputs/writes.input";
-import { AddProductPayloadType } from "../types/payloads.type";
+import { AddMyProductInput, RemoveMyCartLineInput } from "../inputs/writes.input";
+import { AddProductPayloadType, RemoveCartLinePayloadType } from "../types/payloads.type";
 import { SessionRefreshType } from "../types/session.type";
 import { userFromOutcome } from "./present";
 import { cartEntriesOf } from "./writes.resolver";
@@ -29,6 +30,22 @@ export class PortalResolver {
     ctx.loaders.clearAll();
     ctx.loaders.primeSummary(outcome.summary);
     return { user: userFromOutcome(outcome), cartIds: outcome.cartIds, notices: outcome.notices, problems: [] };
+  }
+
+  @Authorized("registrant")
+  @Mutation(() => RemoveCartLinePayloadType, {
+    description:
+      "The signed-in registrant removes a line from its own cart: the rules of removeCartLine, and only a line of a product me.project.products offers it now. Needs Authorization: Bearer <session token>.",
+  })
+  @UseMiddleware(problemsInPayload(INPUT_PATHS, RemoveCartLinePayloadType.rejected))
+  async removeMyCartLine(
+    @Arg("input", () => RemoveMyCartLineInput, { description: "The line to remove." }) input: RemoveMyCartLineInput,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<RemoveCartLinePayloadType> {
+    const outcome = await removeOwnCartLine(ctx.request, { cartLineId: input.cartLineId });
+    ctx.loaders.clearAll();
+    ctx.loaders.primeSummary(outcome.summary);
+    return { user: userFromOutcome(outcome), removedCartLineId: outcome.removedCartLineId, problems: [] };
   }
 
   @Authorized("registrant")

@@ -1,5 +1,6 @@
 import { Arg, Ctx, Info, Mutation, Resolver, UseMiddleware, Authorized } from "type-graphql";
 import { addProducts } from "../../domain/carts/add-product";
+import { removeCartLine } from "../../domain/carts/remove-cart-line";
 import { createCategory, createProduct } from "../../domain/products/products.service";
 import type { UserOutcome } from "../../domain/users/user-commands";
 import { setUserStatus } from "../../domain/users/set-status";
@@ -16,12 +17,14 @@ import {
   CreateCategoryInput,
   CreateChildInput,
   CreateProductInput,
+  RemoveCartLineInput,
   SetStatusInput,
 } from "../inputs/writes.input";
 import {
   AddProductPayloadType,
   CreateCategoryPayloadType,
   CreateProductPayloadType,
+  RemoveCartLinePayloadType,
   UserPayloadType,
 } from "../types/payloads.type";
 import type { UserType } from "../types/user.type";
@@ -105,6 +108,21 @@ export class WritesMutationResolver {
       addProducts(ctx.request, { groupId: input.groupId, cloginId: input.cloginId, productList }),
     );
     return { user: afterWrite(ctx, outcome), cartIds: outcome.cartIds, notices: outcome.notices, problems: [] };
+  }
+
+  @Authorized("account")
+  @Mutation(() => RemoveCartLinePayloadType, {
+    description:
+      "Removes one line from a user's cart (the order total and counters drop by its amount; a cart.product_removed event). Refused (problems) for a line not in the cart, or of a product locked once funds are allocated while the user has payments.",
+  })
+  @UseMiddleware(problemsInPayload(INPUT_PATHS, RemoveCartLinePayloadType.rejected))
+  async removeCartLine(
+    @Arg("input", () => RemoveCartLineInput, { description: "The user and the line to remove." })
+    input: RemoveCartLineInput,
+    @Ctx() ctx: GraphqlContext,
+  ): Promise<RemoveCartLinePayloadType> {
+    const outcome = await removeCartLine(ctx.request, { ...input });
+    return { user: afterWrite(ctx, outcome), removedCartLineId: outcome.removedCartLineId, problems: [] };
   }
 
   @Authorized("account")

@@ -1,5 +1,5 @@
-import type { DataSource } from "typeorm";
 import { DomainError } from "../../domain/errors";
+import type { ProcessState } from "../../domain/process-state";
 import { authenticateCaller } from "../../http/request-authentication";
 import type { Logger } from "../../http/logger";
 import { maskUnexpected } from "../../http/transport-errors";
@@ -26,7 +26,7 @@ export function paramReader(params: Record<string, unknown> | undefined): (name:
  * subscription is refused with it, see authRefusal).
  */
 export async function authenticateConnection(
-  dataSource: DataSource,
+  state: ProcessState,
   connection: Connection,
   connectionParams: Record<string, unknown> | undefined,
 ): Promise<string | null> {
@@ -34,7 +34,7 @@ export async function authenticateConnection(
   connection.credentials = { params };
   connection.lastAuthAt = Date.now();
   try {
-    Object.assign(connection, await authenticateCaller(dataSource, params));
+    Object.assign(connection, await authenticateCaller(state, params));
   } catch (error) {
     connection.authFailure = error;
     return null;
@@ -69,7 +69,7 @@ const identityOf = ({ principal, registrant }: Pick<Connection, "principal" | "r
  */
 export class Reauthentication {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly state: ProcessState,
     private readonly intervalMs: number,
   ) {}
 
@@ -95,7 +95,7 @@ export class Reauthentication {
     // The Timestamp sent at connection_init would be stale by now: only the key is checked again.
     const withoutTimestamp = (name: string) => (name.toLowerCase() === "timestamp" ? undefined : params(name));
     try {
-      return identityOf(await authenticateCaller(this.dataSource, withoutTimestamp)) === identityOf(connection);
+      return identityOf(await authenticateCaller(this.state, withoutTimestamp)) === identityOf(connection);
     } catch (error) {
       // The database away is not the key revoked: keep the connection, check again later.
       return !(error instanceof DomainError);

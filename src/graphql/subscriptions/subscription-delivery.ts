@@ -76,7 +76,7 @@ export class SubscriptionDelivery {
     }
     const document = this.checkedDocument(payload, requestId);
     if (Array.isArray(document)) return document;
-    const request = createRequestContext(this.deps.dataSource, requestId, connection.principal, {
+    const request = createRequestContext(this.deps.state, requestId, connection.principal, {
       registrant: connection.registrant,
       settings: domainSettingsOf(config),
     });

@@ -40,7 +40,7 @@ export function createSubscriptionServer(
 ): SubscriptionServer {
   const limits = deps.config.subscriptions;
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.messageMaxBytes });
-  const reauthentication = new Reauthentication(deps.dataSource, limits.reauthIntervalMs);
+  const reauthentication = new Reauthentication(deps.state, limits.reauthIntervalMs);
   const connections = new Connections(wss, limits, deps.config.corsOrigins, (connection, now) =>
     reauthentication.check(connection, now),
   );
@@ -53,7 +53,7 @@ export function createSubscriptionServer(
         const connection = connections.of(ctx.extra.socket);
         if (!connection) return false;
         connection.protocol = ctx;
-        const accountKey = await authenticateConnection(deps.dataSource, connection, ctx.connectionParams);
+        const accountKey = await authenticateConnection(deps.state, connection, ctx.connectionParams);
         // A failure is kept, not thrown: each subscription is refused with the code a query would get.
         return accountKey === null || connections.admit(connection, accountKey);
       },

@@ -191,3 +191,25 @@ export class CreateCategoryPayloadType {
   @Field(() => [FieldProblemType], { description: REFUSED_INPUT_NOTE })
   problems: FieldProblemType[];
 }
+
+@GraphqlObjectType("RemoveCartLinePayload", { description: "The answer of removeCartLine and removeMyCartLine." })
+export class RemoveCartLinePayloadType {
+  static readonly rejected: Rejected<RemoveCartLinePayloadType> = (problems) => ({
+    user: null,
+    removedCartLineId: null,
+    problems,
+  });
+
+  @Field(() => UserType, {
+    nullable: true,
+    description:
+      "The user after the change (select cartLines and metaInfo to update a cache); null when the input was refused.",
+  })
+  user: UserType | null;
+
+  @Field(() => Int, { nullable: true, description: "The line removed; null when the input was refused." })
+  removedCartLineId: number | null;
+
+  @Field(() => [FieldProblemType], { description: REFUSED_INPUT_NOTE })
+  problems: FieldProblemType[];
+}

@@ -83,7 +83,10 @@ export class ProductType implements Node {
   @Field(() => Boolean, { description: "A cart holds at most one unit of it." })
   onlyOne: boolean;
 
-  @Field(() => Boolean, { description: "The legacy flag lock_once_funds_allocated, as stored." })
+  @Field(() => Boolean, {
+    description:
+      "Once the registration has payments, a cart line of it is not removed (removeCartLine, removeMyCartLine).",
+  })
   lockOnceFundsAllocated: boolean;
 
   @Field(() => String, { description: "Short remarks shown with it.", nullable: true })

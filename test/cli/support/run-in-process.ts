@@ -1,4 +1,5 @@
-import type { DataSource } from "typeorm";
+import { DataSource } from "typeorm";
+import type { ProcessState } from "../../../src/domain/process-state";
 import { runCli } from "../../../src/cli/run-cli";
 
 /** A stream that keeps what is written; `isTTY` makes it look like a terminal. */
@@ -17,15 +18,19 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs `regapi <argv>` in this process against `dataSource`. */
+/**
+ * Runs `regapi <argv>` in this process against `target`: a DataSource, or an app's process state
+ * (then key changes reach that app's account cache at once, as in the process that made them).
+ */
 export async function regapi(
   argv: string[],
-  dataSource: DataSource,
+  target: DataSource | ProcessState,
   options: { env?: NodeJS.ProcessEnv; stderr?: MemoryStream } = {},
 ): Promise<CliRun> {
   const stdout = new MemoryStream();
   const stderr = options.stderr ?? new MemoryStream();
-  const code = await runCli(argv, { stdout, stderr, env: options.env ?? {} }, { dataSource });
+  const cli = target instanceof DataSource ? { dataSource: target } : { dataSource: target.dataSource, state: target };
+  const code = await runCli(argv, { stdout, stderr, env: options.env ?? {} }, cli);
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 

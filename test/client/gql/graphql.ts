@@ -8,6 +8,8 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
 export type EventType =
   /** cart.product_added: Products were added to the registration's cart (data.cart_ids, data.products). */
   | 'CART_PRODUCT_ADDED'
+  /** cart.product_removed: A line was removed from the registration's cart (data.cart_id, data.p_id, data.q). */
+  | 'CART_PRODUCT_REMOVED'
   /** email.queued: A form trigger queued an email to the registrant (data.message_id, data.to, data.subject). */
   | 'EMAIL_QUEUED'
   /** email.recorded: An email sent outside regapi was recorded in the registration's history (data.to, data.subject). */

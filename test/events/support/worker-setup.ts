@@ -21,7 +21,7 @@ export const silentLogger = createLogger("silent");
 
 /** The Maple organization's API context, loopback webhook URLs allowed. */
 export const mapleContext = (db: DomainDatabase, allowPrivate = true) =>
-  createRequestContext(db.dataSource, "test", MAPLE_PRINCIPAL, {
+  createRequestContext(db.state, "test", MAPLE_PRINCIPAL, {
     settings: { ...DEFAULT_DOMAIN_SETTINGS, webhookAllowPrivate: allowPrivate },
   });
 
