@@ -39,12 +39,23 @@ export async function anyUnplacedEvent(em: EntityManager): Promise<boolean> {
  * the first of them. The row is created on first use (SQLite schemas are synchronized, not migrated).
  */
 export async function takeFeedPositions(em: EntityManager, count: number): Promise<number> {
-  const bump = () => executeWrite(em, `UPDATE event_feed SET last_position = last_position + ? WHERE id = 1`, [count]);
-  if ((await bump()).affected === 0) {
+  const mysql = em.connection.options.type !== "better-sqlite3";
+  // On MySQL/MariaDB LAST_INSERT_ID(expr) makes the UPDATE's answer carry the new value: no SELECT after it.
+  const bump = () =>
+    executeWrite(
+      em,
+      mysql
+        ? `UPDATE event_feed SET last_position = LAST_INSERT_ID(last_position + ?) WHERE id = 1`
+        : `UPDATE event_feed SET last_position = last_position + ? WHERE id = 1`,
+      [count],
+    );
+  let bumped = await bump();
+  if (bumped.affected === 0) {
     // A concurrent first use inserts the same row: the loser's duplicate key rolls its placing back, to be run again.
     await em.query(`INSERT INTO event_feed (id, last_position, pruned_through) VALUES (1, 0, 0)`);
-    await bump();
+    bumped = await bump();
   }
+  if (mysql) return bumped.insertId - count + 1;
   const [row] = await selectRows(em, { last_position: "int" }, `SELECT last_position FROM event_feed WHERE id = 1`);
   return row.last_position - count + 1;
 }

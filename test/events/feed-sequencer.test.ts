@@ -115,3 +115,24 @@ it("a reader paging along the feed while writes commit concurrently skips nothin
   expect(all.length).toBeGreaterThanOrEqual(29);
   expect(seen).toEqual(all.map((row) => row.public_id));
 });
+
+it("idle, the sequencer backs off to one plain look per pollMaxMs (no transaction)", async () => {
+  await t.runtime.sequencer.stop();
+  const idle = startFeedSequencer({
+    state: t.runtime.state,
+    logger: silentLogger,
+    onPlaced: () => undefined,
+    pollMinMs: 20,
+    pollMaxMs: 200,
+  });
+  try {
+    // 20, 40, 80, 160, then every 200 ms.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const { statements } = await t.countAllStatements(() => new Promise((resolve) => setTimeout(resolve, 1000)));
+    expect(statements).toBeGreaterThan(0);
+    // Upper bound only, so a slow machine cannot fail it; without the back-off it would be 50.
+    expect(statements).toBeLessThanOrEqual(1000 / 200 + 1);
+  } finally {
+    await idle.stop();
+  }
+});
