@@ -1,6 +1,8 @@
 /** @type {import('jest').Config} */
 module.exports = {
-  testEnvironment: "node",
+  // Node's environment, plus a record of the files that leave a socket, server or timer open
+  // (test/support/handle-audit-environment.js): such a file makes jest force-exit its worker.
+  testEnvironment: "<rootDir>/test/support/handle-audit-environment.js",
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
   // The examples of README.md and docs/ run in a suite of their own: `npm run test:docs`

@@ -131,7 +131,7 @@ async function freshDatabase(kind: "mariadb" | "sqlite", fixtureFile: string, ch
 async function startService(
   checkout: Checkout,
   databaseUrl: string,
-): Promise<{ child: ChildProcess; port: number; reruns: { count: number } }> {
+): Promise<{ child: ChildProcess; port: number; reruns: Reruns }> {
   // e.g. BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the service under the load.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
   // The node flags of `npm start`, as every bench gives the service.
@@ -152,15 +152,19 @@ async function startService(
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const reruns = { count: 0 };
+  const reruns = { count: 0, byCause: new Map<string, number>() };
   const port = await new Promise<number>((resolvePort, reject) => {
     child.once("exit", (code) => reject(new Error(`service exited ${code} before listening`)));
     createInterface({ input: child.stdout! }).on("line", (line) => {
       try {
-        const parsed = JSON.parse(line) as { msg?: string; port?: number };
+        const parsed = JSON.parse(line) as { msg?: string; port?: number; action?: string; code?: string | null };
         if (parsed.msg === "listening" && parsed.port) resolvePort(parsed.port);
         // Each rerun of a unit of work is logged at info (src/http/rerun-log.ts).
-        if (parsed.msg === "transaction rerun") reruns.count += 1;
+        if (parsed.msg === "transaction rerun") {
+          reruns.count += 1;
+          const cause = `${parsed.action ?? "?"} ${parsed.code ?? "?"}`;
+          reruns.byCause.set(cause, (reruns.byCause.get(cause) ?? 0) + 1);
+        }
       } catch {
         // not a log line
       }
@@ -318,11 +322,16 @@ async function runPhase(
  * The morning registration opens: every client creates registrants, then (the registrants
  * completing their details) updates each one it created.
  */
+/** The service's reruns so far, counted from its log, in all and by unit of work and database error. */
+interface Reruns {
+  count: number;
+  byCause: Map<string, number>;
+}
+
 interface Pids {
   service: number | undefined;
   database: number | null;
-  /** The service's reruns so far (counted from its log). */
-  reruns: { count: number };
+  reruns: Reruns;
 }
 
 async function runLoad(
@@ -395,6 +404,9 @@ async function registrationsPerProject(databaseUrl: string): Promise<Map<number,
 
 // ---------------------------------------------------------------------------------------------
 
+/** The reruns of each row by unit of work and database error, printed after the table. */
+const rerunNotes: string[] = [];
+
 interface Row {
   checkout: string;
   passwords: boolean;
@@ -444,6 +456,12 @@ async function measure(
               : wrong.map(([group, count]) => `${group}: ${counters.get(group)} ≠ ${count}`).join(", "),
         });
         printRow(rows[rows.length - 1]);
+        // Which units of work were rerun, and on what: the table's reruns per 1,000, named below it.
+        if (service.reruns.count > 0)
+          rerunNotes.push(
+            `${kind}, ${withPassword ? "passwords" : "no passwords"}, ${spread}, ${clients} clients: ` +
+              [...service.reruns.byCause].map(([cause, count]) => `${cause} × ${count}`).join(", "),
+          );
       } finally {
         await stopService(service.child);
         database.cleanup();
@@ -491,6 +509,7 @@ async function main(): Promise<void> {
     for (const withPassword of PASSWORD_MODES)
       for (const kind of DATABASES)
         for (const checkout of checkouts) await measure(checkout, kind, fixtureFile, withPassword);
+    if (rerunNotes.length > 0) console.log(`\nreruns by unit of work and error:\n${rerunNotes.join("\n")}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

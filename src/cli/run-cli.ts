@@ -9,6 +9,7 @@ import { CliError } from "./cli-error";
 import { writeLine, type CliIo } from "./cli-io";
 import { databaseKind, examples, type CliSession } from "./cli-session";
 import { registerApiKeyCommand } from "./commands/api-key.command";
+import { registerCapacityCommand } from "./commands/capacity.command";
 import { registerDemoCommand } from "./commands/demo.command";
 import { registerLoadCommand } from "./commands/load.command";
 import { registerMigrateCommand } from "./commands/migrate.command";
@@ -115,6 +116,7 @@ function buildProgram(session: CliSession): Command {
   registerWebhookCommand(program, session);
   registerWorkerCommand(program, session);
   registerRecountCommand(program, session);
+  registerCapacityCommand(program, session);
   registerPersonCommand(program, session);
   return program;
 }

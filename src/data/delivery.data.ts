@@ -335,3 +335,21 @@ export async function readDeliveryBacklog(em: EntityManager): Promise<DeliveryBa
   );
   return { undispatchedEvents: row.events, pendingDeliveries: row.deliveries, queuedEmails: row.emails };
 }
+
+/**
+ * Whether the worker has anything to do now: an event not fanned out, a delivery or an email due.
+ * One statement, without a transaction or a lock: what an idle worker asks instead of claiming.
+ */
+export async function deliveryWorkIsDue(em: EntityManager, now: Date): Promise<boolean> {
+  const at = sqlDate(em, now);
+  const [row] = await selectRows(
+    em,
+    { due: "int" },
+    `SELECT CASE WHEN EXISTS (SELECT 1 FROM event WHERE dispatched_at IS NULL)
+              OR EXISTS (SELECT 1 FROM webhook_delivery WHERE state = 'pending' AND next_attempt_at <= ?)
+              OR EXISTS (SELECT 1 FROM outbox_email WHERE state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at <= ?))
+            THEN 1 ELSE 0 END AS due`,
+    [at, at],
+  );
+  return row.due === 1;
+}

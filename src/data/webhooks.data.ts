@@ -139,12 +139,34 @@ export async function readWebhookDeliveries(
   endpointId: number,
   limit: number,
   afterId: number | null,
+  /** Backward: the `limit` oldest deliveries newer than `beforeId` (or the oldest of all), still newest first. */
+  backward: { beforeId: number | null } | null = null,
 ): Promise<WebhookDeliveryRecord[]> {
+  if (backward) {
+    const bounds = [
+      ...(backward.beforeId !== null ? [["d.id > ?", backward.beforeId] as const] : []),
+      ...(afterId !== null ? [["d.id < ?", afterId] as const] : []),
+    ];
+    const rows = await selectDeliveries(
+      em,
+      `d.endpoint_id = ?${bounds.map(([sql]) => ` AND ${sql}`).join("")} ORDER BY d.id ASC LIMIT ?`,
+      [endpointId, ...bounds.map(([, value]) => value), limit],
+    );
+    return rows.reverse();
+  }
   return selectDeliveries(
     em,
     `d.endpoint_id = ?${afterId === null ? "" : " AND d.id < ?"} ORDER BY d.id DESC LIMIT ?`,
     afterId === null ? [endpointId, limit] : [endpointId, afterId, limit],
   );
+}
+
+/** How many deliveries the endpoint's log holds. */
+export async function countWebhookDeliveries(em: EntityManager, endpointId: number): Promise<number> {
+  const [row] = await selectRows(em, { n: "int" }, `SELECT COUNT(*) AS n FROM webhook_delivery WHERE endpoint_id = ?`, [
+    endpointId,
+  ]);
+  return row?.n ?? 0;
 }
 
 /** One delivery of the endpoint (node refetch); null when the endpoint has no such delivery. */

@@ -79,15 +79,44 @@ export class WaitEstimate {
   private meanHoldMs = 0;
   private samples = 0;
   private lastReleaseAt = 0;
+  /** Since when nothing has come back while requests wait (a stall under way), else null. */
+  private stallFrom: number | null = null;
+  /** The last stall that ended: the part of a hold that fell in it is not the hold's cost. */
+  private lastStall: { from: number; to: number } | null = null;
 
   constructor(private readonly poolSize: number) {}
 
+  /**
+   * A hold, measured at release. The part of it spent in a stall (see noteWaiting) is left out:
+   * a database that answered nothing for 2.5 s while a Galera node was evicted made every hold
+   * under way 2.5 s long, and a mean of those would refuse, as hopeless, the backlog that the pool
+   * works off in a second once the cluster serves again (every add_email through the failover
+   * answered 503 for 6 s).
+   */
   recordHold(ms: number, releasedAt = performance.now()): void {
+    if (this.stallFrom !== null) {
+      this.lastStall = { from: this.stallFrom, to: releasedAt };
+      this.stallFrom = null;
+    }
+    const stall = this.lastStall;
+    const acquiredAt = releasedAt - ms;
+    const stalledMs = stall ? Math.max(0, Math.min(releasedAt, stall.to) - Math.max(acquiredAt, stall.from)) : 0;
+    const cost = ms - stalledMs;
     this.samples++;
     this.lastReleaseAt = releasedAt;
     // Weight 1/4: a dozen holds set the mean (the pool's start-up statements, a few ms each, are
     // forgotten); one slow statement moves it by a quarter.
-    this.meanHoldMs = this.samples === 1 ? ms : this.meanHoldMs + (ms - this.meanHoldMs) / 4;
+    this.meanHoldMs = this.samples === 1 ? cost : this.meanHoldMs + (cost - this.meanHoldMs) / 4;
+  }
+
+  /**
+   * Told while requests wait for a connection: when none has come back for twice the mean hold,
+   * the database has stalled (a node lost, a frozen server) since the last release, and the
+   * holds under way stop measuring what requests cost until one comes back.
+   */
+  noteWaiting(now = performance.now()): void {
+    if (this.stallFrom === null && this.samples >= 5 && now - this.lastReleaseAt > 2 * this.meanHoldMs)
+      this.stallFrom = this.lastReleaseAt;
   }
 
   /**
@@ -166,6 +195,7 @@ export class WaitQueue {
 
   /** Refuses, oldest first, the waiters that cannot start within the timeout. */
   sweep(now: number): void {
+    if (this.waiters.size > 0) this.estimate.noteWaiting(now);
     let ahead = 0;
     // Deleting the entry being visited is safe in a Set's iteration.
     for (const waiter of this.waiters) {

@@ -1,7 +1,7 @@
 import mysql2 from "mysql2";
 import type { DataSource, QueryRunner } from "typeorm";
 import type { DatabaseConfig, ReplicasConfig } from "../config/config";
-import { databaseFailureOf, connectionFailureCause } from "./database-failure";
+import { connectionFailureCause } from "./database-failure";
 import {
   formatGtidPosition,
   gtidPositionCovers,
@@ -11,7 +11,8 @@ import {
 } from "./gtid";
 import type { ReadPositionStore } from "./read-positions";
 import { trackCommitPositions } from "./commit-positions";
-import { mysqlDriverOf, runnerInternalsOf, type Mysql2Pool, type PooledConnection } from "./driver-internals";
+import { mysqlDriverOf, type Mysql2Pool, type PooledConnection } from "./driver-internals";
+import { leaseReplicaConnection } from "./replica-lease";
 
 // Read replicas (docs/scale-out.md). Reads that take no lock are served by a healthy replica when
 // one is configured; everything else, and every read that cannot be served there in time, by the
@@ -83,8 +84,7 @@ class Replica {
 }
 
 const WAIT_BUCKETS_KEPT = 10_000;
-/** How a read snapshot starts (src/data/read-snapshot.data.ts), on a replica as on the primary. */
-export const SNAPSHOT_START = "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY";
+export { failoverReplicaRead, SNAPSHOT_START } from "./replica-lease";
 
 /** Replicas of one DataSource's primary, their health, and the reads routed to them. */
 export class ReplicaSet {
@@ -100,8 +100,13 @@ export class ReplicaSet {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private primaryChecker: mysql2.Connection | null = null;
-  /** The primary's @@gtid_binlog_pos over time, to tell the lag of a replica whose SQL thread is stopped. */
+  /**
+   * The primary's @@gtid_binlog_pos over time, to tell the lag of a replica whose SQL thread is
+   * stopped: sampled only while a replica reports no Seconds_Behind_Master, so a healthy set sends
+   * the primary nothing.
+   */
   private primarySamples: { at: number; position: GtidPosition }[] = [];
+  private lagUnknown = false;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -230,45 +235,11 @@ export class ReplicaSet {
   private lease(replica: Replica, connection: PooledConnection, snapshot: boolean): ReplicaLease {
     const target: ReadTarget = `replica:${replica.name}`;
     this.count(target);
-    const driver = mysqlDriverOf(this.dataSource);
-    const runner = this.dataSource.createQueryRunner();
-    const internals = runnerInternalsOf(runner);
-    internals.databaseConnection = driver.prepareDbConnection(connection);
-    const onReplica = internals.databaseConnection;
-    const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;
-    let movedToPrimary: Promise<void> | null = null;
-    const failover = (error: unknown, failedOn: PooledConnection | undefined, startsSnapshot = false) => {
-      // Only a statement that failed on the replica's connection moves (a failure on the primary
-      // afterwards is the primary's). Statements in flight together fail together (a query's
-      // root fields read at once): the first starts the move, the others wait for it and run
-      // again on the primary too.
-      if (failedOn !== onReplica || databaseFailureOf(error) === null) return Promise.resolve(false);
-      movedToPrimary ??= (async () => {
-        // The replica went away under this read: the rest of it runs on the primary.
-        this.markDown(replica, error);
-        this.bump(this.counters.fallbacks, "replica_failed");
-        onReplica?.destroy();
-        internals.databaseConnection = await driver.obtainMasterConnection();
-        // The statement that failed reruns: when it was the snapshot's own START, that is enough.
-        if (snapshot && !startsSnapshot) await query(SNAPSHOT_START);
-      })();
-      return movedToPrimary.then(() => true);
-    };
-    leases.set(runner, { failover });
-    // TypeORM's own statements on this runner (repositories, query builders) move the same way
-    // as the pooled ones (src/db/pooled-select.ts calls failoverReplicaRead itself).
-    runner.query = (async (...args: unknown[]) => {
-      const failedOn = internals.databaseConnection;
-      try {
-        return await query(...args);
-      } catch (error) {
-        const sql = String(args[0]);
-        // A read-only transaction's end loses nothing when it fails: no need to move for it.
-        if (/^\s*(COMMIT|ROLLBACK)\b/i.test(sql)) throw error;
-        if (!(await failover(error, failedOn, sql === SNAPSHOT_START))) throw error;
-        return query(...args);
-      }
-    }) as QueryRunner["query"];
+    const runner = leaseReplicaConnection(this.dataSource, connection, snapshot, (error) => {
+      // The replica went away under this read: the rest of it runs on the primary.
+      this.markDown(replica, error);
+      this.bump(this.counters.fallbacks, "replica_failed");
+    });
     return { runner, target, release: () => runner.release() };
   }
 
@@ -309,8 +280,17 @@ export class ReplicaSet {
   }
 
   private async checkAll(): Promise<void> {
-    await this.samplePrimary();
+    if (this.lagUnknown) await this.samplePrimary();
+    else this.forgetPrimary();
+    this.lagUnknown = false;
     await Promise.all(this.replicas.map((replica) => this.check(replica)));
+  }
+
+  /** No replica needs the primary's samples: they go, and so does the connection they were read on. */
+  private forgetPrimary(): void {
+    this.primarySamples = [];
+    this.primaryChecker?.destroy();
+    this.primaryChecker = null;
   }
 
   private async samplePrimary(): Promise<void> {
@@ -342,8 +322,10 @@ export class ReplicaSet {
       if (!status) throw new Error("not a replica: SHOW ALL SLAVES STATUS is empty");
       replica.applied = parseGtidPosition(String(status.Gtid_Slave_Pos ?? ""));
       const behind = status.Seconds_Behind_Master;
-      replica.lagSeconds =
-        behind === null || behind === undefined ? this.estimatedLag(replica.applied) : Number(behind);
+      const unknown = behind === null || behind === undefined;
+      // From the next check on, the primary is sampled (while any replica's lag stays unknown).
+      if (unknown) this.lagUnknown = true;
+      replica.lagSeconds = unknown ? this.estimatedLag(replica.applied) : Number(behind);
       replica.error =
         [status.Last_IO_Error, status.Last_SQL_Error].filter((text) => typeof text === "string" && text).join("; ") ||
         null;
@@ -363,25 +345,6 @@ export class ReplicaSet {
     const first = this.primarySamples.find((sample) => !gtidPositionCovers(applied, sample.position));
     return first ? Math.floor((Date.now() - first.at) / 1000) : 0;
   }
-}
-
-const leases = new WeakMap<
-  QueryRunner,
-  { failover(error: unknown, failedOn: PooledConnection | undefined, startsSnapshot?: boolean): Promise<boolean> }
->();
-
-/**
- * When a statement of a replica read failed because the replica went away (unreachable, timed
- * out), moves the read to the primary and returns true: the caller runs the statement again.
- * `failedOn` is the connection the statement ran on: a failure on the primary is not moved.
- */
-export async function failoverReplicaRead(
-  runner: QueryRunner | undefined,
-  error: unknown,
-  failedOn: unknown,
-): Promise<boolean> {
-  const lease = runner ? leases.get(runner) : undefined;
-  return lease ? lease.failover(error, failedOn as PooledConnection | undefined) : false;
 }
 
 /**

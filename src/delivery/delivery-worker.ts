@@ -3,6 +3,7 @@ import {
   claimDueDeliveries,
   claimDueEmails,
   claimUndispatchedEvents,
+  deliveryWorkIsDue,
   disableEndpoints,
   recordDeliveryAttempts,
   recordEmailAttempts,
@@ -41,6 +42,8 @@ export interface DeliveryWorkerOptions {
 }
 
 export interface DeliveryWorker {
+  /** Work may be waiting (events were placed in the feed): look now, and poll often again. */
+  wake(): void;
   /** Stops claiming, waits for the deliveries in flight to be sent and recorded. */
   stop(): Promise<void>;
   /** Counts since start, for logs and benchmarks. */
@@ -53,6 +56,10 @@ export interface DeliveryWorker {
     pruned: number;
   };
 }
+
+/** The longest wait of an idle worker between two looks: 8 poll intervals, at most 5 s (never below the poll interval). */
+export const idleWaitMaxOf = (config: Pick<DeliveryConfig, "pollIntervalMs">) =>
+  Math.max(config.pollIntervalMs, Math.min(config.pollIntervalMs * 8, 5000));
 
 /** A claim lasts past the send timeout, so a live worker always records before another may take the row again. */
 export const leaseMsOf = (config: Pick<DeliveryConfig, "timeoutMs">) => config.timeoutMs * 2 + 1000;
@@ -165,7 +172,6 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   }
 
   async function round(): Promise<number> {
-    const pruned = await prune();
     const dispatched = await fanOut();
     const deliveries = await claim((em, now, lease) => claimDueDeliveries(em, batchSize, now, lease));
     const queuedEmails = await claim((em, now, lease) => claimDueEmails(em, batchSize, now, lease));
@@ -196,32 +202,47 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       else stats.failed++;
     }
     stats.emailsSent += emailResults.filter((result) => result.next.state === "sent").length;
-    return pruned + dispatched + deliveries.length + queuedEmails.length;
+    return dispatched + deliveries.length + queuedEmails.length;
   }
 
+  // While idle, the worker asks one question (deliveryWorkIsDue) instead of claiming, and asks
+  // less often the longer nothing comes: the wait doubles from DELIVERY_POLL_MS up to
+  // idleWaitMaxMs. Work found, or a wake (the runtime's, when events were placed in the feed here
+  // or, through Redis, by another instance), starts over at once.
+  const idleWaitMaxMs = idleWaitMaxOf(config);
+  let idleWaitMs = config.pollIntervalMs;
+  let probeFirst = false;
   const idle = () =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         wake = null;
         resolve();
-      }, config.pollIntervalMs);
+      }, idleWaitMs);
+      idleWaitMs = Math.min(idleWaitMs * 2, idleWaitMaxMs);
       wake = () => {
         clearTimeout(timer);
         wake = null;
         resolve();
       };
     });
+  const cycle = async (): Promise<number> => {
+    const pruned = await prune();
+    if (probeFirst && pruned === 0 && !(await deliveryWorkIsDue(state.dataSource.manager, new Date()))) return 0;
+    return pruned + (await round());
+  };
 
   const running = (async () => {
     while (!stopping) {
       let worked = 0;
       try {
-        worked = await round();
+        worked = await cycle();
       } catch (error) {
         // A lost database connection or a deadlock: claims not recorded are taken again after their lease.
         logger.error({ err: error }, "delivery round failed; retrying after the poll interval");
       }
-      if (worked === 0 && !stopping) await idle();
+      probeFirst = worked === 0;
+      if (worked > 0) idleWaitMs = config.pollIntervalMs;
+      else if (!stopping) await idle();
     }
   })();
 
@@ -235,6 +256,11 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   );
   return {
     stats,
+    wake() {
+      probeFirst = false;
+      idleWaitMs = config.pollIntervalMs;
+      wake?.();
+    },
     async stop() {
       stopping = true;
       wake?.();

@@ -4,7 +4,7 @@ import { buildSchema } from "type-graphql";
 import { FormResolver, UserFormResolver } from "./resolvers/form.resolver";
 import { NodeResolver } from "./nodes/node.resolver";
 import { assertRootFieldsAuthorized, registrantScopeChecker } from "./execution/registrant-scope";
-import { ProjectResolver } from "./resolvers/project.resolver";
+import { ProjectResolver, TagConnectionResolver } from "./resolvers/project.resolver";
 import { StatusResolver } from "./resolvers/status.resolver";
 import { UserMutationResolver } from "./resolvers/user-mutation.resolver";
 import { UserFieldsResolver } from "./resolvers/user-fields.resolver";
@@ -21,6 +21,7 @@ import { PortalResolver } from "./resolvers/portal.resolver";
 
 export const RESOLVERS = [
   ProjectResolver,
+  TagConnectionResolver,
   UserQueryResolver,
   UserConnectionResolver,
   UserFieldsResolver,

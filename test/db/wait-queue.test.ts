@@ -89,6 +89,40 @@ describe("the wait queue's judgement", () => {
     drain();
   });
 
+  it("after a stall (a Galera node evicted), judges the backlog on what holds cost, not on the stall", () => {
+    // Holds of 10 ms, the last released at 1000. Then nothing comes back for 2.5 s while requests
+    // wait (the cluster holds every commit until the lost node is evicted); the ten holds under
+    // way end at 3500 and after, each 2.51 s long, of which 10 ms is the work.
+    const estimate = estimateWithMeanHold(10, 10, 1000);
+    const { queue, refused, drain } = queueOf(estimate, 200, 1100);
+    queue.sweep(1500);
+    queue.sweep(3400);
+    expect(refused).toEqual([]);
+    for (let i = 0; i < 10; i += 1) estimate.recordHold(2510, 3500 + i);
+    // The 200 waiters start within (200/10 + 1) × 10 ms: none is refused, whatever its age.
+    queue.sweep(3520);
+    expect(refused).toEqual([]);
+    expect(estimate.expectedWaitMs(199, 3520)).toBeLessThan(300);
+    drain();
+
+    // Without the stall left out, the same holds would have refused the whole backlog as hopeless.
+    const naive = estimateWithMeanHold(10, 10, 1000);
+    for (let i = 0; i < 10; i += 1) naive.recordHold(2510, 3500 + i);
+    expect(naive.expectedWaitMs(199, 3520)).toBeGreaterThan(TIMEOUT);
+  });
+
+  it("a hold that is slow while others come back is its cost: no stall is assumed", () => {
+    const estimate = estimateWithMeanHold(2, 250, 700);
+    const { queue, drain } = queueOf(estimate, 20, 700);
+    // Connections keep coming back every 250 ms: the pool flows, each hold counts whole.
+    for (let at = 950; at <= 1700; at += 250) {
+      queue.sweep(at - 1);
+      estimate.recordHold(250, at);
+    }
+    expect(estimate.expectedWaitMs(0, 1700)).toBe(250);
+    drain();
+  });
+
   it("judges nobody while fewer than five holds have been measured (a cold pool)", () => {
     const { queue, refused, drain } = queueOf(new WaitEstimate(1), 100);
     queue.sweep(TIMEOUT * 2);

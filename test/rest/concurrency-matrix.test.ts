@@ -7,6 +7,17 @@ import { writeFigures } from "../support/figures";
 import { graphql } from "../support/graphql";
 import { postRest, type LegacyEndpoint } from "../support/rest";
 import { startTestApp, type TestApp } from "../support/test-app";
+import * as mix from "../support/family-mix";
+import {
+  ACCEPTED,
+  createFamily,
+  familyMixBaseline,
+  familyMixCall,
+  familyMixProblems,
+  TSHIRT,
+  WITHDRAWN,
+  writeApiOf,
+} from "../support/family-mix";
 
 // Issue 33: writes that collide. For every write action, CALLERS closed-loop callers (each sends
 // its next call when its last one is answered) write to the same registration; then the family
@@ -21,9 +32,6 @@ const FULL = process.env.CONCURRENCY_FULL === "1";
 const CALLERS = 10;
 const CALLS = FULL ? 100 : 6;
 const RERUN_SHARE = 0.01;
-const ACCEPTED = 9;
-const WITHDRAWN = 10;
-const TSHIRT = 78;
 
 let t: TestApp;
 const figures: Record<string, { requests: number; reruns: number; exhausted: number; ms: number }> = {};
@@ -123,12 +131,6 @@ async function newRegistrant(doc: Record<string, unknown> = {}): Promise<number>
   return Number((res.body.user_info as { clogin_id: string }).clogin_id);
 }
 
-async function newChild(parent: number): Promise<number> {
-  const res = await rest("users", { action: "create_child", connected_to: parent, doc: { first_name: "Kid" } });
-  expect(res.status).toBe(200);
-  return Number((res.body.user_info as { clogin_id: string }).clogin_id);
-}
-
 /** The kept counters of the project equal what a recount finds. */
 async function expectCountersRecounted(): Promise<void> {
   const read = async () =>
@@ -138,46 +140,20 @@ async function expectCountersRecounted(): Promise<void> {
   expect(await read()).toEqual(kept);
 }
 
-const firingsOf = async (cloginIds: number[]) =>
-  Promise.all(
-    cloginIds.map(async (cloginId) =>
-      count(`SELECT COUNT(*) AS n FROM trigger_firing WHERE registration_id = ?`, [await uidOf(cloginId)]),
-    ),
-  );
-
-const ADD_EMAIL = `mutation($input: AddEmailInput!) { addEmail(input: $input) { user { uid } } }`;
-const ADD_PRODUCT = `mutation($input: AddProductInput!) { addProduct(input: $input) { user { uid } } }`;
-const SET_STATUS = `mutation($input: SetStatusInput!) { setStatus(input: $input) { user { uid } } }`;
-const UPDATE_USER = `mutation($input: UpdateUserInput!) { updateUser(input: $input) { user { uid } } }`;
 const MARK_COMPLETE = `mutation($input: MarkFormsCompleteInput!) { markFormsComplete(input: $input) { markedComplete } }`;
 const UPDATE_ME = `mutation($input: UpdateMeInput!) { updateMe(input: $input) { user { uid } } }`;
 
 const viaGraphql = (caller: number) => caller % 2 === 1;
 
-function addEmail(cloginId: number, subject: string, caller: number): Promise<Answer> {
-  const email = { from: "office@maple.test", to: "someone@collide.test", subject, body: "<p>b</p>" };
-  return viaGraphql(caller)
-    ? mutation(ADD_EMAIL, { groupId: MAPLE.groupId, cloginId, emails: [email] })
-    : rest("users", { action: "add_email", clogin_id: cloginId, doc: { email_list: email } });
-}
-
-function addProduct(cloginId: number, productId: number, caller: number): Promise<Answer> {
-  return viaGraphql(caller)
-    ? mutation(ADD_PRODUCT, { groupId: MAPLE.groupId, cloginId, productList: [{ productId, quantity: 1 }] })
-    : rest("users", { action: "add_product", clogin_id: cloginId, product_list: [{ p_id: productId, q: 1 }] });
-}
-
-function setStatus(cloginId: number, statusId: number, caller: number): Promise<Answer> {
-  return viaGraphql(caller)
-    ? mutation(SET_STATUS, { groupId: MAPLE.groupId, cloginId, statusId })
-    : rest("users", { action: "set_status", clogin_id: cloginId, status_id: statusId });
-}
-
-function update(cloginId: number, values: Record<string, string>, caller: number): Promise<Answer> {
-  return viaGraphql(caller)
-    ? mutation(UPDATE_USER, { groupId: MAPLE.groupId, cloginId, values })
-    : rest("users", { action: "update", clogin_id: cloginId, doc: values });
-}
+const api = () => writeApiOf(t.app);
+const addEmail = (cloginId: number, subject: string, caller: number) =>
+  mix.addEmail(api(), cloginId, subject, viaGraphql(caller));
+const addProduct = (cloginId: number, productId: number, caller: number) =>
+  mix.addProduct(api(), cloginId, productId, viaGraphql(caller));
+const setStatus = (cloginId: number, statusId: number, caller: number) =>
+  mix.setStatus(api(), cloginId, statusId, viaGraphql(caller));
+const update = (cloginId: number, values: Record<string, string>, caller: number) =>
+  mix.update(api(), cloginId, values, viaGraphql(caller));
 
 /** The subjects of the registration's email history, each with how often it is there. */
 async function subjectCounts(cloginId: number, prefix: string): Promise<Map<string, number>> {
@@ -345,42 +321,11 @@ describe("every write action, CALLERS callers on one registration", () => {
 
 describe("a family written at once: a parent and two children", () => {
   it("add_product on the children, set_status and update with triggers on the parent, add_email on all", async () => {
-    const parent = await newRegistrant();
-    const children = [await newChild(parent), await newChild(parent)];
-    const family = [parent, ...children];
-    const childFirings = await firingsOf(children);
-    const events = await lastEventId();
-    const answers = await closedLoop("family_mix", (caller, n) => {
-      switch (caller % 5) {
-        case 0:
-          return addProduct(children[n % 2], TSHIRT, n);
-        case 1:
-          return setStatus(parent, n % 2 ? WITHDRAWN : ACCEPTED, n);
-        case 2:
-          return update(parent, { f_301_1: `Parent-${caller}-${n}` }, n);
-        case 3:
-          return update(children[n % 2], { f_301_1: `Child-${caller}-${n}` }, n);
-        default:
-          return addEmail(family[n % 3], `fam-${caller}-${n}`, n);
-      }
-    });
-    const emails = answers.filter((a) => a.caller % 5 === 4);
-    const recorded = new Map<string, number>();
-    for (const member of family)
-      for (const [subject, n] of await subjectCounts(member, "fam-")) recorded.set(subject, n);
-    expect(recorded).toEqual(new Map(emails.map((a) => [`fam-${a.caller}-${a.n}`, 1])));
-    const childUids = await Promise.all(children.map(uidOf));
-    const units = answers.filter((a) => a.caller % 5 === 0).length;
-    expect(
-      await count(
-        `SELECT COALESCE(SUM(quantity), 0) AS n FROM cart_line WHERE registration_id IN (?, ?) AND product_id = ?`,
-        [...childUids, TSHIRT],
-      ),
-    ).toBe(units);
-    expect(await eventsSince("cart.product_added", events)).toBe(units);
-    // The parent's form 301 completed in the mix, its three triggers acted once; the children's
-    // completed at their create (a child without an email gets no trigger email) and stay so.
-    expect(await firingsOf(family)).toEqual([3, ...childFirings]);
+    registrants += 1;
+    const family = await createFamily(api(), `matrix${registrants}@collide.test`);
+    const baseline = await familyMixBaseline(t.dataSource, family);
+    const answers = await closedLoop("family_mix", (caller, n) => familyMixCall(api(), family, caller, n));
+    expect(await familyMixProblems(t.dataSource, family, baseline, answers)).toEqual([]);
     await expectCountersRecounted();
   });
 });

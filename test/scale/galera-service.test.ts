@@ -27,12 +27,15 @@ import { Haproxy } from "../support/haproxy";
 import { acquireMachineLock } from "../support/machine-lock";
 import { postRest } from "../support/rest";
 import { writeFigures } from "../support/figures";
+import { createFamily, familyMixBaseline, familyMixCall, familyMixProblems, writeApiOf } from "../support/family-mix";
 
 // Issue 22 §2 and §4: the service unchanged on a private three-node Galera cluster. The migrations
 // and the demo apply through HAProxy on nodes that refuse tables without a primary key and
 // non-InnoDB tables (wsrep_mode); the 50-way writes to one family go through two nodes at once
 // (multi-writer: Galera certification, not InnoDB locks, decides between them) and still apply
-// exactly once, the counters equal to a recount; delivery workers on two nodes send each event
+// exactly once, the counters equal to a recount, and so does the concurrency matrix's family mix
+// (test/support/family-mix.ts) sent by closed-loop callers half through each node, its
+// certification conflicts rerun and counted, never failed; delivery workers on two nodes send each event
 // exactly once to a real HTTP receiver; a read on one node sees a write just committed on another
 // (DATABASE_WSREP_SYNC_WAIT). SCALE_FULL=1 (npm run test:scale) runs the bursts larger. Figures
 // printed at the end.
@@ -44,6 +47,9 @@ const CHILDREN = 10;
 const ADDS_PER_CHILD = FULL ? 6 : 2;
 const EVENTS = FULL ? 2000 : 400;
 const READS = FULL ? 300 : 60;
+/** The concurrency matrix's family mix (test/support/family-mix.ts): callers, and calls each. */
+const MIX_CALLERS = 10;
+const MIX_CALLS = FULL ? 30 : 6;
 const ACCEPTED = 9;
 const WITHDRAWN = 10;
 
@@ -298,6 +304,52 @@ describeOnMysqlFamily("the service on a three-node Galera cluster", () => {
     // A family's row lock is its own node's only, but every write to the family also writes the
     // parent's row (its updated_at, src/domain/unit-of-work.ts): two such writes through two
     // nodes conflict at certification and one reruns, so the counters equal a recount.
+    const kept = (await readProjectCounters(check.manager, { projectId: MAPLE.groupId })).get(MAPLE.groupId)!;
+    await recountProjectCounters(createRequestContext(stateOf(haproxyDs), "recount", MAPLE_PRINCIPAL), MAPLE.groupId);
+    const recounted = (await readProjectCounters(check.manager, { projectId: MAPLE.groupId })).get(MAPLE.groupId)!;
+    expect(kept).toEqual(recounted);
+  });
+
+  it(`the concurrency matrix's family mix, ${MIX_CALLERS} closed-loop callers half through each node: all 200, each write once, counters = recount`, async () => {
+    const apps = [await appOn(node1), await appOn(node2)];
+    const apis = apps.map((app) => writeApiOf(app.app));
+    const family = await createFamily(apis[0], "mix@galera.test");
+    const check = await dataSourceOn(cluster!.node(3).port, "regapi");
+    const baseline = await familyMixBaseline(check, family);
+    const before = [node1, node2].map((ds) => ({ ...transactionRetryCountsOf(ds) }));
+    const started = Date.now();
+    const answers: { caller: number; n: number; status: number; body: Record<string, unknown> }[] = [];
+    await Promise.all(
+      Array.from({ length: MIX_CALLERS }, async (_, caller) => {
+        // Each of the five roles has a caller on each node.
+        const api = apis[Math.floor(caller / 5) % 2];
+        for (let n = 0; n < MIX_CALLS; n += 1)
+          answers.push({ ...(await familyMixCall(api, family, caller, n)), caller, n });
+      }),
+    );
+    const reruns = [node1, node2].map((ds, i) => {
+      const now = transactionRetryCountsOf(ds);
+      return {
+        deadlock: now.deadlock - before[i].deadlock,
+        lockWaitTimeout: now.lock_wait_timeout - before[i].lock_wait_timeout,
+        connectionLost: now.connection_lost - before[i].connection_lost,
+        exhausted: now.exhausted - before[i].exhausted,
+      };
+    });
+    const rerun = reruns.reduce((sum, r) => sum + r.deadlock + r.lockWaitTimeout + r.connectionLost, 0);
+    figures.familyMix = {
+      requests: answers.length,
+      ms: Date.now() - started,
+      reruns,
+      rerunsPer1000Requests: Math.round((rerun * 1000) / answers.length),
+    };
+    // Certification conflicts between the nodes are reruns, never a failed request.
+    expect(
+      answers.filter((a) => a.status !== 200).map((a) => [a.status, JSON.stringify(a.body).slice(0, 300)]),
+    ).toEqual([]);
+    expect(reruns.map((r) => r.exhausted)).toEqual([0, 0]);
+    // Read on the third node, which neither wrote through.
+    expect(await familyMixProblems(check, family, baseline, answers)).toEqual([]);
     const kept = (await readProjectCounters(check.manager, { projectId: MAPLE.groupId })).get(MAPLE.groupId)!;
     await recountProjectCounters(createRequestContext(stateOf(haproxyDs), "recount", MAPLE_PRINCIPAL), MAPLE.groupId);
     const recounted = (await readProjectCounters(check.manager, { projectId: MAPLE.groupId })).get(MAPLE.groupId)!;

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { isAlive, killRecordedProcesses, removeEmptyRegistry } from "./processes";
 import { removeRunFolders } from "./run-folder";
 import { removeBuilds } from "./service-build";
@@ -13,6 +14,20 @@ export default function globalTeardown(): void {
   if (leftovers.length > 0)
     process.stderr.write(`killed servers the tests left running:\n  ${leftovers.join("\n  ")}\n`);
   removeEmptyRegistry();
+  reportOpenHandles();
   removeRunFolders(run, isAlive);
   removeBuilds(run, isAlive);
+}
+
+/** Names the files that left something open (handle-audit-environment.js), once, at the end. */
+function reportOpenHandles(): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the environment is plain JS, for jest to load
+  const { recordFile } = require("./handle-audit-environment.js") as { recordFile(): string };
+  const file = recordFile();
+  if (!existsSync(file)) return;
+  const lines = readFileSync(file, "utf8").trim().split("\n");
+  rmSync(file);
+  process.stderr.write(
+    `test files that left resources open (they keep a jest worker from exiting):\n  ${lines.join("\n  ")}\n`,
+  );
 }

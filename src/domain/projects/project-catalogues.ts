@@ -1,7 +1,7 @@
 import type { EntityManager } from "typeorm";
 import { readFormsOfProjects, type FormDefinition } from "../../data/forms.data";
 import { readStatusesOfProjects } from "../../data/statuses.data";
-import { readTagPages } from "../../data/tags.data";
+import { countTags, readTagPages } from "../../data/tags.data";
 import type { RequestContext } from "../context";
 import { formsARegistrantFills, registrationLevel } from "../forms/form-rules";
 
@@ -23,13 +23,18 @@ export function readProjectForms(em: EntityManager, projectIds: readonly number[
   return readFormsOfProjects(em, projectIds);
 }
 
-/** The same page of each project's tags, in id order. */
+/** The same page of each project's tags, in id order (backward: the last ones before a tag). */
 export function readProjectTagPages(
   em: EntityManager,
   projectIds: readonly number[],
-  page: { size: number; afterTagId: number | null },
+  page: { size: number; afterTagId: number | null; beforeTagId: number | null; backward: boolean },
 ) {
   return readTagPages(em, projectIds, page);
+}
+
+/** How many tags each project has. */
+export function countProjectTags(em: EntityManager, projectIds: readonly number[]) {
+  return countTags(em, projectIds);
 }
 
 /**

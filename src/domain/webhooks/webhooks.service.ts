@@ -5,6 +5,7 @@ import { z } from "zod";
 import {
   deleteWebhookEndpointRow,
   insertWebhookEndpoint,
+  countWebhookDeliveries,
   readWebhookDeliveries,
   readWebhookDelivery,
   readWebhookEndpoints,
@@ -19,7 +20,7 @@ import { requirePrincipal, type RequestContext } from "../context";
 import { authorize } from "../authorize";
 import { integerId } from "../commands/members";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
-import { DomainError, validationFailed } from "../errors";
+import { DomainError, validationFailed, type Problem } from "../errors";
 import { EVENT_TYPES } from "../events/record-event";
 import { inTransaction } from "../transaction";
 
@@ -188,21 +189,58 @@ export async function listWebhookEndpoints(ctx: RequestContext): Promise<Webhook
 }
 
 export const MAX_DELIVERIES_PAGE = 100;
+export const DEFAULT_DELIVERIES_PAGE = 20;
 
-/** A page of an endpoint's delivery log, newest first; `afterId` continues after that delivery. */
+/**
+ * A page of an endpoint's delivery log, newest first: forward, the `first` after delivery
+ * `afterId` (older ones); backward (`last`), the `last` deliveries just newer than `beforeId`,
+ * or the oldest `last` of the log. `withTotal` adds the log's size (one more statement).
+ */
 export async function listWebhookDeliveries(
   ctx: RequestContext,
-  query: { endpointId: unknown; first: number; afterId: number | null },
-): Promise<{ deliveries: WebhookDeliveryRecord[]; hasNextPage: boolean }> {
+  query: {
+    endpointId: unknown;
+    first: number | null;
+    afterId: number | null;
+    last?: number | null;
+    beforeId?: number | null;
+    withTotal?: boolean;
+  },
+): Promise<{ deliveries: WebhookDeliveryRecord[]; hasMore: boolean; backward: boolean; totalCount: number | null }> {
   const { endpointId } = parseCommand(z.object({ endpointId: integerId }), { endpointId: query.endpointId });
-  if (!Number.isInteger(query.first) || query.first < 1 || query.first > MAX_DELIVERIES_PAGE)
-    throw validationFailed([
-      { path: ["first"], reason: "OUT_OF_RANGE", message: `must be an integer from 1 to ${MAX_DELIVERIES_PAGE}` },
-    ]);
+  const sizeProblem = (member: "first" | "last", size: number | null | undefined) =>
+    size != null && (!Number.isInteger(size) || size < 1 || size > MAX_DELIVERIES_PAGE)
+      ? [
+          {
+            path: [member],
+            reason: "OUT_OF_RANGE" as const,
+            message: `must be an integer from 1 to ${MAX_DELIVERIES_PAGE}`,
+          },
+        ]
+      : [];
+  const problems: Problem[] = [...sizeProblem("first", query.first), ...sizeProblem("last", query.last)];
+  if (query.first != null && query.last != null)
+    problems.push({
+      path: ["last"],
+      reason: "CONFLICTING_MEMBERS",
+      message: "and first page in opposite directions; give one",
+    });
+  if (problems.length > 0) throw validationFailed(problems);
   authorize(ctx, "read", "organization");
   await requireEndpoint(ctx, endpointId);
-  const rows = await readWebhookDeliveries(ctx.em, endpointId, query.first + 1, query.afterId);
-  return { deliveries: rows.slice(0, query.first), hasNextPage: rows.length > query.first };
+  const backward = query.last != null || (query.beforeId != null && query.first == null);
+  const size = (backward ? query.last : query.first) ?? DEFAULT_DELIVERIES_PAGE;
+  const rows = await readWebhookDeliveries(
+    ctx.em,
+    endpointId,
+    size + 1,
+    query.afterId,
+    backward ? { beforeId: query.beforeId ?? null } : null,
+  );
+  // Backward, the extra row is the oldest (first read, last of the newest-first list).
+  const deliveries = backward ? rows.slice(Math.max(0, rows.length - size)) : rows.slice(0, size);
+  const totalCount = query.withTotal ? await countWebhookDeliveries(ctx.em, endpointId) : null;
+  return { deliveries, hasMore: rows.length > size, backward, totalCount };
 }
 
 /** Queues every delivery of the event again (a failed one too). Returns how many were queued. */

@@ -32,6 +32,7 @@ import {
 import {
   readProjectForms,
   readProjectStatuses,
+  countProjectTags,
   readProjectTagPages,
   type FormDefinition,
   type StatusRecord,
@@ -52,7 +53,13 @@ export interface TagPageKey {
   groupId: number;
   size: number;
   afterTagId: number | null;
+  beforeTagId: number | null;
+  backward: boolean;
 }
+
+/** The page a tag page key asks for, whatever the project. */
+const tagPageOf = (key: TagPageKey): string =>
+  `${key.size}:${key.afterTagId}:${key.beforeTagId}:${key.backward ? "last" : "first"}`;
 
 /** A DataLoader over a batch read that returns a map; keys missing from the map get `fallback`. */
 function loaderOf<K, V, C = K>(
@@ -198,19 +205,24 @@ const LOADERS = {
     loaderOf<TagPageKey, TagPage, string>(
       async (keys) => {
         const pages = new Map<string, TagPage>();
-        for (const [pageKey, sameKeys] of groupBy(keys, (key) => `${key.size}:${key.afterTagId}`)) {
-          const { size, afterTagId } = sameKeys[0];
+        for (const [pageKey, sameKeys] of groupBy(keys, tagPageOf)) {
+          const { size, afterTagId, beforeTagId, backward } = sameKeys[0];
           const read = await readProjectTagPages(
             em,
             sameKeys.map((key) => key.groupId),
-            { size, afterTagId },
+            { size, afterTagId, beforeTagId, backward },
           );
           for (const [groupId, page] of read) pages.set(`${groupId}:${pageKey}`, page);
         }
         return pages;
       },
       () => ({ tags: [], hasNextPage: false }),
-      (key) => `${key.groupId}:${key.size}:${key.afterTagId}`,
+      (key) => `${key.groupId}:${tagPageOf(key)}`,
+    ),
+  tagCounts: ({ em }: LoaderScope) =>
+    loaderOf<number, number>(
+      (groupIds) => countProjectTags(em, groupIds),
+      () => 0,
     ),
   registrationsByPerson: ({ em }: LoaderScope) =>
     loaderOf<ProjectPersonKey, RegistrationRef | null, string>(

@@ -13,6 +13,7 @@ import {
   Authorized,
 } from "type-graphql";
 import type { GraphQLResolveInfo } from "graphql";
+import { validationFailed } from "../../domain/errors";
 import { IsInt, IsOptional, Max, Min } from "class-validator";
 import { getProject, listOrganizationProjects } from "../../domain/projects/projects.service";
 import type { GraphqlContext } from "../context";
@@ -40,7 +41,7 @@ export class ProjectsArgs {
 export class TagsArgs {
   @Field(() => Int, {
     nullable: true,
-    description: `Page size, 1 to ${MAX_PAGE_SIZE}; ${DEFAULT_PAGE_SIZE} when not given.`,
+    description: `Forward page size, 1 to ${MAX_PAGE_SIZE}; ${DEFAULT_PAGE_SIZE} when neither first nor last is given.`,
   })
   @IsOptional()
   @IsInt()
@@ -53,6 +54,22 @@ export class TagsArgs {
     description: "A cursor (e.g. the endCursor of the previous page): tags after it.",
   })
   after?: string | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: `Backward page size, 1 to ${MAX_PAGE_SIZE}: the last tags before \`before\` (or of the list).`,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_SIZE)
+  last?: number | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: "A cursor (e.g. the startCursor of the next page): tags before it.",
+  })
+  before?: string | null;
 }
 
 /**
@@ -141,27 +158,37 @@ export class ProjectResolver {
   @FieldResolver(() => TagConnectionType, {
     nullable: true,
     description:
-      "A page of the project's tags in id order (forward: first/after); null with FORBIDDEN for a registrant session.",
+      "A page of the project's tags in id order (forward: first/after; backward: last/before), with totalCount; null with FORBIDDEN for a registrant session.",
   })
   async tags(
     @Root() project: ProjectType,
     @Args() args: TagsArgs,
     @Ctx() ctx: GraphqlContext,
   ): Promise<TagConnectionType> {
+    if (args.first != null && args.last != null)
+      throw validationFailed([
+        { path: ["last"], reason: "CONFLICTING_MEMBERS", message: "and first page in opposite directions; give one" },
+      ]);
     const afterTagId = args.after == null ? null : decodeTagCursor(args.after);
+    const beforeTagId = args.before == null ? null : decodeTagCursor(args.before, "before");
+    const backward = args.last != null || (args.before != null && args.first == null);
     const page = await ctx.loaders.tagPages.load({
       groupId: project.groupId,
-      size: args.first ?? DEFAULT_PAGE_SIZE,
+      size: (backward ? args.last : args.first) ?? DEFAULT_PAGE_SIZE,
       afterTagId,
+      beforeTagId,
+      backward,
     });
     const nodes = page.tags.map((tag) => presentTag(tag, project.groupId));
     const edges = nodes.map((node) => ({ cursor: encodeTagCursor(node.tagId), node }));
     return {
+      groupId: project.groupId,
       edges,
       nodes,
       pageInfo: {
-        hasNextPage: page.hasNextPage,
-        hasPreviousPage: afterTagId != null,
+        // Past a cursor there are tags beyond it; toward the page's far end, what the read saw.
+        hasNextPage: backward ? beforeTagId != null : page.hasNextPage,
+        hasPreviousPage: backward ? page.hasNextPage : afterTagId != null,
         startCursor: edges[0]?.cursor ?? null,
         endCursor: edges.at(-1)?.cursor ?? null,
       },
@@ -187,5 +214,13 @@ export class ProjectResolver {
   @FieldResolver(() => Boolean, { description: "Family projects link children to a parent registration." })
   async isFamilySystem(@Root() project: ProjectType, @Ctx() ctx: GraphqlContext): Promise<boolean> {
     return (await ctx.loaders.projects.load(project.groupId))?.familySystem ?? false;
+  }
+}
+
+@Resolver(() => TagConnectionType)
+export class TagConnectionResolver {
+  @FieldResolver(() => Int, { description: "How many tags the project has (every page the same)." })
+  async totalCount(@Root() connection: TagConnectionType, @Ctx() ctx: GraphqlContext): Promise<number> {
+    return ctx.loaders.tagCounts.load(connection.groupId);
   }
 }

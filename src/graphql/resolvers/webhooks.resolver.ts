@@ -1,10 +1,13 @@
-import { Arg, Ctx, Extensions, Int, Mutation, Query, Resolver, UseMiddleware, Authorized } from "type-graphql";
+import type { GraphQLResolveInfo } from "graphql";
+import { Arg, Ctx, Extensions, Info, Int, Mutation, Query, Resolver, UseMiddleware, Authorized } from "type-graphql";
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
+  DEFAULT_DELIVERIES_PAGE,
   listWebhookDeliveries,
   listWebhookEndpoints,
   redeliverWebhookEvent,
+  MAX_DELIVERIES_PAGE,
   updateWebhookEndpoint,
 } from "../../domain/webhooks/webhooks.service";
 import { validationFailed } from "../../domain/errors";
@@ -13,6 +16,7 @@ import { HOLDS_CREDENTIAL } from "../credential-answers";
 import { INPUT_PATHS } from "../graphql-errors";
 import { problemsInPayload } from "../input-problems";
 import { presentWebhookDelivery, presentWebhookEndpoint } from "./present";
+import { selectsField } from "../selection";
 import {
   CreateWebhookEndpointInput,
   CreateWebhookEndpointPayloadType,
@@ -25,14 +29,12 @@ import {
 // Opaque to clients; inside, the delivery id the page continues after.
 const CURSOR_PREFIX = "delivery:";
 const deliveryCursor = (id: number) => Buffer.from(`${CURSOR_PREFIX}${id}`, "utf8").toString("base64");
-function afterDelivery(cursor: string | null | undefined): number | null {
+function afterDelivery(cursor: string | null | undefined, path = "after"): number | null {
   if (cursor == null) return null;
   const text = Buffer.from(cursor, "base64").toString("utf8");
   const id = text.startsWith(CURSOR_PREFIX) ? Number(text.slice(CURSOR_PREFIX.length)) : NaN;
   if (!Number.isSafeInteger(id) || deliveryCursor(id) !== cursor)
-    throw validationFailed([
-      { path: ["after"], reason: "INVALID_ID", message: "is not a cursor returned by this API" },
-    ]);
+    throw validationFailed([{ path: [path], reason: "INVALID_ID", message: "is not a cursor returned by this API" }]);
   return id;
 }
 
@@ -50,29 +52,49 @@ export class WebhooksResolver {
   })
   async webhookDeliveries(
     @Arg("endpointId", () => Int, { description: "The endpoint (its endpointId)." }) endpointId: number,
-    @Arg("first", () => Int, { description: "Deliveries per page.", defaultValue: 20 }) first: number,
+    @Arg("first", () => Int, {
+      description: `Forward page size, 1 to ${MAX_DELIVERIES_PAGE}; ${DEFAULT_DELIVERIES_PAGE} when neither first nor last is given.`,
+      nullable: true,
+    })
+    first: number | null,
     @Arg("after", () => String, { description: "A cursor from a previous page (an endCursor).", nullable: true })
     after: string | null,
+    @Arg("last", () => Int, {
+      description: `Backward page size, 1 to ${MAX_DELIVERIES_PAGE}: the deliveries just before \`before\` (newer), or the oldest.`,
+      nullable: true,
+    })
+    last: number | null,
+    @Arg("before", () => String, { description: "A cursor (a startCursor): the deliveries before it.", nullable: true })
+    before: string | null,
     @Ctx() ctx: GraphqlContext,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<WebhookDeliveryPageType> {
-    const page = await listWebhookDeliveries(ctx.request, { endpointId, first, afterId: afterDelivery(after) });
+    const page = await listWebhookDeliveries(ctx.request, {
+      endpointId,
+      first,
+      afterId: afterDelivery(after),
+      last,
+      beforeId: afterDelivery(before, "before"),
+      withTotal: selectsField(info, "totalCount"),
+    });
     const edges = page.deliveries.map((delivery) => ({
       cursor: deliveryCursor(delivery.id),
       node: presentWebhookDelivery(delivery),
     }));
     const endCursor = edges.at(-1)?.cursor ?? null;
+    // Past a cursor there are deliveries beyond it; toward the page's far end, what the read saw.
+    const hasNextPage = page.backward ? before != null : page.hasMore;
     return {
       edges,
       pageInfo: {
-        hasNextPage: page.hasNextPage,
-        // Forward-only, as UserConnection reads forward: a page asked after a cursor has newer
-        // deliveries before it.
-        hasPreviousPage: after != null,
+        hasNextPage,
+        hasPreviousPage: page.backward ? page.hasMore : after != null,
         startCursor: edges[0]?.cursor ?? null,
         endCursor,
       },
+      totalCount: page.totalCount ?? 0,
       nodes: edges.map((edge) => edge.node),
-      hasNextPage: page.hasNextPage,
+      hasNextPage,
       endCursor,
     };
   }

@@ -62,6 +62,9 @@ export class TagEdgeType {
 
 @GraphqlObjectType("TagConnection", { description: "A page of a project's tags in id (creation) order." })
 export class TagConnectionType {
+  /** The project, for totalCount. */
+  groupId: number;
+
   @Field(() => [TagEdgeType], { description: "The page's tags." })
   edges: TagEdgeType[];
 

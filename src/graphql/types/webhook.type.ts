@@ -145,6 +145,9 @@ export class WebhookDeliveryPageType {
   @Field(() => PageInfoType, { description: "The cursors at both ends of the page." })
   pageInfo: PageInfoType;
 
+  @Field(() => Int, { description: "How many deliveries the endpoint's log holds (every page the same)." })
+  totalCount: number;
+
   @Field(() => [WebhookDeliveryType], {
     description: "Newest first.",
     deprecationReason: "Use edges { node }; removed in the next release.",
