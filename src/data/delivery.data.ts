@@ -21,13 +21,22 @@ export interface UndispatchedEvent {
   placed: boolean;
 }
 
-/** Locks up to `limit` events not yet fanned out to endpoints, oldest first. */
-export async function claimUndispatchedEvents(em: EntityManager, limit: number): Promise<UndispatchedEvent[]> {
+/**
+ * Locks up to `limit` events not yet fanned out to endpoints, oldest first; `placedOnly`: only
+ * those a feed sequencer has placed already (the fan-out then never holds an event the sequencer
+ * is about to place, which would leave it to the fan-out, without the sequencer's wake-up).
+ */
+export async function claimUndispatchedEvents(
+  em: EntityManager,
+  limit: number,
+  options: { placedOnly: boolean } = { placedOnly: false },
+): Promise<UndispatchedEvent[]> {
+  const placed = options.placedOnly ? " AND feed_position IS NOT NULL" : "";
   const rows = await selectRows(
     em,
     { id: "int", organization_id: "int", group_id: "int", type: "text", feed_position: "intOrNull" },
     `SELECT id, organization_id, group_id, type, feed_position FROM event
-      WHERE dispatched_at IS NULL ORDER BY id LIMIT ?${skipLocked(em)}`,
+      WHERE dispatched_at IS NULL${placed} ORDER BY id LIMIT ?${skipLocked(em)}`,
     [limit],
   );
   return rows.map((row) => ({

@@ -39,6 +39,12 @@ export interface DeliveryWorkerOptions {
   pruneBatchSize?: number;
   /** How often the worker looks for events past the retention (EVENT_RETENTION_DAYS). */
   pruneIntervalMs?: number;
+  /**
+   * Whether the fan-out places in the feed the events no sequencer has (default: yes). The runtime
+   * runs a feed sequencer and says no: events are then fanned out once placed, and the sequencer,
+   * which wakes the live events, is the only one placing them.
+   */
+  placeInFeed?: boolean;
 }
 
 export interface DeliveryWorker {
@@ -84,7 +90,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   };
   const fanOutOnce = () =>
     inTransaction(ctx, "delivery.fan_out", async ({ em }) => {
-      const events = await claimUndispatchedEvents(em, batchSize * 4);
+      const events = await claimUndispatchedEvents(em, batchSize * 4, { placedOnly: options.placeInFeed === false });
       if (events.length === 0) return 0;
       const endpoints = await readActiveEndpoints(em, [...new Set(events.map((event) => event.organizationId))]);
       const pairs = events.flatMap((event) =>

@@ -95,7 +95,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let worker: DeliveryWorker | null = null;
   // Events placed in the feed, here or (through Redis) elsewhere, wake the worker: idle, it backs off.
   const feed = startFeed(state, config, logger, redis, () => worker?.wake());
-  if (options.deliveryWorker) worker = startDeliveryWorker({ state, logger, config: config.delivery });
+  // The sequencer places every event; the worker fans out what it placed.
+  if (options.deliveryWorker)
+    worker = startDeliveryWorker({ state, logger, config: config.delivery, placeInFeed: false });
 
   let workerStopped: Promise<void> | null = null;
   let stopped: Promise<void> | null = null;
