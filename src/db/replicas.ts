@@ -1,30 +1,24 @@
-import mysql2 from "mysql2";
 import type { DataSource, QueryRunner } from "typeorm";
 import type { DatabaseConfig, ReplicasConfig } from "../config/config";
 import { connectionFailureCause } from "./database-failure";
-import {
-  formatGtidPosition,
-  gtidPositionCovers,
-  laterGtidPosition,
-  parseGtidPosition,
-  type GtidPosition,
-} from "./gtid";
+import { formatGtidPosition, gtidPositionCovers, laterGtidPosition, type GtidPosition } from "./gtid";
 import type { ReadPositionStore } from "./read-positions";
 import { trackCommitPositions } from "./commit-positions";
 import { mysqlDriverOf, type Mysql2Pool, type PooledConnection } from "./driver-internals";
+import { Replica, ReplicaHealth, type MysqlDatabase, type ReplicaStateName } from "./replica-health";
 import { leaseReplicaConnection } from "./replica-lease";
 
 // Read replicas (docs/scale-out.md). Reads that take no lock are served by a healthy replica when
 // one is configured; everything else, and every read that cannot be served there in time, by the
 // primary (the DataSource's own pool). This module is the one place that picks: a routed read
 // borrows a replica connection for its whole request (one statement or a read snapshot), after
-// waiting there for the principal's own last write (read-your-writes, MASTER_GTID_WAIT).
-
-type MysqlDatabase = Exclude<DatabaseConfig, { kind: "sqlite" }>;
+// waiting there for the principal's own last write (read-your-writes, MASTER_GTID_WAIT). The
+// replicas' health checks are src/db/replica-health.ts; a routed read's connection,
+// src/db/replica-lease.ts.
 
 type Pool = Mysql2Pool;
 
-export type ReplicaStateName = "starting" | "up" | "lagging" | "down";
+export type { ReplicaStateName };
 export type ReadTarget = "primary" | `replica:${string}`;
 export type FallbackReason = "no_replica_in_rotation" | "wait_timed_out" | "replica_failed" | "position_unknown";
 
@@ -65,30 +59,13 @@ export interface RoutedRead {
   position: GtidPosition | null;
 }
 
-class Replica {
-  state: ReplicaStateName = "starting";
-  lagSeconds: number | null = null;
-  applied: GtidPosition | null = null;
-  error: string | null = null;
-  checker: mysql2.Connection | null = null;
-
-  constructor(
-    readonly name: string,
-    readonly database: MysqlDatabase,
-    readonly pool: Pool,
-  ) {}
-
-  get inRotation(): boolean {
-    return this.state === "up";
-  }
-}
-
 const WAIT_BUCKETS_KEPT = 10_000;
 export { failoverReplicaRead, SNAPSHOT_START } from "./replica-lease";
 
 /** Replicas of one DataSource's primary, their health, and the reads routed to them. */
 export class ReplicaSet {
   readonly replicas: Replica[];
+  private readonly health: ReplicaHealth;
   readonly counters: ReplicaCounters = {
     reads: new Map(),
     fallbacks: new Map(),
@@ -97,20 +74,10 @@ export class ReplicaSet {
   };
   private readonly listeners: ((event: "wait", seconds: number) => void)[] = [];
   private cursor = 0;
-  private timer: NodeJS.Timeout | null = null;
-  private stopped = false;
-  private primaryChecker: mysql2.Connection | null = null;
-  /**
-   * The primary's @@gtid_binlog_pos over time, to tell the lag of a replica whose SQL thread is
-   * stopped: sampled only while a replica reports no Seconds_Behind_Master, so a healthy set sends
-   * the primary nothing.
-   */
-  private primarySamples: { at: number; position: GtidPosition }[] = [];
-  private lagUnknown = false;
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly primary: MysqlDatabase,
+    primary: MysqlDatabase,
     readonly config: ReplicasConfig,
     private readonly positions: ReadPositionStore,
     private readonly onStateChange: (replica: ReplicaReport, previous: ReplicaStateName) => void = () => undefined,
@@ -128,27 +95,16 @@ export class ReplicaSet {
       // without TypeORM's first connection, so a replica down at start delays nothing.
       return new Replica(`${database.host}:${database.port}`, database, driver.mysql.createPool(options));
     });
+    this.health = new ReplicaHealth(primary, config, this.replicas, this);
   }
 
   /** Checks every replica now, then every checkIntervalMs in the background. */
-  async start(): Promise<void> {
-    await this.checkAll();
-    const loop = () => {
-      this.timer = setTimeout(() => {
-        void this.checkAll().finally(() => {
-          if (!this.stopped) loop();
-        });
-      }, this.config.checkIntervalMs);
-      this.timer.unref();
-    };
-    loop();
+  start(): Promise<void> {
+    return this.health.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.primaryChecker?.destroy();
-    for (const replica of this.replicas) replica.checker?.destroy();
+    this.health.stop();
     await Promise.all(this.replicas.map((replica) => new Promise<void>((done) => replica.pool.end(() => done()))));
     await this.positions.close();
   }
@@ -263,7 +219,7 @@ export class ReplicaSet {
     for (const listener of this.listeners) listener("wait", seconds);
   }
 
-  private setState(replica: Replica, state: ReplicaStateName): void {
+  setState(replica: Replica, state: ReplicaStateName): void {
     const previous = replica.state;
     replica.state = state;
     if (previous !== state)
@@ -277,73 +233,6 @@ export class ReplicaSet {
     replica.error = connectionFailureCause(error);
     replica.lagSeconds = null;
     this.setState(replica, "down");
-  }
-
-  private async checkAll(): Promise<void> {
-    if (this.lagUnknown) await this.samplePrimary();
-    else this.forgetPrimary();
-    this.lagUnknown = false;
-    await Promise.all(this.replicas.map((replica) => this.check(replica)));
-  }
-
-  /** No replica needs the primary's samples: they go, and so does the connection they were read on. */
-  private forgetPrimary(): void {
-    this.primarySamples = [];
-    this.primaryChecker?.destroy();
-    this.primaryChecker = null;
-  }
-
-  private async samplePrimary(): Promise<void> {
-    try {
-      this.primaryChecker ??= await connect(this.primary, this.config.checkIntervalMs);
-      const [row] = await ask(this.primaryChecker, "SELECT @@gtid_binlog_pos AS pos", this.config.checkIntervalMs);
-      const position = parseGtidPosition(String(row?.pos ?? ""));
-      const now = Date.now();
-      if (position) this.primarySamples.push({ at: now, position });
-      // Kept a little longer than the largest lag that still matters.
-      const horizon = now - (this.config.maxLagSeconds + 5) * 1000;
-      while (this.primarySamples.length > 1 && this.primarySamples[1].at < horizon) this.primarySamples.shift();
-    } catch {
-      this.primaryChecker?.destroy();
-      this.primaryChecker = null;
-    }
-  }
-
-  /**
-   * One replica's state: down when it does not answer within the check interval or is not
-   * replicating; lagging when further behind than REPLICA_MAX_LAG_S; up otherwise. The lag is
-   * Seconds_Behind_Master; where that is NULL (a stopped SQL thread, an IO thread reconnecting),
-   * how long the primary has held a transaction the replica has not applied.
-   */
-  private async check(replica: Replica): Promise<void> {
-    try {
-      replica.checker ??= await connect(replica.database, this.config.checkIntervalMs);
-      const [status] = await ask(replica.checker, "SHOW ALL SLAVES STATUS", this.config.checkIntervalMs);
-      if (!status) throw new Error("not a replica: SHOW ALL SLAVES STATUS is empty");
-      replica.applied = parseGtidPosition(String(status.Gtid_Slave_Pos ?? ""));
-      const behind = status.Seconds_Behind_Master;
-      const unknown = behind === null || behind === undefined;
-      // From the next check on, the primary is sampled (while any replica's lag stays unknown).
-      if (unknown) this.lagUnknown = true;
-      replica.lagSeconds = unknown ? this.estimatedLag(replica.applied) : Number(behind);
-      replica.error =
-        [status.Last_IO_Error, status.Last_SQL_Error].filter((text) => typeof text === "string" && text).join("; ") ||
-        null;
-      this.setState(
-        replica,
-        replica.lagSeconds !== null && replica.lagSeconds > this.config.maxLagSeconds ? "lagging" : "up",
-      );
-    } catch (error) {
-      replica.checker?.destroy();
-      replica.checker = null;
-      this.markDown(replica, error);
-    }
-  }
-
-  private estimatedLag(applied: GtidPosition | null): number | null {
-    if (this.primarySamples.length === 0) return null;
-    const first = this.primarySamples.find((sample) => !gtidPositionCovers(applied, sample.position));
-    return first ? Math.floor((Date.now() - first.at) / 1000) : 0;
   }
 }
 
@@ -381,30 +270,4 @@ async function waitForPosition(connection: PooledConnection, position: GtidPosit
     ),
   );
   return Number((rows as { outcome: unknown }[])[0]?.outcome) === 0 ? 0 : -1;
-}
-
-function connect(database: MysqlDatabase, timeoutMs: number): Promise<mysql2.Connection> {
-  return new Promise((resolve, reject) => {
-    const connection = mysql2.createConnection({
-      host: database.host,
-      port: database.port,
-      user: database.user,
-      password: database.password,
-      connectTimeout: Math.max(timeoutMs, 1000),
-    });
-    connection.once("connect", () => resolve(connection));
-    // Also after connecting: a replica killed later reports here, and the next check reconnects.
-    connection.on("error", (error) => {
-      connection.destroy();
-      reject(error);
-    });
-  });
-}
-
-function ask(connection: mysql2.Connection, sql: string, timeoutMs: number): Promise<Record<string, unknown>[]> {
-  return new Promise((resolve, reject) =>
-    connection.query({ sql, timeout: Math.max(timeoutMs, 1000) }, (error, rows) =>
-      error ? reject(error) : resolve(rows as Record<string, unknown>[]),
-    ),
-  );
 }
