@@ -117,6 +117,12 @@ module.exports = {
       to: { path: "^src/runtime/", dependencyTypesNot: ["type-only"] },
     },
     layer(
+      "subscriptions-read-through-the-domain",
+      "^src/graphql/subscriptions/",
+      { path: "^src/(data|db|graphql/resolvers)/" },
+      "The subscription server is handed the schema and the live events; what a subscriber reads, it reads through the schema's resolvers and the domain, not even a row type of its own.",
+    ),
+    layer(
       "shared-state-knows-no-transport",
       "^src/shared-state/",
       { path: ["^src/(rest|graphql|http|cli|fixtures|delivery|runtime)/", ROOT], pathNot: "^src/http/logger\\.ts$" },

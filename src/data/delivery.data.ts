@@ -21,13 +21,22 @@ export interface UndispatchedEvent {
   placed: boolean;
 }
 
-/** Locks up to `limit` events not yet fanned out to endpoints, oldest first. */
-export async function claimUndispatchedEvents(em: EntityManager, limit: number): Promise<UndispatchedEvent[]> {
+/**
+ * Locks up to `limit` events not yet fanned out to endpoints, oldest first; `placedOnly`: only
+ * those a feed sequencer has placed already (the fan-out then never holds an event the sequencer
+ * is about to place, which would leave it to the fan-out, without the sequencer's wake-up).
+ */
+export async function claimUndispatchedEvents(
+  em: EntityManager,
+  limit: number,
+  options: { placedOnly: boolean } = { placedOnly: false },
+): Promise<UndispatchedEvent[]> {
+  const placed = options.placedOnly ? " AND feed_position IS NOT NULL" : "";
   const rows = await selectRows(
     em,
     { id: "int", organization_id: "int", group_id: "int", type: "text", feed_position: "intOrNull" },
     `SELECT id, organization_id, group_id, type, feed_position FROM event
-      WHERE dispatched_at IS NULL ORDER BY id LIMIT ?${skipLocked(em)}`,
+      WHERE dispatched_at IS NULL${placed} ORDER BY id LIMIT ?${skipLocked(em)}`,
     [limit],
   );
   return rows.map((row) => ({
@@ -334,4 +343,22 @@ export async function readDeliveryBacklog(em: EntityManager): Promise<DeliveryBa
             (SELECT COUNT(*) FROM outbox_email WHERE state = 'queued') AS emails`,
   );
   return { undispatchedEvents: row.events, pendingDeliveries: row.deliveries, queuedEmails: row.emails };
+}
+
+/**
+ * Whether the worker has anything to do now: an event not fanned out, a delivery or an email due.
+ * One statement, without a transaction or a lock: what an idle worker asks instead of claiming.
+ */
+export async function deliveryWorkIsDue(em: EntityManager, now: Date): Promise<boolean> {
+  const at = sqlDate(em, now);
+  const [row] = await selectRows(
+    em,
+    { due: "int" },
+    `SELECT CASE WHEN EXISTS (SELECT 1 FROM event WHERE dispatched_at IS NULL)
+              OR EXISTS (SELECT 1 FROM webhook_delivery WHERE state = 'pending' AND next_attempt_at <= ?)
+              OR EXISTS (SELECT 1 FROM outbox_email WHERE state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at <= ?))
+            THEN 1 ELSE 0 END AS due`,
+    [at, at],
+  );
+  return row.due === 1;
 }

@@ -149,7 +149,7 @@ export async function countUsers(em: EntityManager, groupId: number, filter: Use
  * project's registrations in uid order, which (project_id, uid) holds in that order: the page
  * reads `limit` entries of it. Left to statistics, the optimizer may walk the primary key through
  * other projects' rows or sort the whole project instead, and flips between them as the
- * statistics change (issue 12's plans that do not depend on statistics; see query-plans.test.ts).
+ * statistics change (plans that do not depend on statistics; see query-plans.test.ts).
  * A status filter has its own (project_id, status_id) index, also in uid order.
  */
 const pageIndexHint = (em: EntityManager, filter: UserListFilter, order: UserOrder): string => {

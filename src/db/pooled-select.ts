@@ -1,5 +1,6 @@
 import { EntityManager, QueryFailedError } from "typeorm";
 import { failoverReplicaRead } from "./replicas";
+import { sessionLostOf } from "./transaction-conflicts";
 import { mysqlDriverOf, runnerInternalsOf, type MysqlDriverInternals, type PooledConnection } from "./driver-internals";
 
 // `em.query` outside a transaction makes a query runner per statement and passes through about
@@ -38,6 +39,26 @@ export async function queryPooled(em: EntityManager, sql: string, parameters: un
       return runOn(runner.databaseConnection, dataSource, driver, sql, parameters);
     }
   }
+  try {
+    return await onPooledConnection(dataSource, driver, sql, parameters);
+  } catch (error) {
+    // A read whose session was lost under it (a Galera node killed, a connection reset) wrote
+    // nothing: it runs once more on a new connection, which HAProxy opens to a node that serves.
+    // Anything else outside a transaction may have been applied, so it is not repeated.
+    if (!READ.test(sql) || !sessionLostOf(error)) throw error;
+    return onPooledConnection(dataSource, driver, sql, parameters);
+  }
+}
+
+/** A statement that only reads: SELECT or WITH … SELECT (no locking clause outside a transaction). */
+const READ = /^\s*(SELECT|WITH)\b/i;
+
+async function onPooledConnection(
+  dataSource: EntityManager["connection"],
+  driver: MysqlDriverInternals,
+  sql: string,
+  parameters: unknown[],
+): Promise<unknown> {
   const connection = await driver.obtainMasterConnection();
   try {
     return await runOn(connection, dataSource, driver, sql, parameters);

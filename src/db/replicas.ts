@@ -1,29 +1,24 @@
-import mysql2 from "mysql2";
 import type { DataSource, QueryRunner } from "typeorm";
 import type { DatabaseConfig, ReplicasConfig } from "../config/config";
-import { databaseFailureOf, connectionFailureCause } from "./database-failure";
-import {
-  formatGtidPosition,
-  gtidPositionCovers,
-  laterGtidPosition,
-  parseGtidPosition,
-  type GtidPosition,
-} from "./gtid";
+import { connectionFailureCause } from "./database-failure";
+import { formatGtidPosition, gtidPositionCovers, laterGtidPosition, type GtidPosition } from "./gtid";
 import type { ReadPositionStore } from "./read-positions";
 import { trackCommitPositions } from "./commit-positions";
-import { mysqlDriverOf, runnerInternalsOf, type Mysql2Pool, type PooledConnection } from "./driver-internals";
+import { mysqlDriverOf, type Mysql2Pool, type PooledConnection } from "./driver-internals";
+import { Replica, ReplicaHealth, type MysqlDatabase, type ReplicaStateName } from "./replica-health";
+import { leaseReplicaConnection } from "./replica-lease";
 
 // Read replicas (docs/scale-out.md). Reads that take no lock are served by a healthy replica when
 // one is configured; everything else, and every read that cannot be served there in time, by the
 // primary (the DataSource's own pool). This module is the one place that picks: a routed read
 // borrows a replica connection for its whole request (one statement or a read snapshot), after
-// waiting there for the principal's own last write (read-your-writes, MASTER_GTID_WAIT).
-
-type MysqlDatabase = Exclude<DatabaseConfig, { kind: "sqlite" }>;
+// waiting there for the principal's own last write (read-your-writes, MASTER_GTID_WAIT). The
+// replicas' health checks are src/db/replica-health.ts; a routed read's connection,
+// src/db/replica-lease.ts.
 
 type Pool = Mysql2Pool;
 
-export type ReplicaStateName = "starting" | "up" | "lagging" | "down";
+export type { ReplicaStateName };
 export type ReadTarget = "primary" | `replica:${string}`;
 export type FallbackReason = "no_replica_in_rotation" | "wait_timed_out" | "replica_failed" | "position_unknown";
 
@@ -64,31 +59,13 @@ export interface RoutedRead {
   position: GtidPosition | null;
 }
 
-class Replica {
-  state: ReplicaStateName = "starting";
-  lagSeconds: number | null = null;
-  applied: GtidPosition | null = null;
-  error: string | null = null;
-  checker: mysql2.Connection | null = null;
-
-  constructor(
-    readonly name: string,
-    readonly database: MysqlDatabase,
-    readonly pool: Pool,
-  ) {}
-
-  get inRotation(): boolean {
-    return this.state === "up";
-  }
-}
-
 const WAIT_BUCKETS_KEPT = 10_000;
-/** How a read snapshot starts (src/data/read-snapshot.data.ts), on a replica as on the primary. */
-export const SNAPSHOT_START = "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY";
+export { failoverReplicaRead, SNAPSHOT_START } from "./replica-lease";
 
 /** Replicas of one DataSource's primary, their health, and the reads routed to them. */
 export class ReplicaSet {
   readonly replicas: Replica[];
+  private readonly health: ReplicaHealth;
   readonly counters: ReplicaCounters = {
     reads: new Map(),
     fallbacks: new Map(),
@@ -97,15 +74,10 @@ export class ReplicaSet {
   };
   private readonly listeners: ((event: "wait", seconds: number) => void)[] = [];
   private cursor = 0;
-  private timer: NodeJS.Timeout | null = null;
-  private stopped = false;
-  private primaryChecker: mysql2.Connection | null = null;
-  /** The primary's @@gtid_binlog_pos over time, to tell the lag of a replica whose SQL thread is stopped. */
-  private primarySamples: { at: number; position: GtidPosition }[] = [];
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly primary: MysqlDatabase,
+    primary: MysqlDatabase,
     readonly config: ReplicasConfig,
     private readonly positions: ReadPositionStore,
     private readonly onStateChange: (replica: ReplicaReport, previous: ReplicaStateName) => void = () => undefined,
@@ -123,27 +95,16 @@ export class ReplicaSet {
       // without TypeORM's first connection, so a replica down at start delays nothing.
       return new Replica(`${database.host}:${database.port}`, database, driver.mysql.createPool(options));
     });
+    this.health = new ReplicaHealth(primary, config, this.replicas, this);
   }
 
   /** Checks every replica now, then every checkIntervalMs in the background. */
-  async start(): Promise<void> {
-    await this.checkAll();
-    const loop = () => {
-      this.timer = setTimeout(() => {
-        void this.checkAll().finally(() => {
-          if (!this.stopped) loop();
-        });
-      }, this.config.checkIntervalMs);
-      this.timer.unref();
-    };
-    loop();
+  start(): Promise<void> {
+    return this.health.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.primaryChecker?.destroy();
-    for (const replica of this.replicas) replica.checker?.destroy();
+    this.health.stop();
     await Promise.all(this.replicas.map((replica) => new Promise<void>((done) => replica.pool.end(() => done()))));
     await this.positions.close();
   }
@@ -230,45 +191,11 @@ export class ReplicaSet {
   private lease(replica: Replica, connection: PooledConnection, snapshot: boolean): ReplicaLease {
     const target: ReadTarget = `replica:${replica.name}`;
     this.count(target);
-    const driver = mysqlDriverOf(this.dataSource);
-    const runner = this.dataSource.createQueryRunner();
-    const internals = runnerInternalsOf(runner);
-    internals.databaseConnection = driver.prepareDbConnection(connection);
-    const onReplica = internals.databaseConnection;
-    const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;
-    let movedToPrimary: Promise<void> | null = null;
-    const failover = (error: unknown, failedOn: PooledConnection | undefined, startsSnapshot = false) => {
-      // Only a statement that failed on the replica's connection moves (a failure on the primary
-      // afterwards is the primary's). Statements in flight together fail together (a query's
-      // root fields read at once): the first starts the move, the others wait for it and run
-      // again on the primary too.
-      if (failedOn !== onReplica || databaseFailureOf(error) === null) return Promise.resolve(false);
-      movedToPrimary ??= (async () => {
-        // The replica went away under this read: the rest of it runs on the primary.
-        this.markDown(replica, error);
-        this.bump(this.counters.fallbacks, "replica_failed");
-        onReplica?.destroy();
-        internals.databaseConnection = await driver.obtainMasterConnection();
-        // The statement that failed reruns: when it was the snapshot's own START, that is enough.
-        if (snapshot && !startsSnapshot) await query(SNAPSHOT_START);
-      })();
-      return movedToPrimary.then(() => true);
-    };
-    leases.set(runner, { failover });
-    // TypeORM's own statements on this runner (repositories, query builders) move the same way
-    // as the pooled ones (src/db/pooled-select.ts calls failoverReplicaRead itself).
-    runner.query = (async (...args: unknown[]) => {
-      const failedOn = internals.databaseConnection;
-      try {
-        return await query(...args);
-      } catch (error) {
-        const sql = String(args[0]);
-        // A read-only transaction's end loses nothing when it fails: no need to move for it.
-        if (/^\s*(COMMIT|ROLLBACK)\b/i.test(sql)) throw error;
-        if (!(await failover(error, failedOn, sql === SNAPSHOT_START))) throw error;
-        return query(...args);
-      }
-    }) as QueryRunner["query"];
+    const runner = leaseReplicaConnection(this.dataSource, connection, snapshot, (error) => {
+      // The replica went away under this read: the rest of it runs on the primary.
+      this.markDown(replica, error);
+      this.bump(this.counters.fallbacks, "replica_failed");
+    });
     return { runner, target, release: () => runner.release() };
   }
 
@@ -292,7 +219,7 @@ export class ReplicaSet {
     for (const listener of this.listeners) listener("wait", seconds);
   }
 
-  private setState(replica: Replica, state: ReplicaStateName): void {
+  setState(replica: Replica, state: ReplicaStateName): void {
     const previous = replica.state;
     replica.state = state;
     if (previous !== state)
@@ -307,81 +234,6 @@ export class ReplicaSet {
     replica.lagSeconds = null;
     this.setState(replica, "down");
   }
-
-  private async checkAll(): Promise<void> {
-    await this.samplePrimary();
-    await Promise.all(this.replicas.map((replica) => this.check(replica)));
-  }
-
-  private async samplePrimary(): Promise<void> {
-    try {
-      this.primaryChecker ??= await connect(this.primary, this.config.checkIntervalMs);
-      const [row] = await ask(this.primaryChecker, "SELECT @@gtid_binlog_pos AS pos", this.config.checkIntervalMs);
-      const position = parseGtidPosition(String(row?.pos ?? ""));
-      const now = Date.now();
-      if (position) this.primarySamples.push({ at: now, position });
-      // Kept a little longer than the largest lag that still matters.
-      const horizon = now - (this.config.maxLagSeconds + 5) * 1000;
-      while (this.primarySamples.length > 1 && this.primarySamples[1].at < horizon) this.primarySamples.shift();
-    } catch {
-      this.primaryChecker?.destroy();
-      this.primaryChecker = null;
-    }
-  }
-
-  /**
-   * One replica's state: down when it does not answer within the check interval or is not
-   * replicating; lagging when further behind than REPLICA_MAX_LAG_S; up otherwise. The lag is
-   * Seconds_Behind_Master; where that is NULL (a stopped SQL thread, an IO thread reconnecting),
-   * how long the primary has held a transaction the replica has not applied.
-   */
-  private async check(replica: Replica): Promise<void> {
-    try {
-      replica.checker ??= await connect(replica.database, this.config.checkIntervalMs);
-      const [status] = await ask(replica.checker, "SHOW ALL SLAVES STATUS", this.config.checkIntervalMs);
-      if (!status) throw new Error("not a replica: SHOW ALL SLAVES STATUS is empty");
-      replica.applied = parseGtidPosition(String(status.Gtid_Slave_Pos ?? ""));
-      const behind = status.Seconds_Behind_Master;
-      replica.lagSeconds =
-        behind === null || behind === undefined ? this.estimatedLag(replica.applied) : Number(behind);
-      replica.error =
-        [status.Last_IO_Error, status.Last_SQL_Error].filter((text) => typeof text === "string" && text).join("; ") ||
-        null;
-      this.setState(
-        replica,
-        replica.lagSeconds !== null && replica.lagSeconds > this.config.maxLagSeconds ? "lagging" : "up",
-      );
-    } catch (error) {
-      replica.checker?.destroy();
-      replica.checker = null;
-      this.markDown(replica, error);
-    }
-  }
-
-  private estimatedLag(applied: GtidPosition | null): number | null {
-    if (this.primarySamples.length === 0) return null;
-    const first = this.primarySamples.find((sample) => !gtidPositionCovers(applied, sample.position));
-    return first ? Math.floor((Date.now() - first.at) / 1000) : 0;
-  }
-}
-
-const leases = new WeakMap<
-  QueryRunner,
-  { failover(error: unknown, failedOn: PooledConnection | undefined, startsSnapshot?: boolean): Promise<boolean> }
->();
-
-/**
- * When a statement of a replica read failed because the replica went away (unreachable, timed
- * out), moves the read to the primary and returns true: the caller runs the statement again.
- * `failedOn` is the connection the statement ran on: a failure on the primary is not moved.
- */
-export async function failoverReplicaRead(
-  runner: QueryRunner | undefined,
-  error: unknown,
-  failedOn: unknown,
-): Promise<boolean> {
-  const lease = runner ? leases.get(runner) : undefined;
-  return lease ? lease.failover(error, failedOn as PooledConnection | undefined) : false;
 }
 
 /**
@@ -418,30 +270,4 @@ async function waitForPosition(connection: PooledConnection, position: GtidPosit
     ),
   );
   return Number((rows as { outcome: unknown }[])[0]?.outcome) === 0 ? 0 : -1;
-}
-
-function connect(database: MysqlDatabase, timeoutMs: number): Promise<mysql2.Connection> {
-  return new Promise((resolve, reject) => {
-    const connection = mysql2.createConnection({
-      host: database.host,
-      port: database.port,
-      user: database.user,
-      password: database.password,
-      connectTimeout: Math.max(timeoutMs, 1000),
-    });
-    connection.once("connect", () => resolve(connection));
-    // Also after connecting: a replica killed later reports here, and the next check reconnects.
-    connection.on("error", (error) => {
-      connection.destroy();
-      reject(error);
-    });
-  });
-}
-
-function ask(connection: mysql2.Connection, sql: string, timeoutMs: number): Promise<Record<string, unknown>[]> {
-  return new Promise((resolve, reject) =>
-    connection.query({ sql, timeout: Math.max(timeoutMs, 1000) }, (error, rows) =>
-      error ? reject(error) : resolve(rows as Record<string, unknown>[]),
-    ),
-  );
 }

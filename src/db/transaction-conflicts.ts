@@ -26,7 +26,8 @@ export function transactionConflictOf(error: unknown): TransactionConflict | nul
  * Runs of a unit of work, the first included, before its conflict is answered 503. A deadlock
  * victim loses at once and costs a few milliseconds, so it gets more runs: with several Galera
  * writers, every write to one family writes the parent's row and concurrent ones through two
- * nodes fail certification in turn (50 at once: 1 of 50 still failed after 4 runs, none after 8).
+ * nodes fail certification in turn (what 4 and 8 runs left failing: BENCHMARKS.md, "Reruns of a
+ * certification conflict").
  * A lock wait timeout has already waited innodb_lock_wait_timeout: fewer runs.
  */
 export const TRANSACTION_ATTEMPTS: Readonly<Record<RerunCause, number>> = Object.freeze({

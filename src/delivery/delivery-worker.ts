@@ -3,6 +3,7 @@ import {
   claimDueDeliveries,
   claimDueEmails,
   claimUndispatchedEvents,
+  deliveryWorkIsDue,
   disableEndpoints,
   recordDeliveryAttempts,
   recordEmailAttempts,
@@ -38,9 +39,17 @@ export interface DeliveryWorkerOptions {
   pruneBatchSize?: number;
   /** How often the worker looks for events past the retention (EVENT_RETENTION_DAYS). */
   pruneIntervalMs?: number;
+  /**
+   * Whether the fan-out places in the feed the events no sequencer has (default: yes). The runtime
+   * runs a feed sequencer and says no: events are then fanned out once placed, and the sequencer,
+   * which wakes the live events, is the only one placing them.
+   */
+  placeInFeed?: boolean;
 }
 
 export interface DeliveryWorker {
+  /** Work may be waiting (events were placed in the feed): look now, and poll often again. */
+  wake(): void;
   /** Stops claiming, waits for the deliveries in flight to be sent and recorded. */
   stop(): Promise<void>;
   /** Counts since start, for logs and benchmarks. */
@@ -53,6 +62,10 @@ export interface DeliveryWorker {
     pruned: number;
   };
 }
+
+/** The longest wait of an idle worker between two looks: 8 poll intervals, at most 5 s (never below the poll interval). */
+export const idleWaitMaxOf = (config: Pick<DeliveryConfig, "pollIntervalMs">) =>
+  Math.max(config.pollIntervalMs, Math.min(config.pollIntervalMs * 8, 5000));
 
 /** A claim lasts past the send timeout, so a live worker always records before another may take the row again. */
 export const leaseMsOf = (config: Pick<DeliveryConfig, "timeoutMs">) => config.timeoutMs * 2 + 1000;
@@ -77,7 +90,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   };
   const fanOutOnce = () =>
     inTransaction(ctx, "delivery.fan_out", async ({ em }) => {
-      const events = await claimUndispatchedEvents(em, batchSize * 4);
+      const events = await claimUndispatchedEvents(em, batchSize * 4, { placedOnly: options.placeInFeed === false });
       if (events.length === 0) return 0;
       const endpoints = await readActiveEndpoints(em, [...new Set(events.map((event) => event.organizationId))]);
       const pairs = events.flatMap((event) =>
@@ -165,7 +178,6 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   }
 
   async function round(): Promise<number> {
-    const pruned = await prune();
     const dispatched = await fanOut();
     const deliveries = await claim((em, now, lease) => claimDueDeliveries(em, batchSize, now, lease));
     const queuedEmails = await claim((em, now, lease) => claimDueEmails(em, batchSize, now, lease));
@@ -196,32 +208,47 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       else stats.failed++;
     }
     stats.emailsSent += emailResults.filter((result) => result.next.state === "sent").length;
-    return pruned + dispatched + deliveries.length + queuedEmails.length;
+    return dispatched + deliveries.length + queuedEmails.length;
   }
 
+  // While idle, the worker asks one question (deliveryWorkIsDue) instead of claiming, and asks
+  // less often the longer nothing comes: the wait doubles from DELIVERY_POLL_MS up to
+  // idleWaitMaxMs. Work found, or a wake (the runtime's, when events were placed in the feed here
+  // or, through Redis, by another instance), starts over at once.
+  const idleWaitMaxMs = idleWaitMaxOf(config);
+  let idleWaitMs = config.pollIntervalMs;
+  let probeFirst = false;
   const idle = () =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         wake = null;
         resolve();
-      }, config.pollIntervalMs);
+      }, idleWaitMs);
+      idleWaitMs = Math.min(idleWaitMs * 2, idleWaitMaxMs);
       wake = () => {
         clearTimeout(timer);
         wake = null;
         resolve();
       };
     });
+  const cycle = async (): Promise<number> => {
+    const pruned = await prune();
+    if (probeFirst && pruned === 0 && !(await deliveryWorkIsDue(state.dataSource.manager, new Date()))) return 0;
+    return pruned + (await round());
+  };
 
   const running = (async () => {
     while (!stopping) {
       let worked = 0;
       try {
-        worked = await round();
+        worked = await cycle();
       } catch (error) {
         // A lost database connection or a deadlock: claims not recorded are taken again after their lease.
         logger.error({ err: error }, "delivery round failed; retrying after the poll interval");
       }
-      if (worked === 0 && !stopping) await idle();
+      probeFirst = worked === 0;
+      if (worked > 0) idleWaitMs = config.pollIntervalMs;
+      else if (!stopping) await idle();
     }
   })();
 
@@ -235,6 +262,11 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   );
   return {
     stats,
+    wake() {
+      probeFirst = false;
+      idleWaitMs = config.pollIntervalMs;
+      wake?.();
+    },
     async stop() {
       stopping = true;
       wake?.();

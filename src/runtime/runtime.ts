@@ -92,8 +92,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const walkPositions = redis ? new RedisWalkPositions(redis, logger) : new MemoryWalkPositions();
   const state = processStateOf(dataSource, { ...options.shareWith, accounts, replicas, walkPositions });
   const shared = servesRequests ? startSharedState(redis, accounts, logger) : null;
-  const feed = startFeed(state, config, logger, redis);
-  const worker = options.deliveryWorker ? startDeliveryWorker({ state, logger, config: config.delivery }) : null;
+  let worker: DeliveryWorker | null = null;
+  // Events placed in the feed, here or (through Redis) elsewhere, wake the worker: idle, it backs off.
+  const feed = startFeed(state, config, logger, redis, () => worker?.wake());
+  // The sequencer places every event; the worker fans out what it placed.
+  if (options.deliveryWorker)
+    worker = startDeliveryWorker({ state, logger, config: config.delivery, placeInFeed: false });
 
   let workerStopped: Promise<void> | null = null;
   let stopped: Promise<void> | null = null;
@@ -124,7 +128,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
 }
 
 /** Step 5: the live events and the feed sequencer that wakes them (here at once, elsewhere through Redis). */
-function startFeed(state: ProcessState, config: Config, logger: Logger, redis: SharedRedis | null) {
+function startFeed(
+  state: ProcessState,
+  config: Config,
+  logger: Logger,
+  redis: SharedRedis | null,
+  onEventsPlaced: () => void,
+) {
   const liveEvents = new LiveEventHub(state.dataSource, {
     pollIntervalMs: config.subscriptions.pollIntervalMs,
     pollIdleMs: config.subscriptions.pollIdleMs,
@@ -132,13 +142,19 @@ function startFeed(state: ProcessState, config: Config, logger: Logger, redis: S
     onPollError: (error) =>
       logger.warn({ err: error instanceof Error ? error.message : String(error) }, "live events: read failed"),
   });
-  const feedWake = redis ? connectFeedWake(redis, logger, (upTo) => liveEvents.wake(upTo)) : null;
+  const feedWake = redis
+    ? connectFeedWake(redis, logger, (upTo) => {
+        liveEvents.wake(upTo);
+        onEventsPlaced();
+      })
+    : null;
   const sequencer = startFeedSequencer({
     state,
     logger,
     onPlaced(lastPosition) {
       liveEvents.wake(lastPosition);
       feedWake?.announce(lastPosition);
+      onEventsPlaced();
     },
   });
   return {

@@ -5,6 +5,7 @@ import {
   TRANSACTION_ATTEMPTS,
   transactionConflictOf,
 } from "../../src/db/transaction-conflicts";
+import { queryPooled } from "../../src/db/pooled-select";
 import { inTransaction } from "../../src/domain/transaction";
 import { MAPLE } from "../fixtures/test-fixture";
 import { describeOnMysqlFamily, openRawConnection, type MysqlFamilyConfig } from "../support/database";
@@ -183,5 +184,45 @@ describeOnMysqlFamily("a session lost under a transaction (MariaDB/MySQL)", () =
     expect(sessionLostOf(failure)).toBe(true);
     expect(runs).toBe(TRANSACTION_ATTEMPTS.connection_lost);
     expect(t.state.reruns.total.exhausted - before).toBe(1);
+  });
+});
+
+describeOnMysqlFamily("a read outside a transaction whose session is lost (MariaDB/MySQL)", () => {
+  /** Runs `sql` through the pooled path and kills its session from another connection while it sleeps. */
+  async function killedMidway(sql: string, marker: string) {
+    const killer = await openRawConnection(t.config as MysqlFamilyConfig);
+    try {
+      const running = queryPooled(t.dataSource.manager, sql, []).then(
+        (rows) => ({ rows: rows as Record<string, unknown>[], error: null }),
+        (error: unknown) => ({ rows: null, error }),
+      );
+      let killed = false;
+      for (let i = 0; i < 100 && !killed; i += 1) {
+        const [found] = (await killer.query(
+          "SELECT ID AS id FROM information_schema.PROCESSLIST WHERE INFO LIKE ? AND ID <> CONNECTION_ID()",
+          [`%${marker}%`],
+        )) as unknown as [{ id: number }[]];
+        if (found.length > 0) {
+          await killer.query("KILL CONNECTION ?", [Number(found[0].id)]);
+          killed = true;
+        } else await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(killed).toBe(true);
+      return await running;
+    } finally {
+      await killer.end();
+    }
+  }
+
+  it("a SELECT runs once more on a new connection and answers", async () => {
+    const outcome = await killedMidway("SELECT SLEEP(0.6) AS slept, 'read-lost' AS marker", "read-lost");
+    expect(outcome.error).toBeNull();
+    expect(outcome.rows).toEqual([{ slept: expect.anything(), marker: "read-lost" }]);
+  });
+
+  it("a statement that is not a read is not repeated: the lost session is the answer (503)", async () => {
+    const outcome = await killedMidway("DO SLEEP(0.6), 'write-lost'", "write-lost");
+    expect(sessionLostOf(outcome.error)).toBe(true);
+    expect(databaseFailureOf(outcome.error)).toBe("unavailable");
   });
 });

@@ -60,3 +60,33 @@ it("one subscriber or twenty: at most one statement per poll interval; none once
   await new Promise((resolve) => setTimeout(resolve, 2 * POLL_MS)); // a poll in flight ends
   expect((await db.countAllStatements(idle)).statements).toBe(0);
 });
+
+it("with subscribers and no writes the fallback read backs off to one per pollIdleMs; a wake reads at once", async () => {
+  const backingOff = new LiveEventHub(db.dataSource, {
+    pollIntervalMs: 20,
+    pollIdleMs: 200,
+    queueMaxEvents: 10,
+    onPollError: () => undefined,
+  });
+  try {
+    const subscription = await backingOff.open(
+      { groupId: MAPLE.groupId, cloginId: null, registrantView: false },
+      () => undefined,
+    );
+    // 20, 40, 80, 160, then every 200 ms.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const quiet = await db.countAllStatements(idle);
+    expect(quiet.statements).toBeGreaterThan(0);
+    // Without the back-off: 50.
+    expect(quiet.statements).toBeLessThanOrEqual(WINDOW_MS / 200 + 1);
+    // A wake (a sequencer placed events) reads now, not at the next fallback read.
+    const woken = await db.countAllStatements(async () => {
+      backingOff.wake();
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    });
+    expect(woken.statements).toBeGreaterThanOrEqual(1);
+    await subscription.return!();
+  } finally {
+    backingOff.close();
+  }
+});

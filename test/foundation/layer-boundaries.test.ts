@@ -36,6 +36,11 @@ const FORBIDDEN: [string, string, string][] = [
   ["src/domain", 'export { startRuntime } from "../runtime/runtime";', "only-the-root-starts-the-runtime"],
   ["src/graphql", 'export { startRuntime } from "../runtime/runtime";', "only-the-root-starts-the-runtime"],
   ["src/shared-state", 'export { requestId } from "../http/request-id";', "shared-state-knows-no-transport"],
+  [
+    "src/graphql/subscriptions",
+    'export type { FeedEventRow } from "../../data/event-feed.data";',
+    "subscriptions-read-through-the-domain",
+  ],
 ];
 
 const ALLOWED: [string, string][] = [

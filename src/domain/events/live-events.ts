@@ -110,7 +110,9 @@ export function dispatchLiveEvent(row: FeedEventRow, sinks: Iterable<LiveEventSi
   let reduced: LiveEvent | null = null;
   for (const sink of sinks) {
     const { filter } = sink;
-    if (filter.groupId !== row.groupId || (filter.cloginId !== null && filter.cloginId !== cloginId)) continue;
+    if (filter.groupId !== row.groupId) continue;
+    // One registration's subscriber gets its own events and its children's (the parent's answer holds them).
+    if (filter.cloginId !== null && filter.cloginId !== cloginId && filter.cloginId !== data.parent_clogin_id) continue;
     if (filter.registrantView) {
       reduced ??= registrantViewOf(liveEventOf(row, cloginId, data));
       sink.offer(reduced);

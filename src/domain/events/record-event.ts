@@ -105,12 +105,16 @@ export function recordEvents(em: EntityManager, events: readonly DomainEvent[], 
   const unit = pendingWritesOf(em);
   for (const event of events) {
     touchRegistration(em, event.groupId, event.data.clogin_id);
+    // A child's change stamps its parent too (unit-of-work.ts): the event names the parent, so a
+    // subscriber of the parent's registration receives it (live-events.ts).
+    const parent = unit.familyParents.get(`${event.groupId}:${event.data.clogin_id}`);
+    const data = parent ? { ...event.data, parent_clogin_id: parent.cloginId } : event.data;
     const actor = event.adminId != null ? { ...unit.actor, admin_id: event.adminId } : unit.actor;
     unit.events.push({
       publicId: randomUUID(),
       groupId: event.groupId,
       type: event.type,
-      data: JSON.stringify(boundedText(event.data)),
+      data: JSON.stringify(boundedText(data)),
       actor: JSON.stringify(actor),
       createdAt: now,
     });

@@ -2,7 +2,7 @@ import { validationFailed } from "../../domain/errors";
 import type { ProblemPath } from "../../domain/problems";
 import type { PathNames } from "../../http/problem-paths";
 
-// Members the schema renamed (issue 24: one name per idea across the schema). The old spelling is
+// Members the schema renamed (one name per idea across the schema). The old spelling is
 // still accepted for one release and marked @deprecated; the domain commands keep the legacy
 // names the REST wire uses, so the new spelling is mapped here, in the one place that knows both.
 
