@@ -137,6 +137,12 @@ export function createMetrics(state: ProcessState): AppMetrics {
 
 /** Read replicas (src/db/replicas.ts): state and lag per replica, where reads went, read-your-writes waits. */
 function addReplicaMetrics(registry: Registry, replicas: ReplicaSet): void {
+  addReplicaStateMetrics(registry, replicas);
+  addReplicaReadMetrics(registry, replicas);
+}
+
+/** Each replica's place in the rotation and its lag. */
+function addReplicaStateMetrics(registry: Registry, replicas: ReplicaSet): void {
   const set = () => replicas;
   new Gauge({
     name: "regapi_replica_in_rotation",
@@ -159,6 +165,11 @@ function addReplicaMetrics(registry: Registry, replicas: ReplicaSet): void {
         if (replica.lagSeconds !== null) this.set({ replica: replica.name }, replica.lagSeconds);
     },
   });
+}
+
+/** Where lock-free reads ran, why some went to the primary, and the read-your-writes waits. */
+function addReplicaReadMetrics(registry: Registry, replicas: ReplicaSet): void {
+  const set = () => replicas;
   new Counter({
     name: "regapi_db_reads_total",
     help: "Lock-free reads (requests) by where they ran: primary or replica:<host:port>.",

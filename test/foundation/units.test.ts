@@ -49,8 +49,6 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, string> = {
   "src/http/idempotency.ts#idempotentWrites>callback1": "not split yet (issue 36 item 5)",
   "src/http/metrics.ts#createMetrics":
     "start-up, the runtime's work (issue 36 item 1): split as it moves into src/runtime/",
-  "src/http/metrics.ts#addReplicaMetrics":
-    "start-up, the runtime's work (issue 36 item 1): split as it moves into src/runtime/",
   "src/main.ts#main": "start-up, the runtime's work (issue 36 item 1): split as it moves into src/runtime/",
   "src/rest/openapi/action-schema.ts#actionRequestSchema": "not split yet (issue 36 item 5)",
   "src/rest/openapi/openapi-document.ts#buildOpenApiDocument": "not split yet (issue 36 item 5)",
