@@ -11,6 +11,13 @@ export interface DeliveryConfig {
   readonly workerInService: boolean;
   /** How often an idle worker looks for due work. */
   readonly pollIntervalMs: number;
+  /**
+   * FEED_POLL_MS: the feed sequencer's look for committed events no wake-up announced (another
+   * process's, the CLI's), this long after activity …
+   */
+  readonly feedPollMs: number;
+  /** FEED_POLL_IDLE_MS: … doubling while nothing is found, up to this. */
+  readonly feedPollIdleMs: number;
   /** Longest wait for a webhook receiver or the SMTP server. */
   readonly timeoutMs: number;
   /** First retry delay; each next one doubles (with jitter), up to an hour. */
@@ -55,6 +62,8 @@ export function defaultMailDir(database: DatabaseConfig): string {
 export const DEFAULT_DELIVERY: DeliveryConfig = Object.freeze({
   workerInService: true,
   pollIntervalMs: 500,
+  feedPollMs: 250,
+  feedPollIdleMs: 5000,
   timeoutMs: 10_000,
   retryBaseMs: 30_000,
   retryWindowSeconds: 24 * 3600,
@@ -68,6 +77,8 @@ export const DEFAULT_DELIVERY: DeliveryConfig = Object.freeze({
 export const DELIVERY_ENV = {
   DELIVERY_WORKER: booleanWord("DELIVERY_WORKER").default(DEFAULT_DELIVERY.workerInService),
   DELIVERY_POLL_MS: integerInRange("DELIVERY_POLL_MS", 10, 60_000).default(DEFAULT_DELIVERY.pollIntervalMs),
+  FEED_POLL_MS: integerInRange("FEED_POLL_MS", 10, 600_000).default(DEFAULT_DELIVERY.feedPollMs),
+  FEED_POLL_IDLE_MS: integerInRange("FEED_POLL_IDLE_MS", 10, 3_600_000).default(DEFAULT_DELIVERY.feedPollIdleMs),
   DELIVERY_TIMEOUT_MS: integerInRange("DELIVERY_TIMEOUT_MS", 100, 60_000).default(DEFAULT_DELIVERY.timeoutMs),
   DELIVERY_RETRY_BASE_MS: integerInRange("DELIVERY_RETRY_BASE_MS", 10, 3_600_000).default(DEFAULT_DELIVERY.retryBaseMs),
   DELIVERY_RETRY_WINDOW_S: integerInRange("DELIVERY_RETRY_WINDOW_S", 1, 30 * 24 * 3600).default(
@@ -90,6 +101,8 @@ export function deliverySettings(
   return Object.freeze({
     workerInService: values.DELIVERY_WORKER,
     pollIntervalMs: values.DELIVERY_POLL_MS,
+    feedPollMs: values.FEED_POLL_MS,
+    feedPollIdleMs: Math.max(values.FEED_POLL_MS, values.FEED_POLL_IDLE_MS),
     timeoutMs: values.DELIVERY_TIMEOUT_MS,
     retryBaseMs: values.DELIVERY_RETRY_BASE_MS,
     retryWindowSeconds: values.DELIVERY_RETRY_WINDOW_S,

@@ -11,7 +11,7 @@ import type { Logger } from "../http/logger";
 // batch, and reports the last position to the live events (this instance's, and the others'
 // through Redis). Events committed where no signal reaches it (another process, the CLI, an
 // instance that stopped between its COMMIT and the placing) are found by a look every
-// FEED_POLL_MIN_MS after activity, backing off to FEED_POLL_MAX_MS while nothing comes.
+// FEED_POLL_MS (250 ms) after activity, backing off to FEED_POLL_IDLE_MS (5 s) while nothing comes.
 //
 // Why after the commit and not in the write: a position handed out in the writing transaction
 // would put every write of every registration in one queue, for the feed row's lock from the

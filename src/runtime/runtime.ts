@@ -151,6 +151,8 @@ function startFeed(
   const sequencer = startFeedSequencer({
     state,
     logger,
+    pollMinMs: config.delivery.feedPollMs,
+    pollMaxMs: config.delivery.feedPollIdleMs,
     onPlaced(lastPosition) {
       liveEvents.wake(lastPosition);
       feedWake?.announce(lastPosition);

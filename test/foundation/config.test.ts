@@ -103,11 +103,18 @@ describe("configuration", () => {
     expect(DEFAULT_DELIVERY.mailDir).toBe(mailDir({ DATABASE_URL: "sqlite::memory:" }));
   });
 
+  it("the feed sequencer's look: FEED_POLL_IDLE_MS is at least FEED_POLL_MS", () => {
+    expect(loadConfig({ FEED_POLL_MS: "3000", FEED_POLL_IDLE_MS: "1000" }).delivery.feedPollIdleMs).toBe(3000);
+    expect(() => loadConfig({ FEED_POLL_MS: "5" })).toThrow(/FEED_POLL_MS/);
+  });
+
   it("the delivery worker's settings: DELIVERY_*, WEBHOOK_ALLOW_PRIVATE, EVENT_RETENTION_DAYS, SMTP_URL, MAIL_DIR; bad values are refused by name", () => {
     expect(
       loadConfig({
         DELIVERY_WORKER: "off",
         DELIVERY_POLL_MS: "50",
+        FEED_POLL_MS: "100",
+        FEED_POLL_IDLE_MS: "60000",
         DELIVERY_TIMEOUT_MS: "2000",
         DELIVERY_RETRY_BASE_MS: "1000",
         DELIVERY_RETRY_WINDOW_S: "3600",
@@ -119,6 +126,8 @@ describe("configuration", () => {
     ).toEqual({
       workerInService: false,
       pollIntervalMs: 50,
+      feedPollMs: 100,
+      feedPollIdleMs: 60000,
       timeoutMs: 2000,
       retryBaseMs: 1000,
       retryWindowSeconds: 3600,

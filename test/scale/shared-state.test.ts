@@ -166,6 +166,9 @@ describeOnMysqlFamily("state two instances share through Redis", () => {
         RATE_LIMIT_PER_MINUTE: "0",
         RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: "0",
         DELIVERY_WORKER: "false",
+        // The feed sequencer's look for events no wake-up announced would land in a page's count.
+        FEED_POLL_MS: "600000",
+        FEED_POLL_IDLE_MS: "600000",
         ACCOUNT_CACHE_TTL_MS: "60000",
       },
     });

@@ -55,102 +55,105 @@ export function registerCapacityCommand(program: Command, session: CliSession): 
       positiveInteger(4096),
       availableParallelism(),
     )
-    .action(
-      async (options: {
-        requests: number;
-        clients: number;
-        mariadb?: string;
-        registrations: number;
-        minutes: number;
-        reads: number[];
-        cores: number;
-      }) => {
-        const out = (line = "") => writeLine(session.io.stdout, line);
-        const measured = await measureCapacity({
-          requests: options.requests,
-          clients: options.clients,
-          serverUrl: options.mariadb ?? null,
-        });
-        out(
-          `Measured on this machine (${availableParallelism()} cores, load average ${fixed(loadavg()[0], 1)}): ` +
-            `${options.requests} requests of each kind, ${options.clients} clients; database: ${measured.database}` +
-            (options.mariadb && measured.databasePid === null
-              ? " (its CPU could not be read: not on this machine)"
-              : "."),
-        );
-        out();
-        const rows = measured.costs.map((cost) => [
-          cost.kind,
-          fixed(cost.serviceMs, 1),
-          fixed(cost.eventLoopMs, 1),
-          cost.databaseMs === null ? "–" : fixed(cost.databaseMs, 1),
-          perCore(cost.serviceMs),
-          perCore(cost.databaseMs),
-          fixed(measured.perSecond[cost.kind], 0),
-        ]);
-        const header = [
-          "request",
-          "service CPU ms",
-          "of it event loop",
-          "database CPU ms",
-          "per service core/s",
-          "per database core/s",
-          "measured/s",
-        ];
-        for (const line of formatTable(header, rows)) out(line);
+    .action((options: CapacityOptions) => printCapacity(session, options));
+}
 
-        const byKind = (kind: string) => measured.costs.find((cost) => cost.kind === kind) as KindCost;
-        const create = byKind("create with password");
-        const read = byKind("read (get_info)");
-        const machine: Machine = { cores: options.cores, utilisation: UTILISATION };
-        const plans = options.reads.map((readsPerRegistration) =>
-          planPeak(
-            { registrations: options.registrations, minutes: options.minutes, readsPerRegistration },
-            create,
-            read,
-            machine,
-          ),
-        );
-        out();
-        out(
-          `${options.registrations} registrations with passwords in ${options.minutes} minutes ` +
-            `(${fixed(plans[0].createsPerSecond, 1)} creates/s), machines of ${options.cores} cores used to ` +
-            `${UTILISATION * 100} %, one instance per event loop:`,
-        );
-        const planRows = plans.map((plan) => [
-          String(plan.readsPerRegistration),
-          fixed(plan.readsPerSecond, 0),
-          fixed(plan.serviceCores, 2),
-          String(plan.instances),
-          String(plan.serviceMachines),
-          plan.databaseCores === null ? "in the service" : fixed(plan.databaseCores, 2),
-          plan.databaseCores === null
-            ? "–"
-            : plan.databaseServers === null
-              ? "writer too small"
-              : String(plan.databaseServers),
-        ]);
-        const planHeader = [
-          "reads per registration",
-          "reads/s",
-          "service cores",
-          "instances",
-          "service machines",
-          "database cores",
-          "database servers",
-        ];
-        for (const line of formatTable(planHeader, planRows)) out(line);
-        out();
-        const limit = databaseLimit(create, read, machine, plans[0].createsPerSecond);
-        out(
-          limit === null
-            ? "The database's share was not measured (SQLite runs inside the service): run with --mariadb <server> to see where it becomes the limit."
-            : `The database becomes the limit at ${fixed(limit.createsPerSecond, 0)} creates/s with passwords on one ` +
-                `server (every write goes to one writer: a MariaDB primary, or Galera through HAProxy), where the ` +
-                `service needs ${fixed((limit.createsPerSecond * create.serviceMs) / 1000, 1)} cores; beside ` +
-                `${fixed(plans[0].createsPerSecond, 1)} creates/s it takes ${fixed(limit.readsPerRegistration, 0)} reads ` +
-                "per registration, and read replicas (DATABASE_REPLICA_URLS) take the reads beyond that.",
-        );
-      },
-    );
+interface CapacityOptions {
+  requests: number;
+  clients: number;
+  mariadb?: string;
+  registrations: number;
+  minutes: number;
+  reads: number[];
+  cores: number;
+}
+
+/** Measures here, then prints the costs table and the plan for the peak the options describe. */
+async function printCapacity(session: CliSession, options: CapacityOptions): Promise<void> {
+  const out = (line = "") => writeLine(session.io.stdout, line);
+  const measured = await measureCapacity({
+    requests: options.requests,
+    clients: options.clients,
+    serverUrl: options.mariadb ?? null,
+  });
+  out(
+    `Measured on this machine (${availableParallelism()} cores, load average ${fixed(loadavg()[0], 1)}): ` +
+      `${options.requests} requests of each kind, ${options.clients} clients; database: ${measured.database}` +
+      (options.mariadb && measured.databasePid === null ? " (its CPU could not be read: not on this machine)" : "."),
+  );
+  out();
+  const rows = measured.costs.map((cost) => [
+    cost.kind,
+    fixed(cost.serviceMs, 1),
+    fixed(cost.eventLoopMs, 1),
+    cost.databaseMs === null ? "–" : fixed(cost.databaseMs, 1),
+    perCore(cost.serviceMs),
+    perCore(cost.databaseMs),
+    fixed(measured.perSecond[cost.kind], 0),
+  ]);
+  const header = [
+    "request",
+    "service CPU ms",
+    "of it event loop",
+    "database CPU ms",
+    "per service core/s",
+    "per database core/s",
+    "measured/s",
+  ];
+  for (const line of formatTable(header, rows)) out(line);
+  const byKind = (kind: string) => measured.costs.find((cost) => cost.kind === kind) as KindCost;
+  printPlan(out, options, byKind("create with password"), byKind("read (get_info)"));
+}
+
+/** The plan for the peak: instances and database servers per reads-per-registration, and the database's limit. */
+function printPlan(out: (line?: string) => void, options: CapacityOptions, create: KindCost, read: KindCost): void {
+  const machine: Machine = { cores: options.cores, utilisation: UTILISATION };
+  const plans = options.reads.map((readsPerRegistration) =>
+    planPeak(
+      { registrations: options.registrations, minutes: options.minutes, readsPerRegistration },
+      create,
+      read,
+      machine,
+    ),
+  );
+  out();
+  out(
+    `${options.registrations} registrations with passwords in ${options.minutes} minutes ` +
+      `(${fixed(plans[0].createsPerSecond, 1)} creates/s), machines of ${options.cores} cores used to ` +
+      `${UTILISATION * 100} %, one instance per event loop:`,
+  );
+  const planRows = plans.map((plan) => [
+    String(plan.readsPerRegistration),
+    fixed(plan.readsPerSecond, 0),
+    fixed(plan.serviceCores, 2),
+    String(plan.instances),
+    String(plan.serviceMachines),
+    plan.databaseCores === null ? "in the service" : fixed(plan.databaseCores, 2),
+    plan.databaseCores === null
+      ? "–"
+      : plan.databaseServers === null
+        ? "writer too small"
+        : String(plan.databaseServers),
+  ]);
+  const planHeader = [
+    "reads per registration",
+    "reads/s",
+    "service cores",
+    "instances",
+    "service machines",
+    "database cores",
+    "database servers",
+  ];
+  for (const line of formatTable(planHeader, planRows)) out(line);
+  out();
+  const limit = databaseLimit(create, read, machine, plans[0].createsPerSecond);
+  out(
+    limit === null
+      ? "The database's share was not measured (SQLite runs inside the service): run with --mariadb <server> to see where it becomes the limit."
+      : `The database becomes the limit at ${fixed(limit.createsPerSecond, 0)} creates/s with passwords on one ` +
+          `server (every write goes to one writer: a MariaDB primary, or Galera through HAProxy), where the ` +
+          `service needs ${fixed((limit.createsPerSecond * create.serviceMs) / 1000, 1)} cores; beside ` +
+          `${fixed(plans[0].createsPerSecond, 1)} creates/s it takes ${fixed(limit.readsPerRegistration, 0)} reads ` +
+          "per registration, and read replicas (DATABASE_REPLICA_URLS) take the reads beyond that.",
+  );
 }
