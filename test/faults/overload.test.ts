@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import request from "supertest";
 import { DataSource } from "typeorm";
 import { createApp, type RegapiApp } from "../../src/app";
-import { DEFAULT_RESILIENCE } from "../../src/config/config";
+import { DEFAULT_DELIVERY, DEFAULT_RESILIENCE } from "../../src/config/config";
 import { DATABASE_FAILURE_MESSAGES, databaseFailureOf } from "../../src/db/database-failure";
 import { buildDataSourceOptions, DEFAULT_DATABASE_CONNECTION } from "../../src/db/data-source-options";
 import { createRequestContext } from "../../src/domain/context";
@@ -50,7 +50,13 @@ beforeAll(async () => {
   regapi = await createApp({
     dataSource: limited,
     logger: createLogger("silent"),
-    config: testConfig({ graphqlIntrospection: false, resilience }),
+    // The feed sequencer's look must not run while a test below holds every query unanswered:
+    // its pass would wait for ever, and so would the app's stop.
+    config: testConfig({
+      graphqlIntrospection: false,
+      resilience,
+      delivery: { ...DEFAULT_DELIVERY, feedPollMs: 3_600_000, feedPollIdleMs: 3_600_000 },
+    }),
   });
 });
 afterAll(async () => {
