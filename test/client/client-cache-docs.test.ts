@@ -1,11 +1,10 @@
 import { readFileSync } from "node:fs";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { ApolloClient, HttpLink, InMemoryCache, gql, type DefaultOptions } from "@apollo/client";
 import { cacheExchange, type KeyingConfig } from "@urql/exchange-graphcache";
 import { Client as UrqlClient, fetchExchange, gql as urqlGql } from "urql";
 import { MAPLE, mapleHeaders } from "../fixtures/test-fixture";
+import { listenOnLoopback, type ListeningApp } from "../support/listening-app";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 // docs/graphql-clients.md, "Client caches": the page's snippets, taken from the page as written,
@@ -32,17 +31,16 @@ function graphqlSnippet(operation: string): string {
 }
 
 let t: TestApp;
-let server: Server;
+let listening: ListeningApp;
 let url: string;
+
 beforeAll(async () => {
   t = await startTestApp();
-  server = t.app.listen(0, "127.0.0.1");
-  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  listening = await listenOnLoopback(t.app);
+  url = listening.url("/graphql");
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await listening.close();
   await t.close();
 });
 

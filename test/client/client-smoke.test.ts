@@ -1,9 +1,8 @@
-import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
 import { ApolloClient, HttpLink, InMemoryCache } from "@apollo/client";
 import { relayStylePagination } from "@apollo/client/utilities";
 import { ClientError, GraphQLClient } from "graphql-request";
 import { mapleHeaders, MAPLE } from "../fixtures/test-fixture";
+import { listenOnLoopback, type ListeningApp } from "../support/listening-app";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { MarkFormsComplete, NodeById, ProjectTags, UsersPage, UserWithForms } from "./operations";
 
@@ -13,18 +12,16 @@ import { MarkFormsComplete, NodeById, ProjectTags, UsersPage, UserWithForms } fr
 // and relayStylePagination must merge pages both ways.
 
 let t: TestApp;
-let server: Server;
+let listening: ListeningApp;
 let url: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  server = t.app.listen(0, "127.0.0.1");
-  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  listening = await listenOnLoopback(t.app);
+  url = listening.url("/graphql");
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await listening.close();
   await t.close();
 });
 

@@ -1,9 +1,8 @@
-import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
 import { Client, fetchExchange } from "urql";
 import { cacheExchange } from "@urql/exchange-graphcache";
 import { relayPagination } from "@urql/exchange-graphcache/extras";
 import { mapleHeaders, MAPLE } from "../fixtures/test-fixture";
+import { listenOnLoopback, type ListeningApp } from "../support/listening-app";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { MarkFormsComplete, UsersPage, UserWithForms } from "./operations";
 
@@ -12,18 +11,16 @@ import { MarkFormsComplete, UsersPage, UserWithForms } from "./operations";
 // otherwise, which Apollo Server's CSRF prevention refuses; the README's client sends POST.
 
 let t: TestApp;
-let server: Server;
+let listening: ListeningApp;
 let url: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  server = t.app.listen(0, "127.0.0.1");
-  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  listening = await listenOnLoopback(t.app);
+  url = listening.url("/graphql");
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await listening.close();
   await t.close();
 });
 
