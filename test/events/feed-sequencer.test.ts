@@ -174,6 +174,32 @@ it("a reader paging along the feed while writes commit concurrently skips nothin
   expect(seen).toEqual(all.map((row) => row.public_id));
 });
 
+it("a lone commit is placed at once; commits within FEED_PASS_INTERVAL_MS of that pass are placed together by the next", async () => {
+  await t.runtime.sequencer.stop();
+  const placed: number[] = [];
+  // An interval longer than the test: only the stop ends it, so one pass after it serves every later commit.
+  const spaced = startFeedSequencer({
+    state: t.state,
+    logger: silentLogger,
+    onPlaced: (position) => placed.push(position),
+    pollMinMs: 3_600_000,
+    passIntervalMs: 3_600_000,
+  });
+  try {
+    await rename(MAPLE.miles, "Spaced0");
+    await until(async () => placed.length === 1 && (await unplacedCount()) === 0, 10_000, "the first commit placed");
+    for (const name of ["Spaced1", "Spaced2", "Spaced3"]) await rename(MAPLE.miles, name);
+    await recordTestEvents(t, 2);
+    // Four commits woke it within the interval: nothing of them is placed yet.
+    expect(await unplacedCount()).toBeGreaterThanOrEqual(5);
+    expect(placed).toHaveLength(1);
+  } finally {
+    await spaced.stop();
+  }
+  expect(await unplacedCount()).toBe(0);
+  expect(placed).toHaveLength(2);
+});
+
 it("idle, the sequencer backs off to one plain look per pollMaxMs (no transaction)", async () => {
   await t.runtime.sequencer.stop();
   const idle = startFeedSequencer({
