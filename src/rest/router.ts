@@ -15,7 +15,7 @@ import { sendJson } from "../http/send-json";
 import { fromBodyParserError, TransportError } from "../http/transport-errors";
 import { clientValue } from "../common/client-value";
 import type { ActionTable, LegacyAction } from "./envelope/action-table";
-import { commonEnvelope, envelopeWithOptionalGroup, isJsonObject } from "./envelope/envelope";
+import { isJsonObject, parseEnvelope } from "./envelope/envelope";
 import { eventsActions } from "./events/events.actions";
 import { sendLegacyError, toLegacyFailure } from "./legacy-errors";
 import { productsActions } from "./products/products.actions";
@@ -150,6 +150,7 @@ const onlyJson: RequestHandler = (req, res, next) => {
 };
 
 function dispatch(deps: AppDependencies, endpoint: string, actions: ActionTable): RequestHandler {
+  const groupIdOptional = groupOptional(actions);
   return async (req, res) => {
     let action: LegacyAction | undefined;
     try {
@@ -161,7 +162,7 @@ function dispatch(deps: AppDependencies, endpoint: string, actions: ActionTable)
           "Invalid request: the body must be a JSON object (the action envelope with action and group_id).",
         );
       }
-      const envelope = parseCommand(groupOptional(actions) ? envelopeWithOptionalGroup : commonEnvelope, body);
+      const envelope = parseEnvelope(body, groupIdOptional);
       action = Object.hasOwn(actions, envelope.action) ? actions[envelope.action] : undefined;
       if (!action) throw unknownAction(endpoint, envelope.action, Object.keys(actions));
       const input = parseCommand(action.schema, { ...body, group_id: envelope.group_id });
