@@ -1,4 +1,5 @@
 import type { EntityManager } from "typeorm";
+import { writeSearchDocuments } from "../../data/person-search.data";
 import { insertSeedRows, readPersonIdsByUsername, readUidsByPerson } from "../../data/seed.data";
 import { lineAmountCents } from "../../domain/account-totals";
 import { CategoryTally } from "../../domain/carts/cart-rules";
@@ -116,6 +117,7 @@ export async function seedChunk(
     registrations.map((r) => r.personId),
     shared.bindLimit,
   );
+  await writeSearchDocuments(em, { uids: [...uids.values()], fresh: true });
 
   const formRows: Partial<RegistrationForm>[] = [];
   const valueRows: Partial<FieldValue>[] = [];
