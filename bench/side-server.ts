@@ -7,7 +7,7 @@ import { createPool } from "mysql2/promise";
 import { DataSource } from "typeorm";
 import { createApp } from "../src/app";
 import { startRuntime } from "../src/runtime/runtime";
-import { configWith, parseDatabaseUrl, RATE_LIMITS_OFF } from "../src/config/config";
+import { configWith, loadConfig, parseDatabaseUrl, RATE_LIMITS_OFF } from "../src/config/config";
 import { buildDataSourceOptions } from "../src/db/data-source-options";
 import { CountingSqlLogger } from "../src/db/sql-counter";
 import { createLogger } from "../src/http/logger";
@@ -71,7 +71,9 @@ async function main(side: Side, url: string): Promise<void> {
     const dataSource = new DataSource(buildDataSourceOptions(config, { logger: sql }));
     await dataSource.initialize();
     const logger = createLogger("silent");
-    const appConfig = configWith({ graphqlIntrospection: false, rateLimit: RATE_LIMITS_OFF });
+    // FEED_PASS_INTERVAL_MS as the service reads it, to measure the feed sequencer's spacing under a write load.
+    const delivery = loadConfig({ FEED_PASS_INTERVAL_MS: process.env.FEED_PASS_INTERVAL_MS }).delivery;
+    const appConfig = configWith({ graphqlIntrospection: false, rateLimit: RATE_LIMITS_OFF, delivery });
     const runtime = await startRuntime({ dataSource, config: appConfig, logger, deliveryWorker: false });
     runtime.state.reruns.onRerun(() => (reruns += 1));
     const regapi = await createApp({ dataSource, logger, config: appConfig, runtime });

@@ -18,6 +18,11 @@ export interface DeliveryConfig {
   readonly feedPollMs: number;
   /** FEED_POLL_IDLE_MS: … doubling while nothing is found, up to this. */
   readonly feedPollIdleMs: number;
+  /**
+   * FEED_PASS_INTERVAL_MS: the shortest time between the starts of two feed placings woken by
+   * commits, so that under a write load one placing serves many commits (0: one per wake).
+   */
+  readonly feedPassIntervalMs: number;
   /** Longest wait for a webhook receiver or the SMTP server. */
   readonly timeoutMs: number;
   /** First retry delay; each next one doubles (with jitter), up to an hour. */
@@ -64,6 +69,7 @@ export const DEFAULT_DELIVERY: DeliveryConfig = Object.freeze({
   pollIntervalMs: 500,
   feedPollMs: 250,
   feedPollIdleMs: 5000,
+  feedPassIntervalMs: 25,
   timeoutMs: 10_000,
   retryBaseMs: 30_000,
   retryWindowSeconds: 24 * 3600,
@@ -79,6 +85,7 @@ export const DELIVERY_ENV = {
   DELIVERY_POLL_MS: integerInRange("DELIVERY_POLL_MS", 10, 60_000).default(DEFAULT_DELIVERY.pollIntervalMs),
   FEED_POLL_MS: integerInRange("FEED_POLL_MS", 10, 600_000).default(DEFAULT_DELIVERY.feedPollMs),
   FEED_POLL_IDLE_MS: integerInRange("FEED_POLL_IDLE_MS", 10, 3_600_000).default(DEFAULT_DELIVERY.feedPollIdleMs),
+  FEED_PASS_INTERVAL_MS: integerInRange("FEED_PASS_INTERVAL_MS", 0, 1000).default(DEFAULT_DELIVERY.feedPassIntervalMs),
   DELIVERY_TIMEOUT_MS: integerInRange("DELIVERY_TIMEOUT_MS", 100, 60_000).default(DEFAULT_DELIVERY.timeoutMs),
   DELIVERY_RETRY_BASE_MS: integerInRange("DELIVERY_RETRY_BASE_MS", 10, 3_600_000).default(DEFAULT_DELIVERY.retryBaseMs),
   DELIVERY_RETRY_WINDOW_S: integerInRange("DELIVERY_RETRY_WINDOW_S", 1, 30 * 24 * 3600).default(
@@ -103,6 +110,7 @@ export function deliverySettings(
     pollIntervalMs: values.DELIVERY_POLL_MS,
     feedPollMs: values.FEED_POLL_MS,
     feedPollIdleMs: Math.max(values.FEED_POLL_MS, values.FEED_POLL_IDLE_MS),
+    feedPassIntervalMs: values.FEED_PASS_INTERVAL_MS,
     timeoutMs: values.DELIVERY_TIMEOUT_MS,
     retryBaseMs: values.DELIVERY_RETRY_BASE_MS,
     retryWindowSeconds: values.DELIVERY_RETRY_WINDOW_S,

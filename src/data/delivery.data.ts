@@ -123,6 +123,11 @@ export async function claimDueDeliveries(
       WHERE id IN (${sqlPlaceholders(ids.length)})`,
     [sqlDate(em, leaseUntil), ...ids],
   );
+  return readClaimedWebhookDeliveries(em, ids);
+}
+
+/** The claimed deliveries with what sending them needs: their event and their endpoint. */
+async function readClaimedWebhookDeliveries(em: EntityManager, ids: number[]): Promise<ClaimedDelivery[]> {
   const rows = await selectRows(
     em,
     {

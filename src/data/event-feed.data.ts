@@ -12,6 +12,8 @@ import { selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
 
 const skipLocked = (em: EntityManager) =>
   em.connection.options.type === "better-sqlite3" ? "" : " FOR UPDATE SKIP LOCKED";
+const byPrimaryKey = (em: EntityManager) =>
+  em.connection.options.type === "better-sqlite3" ? "" : " FORCE INDEX (PRIMARY)";
 
 /**
  * Locks up to `limit` committed events not yet in the feed, oldest first. SKIP LOCKED: events of
@@ -63,7 +65,9 @@ export async function takeFeedPositions(em: EntityManager, count: number): Promi
 /**
  * Gives `placed` (in this order) their feed positions from `first` on, in one UPDATE. The fan-out
  * marks the events it claimed dispatched in the same statement (`dispatched`: all of them, placed
- * or placed before).
+ * or placed before). The events are found by primary key, never by a scan: on a small table
+ * MariaDB would scan, and wait on the row of an event whose write is still open, while that
+ * write's next event waits for the gap the claim locked (docs/locking.md).
  */
 export async function placeEventsInFeed(
   em: EntityManager,
@@ -79,7 +83,7 @@ export async function placeEventsInFeed(
       : `feed_position = CASE id ${placed.map(() => "WHEN ? THEN ?").join(" ")} ELSE feed_position END`;
   const sets = [dispatched ? "dispatched_at = ?" : null, positions].filter((set) => set !== null).join(", ");
   if (sets === "") return;
-  await em.query(`UPDATE event SET ${sets} WHERE id IN (${sqlPlaceholders(ids.length)})`, [
+  await em.query(`UPDATE event${byPrimaryKey(em)} SET ${sets} WHERE id IN (${sqlPlaceholders(ids.length)})`, [
     ...(dispatched ? [sqlDate(em, dispatched.at)] : []),
     ...placed.flatMap((id, i) => [id, first + i]),
     ...ids,

@@ -168,6 +168,21 @@ export async function readPersonHoldings(
   organizationId: number,
 ): Promise<PersonHoldings> {
   const own = [personId];
+  return {
+    ...(await readFormsHeld(em, own)),
+    ...(await readAccountsHeld(em, own)),
+    ...(await readEmailsHeld(em, own)),
+    ...(await readNotesHeld(em, own)),
+    events: await readEventsAbout(em, personId, organizationId),
+    sessions: await countSessions(em, personId),
+  };
+}
+
+/** `own`: the parameters of OWN_REGISTRATIONS (the person's id). */
+type Own = number[];
+
+/** The registrations' field values and form states. */
+async function readFormsHeld(em: EntityManager, own: Own): Promise<Pick<PersonHoldings, "fieldValues" | "forms">> {
   const fieldValues = await selectRows(
     em,
     FIELD_VALUE,
@@ -184,6 +199,11 @@ export async function readPersonHoldings(
       WHERE rf.registration_id IN (${OWN_REGISTRATIONS}) ORDER BY rf.registration_id, rf.form_id`,
     own,
   );
+  return { fieldValues, forms };
+}
+
+/** The registrations' cart lines and payments. */
+async function readAccountsHeld(em: EntityManager, own: Own): Promise<Pick<PersonHoldings, "cart" | "payments">> {
   const cart = await selectRows(
     em,
     CART_LINE,
@@ -200,6 +220,11 @@ export async function readPersonHoldings(
        FROM payment WHERE registration_id IN (${OWN_REGISTRATIONS}) ORDER BY id`,
     own,
   );
+  return { cart, payments };
+}
+
+/** The emails recorded about the registrations and those sent to them through the outbox. */
+async function readEmailsHeld(em: EntityManager, own: Own): Promise<Pick<PersonHoldings, "emails" | "outboxEmails">> {
   const emails = await selectRows(
     em,
     EMAIL,
@@ -215,6 +240,11 @@ export async function readPersonHoldings(
        FROM outbox_email WHERE registration_id IN (${OWN_REGISTRATIONS}) ORDER BY id`,
     own,
   );
+  return { emails, outboxEmails };
+}
+
+/** The administrators' tags and comments on the registrations. */
+async function readNotesHeld(em: EntityManager, own: Own): Promise<Pick<PersonHoldings, "tags" | "comments">> {
   const tags = await selectRows(
     em,
     TAG,
@@ -230,13 +260,26 @@ export async function readPersonHoldings(
        FROM admin_comment WHERE registration_id IN (${OWN_REGISTRATIONS}) ORDER BY id`,
     own,
   );
-  const events = await selectRows(
+  return { tags, comments };
+}
+
+/** The organization's stored events about the person. */
+function readEventsAbout(
+  em: EntityManager,
+  personId: number,
+  organizationId: number,
+): Promise<PersonHoldings["events"]> {
+  return selectRows(
     em,
     EVENT,
     `SELECT public_id, group_id, type, data, created_at FROM event
       WHERE organization_id = ? AND (data LIKE ? OR data LIKE ?) ORDER BY id`,
     [organizationId, ...eventPatterns(personId)],
   );
+}
+
+/** How many registrant sessions and login tokens the registrations have. */
+async function countSessions(em: EntityManager, personId: number): Promise<number> {
   const [sessions] = await selectRows(
     em,
     { n: "int" },
@@ -244,7 +287,7 @@ export async function readPersonHoldings(
           + (SELECT COUNT(*) FROM login_token WHERE registration_id IN (${OWN_REGISTRATIONS})) AS n`,
     [personId, personId],
   );
-  return { fieldValues, forms, cart, payments, emails, outboxEmails, tags, comments, events, sessions: sessions.n };
+  return sessions.n;
 }
 
 /**

@@ -128,6 +128,47 @@ const byFormOrder = (a: { form_sort: number; form_id: number }, b: { form_sort: 
 const byFieldOrder = (a: { field_sort: number; field_id: string }, b: { field_sort: number; field_id: string }) =>
   a.field_sort - b.field_sort || compareText(a.field_id, b.field_id);
 
+type ArmRows = readonly Record<string, unknown>[];
+
+/** The fields of the read forms, by form, in the forms' own order. */
+function decodeFormFields(armRows: ArmRows, sql: string): Map<number, FieldDefinition[]> {
+  const rows = decodeRows({ ...FIELD_SHAPE, field_sort: "int" }, armRows, sql);
+  const fields = new Map<number, FieldDefinition[]>();
+  for (const row of rows.sort(byFieldOrder)) {
+    const list = fields.get(row.field_form_id);
+    if (list) list.push(toField(row));
+    else fields.set(row.field_form_id, [toField(row)]);
+  }
+  return fields;
+}
+
+/** The registration's answers, each decoded by its field's type, in form then field order. */
+function decodeAnswers(armRows: ArmRows, sql: string): NonNullable<RegistrationLists["answers"]> {
+  const rows = decodeRows(
+    {
+      ...FIELD_SHAPE,
+      field_sort: "int",
+      registration_id: "int",
+      value: "text",
+      updated_at: "date",
+      form_sort: "int",
+    },
+    armRows,
+    sql,
+  );
+  return rows
+    .sort((a, b) => a.form_sort - b.form_sort || a.field_form_id - b.field_form_id || byFieldOrder(a, b))
+    .map((row) => {
+      const field = toField(row);
+      return {
+        uid: row.registration_id,
+        field,
+        answer: decodeAnswer(field.fieldType, row.value),
+        updatedAt: row.updated_at,
+      };
+    });
+}
+
 /**
  * The lists of one registration (`uid`) from the arms of a statement built with
  * registrationListArms (splitListArms); `isPerson`: the read person's registration.
@@ -151,41 +192,8 @@ export function decodeRegistrationLists(
       submittedAt: row.submitted_at,
     }));
   }
-  if (readsFor(wanted.formFields, isPerson)) {
-    const rows = decodeRows({ ...FIELD_SHAPE, field_sort: "int" }, rowsOf("formFields"), sql);
-    const fields = new Map<number, FieldDefinition[]>();
-    for (const row of rows.sort(byFieldOrder)) {
-      const list = fields.get(row.field_form_id);
-      if (list) list.push(toField(row));
-      else fields.set(row.field_form_id, [toField(row)]);
-    }
-    lists.formFields = fields;
-  }
-  if (readsFor(wanted.answers, isPerson)) {
-    const rows = decodeRows(
-      {
-        ...FIELD_SHAPE,
-        field_sort: "int",
-        registration_id: "int",
-        value: "text",
-        updated_at: "date",
-        form_sort: "int",
-      },
-      rowsOf("answers"),
-      sql,
-    );
-    lists.answers = rows
-      .sort((a, b) => a.form_sort - b.form_sort || a.field_form_id - b.field_form_id || byFieldOrder(a, b))
-      .map((row) => {
-        const field = toField(row);
-        return {
-          uid: row.registration_id,
-          field,
-          answer: decodeAnswer(field.fieldType, row.value),
-          updatedAt: row.updated_at,
-        };
-      });
-  }
+  if (readsFor(wanted.formFields, isPerson)) lists.formFields = decodeFormFields(rowsOf("formFields"), sql);
+  if (readsFor(wanted.answers, isPerson)) lists.answers = decodeAnswers(rowsOf("answers"), sql);
   if (readsFor(wanted.emails, isPerson)) {
     const rows = decodeRows(EMAIL_SHAPE, rowsOf("emails"), sql);
     lists.emails = rows

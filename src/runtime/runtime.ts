@@ -153,6 +153,7 @@ function startFeed(
     logger,
     pollMinMs: config.delivery.feedPollMs,
     pollMaxMs: config.delivery.feedPollIdleMs,
+    passIntervalMs: config.delivery.feedPassIntervalMs,
     onPlaced(lastPosition) {
       liveEvents.wake(lastPosition);
       feedWake?.announce(lastPosition);

@@ -1,6 +1,8 @@
+import type { EntityManager } from "typeorm";
+import { claimUnplacedEvents, placeEventsInFeed, takeFeedPositions } from "../../src/data/event-feed.data";
 import { startFeedSequencer } from "../../src/runtime/feed-sequencer";
 import { MAPLE } from "../fixtures/test-fixture";
-import { onMysqlFamily } from "../support/database";
+import { itOnMysqlFamily, onMysqlFamily } from "../support/database";
 import { postRest } from "../support/rest";
 import { startTestApp, type TestApp } from "../support/test-app";
 import { recordTestEvents, silentLogger, until } from "./support/worker-setup";
@@ -56,6 +58,62 @@ it("without the delivery worker, a write's event joins the feed and reaches a li
     await subscription.return!();
   }
 });
+
+/** Inserts one user.updated event of Maple's on `em` (a transaction of the test's). */
+const insertEvent = (em: EntityManager, n: number) =>
+  em.query(
+    `INSERT INTO event (public_id, organization_id, group_id, type, data, actor, created_at)
+     VALUES (?, 1, ?, 'user.updated', ?, '{"type":"system"}', ?)`,
+    [
+      `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`,
+      MAPLE.groupId,
+      JSON.stringify({ clogin_id: MAPLE.miles }),
+      onMysqlFamily ? new Date() : "2026-11-28 00:00:00",
+    ],
+  );
+
+itOnMysqlFamily(
+  "a placing never waits on a write still open: a write's event waiting on the placing's claim closes no circle",
+  async () => {
+    // The circle this excludes, seen on registration day: a write inserted an event (its row locked
+    // to its COMMIT); a placing claimed the committed events around it (SKIP LOCKED), which locks
+    // the gap the write's next event goes into; the write's next INSERT waited for the placing,
+    // and the placing's UPDATE, scanning the table instead of finding its events by id, waited
+    // for the write's first event: a deadlock, and the placing rerun.
+    await t.runtime.sequencer.stop();
+    await recordTestEvents(t, 3);
+    const writer = t.dataSource.createQueryRunner();
+    const placer = t.dataSource.createQueryRunner();
+    try {
+      await writer.startTransaction();
+      const [{ id: writerThread }] = await writer.query(`SELECT CONNECTION_ID() AS id`);
+      await insertEvent(writer.manager, 1);
+      await placer.startTransaction();
+      const claimed = await claimUnplacedEvents(placer.manager, 500);
+      expect(claimed.length).toBeGreaterThanOrEqual(3);
+      const second = insertEvent(writer.manager, 2);
+      const waiting = async () =>
+        (
+          await t.dataSource.query(
+            `SELECT trx_state FROM information_schema.innodb_trx WHERE trx_mysql_thread_id = ? AND trx_state = 'LOCK WAIT'`,
+            [writerThread],
+          )
+        ).length > 0;
+      await until(waiting, 10_000, "the write's second event waiting on the claim");
+      const first = await takeFeedPositions(placer.manager, claimed.length);
+      await placeEventsInFeed(placer.manager, claimed, first);
+      await placer.commitTransaction();
+      await second;
+      await writer.commitTransaction();
+    } finally {
+      if (placer.isTransactionActive) await placer.rollbackTransaction();
+      if (writer.isTransactionActive) await writer.rollbackTransaction();
+      await placer.release();
+      await writer.release();
+    }
+    expect(await unplacedCount()).toBe(2);
+  },
+);
 
 it("events committed where no signal reached the sequencer (another process) are placed by its look", async () => {
   // A second sequencer on the same database plays the other instance: it was not woken by a
@@ -114,6 +172,32 @@ it("a reader paging along the feed while writes commit concurrently skips nothin
   );
   expect(all.length).toBeGreaterThanOrEqual(29);
   expect(seen).toEqual(all.map((row) => row.public_id));
+});
+
+it("a lone commit is placed at once; commits within FEED_PASS_INTERVAL_MS of that pass are placed together by the next", async () => {
+  await t.runtime.sequencer.stop();
+  const placed: number[] = [];
+  // An interval longer than the test: only the stop ends it, so one pass after it serves every later commit.
+  const spaced = startFeedSequencer({
+    state: t.state,
+    logger: silentLogger,
+    onPlaced: (position) => placed.push(position),
+    pollMinMs: 3_600_000,
+    passIntervalMs: 3_600_000,
+  });
+  try {
+    await rename(MAPLE.miles, "Spaced0");
+    await until(async () => placed.length === 1 && (await unplacedCount()) === 0, 10_000, "the first commit placed");
+    for (const name of ["Spaced1", "Spaced2", "Spaced3"]) await rename(MAPLE.miles, name);
+    await recordTestEvents(t, 2);
+    // Four commits woke it within the interval: nothing of them is placed yet.
+    expect(await unplacedCount()).toBeGreaterThanOrEqual(5);
+    expect(placed).toHaveLength(1);
+  } finally {
+    await spaced.stop();
+  }
+  expect(await unplacedCount()).toBe(0);
+  expect(placed).toHaveLength(2);
 });
 
 it("idle, the sequencer backs off to one plain look per pollMaxMs (no transaction)", async () => {

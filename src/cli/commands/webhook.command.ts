@@ -21,8 +21,15 @@ export function registerWebhookCommand(program: Command, session: CliSession): v
         "npx regapi webhook list --org 1",
       ),
     );
-  const context = (requestId: string, organizationId: number) => operatorContext(session, requestId, organizationId);
+  registerWebhookAdd(webhook, session);
+  registerWebhookList(webhook, session);
+}
 
+const context = (session: CliSession, requestId: string, organizationId: number) =>
+  operatorContext(session, requestId, organizationId);
+
+/** `webhook add`: registers an endpoint; its signing secret is printed here and never again. */
+function registerWebhookAdd(webhook: Command, session: CliSession): void {
   webhook
     .command("add")
     .summary("register an endpoint and print its id and signing secret once")
@@ -39,7 +46,7 @@ export function registerWebhookCommand(program: Command, session: CliSession): v
     .requiredOption("--events <a,b>", "event types, comma-separated (e.g. user.created,form.submitted)")
     .option("--groups <ids>", "only these project ids, comma-separated (default: every project)")
     .action(async (options: { org: number; url: string; events: string; groups?: string }) => {
-      const created = await createWebhookEndpoint(await context("cli-webhook-add", options.org), {
+      const created = await createWebhookEndpoint(await context(session, "cli-webhook-add", options.org), {
         url: options.url,
         events: list(options.events),
         groupIds: options.groups === undefined ? null : list(options.groups),
@@ -49,7 +56,10 @@ export function registerWebhookCommand(program: Command, session: CliSession): v
       writeLine(stdout, `secret: ${created.secret}`);
       writeLine(stdout, "store the secret now: it is not shown again");
     });
+}
 
+/** `webhook list`: an organization's endpoints as a table, without their secrets. */
+function registerWebhookList(webhook: Command, session: CliSession): void {
   webhook
     .command("list")
     .summary("list an organization's webhook endpoints (never their secrets)")
@@ -57,7 +67,7 @@ export function registerWebhookCommand(program: Command, session: CliSession): v
     .description("List the webhook endpoints of an organization: id, URL, events, projects, active.")
     .requiredOption("--org <id>", "organization id (see regapi org list)", positiveInteger())
     .action(async (options: { org: number }) => {
-      const endpoints = await listWebhookEndpoints(await context("cli-webhook-list", options.org));
+      const endpoints = await listWebhookEndpoints(await context(session, "cli-webhook-list", options.org));
       const { stdout } = session.io;
       if (endpoints.length === 0) {
         writeLine(stdout, `organization ${options.org} has no webhook endpoints; add one with regapi webhook add`);

@@ -1,7 +1,16 @@
 import { z } from "zod";
-import { insertCartLines, insertPrivateProducts, readCartBeforeAdding, type NewCartLine } from "../../data/carts.data";
-import { registrationLevel } from "../forms/form-rules";
-import { CategoryTally, isOfferedTo } from "./cart-rules";
+import type { EntityManager } from "typeorm";
+import {
+  insertCartLines,
+  insertPrivateProducts,
+  readCartBeforeAdding,
+  type CartBeforeAdding,
+  type CartContent,
+  type NewCartLine,
+} from "../../data/carts.data";
+import type { CartProduct } from "../../data/products.data";
+import { registrationLevel, type RegistrationLevel } from "../forms/form-rules";
+import { CategoryTally, isOfferedTo, type CategoryRefusal } from "./cart-rules";
 import { PRODUCT_BASE_TYPES } from "../../entities";
 import { requireRegistrant, type RequestContext } from "../context";
 import { validationFailed, type Problem, type ProblemPath } from "../errors";
@@ -221,123 +230,184 @@ async function addEntries(
     const now = new Date();
     // Locked: concurrent adds to one cart run one after the other, so the category rules hold.
     const user = await requireRegisteredUser(em, cmd.groupId, cmd.cloginId, { lock: true });
-    const level = registrationLevel(user.parentCloginId);
     const productIds = [...new Set(entries.flatMap((e) => (e.kind === "product" ? [e.productId] : [])))];
     const { products, lines: cart, lastLineId } = await readCartBeforeAdding(em, cmd.groupId, user.uid, productIds);
+    const plan = planProductLines(entries, { products, cart, level: registrationLevel(user.parentCloginId), now });
+    if (plan.problems.length > 0) throw invalid(plan.problems);
 
-    const problems: Problem[] = [];
-    const notices: string[] = [];
-    const inCart = new Set(cart.map((line) => line.productId));
-    const tally = new CategoryTally(cart);
-    const lines: NewCartLine[] = [];
-    const privateEntries: Extract<Entry, { kind: "private" }>[] = [];
-    for (const entry of entries) {
-      const path: ProblemPath = ["productList", entry.index];
-      if (entry.kind === "private") {
-        privateEntries.push(entry);
-        continue;
-      }
-      const product = products.get(entry.productId);
-      if (!product || !isOfferedTo(product, level, now)) {
-        problems.push({
-          path: [...path, "pId"],
-          reason: "NOT_AVAILABLE",
-          value: entry.productId,
-          message: `${entry.productId} is not a product of this project that this user may add now (non-private, of the user's level, available today)`,
-        });
-        continue;
-      }
-      if (entry.startDate && product.baseType !== PRODUCT_BASE_TYPES.subscription) {
-        problems.push({
-          path: [...path, "recurringStartDate"],
-          reason: "NOT_ALLOWED",
-          message: `is only accepted for subscriptions (type 6); product ${product.id} is type ${product.baseType}`,
-        });
-        continue;
-      }
-      let quantity = entry.quantity;
-      if (product.onlyOne) {
-        if (inCart.has(product.id)) {
-          notices.push(`Product ${product.id} can only be ordered once and is already in the cart; not added again.`);
-          continue;
-        }
-        if (quantity > 1) {
-          notices.push(`Product ${product.id} can only be ordered once; q ${quantity} was cut to 1.`);
-          quantity = 1;
-        }
-      }
-      const categoryId = product.categoryId;
-      const refusal = tally.refusal(categoryId, product.category, quantity);
-      if (refusal?.rule === "interchange") {
-        problems.push({
-          path,
-          reason: "NOT_ALLOWED",
-          message: `product ${product.id} is in category ${categoryId}, whose products are interchangeable: the cart may hold only one of them`,
-        });
-        continue;
-      }
-      if (refusal?.rule === "quota") {
-        problems.push({
-          path,
-          reason: "OUT_OF_RANGE",
-          message: `product ${product.id} would bring category ${categoryId} to ${refusal.units} units; its quota is ${refusal.quota}`,
-        });
-        continue;
-      }
-      tally.count(categoryId, quantity);
-      inCart.add(product.id);
-      lines.push({
-        registrationId: user.uid,
-        productId: product.id,
-        quantity,
-        // A discount's line takes its price off the order.
-        unitPriceCents: product.baseType === PRODUCT_BASE_TYPES.discount ? -product.priceCents : product.priceCents,
-        createdAt: now,
-        remark: entry.remark,
-        recurringStartDate: entry.startDate,
-      });
-    }
-    if (problems.length > 0) throw invalid(problems);
-
-    const privateIds = await insertPrivateProducts(
-      em,
-      privateEntries.map((entry) => ({
-        projectId: cmd.groupId,
-        name: entry.name,
-        priceCents: entry.priceCents,
-        baseType: PRODUCT_BASE_TYPES.merchandise,
-        categoryId: null,
-        level: "all",
-        availableFrom: null,
-        availableUntil: null,
-        onlyOne: false,
-        lockOnceFundsAllocated: false,
-        remarks: null,
-        location: null,
-        internalId: null,
-        misc1: null,
-        misc2: null,
-        parentProductId: null,
-        isPrivate: true,
-      })),
-    );
-    privateEntries.forEach((entry, i) =>
-      lines.push({
-        registrationId: user.uid,
-        productId: privateIds[i],
-        quantity: entry.quantity,
-        unitPriceCents: entry.priceCents,
-        createdAt: now,
-        remark: entry.remark,
-        recurringStartDate: null,
-      }),
-    );
+    const lines = [
+      ...plan.lines.map((line) => ({ ...line, registrationId: user.uid })),
+      ...(await makePrivateLines(em, cmd.groupId, user.uid, plan.privateEntries, now)),
+    ];
     const cartIds = await insertCartLines(em, user.uid, lines, lastLineId);
     if (cartIds.length > 0) recordEvent(em, productAddedEvent(cmd.groupId, cmd.cloginId, cartIds, lines), now);
     countOrder(em, cmd.groupId, counterBucketOf(user), orderCentsOf(lines));
     const summary = (await loadUserSummaries(em, [user.uid])).get(user.uid)!;
+    const { notices } = plan;
     return { uid: user.uid, groupId: cmd.groupId, cloginId: cmd.cloginId, summary, notices, problems: [], cartIds };
   });
+}
+
+type PrivateEntry = Extract<Entry, { kind: "private" }>;
+type ProductEntry = Extract<Entry, { kind: "product" }>;
+
+/** What the entries come to against the cart as it is, before anything is written. */
+interface ProductLinesPlan {
+  /** The lines of the project's products, in entry order (their registration is set by the caller). */
+  lines: Omit<NewCartLine, "registrationId">[];
+  problems: Problem[];
+  notices: string[];
+  /** The entries naming a private product: made once every entry is known to be accepted. */
+  privateEntries: PrivateEntry[];
+}
+
+/**
+ * The entries checked one after the other against the project's products and the cart, each
+ * counted into the cart's category tally as it is accepted, so later entries see earlier ones.
+ */
+function planProductLines(
+  entries: Entry[],
+  facts: { products: CartBeforeAdding["products"]; cart: CartContent[]; level: RegistrationLevel; now: Date },
+): ProductLinesPlan {
+  const plan: ProductLinesPlan = { lines: [], problems: [], notices: [], privateEntries: [] };
+  const inCart = new Set(facts.cart.map((line) => line.productId));
+  const tally = new CategoryTally(facts.cart);
+  for (const entry of entries) {
+    if (entry.kind === "private") {
+      plan.privateEntries.push(entry);
+      continue;
+    }
+    const path: ProblemPath = ["productList", entry.index];
+    const product = facts.products.get(entry.productId);
+    const refused = productRefusal(entry, product, facts.level, facts.now, path);
+    if (refused || !product) {
+      if (refused) plan.problems.push(refused);
+      continue;
+    }
+    const quantity = onlyOnceQuantity(product, entry.quantity, inCart, plan.notices);
+    if (quantity === 0) continue;
+    const categoryProblem = categoryRefusal(
+      product,
+      tally.refusal(product.categoryId, product.category, quantity),
+      path,
+    );
+    if (categoryProblem) {
+      plan.problems.push(categoryProblem);
+      continue;
+    }
+    tally.count(product.categoryId, quantity);
+    inCart.add(product.id);
+    plan.lines.push({
+      productId: product.id,
+      quantity,
+      // A discount's line takes its price off the order.
+      unitPriceCents: product.baseType === PRODUCT_BASE_TYPES.discount ? -product.priceCents : product.priceCents,
+      createdAt: facts.now,
+      remark: entry.remark,
+      recurringStartDate: entry.startDate,
+    });
+  }
+  return plan;
+}
+
+/** Why the entry's product cannot be added at all: not offered to this user, or a start date it does not take. */
+function productRefusal(
+  entry: ProductEntry,
+  product: CartProduct | undefined,
+  level: RegistrationLevel,
+  now: Date,
+  path: ProblemPath,
+): Problem | undefined {
+  if (!product || !isOfferedTo(product, level, now))
+    return {
+      path: [...path, "pId"],
+      reason: "NOT_AVAILABLE",
+      value: entry.productId,
+      message: `${entry.productId} is not a product of this project that this user may add now (non-private, of the user's level, available today)`,
+    };
+  if (entry.startDate && product.baseType !== PRODUCT_BASE_TYPES.subscription)
+    return {
+      path: [...path, "recurringStartDate"],
+      reason: "NOT_ALLOWED",
+      message: `is only accepted for subscriptions (type 6); product ${product.id} is type ${product.baseType}`,
+    };
+  return undefined;
+}
+
+/**
+ * The quantity to add of a product ordered at most once: 0 when it is in the cart already, 1
+ * when more was asked (each with a notice); any other product's quantity as asked.
+ */
+function onlyOnceQuantity(product: CartProduct, quantity: number, inCart: Set<number>, notices: string[]): number {
+  if (!product.onlyOne) return quantity;
+  if (inCart.has(product.id)) {
+    notices.push(`Product ${product.id} can only be ordered once and is already in the cart; not added again.`);
+    return 0;
+  }
+  if (quantity > 1) notices.push(`Product ${product.id} can only be ordered once; q ${quantity} was cut to 1.`);
+  return 1;
+}
+
+/** The problem of an entry its category's cart rules refuse. */
+function categoryRefusal(
+  product: CartProduct,
+  refusal: CategoryRefusal | null,
+  path: ProblemPath,
+): Problem | undefined {
+  if (refusal?.rule === "interchange")
+    return {
+      path,
+      reason: "NOT_ALLOWED",
+      message: `product ${product.id} is in category ${product.categoryId}, whose products are interchangeable: the cart may hold only one of them`,
+    };
+  if (refusal?.rule === "quota")
+    return {
+      path,
+      reason: "OUT_OF_RANGE",
+      message: `product ${product.id} would bring category ${product.categoryId} to ${refusal.units} units; its quota is ${refusal.quota}`,
+    };
+  return undefined;
+}
+
+/** Private products made for this cart by name, one per entry, and their cart lines. */
+async function makePrivateLines(
+  em: EntityManager,
+  projectId: number,
+  registrationId: number,
+  privateEntries: PrivateEntry[],
+  now: Date,
+): Promise<NewCartLine[]> {
+  const privateIds = await insertPrivateProducts(
+    em,
+    privateEntries.map((entry) => ({
+      projectId,
+      name: entry.name,
+      priceCents: entry.priceCents,
+      baseType: PRODUCT_BASE_TYPES.merchandise,
+      categoryId: null,
+      level: "all",
+      availableFrom: null,
+      availableUntil: null,
+      onlyOne: false,
+      lockOnceFundsAllocated: false,
+      remarks: null,
+      location: null,
+      internalId: null,
+      misc1: null,
+      misc2: null,
+      parentProductId: null,
+      isPrivate: true,
+    })),
+  );
+  return privateEntries.map((entry, i) => ({
+    registrationId,
+    productId: privateIds[i],
+    quantity: entry.quantity,
+    unitPriceCents: entry.priceCents,
+    createdAt: now,
+    remark: entry.remark,
+    recurringStartDate: null,
+  }));
 }
 
 const productAddedEvent = (

@@ -56,6 +56,26 @@ export interface PlannedValues extends SavedValues {
 
 const quote = (value: string) => clientValue(value);
 
+/**
+ * Why a value of a field mapped to person data cannot be written (too long for its column, or
+ * not an email address where one is expected), or undefined when it can.
+ */
+function personFieldProblem(
+  name: string,
+  field: FieldDefinition,
+  encoded: string,
+): [ValueProblem["reason"], string] | undefined {
+  const attribute = personAttributeOf(field.name);
+  if (!attribute) return undefined;
+  const text = encoded.trim();
+  const maxLength = PERSON_FIELD_MAX_LENGTH[attribute];
+  if (text.length > maxLength)
+    return ["TOO_LONG", `${name} is longer than ${maxLength} characters; it was not written.`];
+  if (attribute === "mainEmail" && text !== "" && !isEmailAddress(text))
+    return ["INVALID_EMAIL", `${name}: ${quote(text)} is not a valid email address; it was not written.`];
+  return undefined;
+}
+
 /** Which values may be written (contract §4), each refusal with its problem. */
 function acceptValues(
   values: Record<string, unknown>,
@@ -100,18 +120,10 @@ function acceptValues(
     const input = interpretFieldInput(key, field, value);
     result.problems.push(...input.problems);
     if (!input.accepted) continue;
-    const attribute = personAttributeOf(field.name);
-    if (attribute) {
-      const text = input.encoded.trim();
-      const maxLength = PERSON_FIELD_MAX_LENGTH[attribute];
-      if (text.length > maxLength) {
-        refuse("TOO_LONG", `${name} is longer than ${maxLength} characters; it was not written.`);
-        continue;
-      }
-      if (attribute === "mainEmail" && text !== "" && !isEmailAddress(text)) {
-        refuse("INVALID_EMAIL", `${name}: ${quote(text)} is not a valid email address; it was not written.`);
-        continue;
-      }
+    const personProblem = personFieldProblem(name, field, input.encoded);
+    if (personProblem) {
+      refuse(...personProblem);
+      continue;
     }
     keyOfField.set(field.id, key);
     result.accepted.push({ key, field, encoded: input.encoded });

@@ -7,6 +7,8 @@ import {
   readPersonOfOrganization,
   readPersonRegistrations,
   type ErasedCounts,
+  type PersonHoldings,
+  type PersonRegistrationRow,
 } from "../../data/person-data.data";
 import { integerId } from "../commands/members";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
@@ -61,8 +63,6 @@ export async function exportPerson(
     if (!person) throw notAPerson(cmd.cloginId);
     const registrations = await readPersonRegistrations(tx.em, cmd.cloginId);
     const held = await readPersonHoldings(tx.em, cmd.cloginId, organizationId);
-    const of = <Row extends { registration_id: number }>(rows: Row[], uid: number) =>
-      rows.filter((row) => row.registration_id === uid);
     return {
       format: PERSON_EXPORT_FORMAT,
       exported_at: new Date().toISOString(),
@@ -75,84 +75,7 @@ export async function exportPerson(
         last_name: person.last_name,
         org_name: person.org_name,
       },
-      registrations: registrations.map((r) => ({
-        uid: r.uid,
-        group_id: r.group_id,
-        group_name: r.group_name,
-        connected_to: r.connected_to,
-        status: r.status_id === null ? null : { status_id: r.status_id, name: r.status_name },
-        star: r.star,
-        application_date: iso(r.application_date),
-        assigned_admin_id: r.assigned_admin_id,
-        utm: {
-          campaign: r.utm_campaign,
-          content: r.utm_content,
-          id: r.utm_id,
-          medium: r.utm_medium,
-          source: r.utm_source,
-          term: r.utm_term,
-        },
-        field_values: of(held.fieldValues, r.uid).map((v) => ({
-          field_id: v.field_id,
-          label: v.label,
-          value: v.value,
-          updated_at: iso(v.updated_at),
-        })),
-        forms: of(held.forms, r.uid).map((f) => ({
-          form_id: f.form_id,
-          name: f.name,
-          completed: f.completed,
-          completed_at: iso(f.completed_at),
-          submitted_at: iso(f.submitted_at),
-          added_at: iso(f.added_at),
-        })),
-        cart: of(held.cart, r.uid).map((c) => ({
-          cart_id: c.id,
-          p_id: c.product_id,
-          product_name: c.product_name,
-          quantity: c.quantity,
-          unit_price: formatCents(c.unit_price_cents),
-          created_at: iso(c.created_at),
-          remark: c.remark,
-          recurring_start_date: iso(c.recurring_start_date),
-        })),
-        payments: of(held.payments, r.uid).map((p) => ({
-          payment_id: p.id,
-          amount: formatCents(p.amount_cents),
-          paid_at: iso(p.paid_at),
-          method: p.method,
-          note: p.note,
-        })),
-        emails: of(held.emails, r.uid).map((e) => ({
-          email_id: e.id,
-          from: e.from_address,
-          to: e.to_addresses,
-          cc: e.cc_addresses,
-          bcc: e.bcc_addresses,
-          subject: e.subject,
-          body: e.body,
-          admin_id: e.admin_id,
-          recorded_at: iso(e.recorded_at),
-          origin: e.origin,
-          message_id: e.message_id,
-        })),
-        emails_sent: of(held.outboxEmails, r.uid).map((e) => ({
-          to: e.to_addresses,
-          subject: e.subject,
-          body: e.body,
-          state: e.state,
-          message_id: e.message_id,
-          created_at: iso(e.created_at),
-          sent_at: iso(e.sent_at),
-        })),
-        tags: of(held.tags, r.uid).map((t) => ({ tag_id: t.tag_id, name: t.name })),
-        comments: of(held.comments, r.uid).map((c) => ({
-          comment_id: c.id,
-          admin_id: c.admin_id,
-          body: c.body,
-          created_at: iso(c.created_at),
-        })),
-      })),
+      registrations: registrations.map((r) => registrationDocument(r, held)),
       events: held.events.map((e) => ({
         id: e.public_id,
         type: e.type,
@@ -164,6 +87,102 @@ export async function exportPerson(
     };
   });
 }
+
+type Held<K extends keyof PersonHoldings> = PersonHoldings[K] extends readonly (infer Row)[] ? Row : never;
+
+/** One registration in the export document: its own columns, then what it holds. */
+function registrationDocument(r: PersonRegistrationRow, held: PersonHoldings): Record<string, unknown> {
+  const of = <Row extends { registration_id: number }>(rows: Row[]) =>
+    rows.filter((row) => row.registration_id === r.uid);
+  return {
+    uid: r.uid,
+    group_id: r.group_id,
+    group_name: r.group_name,
+    connected_to: r.connected_to,
+    status: r.status_id === null ? null : { status_id: r.status_id, name: r.status_name },
+    star: r.star,
+    application_date: iso(r.application_date),
+    assigned_admin_id: r.assigned_admin_id,
+    utm: {
+      campaign: r.utm_campaign,
+      content: r.utm_content,
+      id: r.utm_id,
+      medium: r.utm_medium,
+      source: r.utm_source,
+      term: r.utm_term,
+    },
+    field_values: of(held.fieldValues).map((v) => ({
+      field_id: v.field_id,
+      label: v.label,
+      value: v.value,
+      updated_at: iso(v.updated_at),
+    })),
+    forms: of(held.forms).map(formDocument),
+    cart: of(held.cart).map(cartLineDocument),
+    payments: of(held.payments).map((p) => ({
+      payment_id: p.id,
+      amount: formatCents(p.amount_cents),
+      paid_at: iso(p.paid_at),
+      method: p.method,
+      note: p.note,
+    })),
+    emails: of(held.emails).map(emailDocument),
+    emails_sent: of(held.outboxEmails).map(sentEmailDocument),
+    tags: of(held.tags).map((t) => ({ tag_id: t.tag_id, name: t.name })),
+    comments: of(held.comments).map((c) => ({
+      comment_id: c.id,
+      admin_id: c.admin_id,
+      body: c.body,
+      created_at: iso(c.created_at),
+    })),
+  };
+}
+
+const formDocument = (f: Held<"forms">) => ({
+  form_id: f.form_id,
+  name: f.name,
+  completed: f.completed,
+  completed_at: iso(f.completed_at),
+  submitted_at: iso(f.submitted_at),
+  added_at: iso(f.added_at),
+});
+
+const cartLineDocument = (c: Held<"cart">) => ({
+  cart_id: c.id,
+  p_id: c.product_id,
+  product_name: c.product_name,
+  quantity: c.quantity,
+  unit_price: formatCents(c.unit_price_cents),
+  created_at: iso(c.created_at),
+  remark: c.remark,
+  recurring_start_date: iso(c.recurring_start_date),
+});
+
+/** An email recorded about the registration (received, or sent from elsewhere). */
+const emailDocument = (e: Held<"emails">) => ({
+  email_id: e.id,
+  from: e.from_address,
+  to: e.to_addresses,
+  cc: e.cc_addresses,
+  bcc: e.bcc_addresses,
+  subject: e.subject,
+  body: e.body,
+  admin_id: e.admin_id,
+  recorded_at: iso(e.recorded_at),
+  origin: e.origin,
+  message_id: e.message_id,
+});
+
+/** An email sent to the registration through the outbox, with its delivery state. */
+const sentEmailDocument = (e: Held<"outboxEmails">) => ({
+  to: e.to_addresses,
+  subject: e.subject,
+  body: e.body,
+  state: e.state,
+  message_id: e.message_id,
+  created_at: iso(e.created_at),
+  sent_at: iso(e.sent_at),
+});
 
 export interface PersonErasure {
   cloginId: number;

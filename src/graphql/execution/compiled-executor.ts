@@ -74,23 +74,20 @@ function asGraphqlJsError(error: GraphQLError): GraphQLError {
 type Prepared = { path: "compiled"; query: CompiledQuery } | { path: "graphql-js"; compileOnRepeat: boolean };
 
 /**
- * Apollo Server 5 takes a custom executor only through its gateway interface (the `executor`
- * option of Apollo Server 3 is gone; its migration guide points there). The schema is fixed: it
- * is announced once. How each operation runs is decided once per parsed document, which Apollo
- * caches (LRU), so the decision lives as long as the document does. An eligible operation is
- * compiled the second time its document is run: compiling costs about as much as running a
- * nested user read (0.3–1 ms), so a client sending a new document on every request (or a caller
- * trying to make the server compile) pays graphql-js's price once, not a compilation each time.
- * With `compiled: false` (GRAPHQL_COMPILED_EXECUTION=false) every operation runs on graphql-js;
- * with `compileOnFirstRun` (the tests) an eligible operation is compiled on its first run.
+ * Decides how a document's operation runs, once per parsed document (kept as long as the
+ * document is, in a WeakMap): graphql-js the first time, compiled from the second if eligible.
  */
-export function compiledExecutorGateway(
+function operationPreparer(
   schema: GraphQLSchema,
   options: { compiled: boolean; compileOnFirstRun: boolean },
-): GatewayInterface {
+): (document: DocumentNode, operation: OperationDefinitionNode, operationName: string | null) => Prepared {
   const prepared = new WeakMap<DocumentNode, Map<string, Prepared>>();
 
-  function prepare(document: DocumentNode, operation: OperationDefinitionNode, operationName: string | null): Prepared {
+  return function prepare(
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    operationName: string | null,
+  ): Prepared {
     let byName = prepared.get(document);
     if (!byName) prepared.set(document, (byName = new Map()));
     const key = operationName ?? "";
@@ -110,7 +107,25 @@ export function compiledExecutorGateway(
       : { path: "graphql-js", compileOnRepeat: false };
     byName.set(key, entry);
     return entry;
-  }
+  };
+}
+
+/**
+ * Apollo Server 5 takes a custom executor only through its gateway interface (the `executor`
+ * option of Apollo Server 3 is gone; its migration guide points there). The schema is fixed: it
+ * is announced once. How each operation runs is decided once per parsed document, which Apollo
+ * caches (LRU), so the decision lives as long as the document does. An eligible operation is
+ * compiled the second time its document is run: compiling costs about as much as running a
+ * nested user read (0.3–1 ms), so a client sending a new document on every request (or a caller
+ * trying to make the server compile) pays graphql-js's price once, not a compilation each time.
+ * With `compiled: false` (GRAPHQL_COMPILED_EXECUTION=false) every operation runs on graphql-js;
+ * with `compileOnFirstRun` (the tests) an eligible operation is compiled on its first run.
+ */
+export function compiledExecutorGateway(
+  schema: GraphQLSchema,
+  options: { compiled: boolean; compileOnFirstRun: boolean },
+): GatewayInterface {
+  const prepare = operationPreparer(schema, options);
 
   return {
     async load() {
