@@ -19,13 +19,8 @@ const LONG_FUNCTION_LINES = 60;
 const LONG_FUNCTIONS_ALLOWED: Record<string, string> = {
   "src/app.ts#createApp": "start-up, the runtime's work (issue 36 item 1): split as it moves into src/runtime/",
   "src/cli/commands/api-key.command.ts#registerApiKeyCommand": "not split yet (issue 36 item 5)",
-  "src/cli/seed/seed-chunk.ts#seedChunk": "not split yet (issue 36 item 5)",
-  "src/cli/seed/seed-chunk.ts#seedChunk>callback1": "not split yet (issue 36 item 5)",
   "src/delivery/delivery-worker.ts#startDeliveryWorker":
     "start-up, the runtime's work (issue 36 item 1): split as it moves into src/runtime/",
-  "src/domain/forms/form-submission.ts#markFormsComplete": "not split yet (issue 36 item 5)",
-  "src/domain/products/products.service.ts#createProduct": "not split yet (issue 36 item 5)",
-  "src/domain/triggers/trigger-runner.ts#planTriggerEffects": "not split yet (issue 36 item 5)",
   "src/domain/users/create-user.ts#registerPerson": "not split yet (issue 36 item 5)",
   "src/domain/users/update-user.ts#runUpdate": "not split yet (issue 36 item 5)",
   "src/domain/users/user-details.ts#readUserDetails": "not split yet (issue 36 item 5)",
