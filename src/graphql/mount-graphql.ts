@@ -24,6 +24,7 @@ import { buildGraphqlSchema } from "./schema";
 import { compiledExecutorGateway } from "./execution/compiled-executor";
 import { unavailablePlugin } from "./unavailable.plugin";
 import type { LiveEventHub } from "../runtime/live-events-hub";
+import { leanPostAnswers } from "../http/send-json";
 import { createSubscriptionServer, type SubscriptionServer } from "./subscriptions/websocket-server";
 import { subscriptionsOverHttpPlugin } from "./subscriptions/subscriptions-over-http.plugin";
 
@@ -138,6 +139,8 @@ export async function mountGraphql(
     }),
     bodyErrors,
     bodyPresent,
+    // Before idempotentWrites, whose keeping of the answer wraps whatever res.send it finds.
+    leanPostAnswers,
     idempotentWrites({
       state: deps.state,
       logger: deps.logger,
