@@ -24,8 +24,6 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, string> = {
   "src/domain/users/user-details.ts#readUserDetails": "get_info's document from one statement's arms; not split yet",
   "src/domain/users/user-list.ts#pageOf":
     "users list and search, changed by another engineer while the others were split; not split yet",
-  "src/graphql/resolvers/user-query.resolver.ts#UserConnectionResolver.users":
-    "landed beside this test (users ordering, 61 lines); not split yet (issue 36 item 5)",
   "src/http/idempotency.ts#idempotentWrites":
     "REST/HTTP, changed by another engineer (the REST per-request cost) while the others were split; not split yet",
   "src/http/idempotency.ts#idempotentWrites>callback1":
