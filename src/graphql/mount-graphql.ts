@@ -5,7 +5,7 @@ import {
 } from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
 import type { ErrorRequestHandler, Express, RequestHandler, Response } from "express";
-import { getOperationAST, parse } from "graphql";
+import { getOperationAST, parse, type GraphQLSchema } from "graphql";
 import type { AppDependencies } from "../http/app-dependencies";
 import { BODY_LIMIT, jsonBody } from "../http/body-hygiene";
 import { httpStatusOfTransport } from "../http/http-status";
@@ -24,6 +24,7 @@ import { buildGraphqlSchema } from "./schema";
 import { compiledExecutorGateway } from "./execution/compiled-executor";
 import { unavailablePlugin } from "./unavailable.plugin";
 import type { LiveEventHub } from "../runtime/live-events-hub";
+import { leanPostAnswers } from "../http/send-json";
 import { createSubscriptionServer, type SubscriptionServer } from "./subscriptions/websocket-server";
 import { subscriptionsOverHttpPlugin } from "./subscriptions/subscriptions-over-http.plugin";
 
@@ -72,20 +73,13 @@ const bodyPresent: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/**
- * Mounts POST /graphql (Apollo Server 5) and the offline explorer at /explorer; the returned
- * subscription server serves WebSocket upgrades of /graphql once attached to the HTTP server.
- */
-export async function mountGraphql(
-  app: Express,
+/** The Apollo server of /graphql: its executor, its limits, and its plugins in the order they act. */
+function createApolloServer(
   deps: AppDependencies,
-  /** The runtime's live events, which subscriptions read. */
-  liveEvents: LiveEventHub,
-): Promise<{ subscriptions: SubscriptionServer; stop(): Promise<void> }> {
-  const armor = armorProtection();
-  const schema = await buildGraphqlSchema();
-  const credentialMutations = credentialMutationsOf(schema);
-  const server = new ApolloServer<GraphqlContext>({
+  schema: GraphQLSchema,
+  armor: ReturnType<typeof armorProtection>,
+): ApolloServer<GraphqlContext> {
+  return new ApolloServer<GraphqlContext>({
     // The schema and executor come through Apollo's gateway interface (compiled-executor.ts).
     gateway: compiledExecutorGateway(schema, {
       compiled: deps.config.graphqlCompiledExecution,
@@ -116,6 +110,22 @@ export async function mountGraphql(
     formatError: formatErrorWith(deps.logger),
     logger: deps.logger,
   });
+}
+
+/**
+ * Mounts POST /graphql (Apollo Server 5) and the offline explorer at /explorer; the returned
+ * subscription server serves WebSocket upgrades of /graphql once attached to the HTTP server.
+ */
+export async function mountGraphql(
+  app: Express,
+  deps: AppDependencies,
+  /** The runtime's live events, which subscriptions read. */
+  liveEvents: LiveEventHub,
+): Promise<{ subscriptions: SubscriptionServer; stop(): Promise<void> }> {
+  const armor = armorProtection();
+  const schema = await buildGraphqlSchema();
+  const credentialMutations = credentialMutationsOf(schema);
+  const server = createApolloServer(deps, schema, armor);
   await server.start();
 
   app.use("/explorer", explorerRouter());
@@ -129,6 +139,8 @@ export async function mountGraphql(
     }),
     bodyErrors,
     bodyPresent,
+    // Before idempotentWrites, whose keeping of the answer wraps whatever res.send it finds.
+    leanPostAnswers,
     idempotentWrites({
       state: deps.state,
       logger: deps.logger,

@@ -55,10 +55,9 @@ export function legacyRestRouter(deps: AppDependencies): Router {
     strict: false,
     type: () => true,
   });
-  const router = Router();
+  const routes = new Map<string, RequestHandler[]>();
   for (const [endpoint, actions] of Object.entries(endpoints)) {
-    router.all(
-      `/${endpoint}`,
+    routes.set(`/${endpoint}`, [
       onlyPost(endpoint),
       onlyJson,
       ...body,
@@ -70,11 +69,39 @@ export function legacyRestRouter(deps: AppDependencies): Router {
         sendError: (req, res, error) => sendLegacyError(res, error, req.requestId),
       }),
       dispatch(deps, endpoint, actions),
-    );
+    ]);
   }
-  router.all("/session", onlyPost("session"), onlyJson, ...body, redeemSession(deps));
+  routes.set("/session", [onlyPost("session"), onlyJson, ...body, redeemSession(deps)]);
+  const router = Router();
+  router.use(byEndpoint(routes));
   router.use(transportErrors(deps));
   return router;
+}
+
+/**
+ * The handlers of the request's endpoint, found in one lookup and run in turn, as a route per
+ * endpoint path would run them (any letter case, one trailing slash or none), without the walk
+ * through the other endpoints' routes. A handler's failure goes to the router's error handler.
+ */
+function byEndpoint(routes: ReadonlyMap<string, RequestHandler[]>): RequestHandler {
+  return (req, res, next) => {
+    const path = req.path.length > 1 && req.path.endsWith("/") ? req.path.slice(0, -1) : req.path;
+    const handlers = routes.get(path) ?? routes.get(path.toLowerCase());
+    if (!handlers) return next();
+    let at = 0;
+    const step = (error?: unknown): void => {
+      if (error !== undefined && error !== null) return next(error);
+      const handler = handlers[at++];
+      if (!handler) return next();
+      try {
+        const ran: unknown = handler(req, res, step);
+        if (ran instanceof Promise) ran.catch((failure: unknown) => next(failure ?? new Error("Rejected promise")));
+      } catch (failure) {
+        next(failure);
+      }
+    };
+    step();
+  };
 }
 
 /**

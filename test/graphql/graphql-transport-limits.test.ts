@@ -73,6 +73,17 @@ describe("HTTP transport of /graphql", () => {
     expect(response.body.data.projects.length).toBeGreaterThan(0);
   });
 
+  it("sends a POST answer with its Content-Type and length, without an ETag (no POST can be revalidated)", async () => {
+    const response = await post()
+      .set("Content-Type", "application/json")
+      .send(JSON.stringify({ query: "{ projects { name } }" }));
+    expect(response.status).toBe(200);
+    expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(Number(response.headers["content-length"])).toBe(Buffer.byteLength(response.text, "utf8"));
+    expect(response.headers.etag).toBeUndefined();
+    expect(response.body.data.projects.length).toBeGreaterThan(0);
+  });
+
   it("answers a variable of the wrong type with 400 BAD_USER_INPUT", async () => {
     const response = await graphql(
       t.app,

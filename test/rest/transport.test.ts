@@ -39,12 +39,15 @@ describe("transport (contract §1): methods", () => {
     expectLegacyError(res, 404, "NOT_FOUND", { msg: "No route for POST /reg/api2/orders/." });
   });
 
-  it("the trailing slash is optional on every endpoint", async () => {
+  it("the trailing slash is optional on every endpoint, and the letter case of its name does not matter", async () => {
     for (const path of ["/reg/api2/projects", "/reg/api2/projects/"] as const) {
       const res = await postRest(t.app, path, listProjects);
       expect(res.status).toBe(200);
       expect(res.body.success).toBe(true);
     }
+    for (const path of ["/reg/api2/Projects/", "/reg/api2/PROJECTS"] as const)
+      expect((await postRest(t.app, path, listProjects)).status).toBe(200);
+    expectLegacyError(await postRest(t.app, "/reg/api2/projects//", listProjects), 404, "NOT_FOUND");
     for (const endpoint of ENDPOINTS) {
       const res = await postRest(t.app, `/reg/api2/${endpoint}`, { action: "no_such_action", group_id: MAPLE.groupId });
       expectLegacyError(res, 400, "UNKNOWN_ACTION");

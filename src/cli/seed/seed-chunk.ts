@@ -1,4 +1,5 @@
 import type { EntityManager } from "typeorm";
+import { writeSearchDocuments } from "../../data/person-search.data";
 import { insertSeedRows, readPersonIdsByUsername, readUidsByPerson } from "../../data/seed.data";
 import { lineAmountCents } from "../../domain/account-totals";
 import { CategoryTally } from "../../domain/carts/cart-rules";
@@ -13,7 +14,7 @@ import {
   RegistrationForm,
   RegistrationTag,
 } from "../../entities";
-import type { SeedPlan } from "./seed-plan";
+import type { PlannedForm, SeedPlan, SeedProduct } from "./seed-plan";
 import {
   answerFor,
   DAY_MS,
@@ -60,14 +61,92 @@ export async function seedChunk(
   start: number,
   size: number,
 ): Promise<SeedCounts> {
-  const organizationId = plan.project.organizationId;
-  const isChild = (j: number) => plan.project.familySystem && j % 3 === 2;
+  const persons = await seedPersons(em, plan, shared, random, start, size);
+  const { registrations, uids } = await seedRegistrations(em, plan, shared, random, persons);
+  const rows: ChunkRows = { forms: [], values: [], tags: [], cartLines: [], payments: [] };
+  // The chunk's counters, from the rows it writes (a parent is always in its child's chunk).
+  const counters = emptyCounters();
+  const isExcluded = (j: number) => {
+    const statusId = registrations[j].statusId;
+    return statusId !== null && plan.excludingStatusIds.has(statusId);
+  };
+  // One registration after the other, each drawing its values in the same order, so a seed
+  // gives the same data on every run.
+  registrations.forEach((registration, j) => {
+    const registrationId = uids.get(registration.personId)!;
+    const applied = registration.applicationDate;
+    const laterThanApplied = () =>
+      new Date(Math.min(shared.now.getTime(), applied.getTime() + random.int(60, (14 * DAY_MS) / 1000) * 1000));
+    const child = isChildAt(plan, j);
+    const kind = child ? "child" : "parent";
+    addFormRows(
+      rows,
+      plan.initialForms[kind],
+      { registrationId, applied, laterThanApplied },
+      random,
+      persons[j].username,
+    );
+    for (const tagId of plan.tagIds) if (random.chance(0.25)) rows.tags.push({ registrationId, tagId });
+    const orderCents = addCartRows(rows, plan, plan.products[kind], { registrationId, applied }, random);
+    const bucket =
+      counters[bucketOf({ isChild: child, excluded: isExcluded(j), parentExcluded: child && isExcluded(j - 1) })];
+    bucket.registrations += 1;
+    bucket.orderCents += orderCents;
+    bucket.paidCents += addPaymentRow(rows, { registrationId, laterThanApplied }, orderCents, random);
+  });
+  await insertSeedRows(em, RegistrationForm, rows.forms, shared.bindLimit);
+  await insertSeedRows(em, FieldValue, rows.values, shared.bindLimit);
+  await insertSeedRows(em, RegistrationTag, rows.tags, shared.bindLimit);
+  await insertSeedRows(em, CartLine, rows.cartLines, shared.bindLimit);
+  await insertSeedRows(em, Payment, rows.payments, shared.bindLimit);
+  countDelta(em, plan.project.id, counters);
 
-  const persons = Array.from({ length: size }, (_, j) => {
+  return {
+    persons: persons.length,
+    registrations: registrations.length,
+    forms: rows.forms.length,
+    completedForms: rows.forms.filter((row) => row.completed).length,
+    values: rows.values.length,
+    tags: rows.tags.length,
+    cartLines: rows.cartLines.length,
+    payments: rows.payments.length,
+  };
+}
+
+/** In a family project every third registrant is the child of the one before. */
+const isChildAt = (plan: SeedPlan, j: number) => plan.project.familySystem && j % 3 === 2;
+
+/** The rows a chunk writes after its persons and registrations, by table. */
+interface ChunkRows {
+  forms: Partial<RegistrationForm>[];
+  values: Partial<FieldValue>[];
+  tags: Partial<RegistrationTag>[];
+  cartLines: Partial<CartLine>[];
+  payments: Partial<Payment>[];
+}
+
+type SeededPerson = Pick<
+  Person,
+  "organizationId" | "passwordHash" | "mainEmail" | "firstName" | "lastName" | "orgName"
+> & {
+  username: string;
+};
+
+/** The chunk's persons, written, each with the id the database gave it. */
+async function seedPersons(
+  em: EntityManager,
+  plan: SeedPlan,
+  shared: SharedRowValues,
+  random: Random,
+  start: number,
+  size: number,
+): Promise<(SeededPerson & { id: number })[]> {
+  const organizationId = plan.project.organizationId;
+  const persons: SeededPerson[] = Array.from({ length: size }, (_, j) => {
     // Zero-padded, so usernames sort in insertion order: the unique (organization, username)
-    // index grows at its end instead of splitting pages all over (it outgrows the buffer pool at 1M).
+    // index grows at its end instead of splitting pages all over once it outgrows the buffer pool.
     const username = `${shared.usernamePrefix}${String(start + j).padStart(8, "0")}@seed.test`;
-    const child = isChild(j);
+    const child = isChildAt(plan, j);
     return {
       organizationId,
       username,
@@ -87,12 +166,21 @@ export async function seedChunk(
     persons.map((p) => p.username),
     shared.bindLimit,
   );
-  const personIdOf = (j: number) => personIds.get(persons[j].username)!;
+  return persons.map((person) => ({ ...person, id: personIds.get(person.username)! }));
+}
 
-  const registrations = persons.map((_, j) => ({
+/** A registration of each person in the project, written, and the uid of each by person. */
+async function seedRegistrations(
+  em: EntityManager,
+  plan: SeedPlan,
+  shared: SharedRowValues,
+  random: Random,
+  persons: { id: number }[],
+) {
+  const registrations = persons.map((person, j) => ({
     projectId: plan.project.id,
-    personId: personIdOf(j),
-    connectedTo: isChild(j) ? personIdOf(j - 1) : null,
+    personId: person.id,
+    connectedTo: isChildAt(plan, j) ? persons[j - 1].id : null,
     statusId: plan.statusIds.length > 0 && random.chance(0.8) ? random.pick(plan.statusIds) : null,
     star: random.chance(0.1),
     applicationDate: new Date(shared.now.getTime() - random.int(0, (180 * DAY_MS) / 1000) * 1000),
@@ -116,93 +204,85 @@ export async function seedChunk(
     registrations.map((r) => r.personId),
     shared.bindLimit,
   );
+  await writeSearchDocuments(em, { uids: [...uids.values()], fresh: true });
+  return { registrations, uids };
+}
 
-  const formRows: Partial<RegistrationForm>[] = [];
-  const valueRows: Partial<FieldValue>[] = [];
-  const tagRows: Partial<RegistrationTag>[] = [];
-  const cartRows: Partial<CartLine>[] = [];
-  const paymentRows: Partial<Payment>[] = [];
-  // The chunk's counters, from the rows it writes (a parent is always in its child's chunk).
-  const counters = emptyCounters();
-  const isExcluded = (j: number) => {
-    const statusId = registrations[j].statusId;
-    return statusId !== null && plan.excludingStatusIds.has(statusId);
-  };
-  registrations.forEach((registration, j) => {
-    const registrationId = uids.get(registration.personId)!;
-    const applied = registration.applicationDate;
-    const laterThanApplied = () =>
-      new Date(Math.min(shared.now.getTime(), applied.getTime() + random.int(60, (14 * DAY_MS) / 1000) * 1000));
-    for (const form of plan.initialForms[isChild(j) ? "child" : "parent"]) {
-      const completed = random.chance(0.6);
-      const completedAt = completed ? laterThanApplied() : null;
-      formRows.push({
-        registrationId,
-        formId: form.id,
-        completed,
-        completedAt,
-        submittedAt: completedAt,
-        addedAt: applied,
-      });
-      // A completed form has an answer to every field; an open one to some.
-      for (const field of form.fields) {
-        if (!completed && !random.chance(0.3)) continue;
-        const answer = answerFor(field, random, persons[j].username);
-        valueRows.push({ registrationId, fieldId: field.id, value: answer, updatedAt: completedAt ?? applied });
-      }
+/** The registration's initial forms, most completed; a completed form answers every field, an open one some. */
+function addFormRows(
+  rows: ChunkRows,
+  forms: PlannedForm[],
+  registration: { registrationId: number; applied: Date; laterThanApplied: () => Date },
+  random: Random,
+  username: string,
+): void {
+  const { registrationId, applied } = registration;
+  for (const form of forms) {
+    const completed = random.chance(0.6);
+    const completedAt = completed ? registration.laterThanApplied() : null;
+    rows.forms.push({
+      registrationId,
+      formId: form.id,
+      completed,
+      completedAt,
+      submittedAt: completedAt,
+      addedAt: applied,
+    });
+    for (const field of form.fields) {
+      if (!completed && !random.chance(0.3)) continue;
+      const answer = answerFor(field, random, username);
+      rows.values.push({ registrationId, fieldId: field.id, value: answer, updatedAt: completedAt ?? applied });
     }
-    for (const tagId of plan.tagIds) if (random.chance(0.25)) tagRows.push({ registrationId, tagId });
-    let orderCents = 0;
-    const tally = new CategoryTally();
-    for (const product of plan.products[isChild(j) ? "child" : "parent"]) {
-      if (!random.chance(0.4)) continue;
-      const quantity = product.onlyOne ? 1 : random.int(1, 2);
-      const category = product.categoryId === null ? null : (plan.categories.get(product.categoryId) ?? null);
-      // The category rules add_product enforces, so seeded carts are ones a client could build.
-      if (tally.refusal(product.categoryId, category, quantity)) continue;
-      tally.count(product.categoryId, quantity);
-      orderCents += lineAmountCents(quantity, product.priceCents);
-      cartRows.push({
-        registrationId,
-        productId: product.id,
-        quantity,
-        unitPriceCents: product.priceCents,
-        createdAt: applied,
-        recurringStartDate: product.baseType === PRODUCT_BASE_TYPES.subscription ? startOfUtcDay(applied) : null,
-      });
-    }
-    const bucket =
-      counters[
-        bucketOf({ isChild: isChild(j), excluded: isExcluded(j), parentExcluded: isChild(j) && isExcluded(j - 1) })
-      ];
-    bucket.registrations += 1;
-    bucket.orderCents += orderCents;
-    if (orderCents > 0 && random.chance(0.5)) {
-      const amountCents = random.chance(0.5) ? orderCents : Math.floor(orderCents / 2);
-      bucket.paidCents += amountCents;
-      paymentRows.push({
-        registrationId,
-        amountCents,
-        paidAt: laterThanApplied(),
-        method: random.pick(PAYMENT_METHODS),
-      });
-    }
+  }
+}
+
+/**
+ * Some of the registration's products in its cart, within the category rules add_product
+ * enforces, so seeded carts are ones a client could build. Returns the order's amount.
+ */
+function addCartRows(
+  rows: ChunkRows,
+  plan: SeedPlan,
+  products: SeedProduct[],
+  registration: { registrationId: number; applied: Date },
+  random: Random,
+): number {
+  const { registrationId, applied } = registration;
+  let orderCents = 0;
+  const tally = new CategoryTally();
+  for (const product of products) {
+    if (!random.chance(0.4)) continue;
+    const quantity = product.onlyOne ? 1 : random.int(1, 2);
+    const category = product.categoryId === null ? null : (plan.categories.get(product.categoryId) ?? null);
+    if (tally.refusal(product.categoryId, category, quantity)) continue;
+    tally.count(product.categoryId, quantity);
+    orderCents += lineAmountCents(quantity, product.priceCents);
+    rows.cartLines.push({
+      registrationId,
+      productId: product.id,
+      quantity,
+      unitPriceCents: product.priceCents,
+      createdAt: applied,
+      recurringStartDate: product.baseType === PRODUCT_BASE_TYPES.subscription ? startOfUtcDay(applied) : null,
+    });
+  }
+  return orderCents;
+}
+
+/** Half the orders get a payment, of all or half the amount. Returns the amount paid. */
+function addPaymentRow(
+  rows: ChunkRows,
+  registration: { registrationId: number; laterThanApplied: () => Date },
+  orderCents: number,
+  random: Random,
+): number {
+  if (orderCents <= 0 || !random.chance(0.5)) return 0;
+  const amountCents = random.chance(0.5) ? orderCents : Math.floor(orderCents / 2);
+  rows.payments.push({
+    registrationId: registration.registrationId,
+    amountCents,
+    paidAt: registration.laterThanApplied(),
+    method: random.pick(PAYMENT_METHODS),
   });
-  await insertSeedRows(em, RegistrationForm, formRows, shared.bindLimit);
-  await insertSeedRows(em, FieldValue, valueRows, shared.bindLimit);
-  await insertSeedRows(em, RegistrationTag, tagRows, shared.bindLimit);
-  await insertSeedRows(em, CartLine, cartRows, shared.bindLimit);
-  await insertSeedRows(em, Payment, paymentRows, shared.bindLimit);
-  countDelta(em, plan.project.id, counters);
-
-  return {
-    persons: persons.length,
-    registrations: registrations.length,
-    forms: formRows.length,
-    completedForms: formRows.filter((row) => row.completed).length,
-    values: valueRows.length,
-    tags: tagRows.length,
-    cartLines: cartRows.length,
-    payments: paymentRows.length,
-  };
+  return amountCents;
 }

@@ -169,6 +169,55 @@ export function sentFormIds(formIds: readonly unknown[]): SentFormId[] {
 export const notAFormId = (sent: string) => `${clientValue(sent)} is not a form id.`;
 
 /**
+ * The sent ids split into those of the registration's form set (marked) and the others
+ * (skipped, in the order sent, each with why: one look-up tells a form of another set from no
+ * form of the project).
+ */
+async function sortSentForms(
+  em: EntityManager,
+  settings: SubmissionSettings,
+  formSet: ReadonlySet<number>,
+  formIds: unknown[],
+): Promise<Pick<MarkedForms, "markedComplete" | "skipped">> {
+  const markedComplete: number[] = [];
+  const skippedInOrder: SentFormId[] = [];
+  for (const entry of sentFormIds(formIds)) {
+    if (entry.formId !== null && formSet.has(entry.formId)) markedComplete.push(entry.formId);
+    else skippedInOrder.push(entry);
+  }
+  const outsideSet = skippedInOrder.flatMap((entry) => (entry.formId === null ? [] : [entry.formId]));
+  const projectForms = await readProjectFormIds(em, settings.projectId, outsideSet);
+  const skipped = skippedInOrder.map(({ sent, formId }) => ({
+    formId: sent,
+    reason:
+      formId === null
+        ? notAFormId(sent)
+        : projectForms.has(formId)
+          ? `Form ${formId} is not in the form set of user ${settings.target.cloginId}.`
+          : `Form ${formId} is not a form of project ${settings.projectId}.`,
+  }));
+  return { markedComplete, skipped };
+}
+
+/** A notice per marked form that still has an empty mandatory field, naming the first. */
+function emptyMandatoryNotices(
+  forms: { form: { id: number; name: string | null } }[],
+  markedComplete: number[],
+  mandatory: ReadonlyMap<number, FormRules["mandatory"]>,
+): string[] {
+  const marked = new Set(markedComplete);
+  const firstEmpty = firstEmptyMandatory(markedComplete.flatMap((formId) => mandatory.get(formId) ?? []));
+  return forms.flatMap(({ form }) => {
+    const empty = firstEmpty.get(form.id);
+    return marked.has(form.id) && empty
+      ? [
+          `Form ${form.id} (${form.name}) was marked complete with empty mandatory fields; the first is ${empty.id} (${empty.label}).`,
+        ]
+      : [];
+  });
+}
+
+/**
  * Marks forms of the registration complete. `selection` is `all` (the current form set, read
  * now, after any values were saved) or the ids as sent. Already complete forms are listed again
  * and left as they are; newly completed ones are submitted unless `submit_forms` is false.
@@ -181,30 +230,12 @@ export async function markFormsComplete(
   const registrationId = settings.target.registrationId;
   const cloginId = settings.target.cloginId;
   const { formSet: forms, mandatory } = await readFormSetWithMandatory(em, registrationId);
-  const byId = new Map(forms.map((entry) => [entry.form.id, entry]));
-  const result: MarkedForms = { markedComplete: [], skipped: [], notices: [] };
-
-  if ("all" in selection) {
-    result.markedComplete = forms.map((entry) => entry.form.id);
-  } else {
-    // Skipped ids keep the order they were sent in; ids outside the set need one look-up to say why.
-    const skippedInOrder: SentFormId[] = [];
-    for (const entry of sentFormIds(selection.formIds)) {
-      if (entry.formId !== null && byId.has(entry.formId)) result.markedComplete.push(entry.formId);
-      else skippedInOrder.push(entry);
-    }
-    const outsideSet = skippedInOrder.flatMap((entry) => (entry.formId === null ? [] : [entry.formId]));
-    const projectForms = await readProjectFormIds(em, settings.projectId, outsideSet);
-    result.skipped = skippedInOrder.map(({ sent, formId }) => ({
-      formId: sent,
-      reason:
-        formId === null
-          ? notAFormId(sent)
-          : projectForms.has(formId)
-            ? `Form ${formId} is not in the form set of user ${cloginId}.`
-            : `Form ${formId} is not a form of project ${settings.projectId}.`,
-    }));
-  }
+  const formSet = new Set(forms.map((entry) => entry.form.id));
+  const sorted =
+    "all" in selection
+      ? { markedComplete: [...formSet], skipped: [] }
+      : await sortSentForms(em, settings, formSet, selection.formIds);
+  const result: MarkedForms = { ...sorted, notices: [] };
 
   const marked = new Set(result.markedComplete);
   const newlyCompleted = forms
@@ -227,19 +258,11 @@ export async function markFormsComplete(
     ),
     now,
   );
-  const firstEmpty = firstEmptyMandatory(result.markedComplete.flatMap((formId) => mandatory.get(formId) ?? []));
-  for (const { form } of forms) {
-    const empty = firstEmpty.get(form.id);
-    if (marked.has(form.id) && empty) {
-      result.notices.push(
-        `Form ${form.id} (${form.name}) was marked complete with empty mandatory fields; the first is ${empty.id} (${empty.label}).`,
-      );
-    }
-  }
+  result.notices.push(...emptyMandatoryNotices(forms, result.markedComplete, mandatory));
 
   if (settings.submitForms && newlyCompleted.length > 0) {
     const rules = await readFormRules(em, registrationId, newlyCompleted);
-    const effects = await fireTriggers(em, unfiredTriggersOf(rules, newlyCompleted), settings, new Set(byId.keys()));
+    const effects = await fireTriggers(em, unfiredTriggersOf(rules, newlyCompleted), settings, formSet);
     result.notices.push(...effects.notices);
   }
   return result;

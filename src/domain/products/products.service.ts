@@ -1,3 +1,4 @@
+import type { EntityManager } from "typeorm";
 import { z } from "zod";
 import { findCategoryByNameKey, findProductReferences, insertCategory, insertProduct } from "../../data/products.data";
 import { isUniqueViolation } from "../../db/unique-violation";
@@ -55,37 +56,31 @@ const GROUP_ONLY = z.object({ groupId: integerId });
 const LEVEL_OF_PRODUCT_TYPE: Record<number, ProductLevel> = { 0: "all", 1: "parent", 2: "child" };
 const CREATABLE_BASE_TYPES = new Set<number>([1, 2, 3, 4, 6, 7]);
 
-/**
- * products `create`: every broken rule is reported at once (shape, and the references `cat_id`
- * and `parent_p_id` to the project). Throws FORBIDDEN or VALIDATION_FAILED; returns the new p_id.
- */
-export async function createProduct(ctx: RequestContext, draft: ProductDraft): Promise<number> {
-  const groupId = parseCommand(GROUP_ONLY, { groupId: draft.groupId }).groupId;
-  authorize(ctx, "products.create", { groupId });
-  const read = new MemberReader();
-
-  let baseType: number | null = read.integer(["baseProductType"], draft.baseProductType, { required: true });
+/** `baseProductType`: one a caller may create (not the system's days within a session); null when it is not. */
+function readBaseType(read: MemberReader, draft: ProductDraft): number | null {
+  const baseType = read.integer(["baseProductType"], draft.baseProductType, { required: true });
   if (baseType === PRODUCT_BASE_TYPES.system) {
     read.problem(
       ["baseProductType"],
       "NOT_ALLOWED",
       "5 (days within a session) is made by the system and cannot be created",
     );
-    baseType = null;
-  } else if (baseType !== null && !CREATABLE_BASE_TYPES.has(baseType)) {
+    return null;
+  }
+  if (baseType !== null && !CREATABLE_BASE_TYPES.has(baseType)) {
     read.problem(
       ["baseProductType"],
       "NOT_ALLOWED",
       `must be 1 (event), 2 (discount), 3 (session holder), 4 (session), 6 (subscription) or 7 (merchandise), got ${clientValue(draft.baseProductType)}`,
       draft.baseProductType,
     );
-    baseType = null;
+    return null;
   }
-  const name = read.text(["productName"], draft.productName, { required: true, max: 200 });
-  const priceCents = read.money(["productPrice"], draft.productPrice, { required: true });
-  if (baseType === PRODUCT_BASE_TYPES.discount && priceCents === 0)
-    read.problem(["productPrice"], "OUT_OF_RANGE", "must be more than 0 for a discount");
-  const categoryId = read.integer(["catId"], draft.catId, { required: true });
+  return baseType;
+}
+
+/** `productType`: which registrations the product is for (0, the default: parents and children). */
+function readLevel(read: MemberReader, draft: ProductDraft): ProductLevel {
   const productType = read.integer(["productType"], draft.productType, { required: false }) ?? 0;
   const level = LEVEL_OF_PRODUCT_TYPE[productType];
   if (!level)
@@ -95,6 +90,18 @@ export async function createProduct(ctx: RequestContext, draft: ProductDraft): P
       `must be 0 (parent and child), 1 (parent only) or 2 (child only), got ${clientValue(draft.productType)}`,
       draft.productType,
     );
+  return level;
+}
+
+/**
+ * When the product is offered (`productStartDate`, `productEndDate`):
+ * merchandise has no dates, and a period may not end before it starts.
+ */
+function readAvailability(
+  read: MemberReader,
+  draft: ProductDraft,
+  baseType: number | null,
+): { availableFrom: Date | null; availableUntil: Date | null } {
   const start = read.date(["productStartDate"], draft.productStartDate);
   const end = read.date(["productEndDate"], draft.productEndDate);
   const until = end ? parseUtcPeriodEnd(end.text) : null;
@@ -106,6 +113,50 @@ export async function createProduct(ctx: RequestContext, draft: ProductDraft): P
   } else if (start && until && until < start.date) {
     read.problem(["productEndDate"], "OUT_OF_RANGE", `must not be before the start date ${clientValue(start.text)}`);
   }
+  return { availableFrom: start?.date ?? null, availableUntil: until };
+}
+
+/** `catId` must be a category of the project, and a session's `parentPId` a session holder of it. */
+async function checkProductReferences(
+  em: EntityManager,
+  read: MemberReader,
+  groupId: number,
+  product: { categoryId: number | null; parentProductId: number | null; baseType: number | null },
+): Promise<void> {
+  const { categoryId, parentProductId, baseType } = product;
+  const references = await findProductReferences(
+    em,
+    groupId,
+    categoryId === null ? [] : [categoryId],
+    parentProductId === null ? [] : [parentProductId],
+  );
+  if (categoryId !== null && !references.categoryIds.has(categoryId))
+    read.problem(["catId"], "NOT_AVAILABLE", `${categoryId} is not a category of this project`);
+  if (
+    parentProductId !== null &&
+    baseType === PRODUCT_BASE_TYPES.session &&
+    references.productTypes.get(parentProductId) !== PRODUCT_BASE_TYPES.sessionHolder
+  )
+    read.problem(["parentPId"], "NOT_AVAILABLE", `${parentProductId} is not a session holder (type 3) of this project`);
+}
+
+/**
+ * products `create`: every broken rule is reported at once (shape, and the references `cat_id`
+ * and `parent_p_id` to the project). Throws FORBIDDEN or VALIDATION_FAILED; returns the new p_id.
+ */
+export async function createProduct(ctx: RequestContext, draft: ProductDraft): Promise<number> {
+  const groupId = parseCommand(GROUP_ONLY, { groupId: draft.groupId }).groupId;
+  authorize(ctx, "products.create", { groupId });
+  const read = new MemberReader();
+
+  const baseType = readBaseType(read, draft);
+  const name = read.text(["productName"], draft.productName, { required: true, max: 200 });
+  const priceCents = read.money(["productPrice"], draft.productPrice, { required: true });
+  if (baseType === PRODUCT_BASE_TYPES.discount && priceCents === 0)
+    read.problem(["productPrice"], "OUT_OF_RANGE", "must be more than 0 for a discount");
+  const categoryId = read.integer(["catId"], draft.catId, { required: true });
+  const level = readLevel(read, draft);
+  const { availableFrom, availableUntil } = readAvailability(read, draft, baseType);
   const remarks = read.text(["productShortRemarks"], draft.productShortRemarks, { required: false, max: 2000 });
   const location = read.text(["location"], draft.location, { required: false, max: 255 });
   const internalId = read.text(["internalId"], draft.internalId, { required: false, max: 255 });
@@ -121,24 +172,7 @@ export async function createProduct(ctx: RequestContext, draft: ProductDraft): P
 
   return inTransaction(ctx, "products.create", async ({ em }) => {
     await resolveOwnedProject(ctx, groupId, em);
-    const references = await findProductReferences(
-      em,
-      groupId,
-      categoryId === null ? [] : [categoryId],
-      parentProductId === null ? [] : [parentProductId],
-    );
-    if (categoryId !== null && !references.categoryIds.has(categoryId))
-      read.problem(["catId"], "NOT_AVAILABLE", `${categoryId} is not a category of this project`);
-    if (
-      parentProductId !== null &&
-      baseType === PRODUCT_BASE_TYPES.session &&
-      references.productTypes.get(parentProductId) !== PRODUCT_BASE_TYPES.sessionHolder
-    )
-      read.problem(
-        ["parentPId"],
-        "NOT_AVAILABLE",
-        `${parentProductId} is not a session holder (type 3) of this project`,
-      );
+    await checkProductReferences(em, read, groupId, { categoryId, parentProductId, baseType });
     if (read.problems.length > 0) throw validationFailed(read.problems);
 
     return insertProduct(em, {
@@ -148,8 +182,8 @@ export async function createProduct(ctx: RequestContext, draft: ProductDraft): P
       baseType: baseType as ProductBaseType,
       categoryId,
       level,
-      availableFrom: start?.date ?? null,
-      availableUntil: until,
+      availableFrom,
+      availableUntil,
       onlyOne,
       lockOnceFundsAllocated,
       remarks,

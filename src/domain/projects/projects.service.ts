@@ -80,7 +80,11 @@ export async function listProjects(
   ctx: RequestContext,
   draft: CommandDraft<typeof ProjectListQuery>,
 ): Promise<ProjectListing[]> {
-  const q = parseCommand(ProjectListQuery, draft);
+  return listProjectsOf(ctx, parseCommand(ProjectListQuery, draft));
+}
+
+/** listProjects of a query its caller has already parsed (the legacy answer echoes its flags). */
+export async function listProjectsOf(ctx: RequestContext, q: ProjectListQuery): Promise<ProjectListing[]> {
   const organizationId = authorize(ctx, "read", { groupId: q.groupId }).organizationId;
   const projects = groupsInScope(ctx, await readListed(ctx, organizationId, q));
   if (!projects.some(({ project }) => project.id === q.groupId)) await resolveOwnedProject(ctx, q.groupId);

@@ -69,34 +69,9 @@ export function planTriggerEffects(
 
   for (const trigger of triggers) {
     switch (trigger.action) {
-      case "send_email": {
-        if (options.disableEmailSending) continue;
-        const to = trigger.emailTo === "main_email" ? target.mainEmail : trigger.emailTo;
-        if (!to) {
-          effects.notices.push(
-            `The email trigger of form ${trigger.formId} did not send: user ${target.cloginId} has no main email.`,
-          );
-          continue;
-        }
-        const subject = trigger.emailSubject ?? "";
-        const body = trigger.emailBody ?? "";
-        const messageId = `<${randomUUID()}@regapi.invalid>`;
-        writes.outbox.push({ to, subject, body, messageId });
-        writes.history.push({
-          uid: target.registrationId,
-          from: TRIGGER_SENDER_ADDRESS,
-          to,
-          cc: null,
-          bcc: null,
-          subject,
-          body,
-          adminId: null,
-          recordedAt: options.now,
-          origin: "trigger",
-          messageId,
-        });
+      case "send_email":
+        if (!planTriggerEmail(trigger, target, options, effects, writes)) continue;
         break;
-      }
       case "add_product":
         if (trigger.productId === null || trigger.priceCents === null) {
           effects.notices.push(
@@ -126,6 +101,46 @@ export function planTriggerEffects(
     events: emailQueuedEvents(options.projectId, target.cloginId, writes.outbox),
     orderCents: writes.cartLines.reduce((sum, line) => sum + lineAmountCents(line.quantity, line.unitPriceCents), 0),
   };
+}
+
+/**
+ * Queues the email of a send_email trigger, with its entry in the registration's email history.
+ * False when it does not act now (email sending disabled, or no address to send to): it stays
+ * unfired, so a later submission can still send it.
+ */
+function planTriggerEmail(
+  trigger: PendingTrigger,
+  target: TriggerTarget,
+  options: TriggerOptions,
+  effects: TriggerEffects,
+  writes: TriggerWrites,
+): boolean {
+  if (options.disableEmailSending) return false;
+  const to = trigger.emailTo === "main_email" ? target.mainEmail : trigger.emailTo;
+  if (!to) {
+    effects.notices.push(
+      `The email trigger of form ${trigger.formId} did not send: user ${target.cloginId} has no main email.`,
+    );
+    return false;
+  }
+  const subject = trigger.emailSubject ?? "";
+  const body = trigger.emailBody ?? "";
+  const messageId = `<${randomUUID()}@regapi.invalid>`;
+  writes.outbox.push({ to, subject, body, messageId });
+  writes.history.push({
+    uid: target.registrationId,
+    from: TRIGGER_SENDER_ADDRESS,
+    to,
+    cc: null,
+    bcc: null,
+    subject,
+    body,
+    adminId: null,
+    recordedAt: options.now,
+    origin: "trigger",
+    messageId,
+  });
+  return true;
 }
 
 /** Writes planned trigger effects: their rows, their events and their money in the counters. */

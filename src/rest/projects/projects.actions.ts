@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseCommand } from "../../domain/commands/parse-command";
-import { listProjects, ProjectListQuery } from "../../domain/projects/projects.service";
+import { listProjectsOf, ProjectListQuery } from "../../domain/projects/projects.service";
 import { defineAction, type ActionTable } from "../envelope/action-table";
 import { asSent, requiredWireDoc } from "../envelope/members";
 import { refusedOutsideUpdate } from "../envelope/refused-members";
@@ -25,14 +25,14 @@ export const projectsActions: ActionTable = {
       withGroupTotals: "doc.with_group_totals",
     },
     async run(ctx, input) {
-      // Parsed here too (the service parses again) because the answer echoes the flags as booleans.
+      // Parsed here, not in the service, because the answer echoes the flags as booleans.
       const query = parseCommand(ProjectListQuery, {
         groupId: input.group_id,
         onlyArchived: input.doc.only_archived,
         withArchived: input.doc.with_archived,
         withGroupTotals: input.doc.with_group_totals,
       });
-      return presentProjectList(await listProjects(ctx, query), query);
+      return presentProjectList(await listProjectsOf(ctx, query), query);
     },
   }),
 };
