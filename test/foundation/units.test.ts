@@ -24,15 +24,12 @@ const LONG_FUNCTIONS_ALLOWED: Record<string, string> = {
   "src/domain/users/user-details.ts#readUserDetails": "get_info's document from one statement's arms; not split yet",
   "src/domain/users/user-list.ts#pageOf":
     "users list and search, changed by another engineer while the others were split; not split yet",
-  "src/graphql/resolvers/user-query.resolver.ts#UserConnectionResolver.users":
-    "landed beside this test (users ordering, 61 lines); not split yet (issue 36 item 5)",
   "src/http/idempotency.ts#idempotentWrites":
     "REST/HTTP, changed by another engineer (the REST per-request cost) while the others were split; not split yet",
   "src/http/idempotency.ts#idempotentWrites>callback1":
     "REST/HTTP, changed by another engineer (the REST per-request cost) while the others were split; not split yet",
   "src/http/metrics.ts#createMetrics":
     "start-up, the runtime's work (issue 36 item 1): split as it moves into src/runtime/",
-  "src/main.ts#main": "start-up, the runtime's work (issue 36 item 1): split as it moves into src/runtime/",
   "src/rest/openapi/action-schema.ts#actionRequestSchema":
     "REST/HTTP, changed by another engineer (the REST per-request cost) while the others were split; not split yet",
   "src/rest/openapi/openapi-document.ts#buildOpenApiDocument":
