@@ -46,10 +46,17 @@ async function main(): Promise<void> {
     { name: "APPLICATION_DATE DESC page", query: users(", orderBy: { field: APPLICATION_DATE, direction: DESC }") },
     { name: "UPDATED_AT DESC page", query: users(", orderBy: { field: UPDATED_AT, direction: DESC }") },
     { name: "UID DESC page", query: users(", orderBy: { field: UID, direction: DESC }") },
+    { name: "NAME ASC page", query: users(", orderBy: { field: NAME }") },
+    { name: "NAME DESC page", query: users(", orderBy: { field: NAME, direction: DESC }") },
+    { name: "NAME ASC page after 1,000 (cursor)", query: "" },
     { name: 'search common "jones"', query: users(', filter: { search: "jones" }') },
     { name: 'search common, two words "ada jones"', query: users(', filter: { search: "ada jones" }') },
     { name: `search rare "${rareWord}" (one user)`, query: users(`, filter: { search: "${rareWord}" }`) },
     { name: 'search absent "zyxwv"', query: users(', filter: { search: "zyxwv" }') },
+    {
+      name: 'search common "jones", NAME ASC',
+      query: users(', filter: { search: "jones" }, orderBy: { field: NAME }'),
+    },
   ];
 
   const benchApp = await startBenchApp(dataSource);
@@ -68,6 +75,16 @@ async function main(): Promise<void> {
     if (response.status !== 200 || body.errors) throw new Error(`${response.status} ${JSON.stringify(body.errors)}`);
     return { ms, total: body.data?.users?.totalCount ?? 0 };
   };
+  // A NAME page deep in the order: the cursor after the first 1,000 names.
+  const deep = scenarios.find((scenario) => scenario.name.startsWith("NAME ASC page after"))!;
+  let after: string | null = null;
+  for (let i = 0; i < 10; i++) {
+    const q = `{ users(groupId: ${GROUP}, first: 100, orderBy: { field: NAME }${after ? `, after: "${after}"` : ""}) { pageInfo { endCursor } } }`;
+    const response = await fetch(endpoint, { method: "POST", headers, body: JSON.stringify({ query: q }) });
+    after = ((await response.json()) as { data: { users: { pageInfo: { endCursor: string } } } }).data.users.pageInfo
+      .endCursor;
+  }
+  deep.query = users(`, orderBy: { field: NAME }, after: "${after}"`);
   const quantile = (sorted: number[], q: number) =>
     sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 

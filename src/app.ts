@@ -60,18 +60,7 @@ export async function createApp(options: AppOptions): Promise<RegapiApp> {
   app.disable("x-powered-by");
   // Behind a load balancer, per-IP limits and logs need the client's address from X-Forwarded-For.
   app.set("trust proxy", options.config.trustProxy);
-  // What lives for the process (src/runtime/): main and the test app start it; an app built on
-  // its own starts its own, without the delivery worker, and stops it with the app.
-  const ownRuntime = options.runtime
-    ? null
-    : await startRuntime({
-        dataSource: options.dataSource,
-        config: options.config,
-        logger: options.logger,
-        deliveryWorker: false,
-        shareWith: options.shareWith,
-      });
-  const runtime = options.runtime ?? ownRuntime!;
+  const { runtime, ownRuntime } = await runtimeFor(options);
   const deps: AppDependencies = {
     dataSource: options.dataSource,
     logger: options.logger,
@@ -92,38 +81,16 @@ export async function createApp(options: AppOptions): Promise<RegapiApp> {
   // Cross-origin browsers (CORS_ORIGINS only): preflights are answered before routes and limits.
   const crossOrigin = corsFor(deps.config.corsOrigins);
   if (crossOrigin) app.use(["/reg/api2", "/graphql"], crossOrigin);
-  // The pages' bundles (GraphiQL and Swagger UI, 1–1.7 MB each) and the OpenAPI document go
-  // compressed to clients that accept it; API answers are small and stay as they are.
+  // The pages' bundles (GraphiQL and Swagger UI, far larger than any answer) and the OpenAPI
+  // document go compressed to clients that accept it; API answers are small and stay as they are.
   app.use(COMPRESSED_PATHS, compression());
-  // Probes and the scrape come before the rate limiter: never limited.
-  const pages = express.Router();
-  pages.use(apiDocsRouter(LEGACY_ENDPOINTS));
-  pages.use(healthRouter(deps.state, () => shuttingDown, resilience.readinessTimeoutMs));
-  pages.use(metrics.router());
-  // None of their paths can match an API request's, so those skip the walk through their routes.
-  app.use((req, res, next) => (isApiPath(req.path) ? next() : pages(req, res, next)));
-  // Null when both limits are 0 (in-process tests, the benchmark).
-  const limiter = createRateLimiter(deps.config.rateLimit, runtime.redis, deps.state, deps.logger);
-  if (limiter) app.use(["/reg/api2", "/graphql"], ...limiter.handlers);
-  app.use(
-    "/reg/api2",
-    consistencyHeader((req, res, error) => sendLegacyError(res, error, req.requestId)),
-  );
-  app.use(
-    "/graphql",
-    consistencyHeader((_req, res, error) => sendGraphqlTransportError(res, error)),
-  );
+  mountPages(app, deps, metrics, () => shuttingDown);
+  mountRequestGuards(app, deps, runtime);
   app.use("/reg/api2", legacyRestRouter(deps));
   const graphql = await mountGraphql(app, deps, runtime.liveEvents);
   metrics.observeSubscriptions(graphql.subscriptions);
 
-  app.use((req, res) => {
-    sendLegacyError(res, new TransportError("NOT_FOUND", `No route for ${req.method} ${req.path}.`), req.requestId);
-  });
-  const onError: ErrorRequestHandler = (error, req, res, _next) => {
-    sendLegacyError(res, toLegacyFailure(error, req.log ?? deps.logger, req.requestId), req.requestId);
-  };
-  app.use(onError);
+  mountFallbacks(app, deps);
 
   return {
     app,
@@ -140,4 +107,62 @@ export async function createApp(options: AppOptions): Promise<RegapiApp> {
       stopLoggingReruns();
     },
   };
+}
+
+/**
+ * What lives for the process (src/runtime/): main and the test app start it; an app built on
+ * its own starts its own (`ownRuntime`), without the delivery worker, and stops it with the app.
+ */
+async function runtimeFor(options: AppOptions): Promise<{ runtime: Runtime; ownRuntime: Runtime | null }> {
+  if (options.runtime) return { runtime: options.runtime, ownRuntime: null };
+  const ownRuntime = await startRuntime({
+    dataSource: options.dataSource,
+    config: options.config,
+    logger: options.logger,
+    deliveryWorker: false,
+    shareWith: options.shareWith,
+  });
+  return { runtime: ownRuntime, ownRuntime };
+}
+
+/** The pages beside the API: documents, health probes and the metrics scrape. */
+function mountPages(
+  app: Express,
+  deps: AppDependencies,
+  metrics: ReturnType<typeof createMetrics>,
+  isShuttingDown: () => boolean,
+): void {
+  // Probes and the scrape come before the rate limiter: never limited.
+  const pages = express.Router();
+  pages.use(apiDocsRouter(LEGACY_ENDPOINTS));
+  pages.use(healthRouter(deps.state, isShuttingDown, deps.config.resilience.readinessTimeoutMs));
+  pages.use(metrics.router());
+  // None of their paths can match an API request's, so those skip the walk through their routes.
+  app.use((req, res, next) => (isApiPath(req.path) ? next() : pages(req, res, next)));
+}
+
+/** What every API request passes before its route: the rate limits and the read-consistency header. */
+function mountRequestGuards(app: Express, deps: AppDependencies, runtime: Runtime): void {
+  // Null when both limits are 0 (in-process tests, the benchmark).
+  const limiter = createRateLimiter(deps.config.rateLimit, runtime.redis, deps.state, deps.logger);
+  if (limiter) app.use(["/reg/api2", "/graphql"], ...limiter.handlers);
+  app.use(
+    "/reg/api2",
+    consistencyHeader((req, res, error) => sendLegacyError(res, error, req.requestId)),
+  );
+  app.use(
+    "/graphql",
+    consistencyHeader((_req, res, error) => sendGraphqlTransportError(res, error)),
+  );
+}
+
+/** Unknown paths and errors no route answered: in the legacy envelope. */
+function mountFallbacks(app: Express, deps: AppDependencies): void {
+  app.use((req, res) => {
+    sendLegacyError(res, new TransportError("NOT_FOUND", `No route for ${req.method} ${req.path}.`), req.requestId);
+  });
+  const onError: ErrorRequestHandler = (error, req, res, _next) => {
+    sendLegacyError(res, toLegacyFailure(error, req.log ?? deps.logger, req.requestId), req.requestId);
+  };
+  app.use(onError);
 }

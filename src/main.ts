@@ -4,6 +4,13 @@ import type { DataSource } from "typeorm";
 import { ConfigError, redactUrl } from "./config/config";
 import { getConfig } from "./config/runtime-config";
 import { limitHeapGrowth } from "./common/heap-growth";
+// Types only (erased): the modules themselves are imported once the configuration is valid.
+import type { RegapiApp } from "./app";
+import type { Config } from "./config/config";
+import type { ResilienceConfig } from "./config/resilience-settings";
+import type { trackConnections } from "./http/drain";
+import type { Logger } from "./http/logger";
+import type { Runtime } from "./runtime/runtime";
 
 /** One line on stderr and exit 1: what a person starting the service needs, without a stack. */
 function fail(message: string): never {
@@ -27,7 +34,6 @@ async function main(): Promise<void> {
   const { trackConnections } = await import("./http/drain");
   const { createApp } = await import("./app");
   const { startRuntime } = await import("./runtime/runtime");
-  const limits = config.resilience;
 
   const logger = createLogger(
     config.logLevel,
@@ -62,6 +68,12 @@ async function main(): Promise<void> {
   const server: Server = createServer({ connectionsCheckingInterval: 1000 }, regapi.app);
   const connections = trackConnections(server);
   regapi.attach(server);
+  listen(server, config, logger);
+  shutDownOnSignals({ connections, regapi, runtime, dataSource, limits: config.resilience, logger });
+}
+
+/** Listens on HOST:PORT; a port that cannot be had ends the start with one line. */
+function listen(server: Server, config: Config, logger: Logger): void {
   server.listen(config.port, config.host);
   server.once("listening", () => {
     // The bound port, not the configured one: PORT=0 picks a free port (tests rely on it).
@@ -75,9 +87,21 @@ async function main(): Promise<void> {
     fail(`cannot listen on ${config.host}:${config.port}: ${error.message}`);
   });
   // Slow clients (headers or body trickled) cannot hold a connection for minutes.
-  server.headersTimeout = limits.httpHeadersTimeoutMs;
-  server.requestTimeout = limits.httpRequestTimeoutMs;
+  server.headersTimeout = config.resilience.httpHeadersTimeoutMs;
+  server.requestTimeout = config.resilience.httpRequestTimeoutMs;
+}
 
+/** What a shutdown stops, in its order. */
+interface Shutdown {
+  connections: ReturnType<typeof trackConnections>;
+  regapi: RegapiApp;
+  runtime: Runtime;
+  dataSource: DataSource;
+  limits: ResilienceConfig;
+  logger: Logger;
+}
+
+function shutDownOnSignals({ connections, regapi, runtime, dataSource, limits, logger }: Shutdown): void {
   let stopping = false;
   // Order: /readyz 503 and every answer with Connection: close → keep accepting for
   // SHUTDOWN_ACCEPT_MS (connections the kernel already accepted, and a load balancer's until it

@@ -32,8 +32,8 @@ export function tokenDigestMatches(presentedDigest: Buffer, storedHash: string):
   return timingSafeEqual(presentedDigest, stored);
 }
 
-// scrypt cost: N=2^14 takes ~40 ms here, slow enough to hurt guessing, fast enough for bulk seeding
-// with a shared hash. Parameters are stored with the hash so they can be raised later.
+// scrypt cost N=2^14: slow enough to hurt guessing, fast enough for bulk seeding with a shared
+// hash (its time per hash: BENCHMARKS.md). Parameters are stored with the hash so they can be raised later.
 const SCRYPT = { N: 16384, r: 8, p: 1, keyLength: 32 };
 
 function scryptAsync(password: string, salt: Buffer, params: { N: number; r: number; p: number; keyLength: number }) {

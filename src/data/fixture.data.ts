@@ -1,6 +1,7 @@
 import type { EntityManager, EntityTarget, ObjectLiteral } from "typeorm";
 import { In } from "typeorm";
 import { insertRows } from "../db/insert-rows";
+import { writeSearchDocuments } from "./person-search.data";
 import {
   Admin,
   AdminComment,
@@ -75,7 +76,9 @@ export async function insertFixturePerson(em: EntityManager, row: Partial<Person
 /** Inserts a registration; returns its generated uid. */
 export async function insertFixtureRegistration(em: EntityManager, row: Partial<Registration>): Promise<number> {
   const inserted = await em.insert(Registration, row);
-  return Number(inserted.identifiers[0].uid);
+  const uid = Number(inserted.identifiers[0].uid);
+  await writeSearchDocuments(em, { uids: [uid], fresh: true });
+  return uid;
 }
 
 /** What a registration holds besides its own row. */

@@ -1,6 +1,7 @@
 import type { EntityManager } from "typeorm";
 import { executeWrite } from "../db/insert-rows";
 import { chunked } from "./batch";
+import { writeSearchDocuments } from "./person-search.data";
 import { EMAIL_SHAPE } from "./email-history.data";
 import { selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
 
@@ -362,6 +363,8 @@ export async function erasePersonRows(
       WHERE id = ? AND organization_id = ?`,
     [personId, organizationId],
   );
+  // The registrations stay, found by no search any more.
+  await writeSearchDocuments(em, { persons: [personId] });
   return counts;
 }
 

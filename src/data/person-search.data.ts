@@ -1,28 +1,181 @@
 import type { EntityManager } from "typeorm";
-import { onSqlite } from "./registrations.data";
+import { executeWrite } from "../db/insert-rows";
+import { chunked } from "./batch";
+import { displayName } from "./summary-columns";
+import { selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
 
-// The users search's SQL: MySQL/MariaDB's FULLTEXT index on person (IDX_person_search) or
-// SQLite's FTS5 table person_search, asked for persons having, for every searched word, a word
-// that starts with it. The words come from the domain's rule (src/domain/users/search-words.ts):
-// letters, digits and underscores only, so they need no escaping in either query language.
+// The users search and the name order. Each registration has a search document, keyed by its
+// uid: the table registration_search (project_id, search_text), with a FULLTEXT index on
+// MySQL/MariaDB and as an FTS5 table on SQLite (rowid = uid). Its text is the person's first
+// name, last name, username and main email; the registration's sort_name is the person's
+// display name in lower case (the NAME order). writeSearchDocuments is their one writer, called in
+// the transaction of every write that changes those values (docs/graphql.md, "Search").
+//
+// A search asks the documents of one project for, every searched word, a word that starts with
+// it. The words come from the domain's rule (src/domain/users/search-words.ts): letters, digits
+// and underscores only, so they need no escaping in either query language.
+
+const onSqlite = (em: EntityManager) => em.connection.options.type === "better-sqlite3";
+
+/** The text a registration's search document holds. */
+export function searchTextOf(person: PersonSearchValues): string {
+  return [person.firstName, person.lastName, person.username, person.mainEmail].filter((v) => v != null).join(" ");
+}
+
+/** The key of the NAME order: the display name (User.name) in lower case. */
+export const sortNameOf = (name: string): string => name.toLowerCase();
+
+/** What a person's search document and sort name are made of. */
+export interface PersonSearchValues {
+  firstName: string | null;
+  lastName: string | null;
+  orgName: string | null;
+  username: string | null;
+  mainEmail: string | null;
+}
+
+const PERSON_ROW = {
+  uid: "int",
+  project_id: "int",
+  first_name: "textOrNull",
+  last_name: "textOrNull",
+  org_name: "textOrNull",
+  username: "textOrNull",
+  main_email: "textOrNull",
+} as const;
+
+/** A registration's document and sort name, from its person's row. */
+function documentOf(row: RowOf<typeof PERSON_ROW>): { uid: number; projectId: number; text: string; sortName: string } {
+  const person = {
+    firstName: row.first_name,
+    lastName: row.last_name,
+    orgName: row.org_name,
+    username: row.username,
+    mainEmail: row.main_email,
+  };
+  const name = displayName({ ...person, username: person.username ?? "" });
+  return { uid: row.uid, projectId: row.project_id, text: searchTextOf(person), sortName: sortNameOf(name) };
+}
 
 /**
- * A condition on `personIdColumn` (e.g. `r.person_id`) selecting the persons whose first name,
- * last name, username or main email has a word starting with each of `words`.
+ * Writes the search document and sort name of the registrations of `persons` (all of each
+ * person's registrations) or of the registrations `uids`, from the persons' current values.
+ * `fresh`: the registrations are new, so no document of theirs is there to replace.
  */
-export function personSearchSql(
+export async function writeSearchDocuments(
   em: EntityManager,
-  personIdColumn: string,
-  words: readonly string[],
-): { sql: string; parameters: string[] } {
-  if (onSqlite(em)) {
+  of: { persons: readonly number[] } | { uids: readonly number[]; fresh?: boolean },
+): Promise<void> {
+  const [column, keys] = "persons" in of ? ["r.person_id", of.persons] : ["r.uid", of.uids];
+  const fresh = "fresh" in of && of.fresh === true;
+  await chunked(keys, async (chunk) => {
+    const rows = await selectRows(
+      em,
+      PERSON_ROW,
+      `SELECT r.uid, r.project_id, p.first_name, p.last_name, p.org_name, p.username, p.main_email
+         FROM registration r JOIN person p ON p.id = r.person_id WHERE ${column} IN (${sqlPlaceholders(chunk.length)})`,
+      chunk,
+    );
+    if (rows.length === 0) return;
+    const documents = rows.map(documentOf);
+    const uids = documents.map((d) => d.uid);
+    const values = documents.flatMap((d) => [d.uid, d.projectId, d.text]);
+    const tuples = documents.map(() => "(?, ?, ?)").join(", ");
+    if (onSqlite(em)) {
+      // FTS5 tables have no upsert: the old document goes first.
+      if (!fresh)
+        await executeWrite(
+          em,
+          `DELETE FROM registration_search WHERE rowid IN (${sqlPlaceholders(uids.length)})`,
+          uids,
+        );
+      await executeWrite(
+        em,
+        `INSERT INTO registration_search (rowid, project_id, search_text) VALUES ${tuples}`,
+        values,
+      );
+    } else {
+      await executeWrite(
+        em,
+        `INSERT INTO registration_search (uid, project_id, search_text) VALUES ${tuples}
+           ON DUPLICATE KEY UPDATE search_text = VALUES(search_text)`,
+        values,
+      );
+    }
+    await executeWrite(
+      em,
+      `UPDATE registration SET sort_name = CASE uid ${documents.map(() => "WHEN ? THEN ?").join(" ")} END
+        WHERE uid IN (${sqlPlaceholders(uids.length)})`,
+      [...documents.flatMap((d) => [d.uid, d.sortName]), ...uids],
+    );
+  });
+}
+
+/** The search query of `words` in the index's own language, and its condition. */
+function matchSql(em: EntityManager, words: readonly string[]): { sql: string; parameter: string } {
+  if (onSqlite(em))
     return {
-      sql: `${personIdColumn} IN (SELECT rowid FROM person_search WHERE person_search MATCH ?)`,
-      parameters: [words.map((word) => `"${word}"*`).join(" AND ")],
+      sql: "registration_search MATCH ?",
+      parameter: `search_text : (${words.map((w) => `"${w}"*`).join(" AND ")})`,
     };
-  }
   return {
-    sql: `${personIdColumn} IN (SELECT ps.id FROM person ps WHERE MATCH (ps.first_name, ps.last_name, ps.username, ps.main_email) AGAINST (? IN BOOLEAN MODE))`,
-    parameters: [words.map((word) => `+${word}*`).join(" ")],
+    sql: "MATCH (search_text) AGAINST (? IN BOOLEAN MODE)",
+    parameter: words.map((word) => `+${word}*`).join(" "),
   };
+}
+
+/** A uid-ordered slice of the matches: beyond a uid, from one end, `limit` of them. */
+export interface SearchSlice {
+  /** `>` or `<` a uid, or null for an open end. */
+  after: { op: ">" | "<"; uid: number } | null;
+  before: { op: ">" | "<"; uid: number } | null;
+  descending: boolean;
+  limit: number;
+}
+
+/**
+ * A condition on `uidColumn` (e.g. `r.uid`) selecting the registrations of project `groupId`
+ * whose document has a word starting with each of `words`. With `slice`, only that uid-ordered
+ * slice of them: the index then answers a uid-ordered page by itself.
+ */
+export function searchConditionSql(
+  em: EntityManager,
+  uidColumn: string,
+  groupId: number,
+  words: readonly string[],
+  slice: SearchSlice | null = null,
+): { sql: string; parameters: unknown[] } {
+  const uid = onSqlite(em) ? "rowid" : "uid";
+  const match = matchSql(em, words);
+  const parameters: unknown[] = [match.parameter, groupId];
+  let matches = `SELECT ${uid} AS uid FROM registration_search WHERE ${match.sql} AND project_id = ?`;
+  if (!slice) return { sql: `${uidColumn} IN (${matches})`, parameters };
+  for (const bound of [slice.after, slice.before]) {
+    if (!bound) continue;
+    matches += ` AND ${uid} ${bound.op} ?`;
+    parameters.push(bound.uid);
+  }
+  matches += ` ORDER BY ${uid} ${slice.descending ? "DESC" : "ASC"} LIMIT ${Math.max(0, Math.trunc(slice.limit))}`;
+  // A derived table: MySQL/MariaDB take no LIMIT in an IN subquery itself.
+  return { sql: `${uidColumn} IN (SELECT uid FROM (${matches}) sd)`, parameters };
+}
+
+/**
+ * How many registrations of project `groupId` match `words`, from the documents alone, counted
+ * up to `cap` (one more than `cap` means "more than cap").
+ */
+export async function countSearchMatches(
+  em: EntityManager,
+  groupId: number,
+  words: readonly string[],
+  cap: number,
+): Promise<number> {
+  const match = matchSql(em, words);
+  const [row] = await selectRows(
+    em,
+    { total: "int" },
+    `SELECT COUNT(*) AS total FROM (SELECT 1 AS one FROM registration_search WHERE ${match.sql} AND project_id = ? LIMIT ${cap + 1}) c`,
+    [match.parameter, groupId],
+  );
+  return row?.total ?? 0;
 }

@@ -3,6 +3,7 @@ import { Person } from "../entities";
 import { executeWrite, insertRowReturningId } from "../db/insert-rows";
 import { isUniqueViolation } from "../db/unique-violation";
 import { chunked } from "./batch";
+import { writeSearchDocuments } from "./person-search.data";
 import { selectRows } from "./sql-rows";
 
 /** A person's account data, never the password hash. */
@@ -119,7 +120,8 @@ export async function insertPerson(em: EntityManager, person: NewPerson): Promis
 }
 
 /**
- * Updates the person's attributes; true when a stored value changed. Rows whose values are already
+ * Updates the person's attributes (and the search documents of its registrations); true when a
+ * stored value changed. Rows whose values are already
  * equal are not matched (null-safe comparison), so the affected count says whether anything changed.
  */
 export async function updatePerson(em: EntityManager, personId: number, attributes: PersonUpdate): Promise<boolean> {
@@ -137,5 +139,8 @@ export async function updatePerson(em: EntityManager, personId: number, attribut
     Object.fromEntries(entries.map(([, value], index) => [`changed${index}`, value])),
   );
   const result = await query.execute();
-  return (result.affected ?? 0) > 0;
+  const changed = (result.affected ?? 0) > 0;
+  // Every attribute here is part of the person's search document or display name.
+  if (changed) await writeSearchDocuments(em, { persons: [personId] });
+  return changed;
 }

@@ -16,9 +16,9 @@ import { compareText, decodeRows, type ListArm, type ListSql } from "./sql-rows"
 // A registration's lists (form set, its forms' fields, stored answers, email history) read by the
 // statement that reads its summary, as UNION ALL arms of it (withListArms): a nested user read is
 // then one statement and one round trip, where a loader per list costs one each plus the snapshot
-// around them. An arm reads the list's own rows through the registration's index range; a JSON
-// aggregate per list (the previous form) cost MariaDB a fixed 0.4 ms of CPU each per read. The
-// rows' order is not defined: each list is put in the order of its loader's statement after
+// around them. An arm reads the list's own rows through the registration's index range, where a
+// JSON aggregate per list costs MariaDB a fixed price each per read (sql-rows.ts, jsonObjectsSql).
+// The rows' order is not defined: each list is put in the order of its loader's statement after
 // decoding, from sort keys read with it.
 
 /** Whose rows of a family read carry a list: the read person's, their children's, or both. */

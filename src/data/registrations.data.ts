@@ -1,3 +1,4 @@
+import { writeSearchDocuments } from "./person-search.data";
 import { sqlDate } from "./events.data";
 import type { EntityManager } from "typeorm";
 import { Registration } from "../entities";
@@ -129,12 +130,14 @@ export async function insertRegistration(
   },
 ): Promise<number | null> {
   try {
-    return await insertRowReturningId(em, Registration, {
+    const uid = await insertRowReturningId(em, Registration, {
       ...registration,
       statusId: null,
       star: false,
       assignedAdminId: null,
     });
+    await writeSearchDocuments(em, { uids: [uid], fresh: true });
+    return uid;
   } catch (error) {
     if (isUniqueViolation(error)) return null;
     throw error;

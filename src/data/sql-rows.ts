@@ -118,9 +118,9 @@ export function jsonObjectSql(em: EntityManager, members: JsonMembers): string {
  * An aggregate of the rows a subquery reads, as one JSON array of objects with these members
  * (`[member, SQL expression]`), so a statement can return a list per row: `JSON_ARRAYAGG` on
  * MySQL/MariaDB, `json_group_array` on SQLite. Its order is not defined: sort after decoding.
- * On MariaDB each aggregate costs the server about 0.4 ms of CPU per statement whatever it
- * aggregates (GROUP_CONCAT's machinery sets up a temporary table): where a read is hot, read the
- * list as rows of a UNION ALL arm instead (withListArms).
+ * On MariaDB each aggregate costs the server a fixed price per statement whatever it aggregates
+ * (GROUP_CONCAT's machinery sets up a temporary table; measured in BENCHMARKS.md, "Stop 31"):
+ * where a read is hot, read the list as rows of a UNION ALL arm instead (withListArms).
  */
 export function jsonObjectsSql(em: EntityManager, members: JsonMembers): string {
   const object = jsonObjectSql(em, members);

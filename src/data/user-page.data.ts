@@ -1,7 +1,7 @@
 import { sqlDate } from "./events.data";
 import type { EntityManager } from "typeorm";
 import { registrationsInBucketsSql, type CounterBucket } from "./project-counters.data";
-import { personSearchSql } from "./person-search.data";
+import { countSearchMatches, searchConditionSql, type SearchSlice } from "./person-search.data";
 import { onSqlite } from "./registrations.data";
 import { selectRawRows, selectRows } from "./sql-rows";
 import { statusExcludedSql } from "./statuses.data";
@@ -34,10 +34,20 @@ export interface UserListFilter {
 const searches = (filter: UserListFilter): filter is UserListFilter & { searchWords: readonly string[] } =>
   (filter.searchWords?.length ?? 0) > 0;
 
+/** The filter searches and does nothing else: the search documents alone can answer it. */
+const searchesOnly = (filter: UserListFilter): filter is UserListFilter & { searchWords: readonly string[] } =>
+  searches(filter) &&
+  filter.statusId == null &&
+  filter.excluded == null &&
+  filter.level == null &&
+  filter.updatedSince == null &&
+  filter.tagId == null;
+
 function filterSql(
   em: EntityManager,
   groupId: number,
   filter: UserListFilter,
+  searchSlice: SearchSlice | null = null,
 ): { where: string; parameters: unknown[] } {
   const conditions = ["r.project_id = ?"];
   const parameters: unknown[] = [groupId];
@@ -58,15 +68,21 @@ function filterSql(
   if (filter.level === "parent") conditions.push("r.connected_to IS NULL");
   if (filter.level === "child") conditions.push("r.connected_to IS NOT NULL");
   if (searches(filter)) {
-    const search = personSearchSql(em, "r.person_id", filter.searchWords);
+    const search = searchConditionSql(em, "r.uid", groupId, filter.searchWords, searchSlice);
     conditions.push(search.sql);
     parameters.push(...search.parameters);
   }
   return { where: conditions.join(" AND "), parameters };
 }
 
-/** What a users page is ordered by: the uid, or a date of the registration with the uid breaking ties. */
-export type UserOrderKey = "uid" | "applicationDate" | "updatedAt";
+/**
+ * What a users page can be ordered by, declared once (the GraphQL enum and the cursors name each):
+ * the uid, a date of the registration or the name (sort_name, User.name in lower case), the
+ * uid breaking ties.
+ */
+export const USER_ORDER_KEYS = ["uid", "applicationDate", "updatedAt", "name"] as const;
+
+export type UserOrderKey = (typeof USER_ORDER_KEYS)[number];
 
 export interface UserOrder {
   key: UserOrderKey;
@@ -75,13 +91,18 @@ export interface UserOrder {
 
 export const UID_ORDER: UserOrder = { key: "uid", descending: false };
 
-/** The column of a date order; each has an index (project_id, <column>, uid) the page reads in order. */
-const ORDER_COLUMNS = { applicationDate: "r.application_date", updatedAt: "r.updated_at" } as const;
+/** The column of an order other than uid's; each has an index (project_id, <column>, uid) the page reads in order. */
+const ORDER_COLUMNS = {
+  applicationDate: "r.application_date",
+  updatedAt: "r.updated_at",
+  name: "r.sort_name",
+} as const;
 
-/** A user's place in an order: its uid, and the order's date when the order is by one. */
+/** A user's place in an order: its uid, and the order's date or sort name when the order is by one. */
 export interface UserPosition {
   uid: number;
   at?: Date;
+  name?: string;
 }
 
 /**
@@ -98,7 +119,7 @@ export interface UserRange {
   order?: UserOrder;
 }
 
-/** `r.uid`'s side of a position, and the date column's before it (a tie on the date goes by uid). */
+/** `r.uid`'s side of a position, and the order column's before it (a tie on it goes by uid). */
 function beyondSql(
   em: EntityManager,
   order: UserOrder,
@@ -109,9 +130,10 @@ function beyondSql(
   const op = greater ? ">" : "<";
   if (order.key === "uid") return { sql: `r.uid ${op} ?`, parameters: [position.uid] };
   const column = ORDER_COLUMNS[order.key];
-  if (!position.at) throw new Error(`a position in ${order.key} order needs its date`);
-  const at = sqlDate(em, position.at);
-  return { sql: `(${column} ${op} ? OR (${column} = ? AND r.uid ${op} ?))`, parameters: [at, at, position.uid] };
+  const value = order.key === "name" ? position.name : position.at && sqlDate(em, position.at);
+  if (value === undefined)
+    throw new Error(`a position in ${order.key} order needs its ${order.key === "name" ? "name" : "date"}`);
+  return { sql: `(${column} ${op} ? OR (${column} = ? AND r.uid ${op} ?))`, parameters: [value, value, position.uid] };
 }
 
 function keysetSql(em: EntityManager, range: UserRange): { keyset: string; keysetParameters: unknown[] } {
@@ -134,8 +156,17 @@ function orderBySql(order: UserOrder, fromEnd: boolean): string {
   return order.key === "uid" ? `r.uid ${direction}` : `${ORDER_COLUMNS[order.key]} ${direction}, r.uid ${direction}`;
 }
 
-/** How many users of a project match the filter. */
-export async function countUsers(em: EntityManager, groupId: number, filter: UserListFilter): Promise<number> {
+/**
+ * How many users of a project match the filter. A filter that only searches is counted from the
+ * search documents, up to `searchCap` (one more than it means more).
+ */
+export async function countUsers(
+  em: EntityManager,
+  groupId: number,
+  filter: UserListFilter,
+  searchCap: number,
+): Promise<number> {
+  if (searchesOnly(filter)) return countSearchMatches(em, groupId, filter.searchWords, searchCap);
   const { where, parameters } = filterSql(em, groupId, filter);
   // The status is joined only when the filter reads it: a count by status, by updatedSince or by
   // search then reads the registration's own indexes, not a million joined rows.
@@ -158,14 +189,18 @@ const pageIndexHint = (em: EntityManager, filter: UserListFilter, order: UserOrd
     return onSqlite(em) ? "INDEXED BY IDX_registration_applied" : "FORCE INDEX (IDX_registration_applied)";
   if (order.key === "updatedAt")
     return onSqlite(em) ? "INDEXED BY IDX_registration_updated" : "FORCE INDEX (IDX_registration_updated)";
+  if (order.key === "name")
+    return onSqlite(em) ? "INDEXED BY IDX_registration_name" : "FORCE INDEX (IDX_registration_name)";
   // SQLite would read an updatedSince page off (project_id, updated_at) and sort every match by
   // uid, summaries and all (seconds at 1M); the uid index reads a page's worth.
   if (onSqlite(em)) return filter.updatedSince ? "INDEXED BY IDX_registration_project_uid" : "";
   return "FORCE INDEX (IDX_registration_project_uid)";
 };
 
-/** Compares two summaries in `order` (ascending order's sign; the uid breaks ties). */
-function comparatorOf(order: UserOrder): (a: UserSummary, b: UserSummary) => number {
+/** Compares two summaries in a uid or date `order` (ascending order's sign; the uid breaks ties). */
+function comparatorOf(
+  order: UserOrder & { key: "uid" | "applicationDate" | "updatedAt" },
+): (a: UserSummary, b: UserSummary) => number {
   const sign = order.descending ? -1 : 1;
   if (order.key === "uid") return (a, b) => sign * (a.uid - b.uid);
   const key = order.key;
@@ -174,10 +209,13 @@ function comparatorOf(order: UserOrder): (a: UserSummary, b: UserSummary) => num
 
 /**
  * The rows in the page's order. They mostly come in it already (or reversed, when read from the
- * end), which a scan finds without the sort's copy and comparator calls.
+ * end), which a scan finds without the sort's copy and comparator calls. Names compare by the
+ * database's collation, which only the database knows: a name page is the statement's order,
+ * reversed when read from the end.
  */
-function inPageOrder(rows: UserSummary[], order: UserOrder): UserSummary[] {
-  const compare = comparatorOf(order);
+function inPageOrder(rows: UserSummary[], order: UserOrder, fromEnd: boolean): UserSummary[] {
+  if (order.key === "name") return fromEnd ? rows.reverse() : rows;
+  const compare = comparatorOf({ ...order, key: order.key });
   let ascending = true;
   let descending = true;
   for (let i = 1; i < rows.length; i++) {
@@ -186,6 +224,25 @@ function inPageOrder(rows: UserSummary[], order: UserOrder): UserSummary[] {
   }
   if (ascending) return rows;
   return descending ? rows.reverse() : rows.sort(compare);
+}
+
+/**
+ * A uid-ordered page that only searches is the search documents' slice of it: the index answers
+ * the page, and only its rows are joined. Other pages filter the registrations by the matches.
+ */
+function searchSliceOf(filter: UserListFilter, range: UserRange, order: UserOrder): SearchSlice | null {
+  if (!searchesOnly(filter) || order.key !== "uid") return null;
+  const bound = (side: "after" | "before") => {
+    const position = range[side];
+    const greater = (side === "after") !== order.descending;
+    return position ? { op: greater ? (">" as const) : ("<" as const), uid: position.uid } : null;
+  };
+  return {
+    after: bound("after"),
+    before: bound("before"),
+    descending: order.descending !== range.fromEnd,
+    limit: range.limit,
+  };
 }
 
 /** A page of summaries as readSummaryPageInRange reads it. */
@@ -215,9 +272,9 @@ export async function readSummaryPageInRange(
   members: SummaryMembers | null = null,
   countBuckets: readonly CounterBucket[] | null = null,
 ): Promise<SummaryPageRead> {
-  const { where, parameters } = filterSql(em, groupId, filter);
-  const { keyset, keysetParameters } = keysetSql(em, range);
   const order = range.order ?? UID_ORDER;
+  const { where, parameters } = filterSql(em, groupId, filter, searchSliceOf(filter, range, order));
+  const { keyset, keysetParameters } = keysetSql(em, range);
   const sql = `SELECT pg.*, ${countBuckets ? registrationsInBucketsSql("pr.id", countBuckets) : "NULL"} AS matching_total
        FROM project pr
        LEFT JOIN (SELECT ${summarySelectSql(em, members)}
@@ -228,6 +285,6 @@ export async function readSummaryPageInRange(
   if (raw.length === 0) return { owned: false, rows: [], matchingTotal: null };
   const matchingTotal = countBuckets ? Number(raw[0].matching_total ?? 0) : null;
   // Ordered here: an outer ORDER BY would make MariaDB sort the derived page again in a temporary table.
-  const rows = raw[0].uid == null ? [] : inPageOrder(decodeSummaries(raw, sql, members), order);
+  const rows = raw[0].uid == null ? [] : inPageOrder(decodeSummaries(raw, sql, members), order, range.fromEnd);
   return { owned: true, rows, matchingTotal };
 }

@@ -4,8 +4,8 @@ import { queryPooled } from "./pooled-select";
 
 // Writes as plain parameterised statements. TypeORM's query builders (em.insert, em.update,
 // em.upsert) rebuild their SQL and walk every value on each call, and em.insert re-reads defaulted
-// columns afterwards; on the registration-day writes that was a large share of the service's CPU
-// per statement. Each value here is prepared once by the driver (dates, flags) and bound to a
+// columns afterwards: on write-heavy days a large share of the service's CPU per statement
+// (BENCHMARKS.md). Each value here is prepared once by the driver (dates, flags) and bound to a
 // placeholder, and the statement goes straight to the transaction's connection (queryPooled).
 
 /** What a write statement did: the rows it changed and, for an INSERT, the first generated key. */

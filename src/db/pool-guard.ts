@@ -20,8 +20,8 @@ interface SessionConnection {
  * - PROTOCOL_SEQUENCE_TIMEOUT, a statement that ran past the client-side timeout: mysql2 reports
  *   the timeout but keeps the statement as the connection's current command, so the ROLLBACK that
  *   follows, and any statement of the next request handed that connection, would wait behind it
- *   for a frozen server, each for another timeout (a request took 13.5 s with the server frozen
- *   for 15 s, against about 5 s promised).
+ *   for a frozen server, each for another timeout, so one request would wait several timeouts
+ *   instead of the one it was promised.
  * - ER_UNKNOWN_COM_ERROR (1047, SQLSTATE 08S01) "WSREP has not yet prepared node for application
  *   use": a Galera node that is shutting down, or cut off from the majority, refuses every
  *   statement; its session is of no use even once HAProxy has moved new connections elsewhere.
@@ -88,10 +88,10 @@ export class WaitEstimate {
 
   /**
    * A hold, measured at release. The part of it spent in a stall (see noteWaiting) is left out:
-   * a database that answered nothing for 2.5 s while a Galera node was evicted made every hold
-   * under way 2.5 s long, and a mean of those would refuse, as hopeless, the backlog that the pool
-   * works off in a second once the cluster serves again (every add_email through the failover
-   * answered 503 for 6 s).
+   * a database that answers nothing while a Galera node is evicted makes every hold under way
+   * last the whole stall, and a mean of those would refuse, as hopeless, the backlog that the
+   * pool works off quickly once the cluster serves again (measured in docs/resilience.md, the
+   * Galera node loss).
    */
   recordHold(ms: number, releasedAt = performance.now()): void {
     if (this.stallFrom !== null) {
@@ -139,10 +139,10 @@ interface Waiter {
 
 /**
  * Who is shed when every connection is busy: a waiter whose age plus expected wait passes the
- * acquire timeout, judged in the queue rather than on arrival. A judgement on arrival was wrong
+ * acquire timeout, judged in the queue rather than on arrival. A judgement on arrival is wrong
  * in bursts: while a burst's requests are being read, the saturated event loop returns late to
- * each connection's callbacks, so the holds measured then (and the mean) are inflated, and a
- * third of a burst that the pool served within half the deadline was refused on that mean
+ * each connection's callbacks, so the holds measured then (and the mean) are inflated, and part
+ * of a burst the pool would serve well within the deadline is refused on that mean
  * (BENCHMARKS.md). So a waiter is judged only once it has waited a quarter of the timeout
  * (`judgeAfterMs`), by then on holds measured after the intake, and again every `sweepMs` with
  * its position in the queue as it is then: what cannot start in time is told at that point, a
@@ -345,7 +345,7 @@ export function mysqlLimitOptions(database: Exclude<DatabaseConfig, { kind: "sql
       : {}),
     poolSize: limits.poolSize,
     // mysql2's `trace` captures a stack trace before every statement to graft onto a failure's
-    // driverError (17 µs a statement, the largest single cost of a cheap read). TypeORM wraps
+    // driverError (the largest single cost of a cheap read: BENCHMARKS.md). TypeORM wraps
     // each failure in a QueryFailedError whose own stack already holds the async callers, and
     // only the driver error's code and message are read (database-failure.ts, unique-violation.ts).
     extra: { queueLimit: limits.queueLimit, trace: false },

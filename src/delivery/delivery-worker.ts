@@ -131,7 +131,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       type: delivery.type,
       created_at: delivery.eventCreatedAt.toISOString(),
       group_id: delivery.groupId,
-      // Added after the first release (additive): who caused the event; the feed carries the same.
+      // Who caused the event, as the feed carries it; an additive member, which receivers written
+      // for a body without it ignore.
       actor: delivery.actor === null ? null : (JSON.parse(delivery.actor) as unknown),
       data: JSON.parse(delivery.data) as unknown,
     });

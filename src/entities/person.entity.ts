@@ -2,19 +2,12 @@ import { Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Rela
 import { IdColumn, StringColumn } from "./columns";
 import { Organization } from "./organization.entity";
 
-/** The MySQL/MariaDB FULLTEXT index the users search reads. */
-export const PERSON_SEARCH_INDEX = "IDX_person_search";
-
 /** One human across all projects of an organization; its id is the wire `clogin_id`. */
 @Entity("person")
 @Index(["organizationId", "username"], { unique: true })
-// The users search (docs/graphql.md, "Search"): on MySQL/MariaDB a FULLTEXT index over first_name,
-// last_name, username and main_email, made by its migration (without stopwords) and declared here
-// only by name, so that schema synchronization keeps it and makes nothing of it on SQLite. SQLite
-// keeps the FTS5 table person_search instead (src/migrations/sqlite/). On SQLite a change to this
-// entity's columns makes synchronize rebuild the table, which drops person_search's triggers:
-// such a change needs an SQLite migration that recreates them and rebuilds person_search.
-@Index(PERSON_SEARCH_INDEX, { synchronize: false })
+// The users search reads each registration's search document (registration_search), written
+// from this row's names and emails by src/data/person-search.data.ts: a change to those columns
+// goes through writeSearchDocuments in the same transaction.
 export class Person {
   @PrimaryGeneratedColumn()
   id: number;

@@ -25,6 +25,8 @@ import { Status } from "./status.entity";
 // GraphQL users pages ordered by application date (orderBy APPLICATION_DATE, either direction):
 // the page reads its rows off the index in order, as a uid-ordered page does.
 @Index("IDX_registration_applied", ["projectId", "applicationDate", "uid"])
+// GraphQL users pages ordered by name (orderBy NAME, either direction), read off the index in order.
+@Index("IDX_registration_name", ["projectId", "sortName", "uid"])
 export class Registration {
   @PrimaryGeneratedColumn()
   uid: number;
@@ -67,6 +69,13 @@ export class Registration {
    */
   @DateTimeColumn()
   updatedAt: Date;
+
+  /**
+   * The NAME order's key: the person's display name (User.name) in lower case, written with the
+   * registration's search document (src/data/person-search.data.ts) whenever the person changes.
+   */
+  @StringColumn(254, { default: "" })
+  sortName: string;
 
   @IdColumn({ nullable: true })
   assignedAdminId: number | null;

@@ -5,7 +5,7 @@ import {
 } from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
 import type { ErrorRequestHandler, Express, RequestHandler, Response } from "express";
-import { getOperationAST, parse } from "graphql";
+import { getOperationAST, parse, type GraphQLSchema } from "graphql";
 import type { AppDependencies } from "../http/app-dependencies";
 import { BODY_LIMIT, jsonBody } from "../http/body-hygiene";
 import { httpStatusOfTransport } from "../http/http-status";
@@ -73,20 +73,13 @@ const bodyPresent: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/**
- * Mounts POST /graphql (Apollo Server 5) and the offline explorer at /explorer; the returned
- * subscription server serves WebSocket upgrades of /graphql once attached to the HTTP server.
- */
-export async function mountGraphql(
-  app: Express,
+/** The Apollo server of /graphql: its executor, its limits, and its plugins in the order they act. */
+function createApolloServer(
   deps: AppDependencies,
-  /** The runtime's live events, which subscriptions read. */
-  liveEvents: LiveEventHub,
-): Promise<{ subscriptions: SubscriptionServer; stop(): Promise<void> }> {
-  const armor = armorProtection();
-  const schema = await buildGraphqlSchema();
-  const credentialMutations = credentialMutationsOf(schema);
-  const server = new ApolloServer<GraphqlContext>({
+  schema: GraphQLSchema,
+  armor: ReturnType<typeof armorProtection>,
+): ApolloServer<GraphqlContext> {
+  return new ApolloServer<GraphqlContext>({
     // The schema and executor come through Apollo's gateway interface (compiled-executor.ts).
     gateway: compiledExecutorGateway(schema, {
       compiled: deps.config.graphqlCompiledExecution,
@@ -117,6 +110,22 @@ export async function mountGraphql(
     formatError: formatErrorWith(deps.logger),
     logger: deps.logger,
   });
+}
+
+/**
+ * Mounts POST /graphql (Apollo Server 5) and the offline explorer at /explorer; the returned
+ * subscription server serves WebSocket upgrades of /graphql once attached to the HTTP server.
+ */
+export async function mountGraphql(
+  app: Express,
+  deps: AppDependencies,
+  /** The runtime's live events, which subscriptions read. */
+  liveEvents: LiveEventHub,
+): Promise<{ subscriptions: SubscriptionServer; stop(): Promise<void> }> {
+  const armor = armorProtection();
+  const schema = await buildGraphqlSchema();
+  const credentialMutations = credentialMutationsOf(schema);
+  const server = createApolloServer(deps, schema, armor);
   await server.start();
 
   app.use("/explorer", explorerRouter());

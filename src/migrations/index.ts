@@ -14,6 +14,8 @@ import { ApiKeyScopes1795700000000 } from "./1795700000000-ApiKeyScopes";
 import { PersonSearch1795868750901 } from "./1795868750901-PersonSearch";
 import { RegistrationAppliedIndex1795872000000 } from "./1795872000000-RegistrationAppliedIndex";
 import { PersonSearchSqlite1795868750901 } from "./sqlite/1795868750901-PersonSearchSqlite";
+import { RegistrationSearch1795900000000 } from "./1795900000000-RegistrationSearch";
+import { RegistrationSearchSqlite1795900000000 } from "./sqlite/1795900000000-RegistrationSearchSqlite";
 
 // Migrations for MySQL/MariaDB, listed by reference (TypeORM 1 deprecates globs), in timestamp
 // order. Add each new one here; never edit one that has landed.
@@ -33,8 +35,12 @@ export const MIGRATIONS: (new () => object)[] = [
   FeedAndUpdatedAt1795710000000,
   PersonSearch1795868750901,
   RegistrationAppliedIndex1795872000000,
+  RegistrationSearch1795900000000,
 ];
 
 // SQLite synchronizes its schema from the entities; these make what entities cannot declare
-// (the FTS5 table of the users search and its triggers), run after synchronization.
-export const SQLITE_MIGRATIONS: (new () => object)[] = [PersonSearchSqlite1795868750901];
+// (the FTS5 table of the users search), run after synchronization.
+export const SQLITE_MIGRATIONS: (new () => object)[] = [
+  PersonSearchSqlite1795868750901,
+  RegistrationSearchSqlite1795900000000,
+];

@@ -3,7 +3,7 @@ import type { Config } from "../config/config";
 import { AccountCache } from "../auth/account-cache";
 import { startReadReplicas } from "../db/read-replicas-setup";
 import type { ReplicaSet } from "../db/replicas";
-import { startDeliveryWorker, type DeliveryWorker } from "../delivery/delivery-worker";
+import { leaseMsOf, startDeliveryWorker, type DeliveryWorker } from "../delivery/delivery-worker";
 import { processStateOf, type ProcessState } from "../domain/process-state";
 import { MemoryWalkPositions } from "../domain/users/walk-positions";
 import type { Logger } from "../http/logger";
@@ -13,6 +13,7 @@ import { RedisWalkPositions } from "../shared-state/redis-walk-positions";
 import { startSharedState } from "../shared-state/shared-state";
 import { startFeedSequencer, type FeedSequencer } from "./feed-sequencer";
 import { LiveEventHub } from "./live-events-hub";
+import { waitAtMost } from "./bounded-wait";
 
 // Everything that lives as long as the process, started in one place and stopped in one order.
 // main.ts starts it once, after the database is prepared and before the app is built; the test
@@ -35,8 +36,9 @@ import { LiveEventHub } from "./live-events-hub";
 // Stop, on SIGTERM (main.ts), once the HTTP side has drained (src/http/drain.ts):
 //   the worker stops claiming at once (`stopClaiming`, while connections drain) and finishes its
 //   sends in flight; the live events end (their WebSockets were closed by the drain), the
-//   sequencer places what the last writes committed and stops; then 4, 3 (replica pools and
-//   checks), 2 are closed, in reverse order. The DataSource is the caller's: it is destroyed
+//   sequencer places what the last writes committed and stops (each of these two waits is bounded,
+//   so a pass stuck on an unanswered query is logged and left behind); then 4, 3 (replica pools
+//   and checks), 2 are closed, in reverse order. The DataSource is the caller's: it is destroyed
 //   after `stop()`.
 
 export interface RuntimeOptions {
@@ -116,8 +118,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       stopped ??= (async () => {
         stopClaiming();
         // Deliveries in flight are sent and recorded (each bounded by DELIVERY_TIMEOUT_MS) first.
-        await workerStopped;
-        await feed.close();
+        // Each wait is bounded by a claim's lease: past it another worker takes the rows again anyway.
+        const bound = leaseMsOf(config.delivery);
+        await waitAtMost(workerStopped ?? Promise.resolve(), bound, "delivery worker", logger);
+        await waitAtMost(feed.close(), bound, "feed sequencer and live events", logger);
         await shared?.close();
         await replicas?.stop();
         await redis?.close();

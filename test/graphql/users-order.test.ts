@@ -3,8 +3,8 @@ import { graphql, graphqlData } from "../support/graphql";
 import { postRest } from "../support/rest";
 import { startTestApp, type TestApp } from "../support/test-app";
 
-// Issue 35 item 5: users pages in the order asked (uid, application date, updated at; ascending
-// or descending), with cursors that belong to their order, and the tag filter.
+// Issue 35 item 5: users pages in the order asked (uid, application date, updated at, name;
+// ascending or descending), with cursors that belong to their order, and the tag filter.
 
 const ORDER_GROUP = 100909081;
 
@@ -20,6 +20,17 @@ const APPLIED = [
 ];
 const cloginIdOf = (i: number) => 410000001 + i;
 
+// Names out of uid order, with a tie but for case (users 1 and 3); users 0 and 2 are renamed below.
+const NAMES = [
+  ["Zoe", "Quinn"],
+  ["adam", "Best"],
+  ["Mia", "Fox"],
+  ["Adam", "best"],
+  ["Lena", "Ng"],
+  ["bob", "Stone"],
+  ["Karl", "Ek"],
+];
+
 function orderFixture(): unknown {
   const fixture = testFixture() as { organizations: { projects: Record<string, unknown>[] }[] };
   fixture.organizations[0].projects.push({
@@ -32,8 +43,8 @@ function orderFixture(): unknown {
     users: APPLIED.map((applicationDate, i) => ({
       cloginId: cloginIdOf(i),
       username: `order-${i}@order.test`,
-      firstName: `First${i}`,
-      lastName: `Last${i}`,
+      firstName: NAMES[i][0],
+      lastName: NAMES[i][1],
       applicationDate,
       tagIds: i % 3 === 0 ? [81] : i === 4 ? [81, 82] : [],
     })),
@@ -61,6 +72,7 @@ afterAll(() => t.close());
 interface Node {
   uid: number;
   cloginId: number;
+  name: string;
   metaInfo: { applicationDate: string; updatedAt: string };
 }
 interface OrderPage {
@@ -73,15 +85,15 @@ interface OrderPage {
 
 const USERS = `query($g: Int!, $orderBy: UserOrder, $filter: UserFilter, $first: Int, $after: String, $last: Int, $before: String) {
   users(groupId: $g, orderBy: $orderBy, filter: $filter, first: $first, after: $after, last: $last, before: $before) {
-    totalCount edges { cursor node { uid cloginId metaInfo { applicationDate updatedAt } } }
+    totalCount edges { cursor node { uid cloginId name metaInfo { applicationDate updatedAt } } }
     pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`;
 
 const page = (variables: Record<string, unknown>) =>
   graphqlData<OrderPage>(t.app, USERS, { g: ORDER_GROUP, ...variables });
 
-type Field = "UID" | "APPLICATION_DATE" | "UPDATED_AT";
+type Field = "UID" | "APPLICATION_DATE" | "UPDATED_AT" | "NAME";
 const ORDERS: { field: Field; direction: "ASC" | "DESC" }[] = (
-  ["UID", "APPLICATION_DATE", "UPDATED_AT"] as const
+  ["UID", "APPLICATION_DATE", "UPDATED_AT", "NAME"] as const
 ).flatMap((field) => [
   { field, direction: "ASC" as const },
   { field, direction: "DESC" as const },
@@ -89,11 +101,18 @@ const ORDERS: { field: Field; direction: "ASC" | "DESC" }[] = (
 
 /** The users in an order, computed here from what they are (the uid breaking ties). */
 function expectedOrder(nodes: Node[], field: Field, direction: "ASC" | "DESC"): number[] {
+  const sign = direction === "ASC" ? 1 : -1;
+  if (field === "NAME") {
+    // ASCII names: every database's order without case is this one.
+    const name = (node: Node) => node.name.toLowerCase();
+    return [...nodes]
+      .sort((a, b) => sign * (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : a.uid - b.uid))
+      .map((node) => node.cloginId);
+  }
   const key = (node: Node) =>
     field === "UID"
       ? 0
       : Date.parse(field === "APPLICATION_DATE" ? node.metaInfo.applicationDate : node.metaInfo.updatedAt);
-  const sign = direction === "ASC" ? 1 : -1;
   return [...nodes].sort((a, b) => sign * (key(a) - key(b) || a.uid - b.uid)).map((node) => node.cloginId);
 }
 
@@ -138,6 +157,31 @@ describe("users in the order asked", () => {
       before = users.pageInfo.startCursor;
     }
     expect(backward).toEqual(expected);
+  });
+
+  it("puts a renamed user in its new place in NAME order, and a cursor keeps its place", async () => {
+    const orderBy = { field: "NAME", direction: "ASC" };
+    expect(everyone.find((node) => node.cloginId === cloginIdOf(2))?.name).toBe("Mia Changed2");
+    const first = (await page({ orderBy, first: 3 })).users;
+    expect(first.edges.map((edge) => edge.node.name)).toEqual(["adam Best", "Adam best", "bob Stone"]);
+    const renamed = await postRest(t.app, "users", {
+      action: "update",
+      group_id: ORDER_GROUP,
+      clogin_id: String(cloginIdOf(6)),
+      doc: { first_name: "Aaron" },
+    });
+    expect(renamed.status).toBe(200);
+    const rest = (await page({ orderBy, first: 100, after: first.pageInfo.endCursor })).users;
+    expect(rest.edges.map((edge) => edge.node.name)).toEqual(["Lena Ng", "Mia Changed2", "Zoe Changed0"]);
+    const again = (await page({ orderBy, first: 1 })).users;
+    expect(again.edges.map((edge) => edge.node.name)).toEqual(["Aaron Ek"]);
+    // Back as it was, for the other tests.
+    await postRest(t.app, "users", {
+      action: "update",
+      group_id: ORDER_GROUP,
+      clogin_id: String(cloginIdOf(6)),
+      doc: { first_name: "Karl" },
+    });
   });
 
   it("refuses a cursor of another order, naming both orders, and one that is not a cursor", async () => {

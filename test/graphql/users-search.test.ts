@@ -161,4 +161,40 @@ describe("the users search", () => {
     // The username keeps its words.
     expect(await found("mail")).toEqual(ids("jonas", "tim"));
   });
+
+  it("finds a new registrant at once, follows an existing person registered again, and finds an erased person no more", async () => {
+    const created = await postRest(t.app, "users", {
+      action: "create",
+      group_id: SEARCH_GROUP,
+      clogin_id: false,
+      doc: { password: "secret99", main_email: "nora@pike.test", first_name: "Nora", last_name: "Quarrington" },
+    });
+    expect(created.status).toBe(200);
+    const nora = Number(created.body.user_info.clogin_id);
+    expect(await found("quarrington")).toEqual([nora]);
+    expect(await found("nora pike")).toEqual([nora]);
+
+    // The same person in another project, with a new last name: both registrations follow.
+    const again = await postRest(t.app, "users", {
+      action: "create",
+      group_id: MAPLE.jazzGroupId,
+      clogin_id: nora,
+      doc: { last_name: "Larkspur" },
+    });
+    expect(again.status).toBe(200);
+    expect(await found("larkspur")).toEqual([nora]);
+    expect(await found("quarrington")).toEqual([]);
+    const elsewhere = await graphqlData<SearchPage>(t.app, USERS, {
+      g: MAPLE.jazzGroupId,
+      filter: { search: "larkspur" },
+      first: 10,
+    });
+    expect(elsewhere.users.edges.map((edge) => edge.node.cloginId)).toEqual([nora]);
+
+    const erased = await postRest(t.app, "persons", { action: "erase", group_id: SEARCH_GROUP, clogin_id: nora });
+    expect(erased.status).toBe(200);
+    expect(await found("larkspur")).toEqual([]);
+    expect(await found("nora")).toEqual([]);
+    expect(await found("pike")).toEqual([]);
+  });
 });

@@ -31,6 +31,23 @@ async function tableContents(dataSource: DataSource): Promise<Record<string, str
   return contents;
 }
 
+/**
+ * The feed sequencer places the events of earlier calls in the feed after their COMMIT, in a
+ * transaction of its own; a snapshot taken before it has placed them would see that pass as a write
+ * of the refused call. Waits (bounded) until every committed event has its feed position.
+ */
+async function eventsPlaced(dataSource: DataSource, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [row] = (await dataSource.query(`SELECT COUNT(*) AS n FROM event WHERE feed_position IS NULL`)) as {
+      n: number | string;
+    }[];
+    if (Number(row.n) === 0) return;
+    if (Date.now() > deadline) throw new Error(`${row.n} events still without a feed position after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 export interface TableWatch {
   /** Fails unless every table holds the same number of rows, with the same contents, as when watching began. */
   expectNothingWritten(): Promise<void>;
@@ -41,6 +58,7 @@ export interface TableWatch {
  * refused call, or a series of them, inserted, updated and deleted nothing.
  */
 export async function watchTables(dataSource: DataSource): Promise<TableWatch> {
+  await eventsPlaced(dataSource);
   const counts = await rowCounts(dataSource);
   const contents = await tableContents(dataSource);
   return {

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { createRequestContext } from "../../domain/context";
+import { createRequestContext, type RequestContext } from "../../domain/context";
 import { SCOPE_NAMES } from "../../domain/key-scope";
 import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from "../api-key.service";
 import { writeLine } from "../cli-io";
@@ -15,6 +15,20 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
       "after",
       examples("npx regapi api-key create --org 1 --user ci-bot@maple.test", "npx regapi api-key list --org 1"),
     );
+  const actions = apiKeyActions(session);
+  registerCreate(apiKey, session, actions);
+  registerList(apiKey, session, actions);
+  registerRevoke(apiKey, session, actions);
+  registerRotate(apiKey, session, actions);
+}
+
+/** What every api-key subcommand does around its change: a request context, and telling running instances. */
+interface ApiKeyActions {
+  context(requestId: string): Promise<RequestContext>;
+  announce(apiId: number): Promise<void>;
+}
+
+function apiKeyActions(session: CliSession): ApiKeyActions {
   const context = async (requestId: string) => createRequestContext(await session.state(), requestId);
   // Running instances keep accounts for ACCOUNT_CACHE_TTL_MS; with REDIS_URL they are told at once.
   const announce = async (apiId: number) => {
@@ -28,7 +42,11 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
         : `Could not tell running instances through Redis (${outcome.failed}); they apply the change within ACCOUNT_CACHE_TTL_MS.`,
     );
   };
+  return { context, announce };
+}
 
+/** `api-key create`: a new account; its token is printed here once and only its hash is stored. */
+function registerCreate(apiKey: Command, session: CliSession, { context, announce }: ApiKeyActions): void {
   apiKey
     .command("create")
     .summary("create an API account and print its token once")
@@ -61,7 +79,10 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
       writeLine(stdout, `Groups: ${key.groups ?? "all"}`);
       writeLine(stderr, "Keep the token now: it is not stored and cannot be shown again.");
     });
+}
 
+/** `api-key list`: an organization's accounts as a table, never their tokens. */
+function registerList(apiKey: Command, session: CliSession, { context }: ApiKeyActions): void {
   apiKey
     .command("list")
     .summary("list an organization's API accounts (never their tokens)")
@@ -90,7 +111,10 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
       const header = ["api-id", "api-user", "active", "created", "old token valid until", "scope", "groups"];
       for (const line of formatTable(header, rows)) writeLine(stdout, line);
     });
+}
 
+/** `api-key revoke`: the account stops authenticating at once. */
+function registerRevoke(apiKey: Command, session: CliSession, { context, announce }: ApiKeyActions): void {
   apiKey
     .command("revoke")
     .summary("deactivate an API account at once")
@@ -107,7 +131,10 @@ export function registerApiKeyCommand(program: Command, session: CliSession): vo
           : `Api-Id ${revoked.apiId} (${revoked.apiUser}) was already revoked; nothing changed`,
       );
     });
+}
 
+/** `api-key rotate`: a new token, printed once; the old one works for the grace period. */
+function registerRotate(apiKey: Command, session: CliSession, { context, announce }: ApiKeyActions): void {
   apiKey
     .command("rotate")
     .summary("give an API account a new token; the old one works for a grace period")

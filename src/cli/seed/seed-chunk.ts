@@ -1,4 +1,5 @@
 import type { EntityManager } from "typeorm";
+import { writeSearchDocuments } from "../../data/person-search.data";
 import { insertSeedRows, readPersonIdsByUsername, readUidsByPerson } from "../../data/seed.data";
 import { lineAmountCents } from "../../domain/account-totals";
 import { CategoryTally } from "../../domain/carts/cart-rules";
@@ -203,6 +204,7 @@ async function seedRegistrations(
     registrations.map((r) => r.personId),
     shared.bindLimit,
   );
+  await writeSearchDocuments(em, { uids: [...uids.values()], fresh: true });
   return { registrations, uids };
 }
 

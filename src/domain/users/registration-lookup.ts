@@ -74,8 +74,8 @@ export async function requireOwnedRegistration<T = never>(
  * For a write that changes no column of the registration but adds rows about it (add_email): the
  * family locked by the stamp of its updated_at (the transaction's first statement, so the lock
  * order of docs/locking.md holds), then the registration read with its summary and ownership in
- * one statement, current because the lock came first. Two statements where a lock, a summary read
- * after the write and the stamp at the end of the unit of work were three; the summary already
+ * one statement, current because the lock came first. Two statements, not three (a lock, a
+ * summary read after the write, the stamp at the end of the unit of work); the summary already
  * shows the new updated_at. Throws FORBIDDEN, then (after `whenOwned`) USER_NOT_FOUND, as
  * requireOwnedRegistration does.
  */

@@ -1,3 +1,4 @@
+import type { EntityManager } from "typeorm";
 import { readValueTargets } from "../../data/form-submission.data";
 import { updatePerson } from "../../data/persons.data";
 import type { RequestContext } from "../context";
@@ -95,6 +96,75 @@ function notRegisteredOutcome(cmd: UpdateUserCommand, valuesSent: boolean): NotR
   };
 }
 
+/** The command's shape beyond its members: values or forms to mark, and not too many of either. */
+function assertUpdateShape(cmd: UpdateUserCommand): void {
+  if (cmd.values === null && cmd.markFormsComplete === null) {
+    throw validationFailed([
+      { path: ["values"], reason: "REQUIRED", message: "is required unless forms are marked complete" },
+    ]);
+  }
+  assertKeyCount(cmd.values);
+  if (
+    cmd.markFormsComplete &&
+    "formIds" in cmd.markFormsComplete &&
+    cmd.markFormsComplete.formIds.length > MAX_KEYS_PER_CALL
+  ) {
+    const message = `lists ${cmd.markFormsComplete.formIds.length} ids; at most ${MAX_KEYS_PER_CALL} are accepted per call`;
+    throw validationFailed([{ path: ["markFormsComplete"], reason: "TOO_MANY_ITEMS", message }]);
+  }
+}
+
+/**
+ * The sent values saved into the registration's forms (and its forms submitted when asked);
+ * the person's own keys were written already, so they are consumed here, not refused.
+ */
+async function saveSentValues(
+  em: EntityManager,
+  user: RegisteredUser,
+  values: Record<string, unknown>,
+  cmd: UpdateUserCommand,
+  written: { person: PersonAttributes; personChanged: boolean; now: Date },
+) {
+  const keys = Object.keys(values).filter((key) => !key.startsWith("_"));
+  const targets = await readValueTargets(em, user.uid, user.groupId, keys);
+  const forms = new Map(targets.formSet.map((entry) => [entry.form.id, entry]));
+  return saveValuesAndSubmit(em, user, forms, values, {
+    preread: targets,
+    submitForms: cmd.submitForms,
+    disableEmailSending: cmd.disableEmailSending,
+    now: written.now,
+    consumedKeys: new Set(Object.keys(PERSON_FIELD_ATTRIBUTES).filter((key) => key in values)),
+    explicitPerson: written.person,
+    updated: { personChanged: written.personChanged },
+  });
+}
+
+/** `mark_forms_complete` of an update, after its values were saved (`mainEmail`: as they left it). */
+function markSentFormsComplete(
+  em: EntityManager,
+  user: RegisteredUser,
+  cmd: UpdateUserCommand,
+  selection: NonNullable<UpdateUserCommand["markFormsComplete"]>,
+  at: { mainEmail: string | null; now: Date },
+) {
+  return markFormsComplete(
+    em,
+    {
+      target: {
+        registrationId: user.uid,
+        cloginId: user.cloginId,
+        mainEmail: at.mainEmail,
+        bucket: counterBucketOf(user),
+      },
+      projectId: user.groupId,
+      submitForms: cmd.submitForms,
+      disableEmailSending: cmd.disableEmailSending,
+      now: at.now,
+    },
+    selection,
+  );
+}
+
 async function runUpdate(
   ctx: RequestContext,
   draft: CommandDraft<typeof UpdateUserCommand>,
@@ -112,24 +182,6 @@ async function runUpdate(
 ): Promise<UpdateUserOutcome | NotRegisteredUpdateOutcome> {
   const cmd = parseCommand(UpdateUserCommand, draft);
   authorize(ctx, "users.update", { groupId: cmd.groupId });
-  // Checked once ownership is proven (FORBIDDEN comes first), before USER_NOT_FOUND.
-  const assertShape = () => {
-    if (cmd.values === null && cmd.markFormsComplete === null) {
-      throw validationFailed([
-        { path: ["values"], reason: "REQUIRED", message: "is required unless forms are marked complete" },
-      ]);
-    }
-    assertKeyCount(cmd.values);
-    if (
-      cmd.markFormsComplete &&
-      "formIds" in cmd.markFormsComplete &&
-      cmd.markFormsComplete.formIds.length > MAX_KEYS_PER_CALL
-    ) {
-      const message = `lists ${cmd.markFormsComplete.formIds.length} ids; at most ${MAX_KEYS_PER_CALL} are accepted per call`;
-      throw validationFailed([{ path: ["markFormsComplete"], reason: "TOO_MANY_ITEMS", message }]);
-    }
-  };
-
   const person = readPersonKeysOfUpdate(cmd.values);
   const values =
     cmd.values === null
@@ -143,7 +195,8 @@ async function runUpdate(
     // The family lock, with ownership, as the transaction's first statement.
     const found = await requireOwnedRegistration(ctx, em, cmd.groupId, cmd.cloginId, {
       lock: true,
-      whenOwned: assertShape,
+      // Checked once ownership is proven (FORBIDDEN comes first), before USER_NOT_FOUND.
+      whenOwned: () => assertUpdateShape(cmd),
       whenNotRegistered: acceptNotRegistered ? () => notRegisteredOutcome(cmd, valuesSent) : undefined,
     });
     if ("notRegistered" in found) return found;
@@ -160,38 +213,16 @@ async function runUpdate(
     const notices: string[] = noticesOf(person.problems);
     let mainEmail = user.mainEmail;
     if (valuesSent) {
-      const keys = Object.keys(values!).filter((key) => !key.startsWith("_"));
-      const targets = await readValueTargets(em, user.uid, user.groupId, keys);
-      const forms = new Map(targets.formSet.map((entry) => [entry.form.id, entry]));
-      const saved = await saveValuesAndSubmit(em, user, forms, values!, {
-        preread: targets,
-        submitForms: cmd.submitForms,
-        disableEmailSending: cmd.disableEmailSending,
-        now,
-        consumedKeys: new Set(Object.keys(PERSON_FIELD_ATTRIBUTES).filter((key) => key in values!)),
-        explicitPerson: person.attributes,
-        updated: { personChanged },
-      });
+      const saved = await saveSentValues(em, user, values!, cmd, { person: person.attributes, personChanged, now });
       problems.push(...saved.problems);
       notices.push(...saved.notices);
       mainEmail = saved.mainEmail;
     }
-    let markFormsCompleteResult: UpdateUserOutcome["markFormsComplete"] = null;
-    if (cmd.markFormsComplete) {
-      const marked = await markFormsComplete(
-        em,
-        {
-          target: { registrationId: user.uid, cloginId: user.cloginId, mainEmail, bucket: counterBucketOf(user) },
-          projectId: user.groupId,
-          submitForms: cmd.submitForms,
-          disableEmailSending: cmd.disableEmailSending,
-          now,
-        },
-        cmd.markFormsComplete,
-      );
-      notices.push(...marked.notices);
-      markFormsCompleteResult = { markedComplete: marked.markedComplete, skipped: marked.skipped };
-    }
+    const marked = cmd.markFormsComplete
+      ? await markSentFormsComplete(em, user, cmd, cmd.markFormsComplete, { mainEmail, now })
+      : null;
+    if (marked) notices.push(...marked.notices);
+    const markFormsCompleteResult = marked && { markedComplete: marked.markedComplete, skipped: marked.skipped };
     const outcome = await outcomeOf(em, user, notices, problems);
     return { ...outcome, valuesSent, markFormsComplete: markFormsCompleteResult };
   });

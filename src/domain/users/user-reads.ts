@@ -5,8 +5,10 @@ import {
   UID_ORDER,
   type UserListFilter as MatchingUsers,
   type UserOrder,
+  type UserOrderKey,
   type UserPosition,
 } from "../../data/user-page.data";
+import { sortNameOf } from "../../data/person-search.data";
 import { summaryMembers, type SummaryMembers } from "../../data/user-projection";
 import type { RequestContext } from "../context";
 import { authorize } from "../authorize";
@@ -24,12 +26,14 @@ import type { UserSummary } from "./user-summary";
 // Listing a project's users. Nested user data (forms, values, emails, tags, children) is read in
 // batches by the GraphQL loaders straight from src/data/, one statement per batch.
 
-export type { RegistrationRef, SummaryMembers, UserOrder, UserPosition };
+export type { RegistrationRef, SummaryMembers, UserOrder, UserOrderKey, UserPosition };
 export { UID_ORDER };
 
 /** A user's place in `order` (what a cursor of that order carries). */
 export function positionOf(summary: UserSummary, order: UserOrder): UserPosition {
-  return order.key === "uid" ? { uid: summary.uid } : { uid: summary.uid, at: summary[order.key] };
+  if (order.key === "uid") return { uid: summary.uid };
+  if (order.key === "name") return { uid: summary.uid, name: sortNameOf(summary.name) };
+  return { uid: summary.uid, at: summary[order.key] };
 }
 
 /** The members a page reads, with the date its order needs to place each user. */
@@ -130,7 +134,7 @@ export async function listUsersPage(ctx: RequestContext, request: UserPageReques
 export async function countUsers(ctx: RequestContext, groupId: number, filter: UserListFilter): Promise<number> {
   authorize(ctx, "read", { groupId });
   const buckets = matchingBucketsOf(filter);
-  if (!buckets) return countMatchingUsers(ctx.em, groupId, matchingUsersOf(filter));
+  if (!buckets) return countMatchingUsers(ctx.em, groupId, matchingUsersOf(filter), Number.MAX_SAFE_INTEGER);
   const counters = (await readProjectCounters(ctx.em, { projectId: groupId })).get(groupId) ?? emptyCounters();
   return registrationsIn(counters, buckets);
 }

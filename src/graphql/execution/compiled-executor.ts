@@ -116,7 +116,7 @@ function operationPreparer(
  * is announced once. How each operation runs is decided once per parsed document, which Apollo
  * caches (LRU), so the decision lives as long as the document does. An eligible operation is
  * compiled the second time its document is run: compiling costs about as much as running a
- * nested user read (0.3–1 ms), so a client sending a new document on every request (or a caller
+ * nested user read (BENCHMARKS.md), so a client sending a new document on every request (or a caller
  * trying to make the server compile) pays graphql-js's price once, not a compilation each time.
  * With `compiled: false` (GRAPHQL_COMPILED_EXECUTION=false) every operation runs on graphql-js;
  * with `compileOnFirstRun` (the tests) an eligible operation is compiled on its first run.

@@ -1,6 +1,7 @@
 import { IsInt, IsOptional, Max, MaxLength, Min, ValidateNested } from "class-validator";
 import { GraphQLDateTime } from "graphql-scalars";
 import { ArgsType, Field, InputType, Int, registerEnumType } from "type-graphql";
+import type { UserOrderKey } from "../../domain/users/user-reads";
 import { UserLevelEnum } from "../types/enums.type";
 
 /** Largest page of the users connection; more is refused, not truncated. */
@@ -53,7 +54,14 @@ export enum UserOrderFieldEnum {
   UID = "uid",
   APPLICATION_DATE = "applicationDate",
   UPDATED_AT = "updatedAt",
+  NAME = "name",
 }
+
+// The enum names every order the data layer declares (USER_ORDER_KEYS), and no other: a missing or
+// extra one does not compile.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const everyOrderNamed: Same<`${UserOrderFieldEnum}`, UserOrderKey> = true;
+void everyOrderNamed;
 
 export enum OrderDirectionEnum {
   ASC = "asc",
@@ -67,6 +75,10 @@ registerEnumType(UserOrderFieldEnum, {
     UID: { description: "The registration's uid (the order registrations were made in)." },
     APPLICATION_DATE: { description: "User.applicationDate, then the uid." },
     UPDATED_AT: { description: "User.updatedAt (the last change to the registration), then the uid." },
+    NAME: {
+      description:
+        "User.name (first + last name, else organization name, else username) without case, then the uid. MariaDB/MySQL compare names by the column's collation (accents ignored); SQLite by code point after lower-casing.",
+    },
   },
 });
 registerEnumType(OrderDirectionEnum, {

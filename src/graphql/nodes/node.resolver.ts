@@ -132,6 +132,43 @@ async function sourceOf(node: DecodedNodeId, ctx: GraphqlContext, info: GraphQLR
       return userFromOutcome(await ownerOf(ctx, node.key));
     case "MetaInfo":
       return presentMetaInfo((await ownerOf(ctx, node.key)).summary);
+    case "Utm":
+    case "UserForm":
+    case "FieldValue":
+    case "CartLine":
+    case "Payment":
+    case "EmailRecord":
+      return registrationObjectOf(node, ctx);
+    case "Project": {
+      // A registrant session's own project only (getProject), as me.project.
+      const withGroupTotals = selectsField(info, "groupTotals");
+      return presentProjectListing(await getProject(ctx.request, node.key.groupId, { withGroupTotals }));
+    }
+    case "Form":
+    case "FormField":
+    case "Status":
+    case "Tag":
+    case "Product":
+    case "ProductCategory":
+      return projectDefinitionOf(node, ctx);
+    // Webhooks are the organization's, read by its API accounts only (as webhookEndpoints is).
+    case "WebhookEndpoint":
+      if (ctx.request.registrant) return null;
+      return presentWebhookEndpoint(await getWebhookEndpoint(ctx.request, node.key.endpointId));
+    case "WebhookDelivery":
+      if (ctx.request.registrant) return null;
+      return presentWebhookDelivery(await getWebhookDelivery(ctx.request, node.key));
+  }
+}
+
+type NodeOf<T extends DecodedNodeId["type"]> = Extract<DecodedNodeId, { type: T }>;
+
+/** An object of one registration (a form of its set, an answer, a cart line…), found among its owner's. */
+async function registrationObjectOf(
+  node: NodeOf<"Utm" | "UserForm" | "FieldValue" | "CartLine" | "Payment" | "EmailRecord">,
+  ctx: GraphqlContext,
+): Promise<Node | null> {
+  switch (node.type) {
     case "Utm": {
       const owner: UserOwner = await ownerOf(ctx, node.key);
       return presentUtm(await ctx.loaders.utm.load(owner.uid), owner);
@@ -163,11 +200,15 @@ async function sourceOf(node: DecodedNodeId, ctx: GraphqlContext, info: GraphQLR
       const entry = (await ctx.loaders.emails.load(owner.uid)).find((row) => row.id === node.key.emailId);
       return entry ? presentEmailRecord(entry, owner) : null;
     }
-    case "Project": {
-      // A registrant session's own project only (getProject), as me.project.
-      const withGroupTotals = selectsField(info, "groupTotals");
-      return presentProjectListing(await getProject(ctx.request, node.key.groupId, { withGroupTotals }));
-    }
+  }
+}
+
+/** A definition of a project (form, field, status, tag, product, category), as the project shows it to the caller. */
+async function projectDefinitionOf(
+  node: NodeOf<"Form" | "FormField" | "Status" | "Tag" | "Product" | "ProductCategory">,
+  ctx: GraphqlContext,
+): Promise<Node | null> {
+  switch (node.type) {
     case "Form": {
       const found = await definitionOf(ctx, node.key.groupId, { kind: "form", formId: node.key.formId });
       return found.kind === "form" ? presentForm(found.form) : null;
@@ -192,12 +233,5 @@ async function sourceOf(node: DecodedNodeId, ctx: GraphqlContext, info: GraphQLR
       const found = await definitionOf(ctx, node.key.groupId, { kind: "category", catId: node.key.catId });
       return found.kind === "category" ? presentCategory(found.category, node.key.groupId) : null;
     }
-    // Webhooks are the organization's, read by its API accounts only (as webhookEndpoints is).
-    case "WebhookEndpoint":
-      if (ctx.request.registrant) return null;
-      return presentWebhookEndpoint(await getWebhookEndpoint(ctx.request, node.key.endpointId));
-    case "WebhookDelivery":
-      if (ctx.request.registrant) return null;
-      return presentWebhookDelivery(await getWebhookDelivery(ctx.request, node.key));
   }
 }

@@ -81,7 +81,7 @@ export function userFromOutcome(outcome: UserOutcome): UserType {
 
 // The Node ids and a field's choices are getters: a nested user read presents dozens of forms,
 // fields and answers and selects few of those members (encoding an id and stripping the HTML of
-// every option were about 3 % of its CPU and 5 % of its garbage when built for every object).
+// every option, built for every object, would be a measurable share of its CPU and garbage).
 
 /** A field under its GraphQL member names; fields belong to one project. */
 export function presentField(field: FieldDefinition, groupId: number): FormFieldType {

@@ -77,6 +77,16 @@ export class UserQueryResolver {
   }
 }
 
+/** The filter of a users page as the domain takes it (each member optional). */
+const userListFilterOf = (args: UsersArgs): UserListFilter => ({
+  statusId: args.filter?.statusId,
+  excluded: args.filter?.excluded,
+  level: args.filter?.level,
+  search: args.filter?.search,
+  updatedSince: args.filter?.updatedSince,
+  tagId: args.filter?.tagId,
+});
+
 @Resolver(() => UserConnectionType)
 export class UserConnectionResolver {
   @Extensions({ [ONE_STATEMENT_READ]: USERS_PAGE_READ })
@@ -104,14 +114,7 @@ export class UserConnectionResolver {
       : UID_ORDER;
     const after = args.after == null ? null : decodeUserCursor(args.after, order);
     const before = args.before == null ? null : decodeUserCursor(args.before, order, "before");
-    const filter: UserListFilter = {
-      statusId: args.filter?.statusId,
-      excluded: args.filter?.excluded,
-      level: args.filter?.level,
-      search: args.filter?.search,
-      updatedSince: args.filter?.updatedSince,
-      tagId: args.filter?.tagId,
-    };
+    const filter = userListFilterOf(args);
     const backward = args.last != null;
     const page = await listUsersPage(ctx.request, {
       groupId: args.groupId,
