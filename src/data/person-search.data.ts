@@ -44,8 +44,20 @@ const PERSON_ROW = {
   main_email: "textOrNull",
 } as const;
 
+/** What a person's values put in a search document and in the sort name. */
+export function searchValuesOf(person: PersonSearchValues): { text: string; sortName: string } {
+  const name = displayName({ ...person, username: person.username ?? "" });
+  return { text: searchTextOf(person), sortName: sortNameOf(name) };
+}
+
+interface SearchDocument {
+  uid: number;
+  projectId: number;
+  text: string;
+}
+
 /** A registration's document and sort name, from its person's row. */
-function documentOf(row: RowOf<typeof PERSON_ROW>): { uid: number; projectId: number; text: string; sortName: string } {
+function documentOf(row: RowOf<typeof PERSON_ROW>): SearchDocument & { sortName: string } {
   const person = {
     firstName: row.first_name,
     lastName: row.last_name,
@@ -53,8 +65,31 @@ function documentOf(row: RowOf<typeof PERSON_ROW>): { uid: number; projectId: nu
     username: row.username,
     mainEmail: row.main_email,
   };
-  const name = displayName({ ...person, username: person.username ?? "" });
-  return { uid: row.uid, projectId: row.project_id, text: searchTextOf(person), sortName: sortNameOf(name) };
+  return { uid: row.uid, projectId: row.project_id, ...searchValuesOf(person) };
+}
+
+/** Writes `documents`, replacing the ones there unless `fresh` (new registrations have none). */
+export async function putSearchDocuments(
+  em: EntityManager,
+  documents: readonly SearchDocument[],
+  fresh: boolean,
+): Promise<void> {
+  const uids = documents.map((d) => d.uid);
+  const values = documents.flatMap((d) => [d.uid, d.projectId, d.text]);
+  const tuples = documents.map(() => "(?, ?, ?)").join(", ");
+  if (onSqlite(em)) {
+    // FTS5 tables have no upsert: the old document goes first.
+    if (!fresh)
+      await executeWrite(em, `DELETE FROM registration_search WHERE rowid IN (${sqlPlaceholders(uids.length)})`, uids);
+    await executeWrite(em, `INSERT INTO registration_search (rowid, project_id, search_text) VALUES ${tuples}`, values);
+  } else {
+    await executeWrite(
+      em,
+      `INSERT INTO registration_search (uid, project_id, search_text) VALUES ${tuples}
+         ON DUPLICATE KEY UPDATE search_text = VALUES(search_text)`,
+      values,
+    );
+  }
 }
 
 /**
@@ -79,29 +114,7 @@ export async function writeSearchDocuments(
     if (rows.length === 0) return;
     const documents = rows.map(documentOf);
     const uids = documents.map((d) => d.uid);
-    const values = documents.flatMap((d) => [d.uid, d.projectId, d.text]);
-    const tuples = documents.map(() => "(?, ?, ?)").join(", ");
-    if (onSqlite(em)) {
-      // FTS5 tables have no upsert: the old document goes first.
-      if (!fresh)
-        await executeWrite(
-          em,
-          `DELETE FROM registration_search WHERE rowid IN (${sqlPlaceholders(uids.length)})`,
-          uids,
-        );
-      await executeWrite(
-        em,
-        `INSERT INTO registration_search (rowid, project_id, search_text) VALUES ${tuples}`,
-        values,
-      );
-    } else {
-      await executeWrite(
-        em,
-        `INSERT INTO registration_search (uid, project_id, search_text) VALUES ${tuples}
-           ON DUPLICATE KEY UPDATE search_text = VALUES(search_text)`,
-        values,
-      );
-    }
+    await putSearchDocuments(em, documents, fresh);
     await executeWrite(
       em,
       `UPDATE registration SET sort_name = CASE uid ${documents.map(() => "WHEN ? THEN ?").join(" ")} END

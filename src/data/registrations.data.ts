@@ -1,4 +1,9 @@
-import { writeSearchDocuments } from "./person-search.data";
+import {
+  putSearchDocuments,
+  searchValuesOf,
+  writeSearchDocuments,
+  type PersonSearchValues,
+} from "./person-search.data";
 import { sqlDate } from "./events.data";
 import type { EntityManager } from "typeorm";
 import { Registration } from "../entities";
@@ -116,8 +121,10 @@ export async function isRegistered(em: EntityManager, projectId: number, personI
 }
 
 /**
- * Inserts a registration without status, star or assigned admin; returns its uid, or null when
- * the person is registered in the project already (the unique index on (project_id, person_id)).
+ * Inserts a registration without status, star or assigned admin, with its search document;
+ * returns its uid, or null when the person is registered in the project already (the unique index
+ * on (project_id, person_id)). `person`: the person's values when the caller holds them all (a
+ * person created in this call), so the document and sort name need not be read back.
  */
 export async function insertRegistration(
   em: EntityManager,
@@ -128,15 +135,19 @@ export async function insertRegistration(
     applicationDate: Date;
     updatedAt: Date;
   },
+  person?: PersonSearchValues,
 ): Promise<number | null> {
+  const known = person ? searchValuesOf(person) : null;
   try {
     const uid = await insertRowReturningId(em, Registration, {
       ...registration,
       statusId: null,
       star: false,
       assignedAdminId: null,
+      ...(known ? { sortName: known.sortName } : {}),
     });
-    await writeSearchDocuments(em, { uids: [uid], fresh: true });
+    if (known) await putSearchDocuments(em, [{ uid, projectId: registration.projectId, text: known.text }], true);
+    else await writeSearchDocuments(em, { uids: [uid], fresh: true });
     return uid;
   } catch (error) {
     if (isUniqueViolation(error)) return null;

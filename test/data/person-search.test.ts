@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DataSource } from "typeorm";
-import { countSearchMatches, searchConditionSql } from "../../src/data/person-search.data";
+import { countSearchMatches, searchConditionSql, writeSearchDocuments } from "../../src/data/person-search.data";
 import { insertPerson, updatePerson } from "../../src/data/persons.data";
 import { insertRegistration } from "../../src/data/registrations.data";
 import { buildDataSourceOptions } from "../../src/db/data-source-options";
@@ -93,6 +93,32 @@ describe("the search documents", () => {
     expect(await matchingUids(db.dataSource, ["harbour"])).toEqual([]);
     await updatePerson(db.dataSource.manager, paul, { mainEmail: "p@harbour.test" });
     expect(await matchingUids(db.dataSource, ["harbour"])).toEqual([paulHere]);
+  });
+
+  it("written from a new person's own values, are what reading the person back would write", async () => {
+    const em = db.dataSource.manager;
+    const person = {
+      organizationId: 7,
+      username: "quinn@estuary.test",
+      mainEmail: "quinn@estuary.test",
+      firstName: "Quinn",
+      lastName: "Marlowe",
+      passwordHash: null,
+      orgName: "Estuary Ltd",
+    };
+    const personId = (await insertPerson(em, person))!;
+    const now = new Date();
+    const registration = { projectId: GROUP, personId, connectedTo: null, applicationDate: now, updatedAt: now };
+    const uid = (await insertRegistration(em, registration, person))!;
+    const written = async () => ({
+      sortName: await sortNameOf(db.dataSource, uid),
+      estuary: await matchingUids(db.dataSource, ["estuary"]),
+      quinn: await matchingUids(db.dataSource, ["quinn", "marl"]),
+    });
+    const fromValues = await written();
+    expect(fromValues).toEqual({ sortName: "quinn marlowe", estuary: [uid], quinn: [uid] });
+    await writeSearchDocuments(em, { uids: [uid] });
+    expect(await written()).toEqual(fromValues);
   });
 
   it("count and slice the matches of a project in uid order by the index alone", async () => {

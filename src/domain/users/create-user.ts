@@ -3,7 +3,13 @@ import type { EntityManager } from "typeorm";
 import { hashPassword } from "../../auth/secrets";
 import { addFormsToRegistration } from "../../data/forms.data";
 import { readRegistrationPlan, type RegistrationPlan } from "../../data/registration-plan.data";
-import { findPersonOfOrganization, findUsernameHolder, insertPerson, updatePerson } from "../../data/persons.data";
+import {
+  findPersonOfOrganization,
+  findUsernameHolder,
+  insertPerson,
+  updatePerson,
+  type NewPerson,
+} from "../../data/persons.data";
 import { insertRegistration, lockRegistration } from "../../data/registrations.data";
 import { requirePrincipal, type RequestContext } from "../context";
 import { parseCommand, type CommandDraft } from "../commands/parse-command";
@@ -190,6 +196,8 @@ async function registerPerson(
 
   let cloginId: number;
   let mainEmail: string | null;
+  // A person created here is known in full, so its registration's search document is written from it.
+  let createdPerson: NewPerson | undefined;
   if (cmd.cloginId !== null) {
     cloginId = cmd.cloginId;
     const person = await findPersonOfOrganization(em, cloginId, organizationId);
@@ -202,7 +210,7 @@ async function registerPerson(
   } else {
     // A child without a main email has no login (contract §9): its username stays empty.
     const username = data.username ?? data.mainEmail;
-    const inserted = await insertPerson(em, {
+    createdPerson = {
       organizationId,
       username,
       passwordHash,
@@ -211,18 +219,23 @@ async function registerPerson(
       lastName: data.lastName,
       orgName: data.orgName,
       ...mapped,
-    });
+    };
+    const inserted = await insertPerson(em, createdPerson);
     if (inserted === null) throw usernameTaken(username!, await findUsernameHolder(em, organizationId, username!));
     cloginId = inserted;
     mainEmail = data.mainEmail;
   }
-  const uid = await insertRegistration(em, {
-    projectId: cmd.groupId,
-    personId: cloginId,
-    connectedTo: parentCloginId,
-    applicationDate: options.applicationDate,
-    updatedAt: new Date(),
-  });
+  const uid = await insertRegistration(
+    em,
+    {
+      projectId: cmd.groupId,
+      personId: cloginId,
+      connectedTo: parentCloginId,
+      applicationDate: options.applicationDate,
+      updatedAt: new Date(),
+    },
+    createdPerson,
+  );
   if (uid === null) throw alreadyRegistered(cloginId, cmd.groupId);
   registrationStamped(em, cmd.groupId, cloginId);
   noteRegistrationUid(em, cmd.groupId, cloginId, uid);
