@@ -1,3 +1,4 @@
+import { writeSearchDocuments } from "../../src/data/person-search.data";
 import type { DataSource } from "typeorm";
 import * as insertRowsModule from "../../src/db/insert-rows";
 import { verifyPassword } from "../../src/auth/secrets";
@@ -207,6 +208,24 @@ describe("regapi seed", () => {
     expect(seeded.registrations.some((r) => r.statusId !== null)).toBe(true);
     for (const count of [summary.values, summary.tags, summary.cartLines, summary.payments])
       expect(count).toBeGreaterThan(0);
+
+    // Each registration's search document and sort name, written from the persons in hand, are
+    // what reading the persons back writes.
+    const uids = seeded.registrations.map((r) => r.uid);
+    const searchOf = async () => {
+      const key = db.dataSource.options.type === "better-sqlite3" ? "rowid" : "uid";
+      const documents = await db.dataSource.query(
+        `SELECT ${key} AS uid, search_text FROM registration_search WHERE ${key} IN (${uids.join(", ")}) ORDER BY ${key}`,
+      );
+      const sortNames = await db.dataSource.query(
+        `SELECT uid, sort_name FROM registration WHERE uid IN (${uids.join(", ")}) ORDER BY uid`,
+      );
+      return JSON.stringify({ documents, sortNames });
+    };
+    const written = await searchOf();
+    expect(written).toContain(seeded.persons[0].username);
+    await writeSearchDocuments(db.dataSource.manager, { uids });
+    expect(await searchOf()).toBe(written);
 
     // One password hash for all (hashed once), and it is the documented seed password.
     const hashes = new Set(seeded.persons.map((p) => p.passwordHash).filter((h) => h !== null));

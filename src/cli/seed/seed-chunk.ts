@@ -1,5 +1,6 @@
 import type { EntityManager } from "typeorm";
-import { writeSearchDocuments } from "../../data/person-search.data";
+import { chunked } from "../../data/batch";
+import { putSearchDocuments, searchValuesOf } from "../../data/person-search.data";
 import { insertSeedRows, readPersonIdsByUsername, readUidsByPerson } from "../../data/seed.data";
 import { lineAmountCents } from "../../domain/account-totals";
 import { CategoryTally } from "../../domain/carts/cart-rules";
@@ -175,8 +176,10 @@ async function seedRegistrations(
   plan: SeedPlan,
   shared: SharedRowValues,
   random: Random,
-  persons: { id: number }[],
+  persons: (SeededPerson & { id: number })[],
 ) {
+  // The persons are in hand: their documents and sort names are written from them, not read back.
+  const search = persons.map(searchValuesOf);
   const registrations = persons.map((person, j) => ({
     projectId: plan.project.id,
     personId: person.id,
@@ -187,6 +190,7 @@ async function seedRegistrations(
     updatedAt: shared.now,
     assignedAdminId: null,
     utmSource: random.pick(UTM_SOURCES),
+    sortName: search[j].sortName,
   }));
   // Last changed up to 30 days after applying (at most now), so modified_since near now selects
   // few. Derived from the person id rather than drawn, so the seeded data stays what it was.
@@ -204,7 +208,12 @@ async function seedRegistrations(
     registrations.map((r) => r.personId),
     shared.bindLimit,
   );
-  await writeSearchDocuments(em, { uids: [...uids.values()], fresh: true });
+  const documents = persons.map((person, j) => ({
+    uid: uids.get(person.id)!,
+    projectId: plan.project.id,
+    text: search[j].text,
+  }));
+  await chunked(documents, (chunk) => putSearchDocuments(em, chunk, true));
   return { registrations, uids };
 }
 
