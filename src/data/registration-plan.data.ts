@@ -16,8 +16,9 @@ import { toTriggers, TRIGGER_MEMBERS, TRIGGER_SHAPE, type PendingTrigger } from 
 // statement before the registration's transaction starts: who owns the project, whether it keeps
 // families, the forms a new registration may start with, the fields the call's keys name, the
 // mandatory fields of those forms (a submission checks them) and the triggers of those forms (a
-// new registration has fired none). A project's definitions only change through a
-// fixture load; reading them before the transaction keeps its locks short.
+// new registration has fired none). A project's definitions are inserted once and never changed,
+// so the process keeps each plan it read (src/domain/projects/registration-plans.ts); reading
+// them before the transaction keeps its locks short.
 
 /** A project as registering into it sees it. */
 export interface RegistrationPlan {

@@ -2,7 +2,7 @@ import { noticesOf } from "../forms/value-problems";
 import type { EntityManager } from "typeorm";
 import { hashPassword } from "../../auth/secrets";
 import { addFormsToRegistration } from "../../data/forms.data";
-import { readRegistrationPlan, type RegistrationPlan } from "../../data/registration-plan.data";
+import type { RegistrationPlan } from "../../data/registration-plan.data";
 import {
   findPersonOfOrganization,
   findUsernameHolder,
@@ -140,8 +140,9 @@ export async function createChild(
 }
 
 /**
- * What registering into the project needs to know of it (one statement, before the
- * transaction), when the caller's organization owns it; FORBIDDEN otherwise. `values` are the
+ * What registering into the project needs to know of it (one statement before the transaction,
+ * the first time this process registers into it with these keys), when the caller's organization
+ * owns it; FORBIDDEN otherwise. `values` are the
  * call's doc values, whose keys name fields.
  */
 async function readOwnedRegistrationPlan(
@@ -150,7 +151,7 @@ async function readOwnedRegistrationPlan(
   values: Record<string, unknown>,
 ): Promise<RegistrationPlan> {
   const keys = Object.keys(values).filter((key) => !key.startsWith("_"));
-  const plan = await readRegistrationPlan(ctx.em, groupId, keys.slice(0, MAX_KEYS_PER_CALL));
+  const plan = await ctx.state.registrationPlans.find(ctx.em, groupId, keys.slice(0, MAX_KEYS_PER_CALL));
   if (!plan || plan.organizationId !== requirePrincipal(ctx).organizationId) throw notOwnedProject(groupId);
   return plan;
 }
