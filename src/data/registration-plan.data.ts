@@ -32,6 +32,8 @@ export interface RegistrationPlan {
   mandatoryFields: FieldDefinition[];
   /** Triggers of the initial forms, in trigger order. */
   triggers: PendingTrigger[];
+  /** The forms those triggers add (add_form), by id: what a new registration's summary counts. */
+  addedForms: FormDefinition[];
 }
 
 const SORTED = { sort: "int" } as const;
@@ -54,7 +56,10 @@ export async function readRegistrationPlan(
           FROM field f JOIN form fo ON fo.id = f.form_id WHERE ${initial} AND f.mandatory = 1) AS mandatory_fields,
        (SELECT ${jsonObjectsSql(em, TRIGGER_MEMBERS)}
           FROM form_trigger t JOIN form fo ON fo.id = t.form_id LEFT JOIN product p ON p.id = t.product_id
-         WHERE ${initial}) AS triggers
+         WHERE ${initial}) AS triggers,
+       (SELECT ${jsonObjectsSql(em, FORM_MEMBERS)} FROM form fo
+         WHERE fo.id IN (SELECT t.add_form_id FROM form_trigger t JOIN form tf ON tf.id = t.form_id
+                          WHERE tf.project_id = pr.id AND tf.initial = 1)) AS added_forms
      FROM project pr WHERE pr.id = ?`;
   const [row] = await selectRawRows(em, sql, [...keys, ...keys, projectId]);
   if (!row) return null;
@@ -72,5 +77,6 @@ export async function readRegistrationPlan(
     namedFields: decodeJsonRows(FIELD_SHAPE, row.named_fields, sql).map(toField),
     mandatoryFields: mandatory.map(toField),
     triggers: toTriggers(decodeJsonRows(TRIGGER_SHAPE, row.triggers, sql)),
+    addedForms: decodeJsonRows(FORM_SHAPE, row.added_forms, sql).map(toForm),
   };
 }

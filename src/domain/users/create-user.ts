@@ -34,6 +34,7 @@ import { clientValue } from "../../common/client-value";
 import { recordEvent, recordEvents } from "../events/record-event";
 import { noteFamilyParent, noteRegistrationUid, registrationStamped } from "../unit-of-work";
 import { assertKeyCount, outcomeOf } from "./user-values";
+import { summaryOfNewRegistration } from "./user-summary";
 
 // users `create` and `create_child` (contract §7): the person found or made, the registration
 // with its initial forms, the `doc` values and their submissions, in one transaction.
@@ -226,6 +227,7 @@ async function registerPerson(
     cloginId = inserted;
     mainEmail = data.mainEmail;
   }
+  const updatedAt = new Date();
   const uid = await insertRegistration(
     em,
     {
@@ -233,7 +235,7 @@ async function registerPerson(
       personId: cloginId,
       connectedTo: parentCloginId,
       applicationDate: options.applicationDate,
-      updatedAt: new Date(),
+      updatedAt,
     },
     createdPerson,
   );
@@ -312,7 +314,31 @@ async function registerPerson(
     settings.target,
     settings,
   );
-  return outcomeOf(em, user, notices, planned.problems);
+  // A registration made with its person was written here in full: its summary needs no read.
+  const addedForms = triggers.writes.addedFormIds.map((id) => plan.addedForms.find((form) => form.id === id));
+  if (createdPerson === undefined || addedForms.some((form) => form === undefined)) {
+    return outcomeOf(em, user, notices, planned.problems);
+  }
+  const summary = summaryOfNewRegistration({
+    uid,
+    groupId: cmd.groupId,
+    cloginId,
+    parentCloginId,
+    applicationDate: options.applicationDate,
+    updatedAt,
+    person: {
+      username: createdPerson.username ?? null,
+      firstName: createdPerson.firstName ?? null,
+      lastName: createdPerson.lastName ?? null,
+      orgName: createdPerson.orgName ?? null,
+    },
+    forms: [
+      ...startForms.map((form) => ({ ...form, completed: done.has(form.id) })),
+      ...addedForms.map((form) => ({ ...form!, completed: false })),
+    ],
+    orderCents: triggers.orderCents,
+  });
+  return { uid, groupId: cmd.groupId, cloginId, summary, notices, problems: planned.problems };
 }
 
 const userCreatedEvent = (user: RegisteredUser) => ({
