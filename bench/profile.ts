@@ -7,7 +7,7 @@ import autocannon from "autocannon";
 import { SERVER_NODE_FLAGS } from "../src/common/heap-growth";
 import { prepareBenchDatabase } from "./bench-database";
 import { BENCH_SCENARIOS } from "./scenarios";
-import type { SideMessage, SideRequest } from "./side-server";
+import type { Side, SideMessage, SideRequest } from "./side-server";
 
 // A CPU profile of regapi under the side-by-side bench's load, one scenario at a time: the server
 // (bench/side-server.ts, as compare.ts starts it, with the node flags of `npm start`) is warmed up,
@@ -16,6 +16,8 @@ import type { SideMessage, SideRequest } from "./side-server";
 // function, in percent of the busy time and in µs per answered request).
 //   npm run bench:profile -- "get_project_list"        # scenarios whose name contains it
 // Environment: BENCH_DATABASE_URL, BENCH_REUSE=1 (as compare.ts), BENCH_SECONDS (10),
+// BENCH_PROFILE_SIDE (regapi, or baseline: the hand-written server under its own request, so
+// the two profiles can be set side by side),
 // BENCH_CONNECTIONS (10), BENCH_PROFILE_DIR (where the .cpuprofile files go; default
 // test-results/profiles), BENCH_PROFILE_TOP (functions listed, 25).
 
@@ -26,6 +28,7 @@ const REUSE = process.env.BENCH_REUSE === "1";
 const URL = process.env.BENCH_DATABASE_URL ?? "mariadb://root@127.0.0.1:3306/regapi_bench_baseline";
 const DIR = resolve(process.env.BENCH_PROFILE_DIR ?? "test-results/profiles");
 const TOP = Number(process.env.BENCH_PROFILE_TOP ?? 25);
+const SIDE: Side = process.env.BENCH_PROFILE_SIDE === "baseline" ? "baseline" : "regapi";
 
 interface ProfileNode {
   id: number;
@@ -85,17 +88,17 @@ export function summarizeProfile(profile: CpuProfile, requests: number, top = TO
 async function profileScenario(name: string): Promise<void> {
   const scenario = BENCH_SCENARIOS.find((candidate) => candidate.name === name)!;
   mkdirSync(DIR, { recursive: true });
-  const file = join(DIR, `${name.replace(/[^A-Za-z0-9]+/g, "-").toLowerCase()}.cpuprofile`);
-  const child = fork(join(__dirname, "side-server.js"), ["regapi", URL], { execArgv: [...SERVER_NODE_FLAGS] });
+  const file = join(DIR, `${SIDE}-${name.replace(/[^A-Za-z0-9]+/g, "-").toLowerCase()}.cpuprofile`);
+  const child = fork(join(__dirname, "side-server.js"), [SIDE, URL], { execArgv: [...SERVER_NODE_FLAGS] });
   const next = async () => (await once(child, "message"))[0] as SideMessage;
   const first = await next();
-  if (first.type !== "listening") throw new Error("the regapi server did not start");
+  if (first.type !== "listening") throw new Error(`the ${SIDE} server did not start`);
   const ask = async (request: SideRequest) => {
     const answer = next();
     child.send(request);
     return answer;
   };
-  const target = scenario.regapi;
+  const target = scenario[SIDE];
   const run = (seconds: number) =>
     autocannon({
       url: `http://127.0.0.1:${first.port}${target.path}`,
@@ -117,7 +120,7 @@ async function profileScenario(name: string): Promise<void> {
   const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
   const requests = result.requests.total;
   console.log(
-    `\n## ${name}: ${(requests / result.duration).toFixed(0)} req/s under the profiler (${result.non2xx + result.errors} non-2xx/errors), ${file}`,
+    `\n## ${name} (${SIDE}): ${(requests / result.duration).toFixed(0)} req/s under the profiler (${result.non2xx + result.errors} non-2xx/errors), ${file}`,
   );
   console.log(summarizeProfile(profile, requests));
 }

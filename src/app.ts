@@ -69,26 +69,29 @@ export async function createApp(options: AppOptions): Promise<RegapiApp> {
   };
   const metrics = createMetrics(deps.state);
   const stopLoggingReruns = logTransactionReruns(deps.state.reruns, deps.logger);
-  app.use(requestId);
-  app.use(accessLog(deps.logger, LEGACY_ENDPOINTS, metrics));
+  const log = accessLog(deps.logger, LEGACY_ENDPOINTS, metrics);
+  // What every request passes first, in one step of the middleware walk: its id, the drain's
+  // Connection: close (so keep-alive clients reconnect elsewhere), then the access log.
+  app.use((req, res, next) => {
+    requestId(req, res, () => {
+      if (shuttingDown) res.setHeader("Connection", "close");
+      void log(req, res, next);
+    });
+  });
   const resilience = deps.config.resilience;
   setRetryAfter(app, resilience.retryAfterSeconds);
-  // While draining, every answer closes its connection, so keep-alive clients reconnect elsewhere.
-  app.use((_req, res, next) => {
-    if (shuttingDown) res.setHeader("Connection", "close");
-    next();
-  });
   // Cross-origin browsers (CORS_ORIGINS only): preflights are answered before routes and limits.
   const crossOrigin = corsFor(deps.config.corsOrigins);
   if (crossOrigin) app.use(["/reg/api2", "/graphql"], crossOrigin);
   // The pages' bundles (GraphiQL and Swagger UI, far larger than any answer) and the OpenAPI
   // document go compressed to clients that accept it; API answers are small and stay as they are.
   app.use(COMPRESSED_PATHS, compression());
-  mountPages(app, deps, metrics, () => shuttingDown);
   mountRequestGuards(app, deps, runtime);
   app.use("/reg/api2", legacyRestRouter(deps));
   const graphql = await mountGraphql(app, deps, runtime.liveEvents);
   metrics.observeSubscriptions(graphql.subscriptions);
+  // After the API, whose requests then never step through them; none of their paths is an API path.
+  mountPages(app, deps, metrics, () => shuttingDown);
 
   mountFallbacks(app, deps);
 
@@ -132,7 +135,7 @@ function mountPages(
   metrics: ReturnType<typeof createMetrics>,
   isShuttingDown: () => boolean,
 ): void {
-  // Probes and the scrape come before the rate limiter: never limited.
+  // Probes and the scrape are never rate limited: the limiter is mounted on the API paths only.
   const pages = express.Router();
   pages.use(apiDocsRouter(LEGACY_ENDPOINTS));
   pages.use(healthRouter(deps.state, isShuttingDown, deps.config.resilience.readinessTimeoutMs));
@@ -146,13 +149,14 @@ function mountRequestGuards(app: Express, deps: AppDependencies, runtime: Runtim
   // Null when both limits are 0 (in-process tests, the benchmark).
   const limiter = createRateLimiter(deps.config.rateLimit, runtime.redis, deps.state, deps.logger);
   if (limiter) app.use(["/reg/api2", "/graphql"], ...limiter.handlers);
+  // One step for both transports; a refusal in the shape of the one the path was mounted for.
   app.use(
-    "/reg/api2",
-    consistencyHeader((req, res, error) => sendLegacyError(res, error, req.requestId)),
-  );
-  app.use(
-    "/graphql",
-    consistencyHeader((_req, res, error) => sendGraphqlTransportError(res, error)),
+    ["/reg/api2", "/graphql"],
+    consistencyHeader((req, res, error) =>
+      req.baseUrl.toLowerCase() === "/graphql"
+        ? sendGraphqlTransportError(res, error)
+        : sendLegacyError(res, error, req.requestId),
+    ),
   );
 }
 

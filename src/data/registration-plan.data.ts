@@ -16,8 +16,9 @@ import { toTriggers, TRIGGER_MEMBERS, TRIGGER_SHAPE, type PendingTrigger } from 
 // statement before the registration's transaction starts: who owns the project, whether it keeps
 // families, the forms a new registration may start with, the fields the call's keys name, the
 // mandatory fields of those forms (a submission checks them) and the triggers of those forms (a
-// new registration has fired none). A project's definitions only change through a
-// fixture load; reading them before the transaction keeps its locks short.
+// new registration has fired none). A project's definitions are inserted once and never changed,
+// so the process keeps each plan it read (src/domain/projects/registration-plans.ts); reading
+// them before the transaction keeps its locks short.
 
 /** A project as registering into it sees it. */
 export interface RegistrationPlan {
@@ -31,6 +32,8 @@ export interface RegistrationPlan {
   mandatoryFields: FieldDefinition[];
   /** Triggers of the initial forms, in trigger order. */
   triggers: PendingTrigger[];
+  /** The forms those triggers add (add_form), by id: what a new registration's summary counts. */
+  addedForms: FormDefinition[];
 }
 
 const SORTED = { sort: "int" } as const;
@@ -53,7 +56,10 @@ export async function readRegistrationPlan(
           FROM field f JOIN form fo ON fo.id = f.form_id WHERE ${initial} AND f.mandatory = 1) AS mandatory_fields,
        (SELECT ${jsonObjectsSql(em, TRIGGER_MEMBERS)}
           FROM form_trigger t JOIN form fo ON fo.id = t.form_id LEFT JOIN product p ON p.id = t.product_id
-         WHERE ${initial}) AS triggers
+         WHERE ${initial}) AS triggers,
+       (SELECT ${jsonObjectsSql(em, FORM_MEMBERS)} FROM form fo
+         WHERE fo.id IN (SELECT t.add_form_id FROM form_trigger t JOIN form tf ON tf.id = t.form_id
+                          WHERE tf.project_id = pr.id AND tf.initial = 1)) AS added_forms
      FROM project pr WHERE pr.id = ?`;
   const [row] = await selectRawRows(em, sql, [...keys, ...keys, projectId]);
   if (!row) return null;
@@ -71,5 +77,6 @@ export async function readRegistrationPlan(
     namedFields: decodeJsonRows(FIELD_SHAPE, row.named_fields, sql).map(toField),
     mandatoryFields: mandatory.map(toField),
     triggers: toTriggers(decodeJsonRows(TRIGGER_SHAPE, row.triggers, sql)),
+    addedForms: decodeJsonRows(FORM_SHAPE, row.added_forms, sql).map(toForm),
   };
 }

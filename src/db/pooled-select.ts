@@ -1,4 +1,4 @@
-import { EntityManager, QueryFailedError } from "typeorm";
+import { EntityManager, QueryFailedError, type EntitySubscriberInterface } from "typeorm";
 import { failoverReplicaRead } from "./replicas";
 import { sessionLostOf } from "./transaction-conflicts";
 import { mysqlDriverOf, runnerInternalsOf, type MysqlDriverInternals, type PooledConnection } from "./driver-internals";
@@ -9,8 +9,10 @@ import { mysqlDriverOf, runnerInternalsOf, type MysqlDriverInternals, type Poole
 // transaction on MySQL/MariaDB this runs the same statement the way TypeORM's MysqlQueryRunner
 // does (same pooled connection and error handler, client-side timeout, logger calls, failure
 // wrapped in QueryFailedError) without the rest; inside a transaction or read snapshot it runs on
-// the connection the transaction holds. On SQLite, with entity subscribers (which expect the
-// broadcasts) or through a wrapped manager it is em.query.
+// the connection the transaction holds. On SQLite, with an entity subscriber that listens to
+// statements (beforeQuery/afterQuery, the broadcasts em.query sends) or through a wrapped manager
+// it is em.query. A subscriber of transaction events alone (the runtime's commit signal,
+// commit-signal.ts) receives nothing from a statement outside a transaction, so it keeps this path.
 
 /** Rows of one statement, as `em.query` returns them. */
 export async function queryPooled(em: EntityManager, sql: string, parameters: unknown[]): Promise<unknown> {
@@ -19,7 +21,7 @@ export async function queryPooled(em: EntityManager, sql: string, parameters: un
   const driver = mysqlDriverOf(dataSource);
   if (
     (type !== "mysql" && type !== "mariadb") ||
-    dataSource.subscribers.length > 0 ||
+    dataSource.subscribers.some(listensToStatements) ||
     !driver.pool ||
     // A manager whose query is not TypeORM's own (a wrapper, a test double) keeps its own.
     em.query !== EntityManager.prototype.query
@@ -49,6 +51,10 @@ export async function queryPooled(em: EntityManager, sql: string, parameters: un
     return onPooledConnection(dataSource, driver, sql, parameters);
   }
 }
+
+/** A subscriber that em.query's broadcasts would reach for a statement outside a transaction. */
+const listensToStatements = (subscriber: EntitySubscriberInterface): boolean =>
+  typeof subscriber.beforeQuery === "function" || typeof subscriber.afterQuery === "function";
 
 /** A statement that only reads: SELECT or WITH … SELECT (no locking clause outside a transaction). */
 const READ = /^\s*(SELECT|WITH)\b/i;

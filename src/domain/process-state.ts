@@ -3,6 +3,7 @@ import { AccountCache } from "../auth/account-cache";
 import type { ReplicaSet } from "../db/replicas";
 import { SqliteTurns } from "../db/sqlite-turns";
 import { TransactionReruns } from "../db/transaction-conflicts";
+import { RegistrationPlans } from "./projects/registration-plans";
 import { MemoryWalkPositions, type WalkPositionStore } from "./users/walk-positions";
 
 /**
@@ -23,6 +24,8 @@ export interface ProcessState {
   readonly walkPositions: WalkPositionStore;
   /** API accounts kept for ACCOUNT_CACHE_TTL_MS, which key management forgets at once. */
   readonly accounts: AccountCache;
+  /** What registering into a project needs to know of it, read once per project and key set. */
+  readonly registrationPlans: RegistrationPlans;
 }
 
 /** A process state for `dataSource`: no replicas, positions and accounts in process, unless given. */
@@ -37,5 +40,6 @@ export function processStateOf(
     replicas: parts.replicas,
     walkPositions: parts.walkPositions ?? new MemoryWalkPositions(),
     accounts: parts.accounts ?? new AccountCache(dataSource),
+    registrationPlans: parts.registrationPlans ?? new RegistrationPlans(),
   };
 }

@@ -60,7 +60,9 @@ export async function createGraphqlContext(deps: AppDependencies, req: Request):
     settings: domainSettingsOf(deps.config),
     consistency: consistencyOf(req),
   });
-  return new RequestGraphqlContext(req.requestId, req.log ?? deps.logger, request, authFailure, observation(req));
+  // req.log is made on first use (access-log.ts): most operations log nothing.
+  const log = () => req.log ?? deps.logger;
+  return new RequestGraphqlContext(req.requestId, log, request, authFailure, observation(req));
 }
 
 /** The context of one subscription: the connection's authentication, its own request id, its live events. */
@@ -70,7 +72,7 @@ export function createSubscriptionContext(
   authFailure: unknown,
   live: LiveConnection,
 ): GraphqlContext {
-  const context = new RequestGraphqlContext(request.requestId, log, request, authFailure, {});
+  const context = new RequestGraphqlContext(request.requestId, () => log, request, authFailure, {});
   context.live = live;
   return context;
 }
@@ -80,9 +82,10 @@ const observation = (req: Request): RequestObservation => (req.res ? observation
 /**
  * `loaders` are made on first use, over the entity manager the context holds then: an operation
  * answered by its root alone (a users page) makes none of the fourteen, and a query whose read
- * snapshot replaces them (read-snapshot.plugin.ts) makes them once. The getter sits on the
- * prototype because Apollo copies the context's own members into an object of the same prototype
- * for each operation; an own getter would be called by that copy.
+ * snapshot replaces them (read-snapshot.plugin.ts) makes them once. `log` is taken on first use
+ * too (a request's child logger costs its redaction setup). The getters sit on the prototype
+ * because Apollo copies the context's own members into an object of the same prototype for each
+ * operation; an own getter would be called by that copy.
  */
 class RequestGraphqlContext implements GraphqlContext {
   private madeLoaders: UserLoaders | null = null;
@@ -90,11 +93,15 @@ class RequestGraphqlContext implements GraphqlContext {
 
   constructor(
     readonly requestId: string,
-    readonly log: Logger,
+    private readonly logOf: () => Logger,
     public request: RequestContext,
     readonly authFailure: unknown,
     readonly observation: RequestObservation,
   ) {}
+
+  get log(): Logger {
+    return this.logOf();
+  }
 
   get loaders(): UserLoaders {
     return (this.madeLoaders ??= createUserLoaders(this.request.em));

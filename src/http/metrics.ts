@@ -5,6 +5,7 @@ import type { ReplicaSet } from "../db/replicas";
 import type { ProcessState } from "../domain/process-state";
 import { mysqlPoolOf, poolCounts } from "../db/driver-internals";
 import type { RequestLabels } from "./request-labels";
+import { LabelledHistogram } from "./labelled-histogram";
 
 /** Prometheus metrics of one app instance, in a registry of its own (tests build several apps). */
 export interface AppMetrics {
@@ -21,26 +22,31 @@ export function createMetrics(state: ProcessState): AppMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  const requests = new Counter({
+  // Counted per request in maps of their own, by a key made of the label values (see
+  // labelled-histogram.ts); prom-client's objects see them at scrape time.
+  const requestCounts = new Map<string, { labels: Record<string, string>; count: number }>();
+  new Counter({
     name: "regapi_http_requests_total",
     help: "HTTP requests by endpoint, action (legacy action or GraphQL root field) and status.",
     labelNames: ["endpoint", "action", "status"],
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const { labels, count } of requestCounts.values()) this.inc(labels, count);
+    },
   });
-  const duration = new Histogram({
-    name: "regapi_http_request_duration_seconds",
-    help: "HTTP request latency in seconds, by endpoint and action.",
-    labelNames: ["endpoint", "action"],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
-  const statements = new Histogram({
-    name: "regapi_sql_statements_per_request",
-    help: "SQL statements issued per HTTP request, by endpoint.",
-    labelNames: ["endpoint"],
-    buckets: [0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 100],
-    registers: [registry],
-  });
+  const duration = new LabelledHistogram(
+    "regapi_http_request_duration_seconds",
+    "HTTP request latency in seconds, by endpoint and action.",
+    [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registry,
+  );
+  const statements = new LabelledHistogram(
+    "regapi_sql_statements_per_request",
+    "SQL statements issued per HTTP request, by endpoint.",
+    [0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 100],
+    registry,
+  );
 
   // Only the MySQL/MariaDB driver has a pool; SQLite works on one connection.
   if (dataSource.options.type !== "better-sqlite3") {
@@ -101,10 +107,14 @@ export function createMetrics(state: ProcessState): AppMetrics {
 
   return {
     registry,
-    observeRequest(labels, status, seconds, sqlStatements) {
-      requests.inc({ ...labels, status: String(status) });
-      duration.observe(labels, seconds);
-      statements.observe({ endpoint: labels.endpoint }, sqlStatements);
+    observeRequest({ endpoint, action }, status, seconds, sqlStatements) {
+      const key = `${endpoint}\u0000${action}`;
+      const countKey = `${key}\u0000${status}`;
+      const counted = requestCounts.get(countKey);
+      if (counted) counted.count += 1;
+      else requestCounts.set(countKey, { labels: { endpoint, action, status: String(status) }, count: 1 });
+      duration.observe(key, () => ({ endpoint, action }), seconds);
+      statements.observe(endpoint, () => ({ endpoint }), sqlStatements);
     },
     observeSubscriptions(source) {
       new Gauge({

@@ -1,7 +1,8 @@
-import { QueryFailedError } from "typeorm";
+import { QueryFailedError, type EntitySubscriberInterface } from "typeorm";
+import { onCommitWithEvents } from "../../src/db/commit-signal";
 import { withSqlTally } from "../../src/db/sql-counter";
 import { selectRawRows, selectRows, splitListArms, withListArms, type ListSql } from "../../src/data/sql-rows";
-import { openTestDatabase, type TestDatabase } from "../support/database";
+import { describeOnMysqlFamily, openTestDatabase, type TestDatabase } from "../support/database";
 
 // selectRows outside a transaction runs its statement straight on a pooled connection on
 // MySQL/MariaDB (src/db/pooled-select.ts) and through em.query elsewhere: either way the statement
@@ -57,6 +58,41 @@ describe("selectRows outside a transaction", () => {
   it("inside a transaction runs on the transaction's connection", async () => {
     const rows = await db.dataSource.transaction((em) => selectRows(em, { n: "int" }, "SELECT 3 AS n", []));
     expect(rows).toEqual([{ n: 3 }]);
+  });
+});
+
+describeOnMysqlFamily("entity subscribers and the pooled path (MySQL/MariaDB)", () => {
+  /** Query runners made while `work` runs: em.query makes one per statement, the pooled path none. */
+  async function runnersMadeBy(work: () => Promise<unknown>): Promise<number> {
+    const spy = jest.spyOn(db.dataSource, "createQueryRunner");
+    try {
+      await work();
+      return spy.mock.calls.length;
+    } finally {
+      spy.mockRestore();
+    }
+  }
+  const read = () => selectRows(db.dataSource.manager, { n: "int" }, "SELECT 4 AS n", []);
+
+  it("a subscriber of commits alone (the runtime's commit signal) leaves reads on the pooled path", async () => {
+    const unsubscribe = onCommitWithEvents(db.dataSource, () => undefined);
+    try {
+      expect(await runnersMadeBy(read)).toBe(0);
+    } finally {
+      unsubscribe();
+    }
+  });
+
+  it("a subscriber of statements gets em.query's broadcasts, so its reads go through em.query", async () => {
+    const seen: string[] = [];
+    const subscriber: EntitySubscriberInterface = { beforeQuery: (event) => void seen.push(event.query) };
+    db.dataSource.subscribers.push(subscriber);
+    try {
+      expect(await runnersMadeBy(read)).toBe(1);
+      expect(seen).toEqual(["SELECT 4 AS n"]);
+    } finally {
+      db.dataSource.subscribers.splice(db.dataSource.subscribers.indexOf(subscriber), 1);
+    }
   });
 });
 

@@ -2,7 +2,7 @@ import { noticesOf } from "../forms/value-problems";
 import type { EntityManager } from "typeorm";
 import { hashPassword } from "../../auth/secrets";
 import { addFormsToRegistration } from "../../data/forms.data";
-import { readRegistrationPlan, type RegistrationPlan } from "../../data/registration-plan.data";
+import type { RegistrationPlan } from "../../data/registration-plan.data";
 import {
   findPersonOfOrganization,
   findUsernameHolder,
@@ -34,6 +34,7 @@ import { clientValue } from "../../common/client-value";
 import { recordEvent, recordEvents } from "../events/record-event";
 import { noteFamilyParent, noteRegistrationUid, registrationStamped } from "../unit-of-work";
 import { assertKeyCount, outcomeOf } from "./user-values";
+import { summaryOfNewRegistration } from "./user-summary";
 
 // users `create` and `create_child` (contract §7): the person found or made, the registration
 // with its initial forms, the `doc` values and their submissions, in one transaction.
@@ -140,8 +141,9 @@ export async function createChild(
 }
 
 /**
- * What registering into the project needs to know of it (one statement, before the
- * transaction), when the caller's organization owns it; FORBIDDEN otherwise. `values` are the
+ * What registering into the project needs to know of it (one statement before the transaction,
+ * the first time this process registers into it with these keys), when the caller's organization
+ * owns it; FORBIDDEN otherwise. `values` are the
  * call's doc values, whose keys name fields.
  */
 async function readOwnedRegistrationPlan(
@@ -150,7 +152,7 @@ async function readOwnedRegistrationPlan(
   values: Record<string, unknown>,
 ): Promise<RegistrationPlan> {
   const keys = Object.keys(values).filter((key) => !key.startsWith("_"));
-  const plan = await readRegistrationPlan(ctx.em, groupId, keys.slice(0, MAX_KEYS_PER_CALL));
+  const plan = await ctx.state.registrationPlans.find(ctx.em, groupId, keys.slice(0, MAX_KEYS_PER_CALL));
   if (!plan || plan.organizationId !== requirePrincipal(ctx).organizationId) throw notOwnedProject(groupId);
   return plan;
 }
@@ -225,6 +227,7 @@ async function registerPerson(
     cloginId = inserted;
     mainEmail = data.mainEmail;
   }
+  const updatedAt = new Date();
   const uid = await insertRegistration(
     em,
     {
@@ -232,7 +235,7 @@ async function registerPerson(
       personId: cloginId,
       connectedTo: parentCloginId,
       applicationDate: options.applicationDate,
-      updatedAt: new Date(),
+      updatedAt,
     },
     createdPerson,
   );
@@ -311,7 +314,31 @@ async function registerPerson(
     settings.target,
     settings,
   );
-  return outcomeOf(em, user, notices, planned.problems);
+  // A registration made with its person was written here in full: its summary needs no read.
+  const addedForms = triggers.writes.addedFormIds.map((id) => plan.addedForms.find((form) => form.id === id));
+  if (createdPerson === undefined || addedForms.some((form) => form === undefined)) {
+    return outcomeOf(em, user, notices, planned.problems);
+  }
+  const summary = summaryOfNewRegistration({
+    uid,
+    groupId: cmd.groupId,
+    cloginId,
+    parentCloginId,
+    applicationDate: options.applicationDate,
+    updatedAt,
+    person: {
+      username: createdPerson.username ?? null,
+      firstName: createdPerson.firstName ?? null,
+      lastName: createdPerson.lastName ?? null,
+      orgName: createdPerson.orgName ?? null,
+    },
+    forms: [
+      ...startForms.map((form) => ({ ...form, completed: done.has(form.id) })),
+      ...addedForms.map((form) => ({ ...form!, completed: false })),
+    ],
+    orderCents: triggers.orderCents,
+  });
+  return { uid, groupId: cmd.groupId, cloginId, summary, notices, problems: planned.problems };
 }
 
 const userCreatedEvent = (user: RegisteredUser) => ({

@@ -7,6 +7,7 @@ import type { UserSummary } from "../../data/user-projection";
 export { displayName } from "../../data/summary-columns";
 export {
   summaryMembers,
+  summaryOfNewRegistration,
   type SummaryMemberName,
   type SummaryMembers,
   type UserSummary,
