@@ -42,24 +42,32 @@ export async function anyUnplacedEvent(em: EntityManager): Promise<boolean> {
  */
 export async function takeFeedPositions(em: EntityManager, count: number): Promise<number> {
   const mysql = em.connection.options.type !== "better-sqlite3";
-  // On MySQL/MariaDB LAST_INSERT_ID(expr) makes the UPDATE's answer carry the new value: no SELECT after it.
-  const bump = () =>
-    executeWrite(
+  // The bump's own answer carries the new value, so no SELECT follows it: on MySQL/MariaDB through
+  // LAST_INSERT_ID(expr), on SQLite through RETURNING. null: the row does not exist yet.
+  const bump = async (): Promise<number | null> => {
+    if (mysql) {
+      const bumped = await executeWrite(
+        em,
+        `UPDATE event_feed SET last_position = LAST_INSERT_ID(last_position + ?) WHERE id = 1`,
+        [count],
+      );
+      return bumped.affected === 0 ? null : bumped.insertId;
+    }
+    const [row] = await selectRows(
       em,
-      mysql
-        ? `UPDATE event_feed SET last_position = LAST_INSERT_ID(last_position + ?) WHERE id = 1`
-        : `UPDATE event_feed SET last_position = last_position + ? WHERE id = 1`,
+      { last_position: "int" },
+      `UPDATE event_feed SET last_position = last_position + ? WHERE id = 1 RETURNING last_position`,
       [count],
     );
-  let bumped = await bump();
-  if (bumped.affected === 0) {
+    return row ? row.last_position : null;
+  };
+  let last = await bump();
+  if (last === null) {
     // A concurrent first use inserts the same row: the loser's duplicate key rolls its placing back, to be run again.
     await em.query(`INSERT INTO event_feed (id, last_position, pruned_through) VALUES (1, 0, 0)`);
-    bumped = await bump();
+    last = (await bump())!;
   }
-  if (mysql) return bumped.insertId - count + 1;
-  const [row] = await selectRows(em, { last_position: "int" }, `SELECT last_position FROM event_feed WHERE id = 1`);
-  return row.last_position - count + 1;
+  return last - count + 1;
 }
 
 /**

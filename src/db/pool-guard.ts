@@ -68,6 +68,9 @@ export class WaitTooLongError extends Error {
   }
 }
 
+/** How many ended stalls WaitEstimate remembers. */
+const STALLS_KEPT = 8;
+
 /**
  * How long a waiter would wait for a connection: the waiters ahead of it, served `poolSize` at a
  * time, each holding a connection for the recent mean hold time. The mean is a moving average of
@@ -81,8 +84,14 @@ export class WaitEstimate {
   private lastReleaseAt = 0;
   /** Since when nothing has come back while requests wait (a stall under way), else null. */
   private stallFrom: number | null = null;
-  /** The last stall that ended: the part of a hold that fell in it is not the hold's cost. */
-  private lastStall: { from: number; to: number } | null = null;
+  /**
+   * The last stalls that ended, oldest first (disjoint: each starts at a release after the one
+   * before ended): the part of a hold that fell in any of them is not the hold's cost. More than
+   * the last one: the holds under way through a long stall do not all come back at once, and a
+   * pause among their releases (a row lock they queue on) is noted as a short stall of its own;
+   * a hold that came through both must still leave the long one out.
+   */
+  private readonly stalls: { from: number; to: number }[] = [];
 
   constructor(private readonly poolSize: number) {}
 
@@ -95,12 +104,14 @@ export class WaitEstimate {
    */
   recordHold(ms: number, releasedAt = performance.now()): void {
     if (this.stallFrom !== null) {
-      this.lastStall = { from: this.stallFrom, to: releasedAt };
+      this.stalls.push({ from: this.stallFrom, to: releasedAt });
+      if (this.stalls.length > STALLS_KEPT) this.stalls.shift();
       this.stallFrom = null;
     }
-    const stall = this.lastStall;
     const acquiredAt = releasedAt - ms;
-    const stalledMs = stall ? Math.max(0, Math.min(releasedAt, stall.to) - Math.max(acquiredAt, stall.from)) : 0;
+    let stalledMs = 0;
+    for (const stall of this.stalls)
+      stalledMs += Math.max(0, Math.min(releasedAt, stall.to) - Math.max(acquiredAt, stall.from));
     const cost = ms - stalledMs;
     this.samples++;
     this.lastReleaseAt = releasedAt;

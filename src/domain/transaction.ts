@@ -27,6 +27,17 @@ function actorOf(ctx: RequestContext): Actor {
 // "cannot start a transaction within a transaction" (concurrent requests, or parallel GraphQL
 // root fields). There, transactions take turns; MySQL/MariaDB use a pool and need no queue.
 
+export interface TransactionOptions {
+  /**
+   * MySQL/MariaDB: run at READ COMMITTED instead of the default REPEATABLE READ (one statement
+   * more, SET TRANSACTION, before the BEGIN). A locking read then locks the rows it returns and
+   * no gap: for a claim by `SKIP LOCKED` of rows that writes keep inserting into the range it
+   * scans (docs/locking.md), which at REPEATABLE READ would make each such INSERT wait for the
+   * claim's COMMIT. SQLite: ignored (transactions take turns).
+   */
+  readCommitted?: boolean;
+}
+
 /**
  * The one place a transaction starts. Nested calls reuse the outer transaction, so a domain
  * method can call another and both commit or roll back together: a failed call writes nothing.
@@ -53,8 +64,11 @@ export async function inTransaction<T>(
   ctx: RequestContext,
   action: string,
   work: (tx: RequestContext) => Promise<T>,
+  options: TransactionOptions = {},
 ): Promise<T> {
   if (ctx.inTransaction) return work(ctx);
+  const isolation =
+    options.readCommitted && ctx.dataSource.options.type !== "better-sqlite3" ? ("READ COMMITTED" as const) : null;
   /** Set once the run's last statement before COMMIT has answered: from then on a lost session may have committed. */
   let committing: boolean;
   const body = async (em: RequestContext["em"]) => {
@@ -68,9 +82,12 @@ export async function inTransaction<T>(
   const keys = consistencyKeysOf(ctx);
   const run =
     replicas && keys.length > 0
-      ? () => transactionNotingPosition(ctx, replicas, keys, body)
-      : // eslint-disable-next-line no-restricted-syntax -- the one place a transaction starts
-        () => ctx.dataSource.transaction(body);
+      ? () => transactionNotingPosition(ctx, replicas, keys, body, isolation)
+      : isolation
+        ? // eslint-disable-next-line no-restricted-syntax -- the one place a transaction starts
+          () => ctx.dataSource.transaction(isolation, body)
+        : // eslint-disable-next-line no-restricted-syntax -- the one place a transaction starts
+          () => ctx.dataSource.transaction(body);
   for (let attempt = 1; ; attempt += 1) {
     committing = false;
     try {
@@ -109,6 +126,7 @@ async function transactionNotingPosition<T>(
   replicas: ReplicaSet,
   keys: string[],
   body: (em: RequestContext["em"]) => Promise<T>,
+  isolation: "READ COMMITTED" | null,
 ): Promise<T> {
   const runner = ctx.dataSource.createQueryRunner();
   let result: T;
@@ -117,7 +135,7 @@ async function transactionNotingPosition<T>(
     await runner.connect();
     clearReportedPosition(runner);
     // eslint-disable-next-line no-restricted-syntax -- the one place a transaction starts
-    result = await runner.manager.transaction(body);
+    result = await (isolation ? runner.manager.transaction(isolation, body) : runner.manager.transaction(body));
     committed = reportedCommitPosition(runner) ?? (await readLastCommitPosition(runner));
   } finally {
     await runner.release();

@@ -111,6 +111,24 @@ describe("the wait queue's judgement", () => {
     expect(naive.expectedWaitMs(199, 3520)).toBeGreaterThan(TIMEOUT);
   });
 
+  it("after a stall, a pause among the holds coming back does not make the stall count again", () => {
+    // Holds of 10 ms, the last released at 1000; nothing comes back until 3500. The holds under
+    // way through the stall come back one after another (they queue on one row lock), and
+    // between two of them nothing is released for longer than twice the mean hold: the sweep
+    // notes a short stall of its own. The hold that ends it came through both.
+    const estimate = estimateWithMeanHold(10, 10, 1000);
+    const { queue, refused, drain } = queueOf(estimate, 100, 1100);
+    queue.sweep(1500);
+    for (let i = 0; i < 6; i += 1) estimate.recordHold(2510 + i * 10, 3510 + i * 10);
+    queue.sweep(3620);
+    estimate.recordHold(2640, 3640);
+    // 2.5 s of it fell in the long stall and 80 ms in the short one: 60 ms is the work.
+    expect(estimate.expectedWaitMs(0, 3641)).toBeLessThan(60);
+    queue.sweep(3650);
+    expect(refused).toEqual([]);
+    drain();
+  });
+
   it("a hold that is slow while others come back is its cost: no stall is assumed", () => {
     const estimate = estimateWithMeanHold(2, 250, 700);
     const { queue, drain } = queueOf(estimate, 20, 700);

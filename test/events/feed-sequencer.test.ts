@@ -1,5 +1,6 @@
 import type { EntityManager } from "typeorm";
 import { claimUnplacedEvents, placeEventsInFeed, takeFeedPositions } from "../../src/data/event-feed.data";
+import { placeCommittedEvents } from "../../src/domain/events/event-feed";
 import { startFeedSequencer } from "../../src/runtime/feed-sequencer";
 import { MAPLE } from "../fixtures/test-fixture";
 import { itOnMysqlFamily, onMysqlFamily } from "../support/database";
@@ -198,6 +199,25 @@ it("a lone commit is placed at once; commits within FEED_PASS_INTERVAL_MS of tha
   }
   expect(await unplacedCount()).toBe(0);
   expect(placed).toHaveLength(2);
+});
+
+// Every add_email or create under load shares a placing with the commits of its interval, so a
+// placing's statements are part of what a write costs (issue 33).
+it("a placing is five statements on both databases: BEGIN, the claim, the feed row's bump (whose answer carries the new last position), the events' positions, COMMIT", async () => {
+  await t.runtime.sequencer.stop();
+  // The feed's row is made by the first placing (one statement more, once).
+  await recordTestEvents(t, 1);
+  await placeCommittedEvents(t.context());
+  const [{ last }] = await t.dataSource.query(`SELECT last_position AS last FROM event_feed WHERE id = 1`);
+  await recordTestEvents(t, 3);
+  const { statements, result } = await t.countAllStatements(() => placeCommittedEvents(t.context()));
+  expect(statements).toBe(5);
+  expect(result).toEqual({ placed: 3, lastPosition: Number(last) + 3 });
+  const positions = await t.dataSource.query(
+    `SELECT feed_position AS p FROM event WHERE feed_position > ? ORDER BY feed_position`,
+    [Number(last)],
+  );
+  expect(positions.map((row: { p: unknown }) => Number(row.p))).toEqual([1, 2, 3].map((i) => Number(last) + i));
 });
 
 it("idle, the sequencer backs off to one plain look per pollMaxMs (no transaction)", async () => {

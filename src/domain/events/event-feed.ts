@@ -30,18 +30,26 @@ export const FEED_PLACE_BATCH = 500;
 /**
  * Places committed events that have no feed position yet, oldest first, up to `limit`: the feed
  * sequencer's unit of work. Returns how many it placed and the last position it gave (0: none).
+ * At READ COMMITTED: the claim scans to the end of the unplaced events, where every write inserts
+ * its new event, and at REPEATABLE READ its gap lock would make that INSERT (the writer holding its
+ * registration's lock meanwhile) wait for this COMMIT (docs/locking.md).
  */
 export async function placeCommittedEvents(
   ctx: RequestContext,
   limit = FEED_PLACE_BATCH,
 ): Promise<{ placed: number; lastPosition: number }> {
-  return inTransaction(ctx, "events.place_in_feed", async ({ em }) => {
-    const ids = await claimUnplacedEvents(em, limit);
-    if (ids.length === 0) return { placed: 0, lastPosition: 0 };
-    const first = await takeFeedPositions(em, ids.length);
-    await placeEventsInFeed(em, ids, first);
-    return { placed: ids.length, lastPosition: first + ids.length - 1 };
-  });
+  return inTransaction(
+    ctx,
+    "events.place_in_feed",
+    async ({ em }) => {
+      const ids = await claimUnplacedEvents(em, limit);
+      if (ids.length === 0) return { placed: 0, lastPosition: 0 };
+      const first = await takeFeedPositions(em, ids.length);
+      await placeEventsInFeed(em, ids, first);
+      return { placed: ids.length, lastPosition: first + ids.length - 1 };
+    },
+    { readCommitted: true },
+  );
 }
 
 /** Whether a committed event waits for its feed position (one statement, no transaction). */
