@@ -234,6 +234,11 @@ describe("the search documents", () => {
     try {
       expect(await matchingUids(after, ["bird"])).toEqual([501]);
       expect(await matchingUids(after, ["early", "bird"])).toEqual([501]);
+      // Refolded by the later migration: the words once each, lower case, each after a space.
+      expect(await after.query("SELECT search_text FROM registration_search WHERE rowid = 501")).toEqual([
+        { search_text: " early bird test" },
+      ]);
+      expect(await testedUids(after, ["early", "bird"])).toEqual([501]);
       expect(await sortNameOf(after, 501)).toBe("early bird");
       expect(await after.query("SELECT name FROM sqlite_master WHERE name = 'person_search'")).toEqual([]);
     } finally {
