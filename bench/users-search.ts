@@ -1,4 +1,5 @@
 import "reflect-metadata";
+import { loadavg } from "node:os";
 import { DataSource } from "typeorm";
 import { startBenchApp } from "./bench-app";
 import { parseDatabaseUrl } from "../src/config/config";
@@ -9,14 +10,16 @@ import { DEMO_CREDENTIALS } from "../src/fixtures/demo";
 // each order against the uid-ordered page, on a database `regapi seed` filled (BENCH_DATABASE_URL,
 // the demo project). Each round sends every scenario in turn (side by side), sequentially, one
 // request at a time: `BENCH_SAMPLES` measured after `BENCH_WARMUP` unmeasured, `BENCH_ROUNDS`
-// rounds. Prints p50/p99 per scenario and round, in ms, from the client's side (HTTP on loopback).
+// rounds. Prints p50/p99 per scenario and round, in ms, from the client's side (HTTP on loopback),
+// then each scenario's range over the rounds; a totalCount marked ~ is an estimate
+// (totalCountEstimated).
 //
 //   npm run build && NODE_ENV=production node --heap-growing-percent=100 --max-semi-space-size=8 \
 //     dist/bench/users-search.js   (BENCH_DATABASE_URL=mariadb://root@127.0.0.1:3306/regapi_1m)
 
 const GROUP = 100909072;
 const PAGE =
-  "totalCount edges { cursor node { cloginId name metaInfo { totalForms } } } pageInfo { hasNextPage endCursor }";
+  "totalCount totalCountEstimated edges { cursor node { cloginId name metaInfo { totalForms } } } pageInfo { hasNextPage endCursor }";
 
 interface Scenario {
   name: string;
@@ -53,9 +56,18 @@ async function main(): Promise<void> {
     { name: 'search common, two words "ada jones"', query: users(', filter: { search: "ada jones" }') },
     { name: `search rare "${rareWord}" (one user)`, query: users(`, filter: { search: "${rareWord}" }`) },
     { name: 'search absent "zyxwv"', query: users(', filter: { search: "zyxwv" }') },
+    { name: 'search common "jones", next page (cursor)', query: "" },
     {
       name: 'search common "jones", NAME ASC',
       query: users(', filter: { search: "jones" }, orderBy: { field: NAME }'),
+    },
+    {
+      name: 'search common "jones", NAME DESC',
+      query: users(', filter: { search: "jones" }, orderBy: { field: NAME, direction: DESC }'),
+    },
+    {
+      name: `search rare "${rareWord}", NAME ASC`,
+      query: users(`, filter: { search: "${rareWord}" }, orderBy: { field: NAME }`),
     },
   ];
 
@@ -70,10 +82,14 @@ async function main(): Promise<void> {
   const send = async (query: string) => {
     const started = process.hrtime.bigint();
     const response = await fetch(endpoint, { method: "POST", headers, body: JSON.stringify({ query }) });
-    const body = (await response.json()) as { errors?: unknown; data?: { users?: { totalCount: number } } };
+    const body = (await response.json()) as {
+      errors?: unknown;
+      data?: { users?: { totalCount: number; totalCountEstimated: boolean } };
+    };
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     if (response.status !== 200 || body.errors) throw new Error(`${response.status} ${JSON.stringify(body.errors)}`);
-    return { ms, total: body.data?.users?.totalCount ?? 0 };
+    const users = body.data?.users;
+    return { ms, total: `${users?.totalCountEstimated ? "~" : ""}${users?.totalCount ?? 0}` };
   };
   // A NAME page deep in the order: the cursor after the first 1,000 names.
   const deep = scenarios.find((scenario) => scenario.name.startsWith("NAME ASC page after"))!;
@@ -85,24 +101,50 @@ async function main(): Promise<void> {
       .endCursor;
   }
   deep.query = users(`, orderBy: { field: NAME }, after: "${after}"`);
+  // The second page of the common word's search.
+  const next = scenarios.find((scenario) => scenario.name.includes("next page"))!;
+  const firstJones = `{ users(groupId: ${GROUP}, first: 20, filter: { search: "jones" }) { pageInfo { endCursor } } }`;
+  const jonesPage = await fetch(endpoint, { method: "POST", headers, body: JSON.stringify({ query: firstJones }) });
+  const jonesAfter = ((await jonesPage.json()) as { data: { users: { pageInfo: { endCursor: string } } } }).data.users
+    .pageInfo.endCursor;
+  next.query = users(`, filter: { search: "jones" }, after: "${jonesAfter}"`);
   const quantile = (sorted: number[], q: number) =>
     sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 
   console.log(
     `${registrations} registrations in project ${GROUP}; ${samples} samples after ${warmup} warm-up, ${rounds} rounds`,
   );
+  const results = new Map<string, { total: string; p50: number[]; p99: number[] }>();
   for (let round = 1; round <= rounds; round++) {
+    console.log(
+      `round ${round}: load average ${loadavg()
+        .map((load) => load.toFixed(2))
+        .join(" ")}`,
+    );
     for (const scenario of scenarios) {
-      let total = 0;
+      let total = "";
       for (let i = 0; i < warmup; i++) total = (await send(scenario.query)).total;
       const times: number[] = [];
       for (let i = 0; i < samples; i++) times.push((await send(scenario.query)).ms);
       times.sort((a, b) => a - b);
+      const result = results.get(scenario.name) ?? { total, p50: [], p99: [] };
+      result.p50.push(quantile(times, 0.5));
+      result.p99.push(quantile(times, 0.99));
+      results.set(scenario.name, result);
       console.log(
         `round ${round}  ${scenario.name.padEnd(44)} totalCount ${String(total).padStart(8)}  p50 ${quantile(times, 0.5).toFixed(1).padStart(7)} ms  p99 ${quantile(times, 0.99).toFixed(1).padStart(7)} ms`,
       );
     }
   }
+  console.log(
+    `after the rounds: load average ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(" ")}`,
+  );
+  const range = (values: number[]) => `${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}`;
+  console.log("| scenario | totalCount | p50 | p99 |\n|---|---|---|---|");
+  for (const [name, result] of results)
+    console.log(`| ${name} | ${result.total} | ${range(result.p50)} | ${range(result.p99)} |`);
   await benchApp.stop();
   await dataSource.destroy();
 }

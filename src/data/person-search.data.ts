@@ -1,4 +1,5 @@
 import type { EntityManager } from "typeorm";
+import { searchDocumentText } from "../common/search-text";
 import { executeWrite } from "../db/insert-rows";
 import { chunked } from "./batch";
 import { displayName } from "./summary-columns";
@@ -6,8 +7,9 @@ import { selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
 
 // The users search and the name order. Each registration has a search document, keyed by its
 // uid: the table registration_search (project_id, search_text), with a FULLTEXT index on
-// MySQL/MariaDB and as an FTS5 table on SQLite (rowid = uid). Its text is the person's first
-// name, last name, username and main email; the registration's sort_name is the person's
+// MySQL/MariaDB and as an FTS5 table on SQLite (rowid = uid). Its text is the folded words
+// (src/common/search-text.ts) of the person's first name, last name, username and main email,
+// each after a space; the registration's sort_name is the person's
 // display name in lower case (the NAME order). writeSearchDocuments is their one writer, called in
 // the transaction of every write that changes those values (docs/graphql.md, "Search").
 //
@@ -19,7 +21,7 @@ const onSqlite = (em: EntityManager) => em.connection.options.type === "better-s
 
 /** The text a registration's search document holds. */
 export function searchTextOf(person: PersonSearchValues): string {
-  return [person.firstName, person.lastName, person.username, person.mainEmail].filter((v) => v != null).join(" ");
+  return searchDocumentText([person.firstName, person.lastName, person.username, person.mainEmail]);
 }
 
 /** The key of the NAME order: the display name (User.name) in lower case. */
@@ -125,7 +127,7 @@ export async function writeSearchDocuments(
 }
 
 /** The search query of `words` in the index's own language, and its condition. */
-function matchSql(em: EntityManager, words: readonly string[]): { sql: string; parameter: string } {
+export function matchSql(em: EntityManager, words: readonly string[]): { sql: string; parameter: string } {
   if (onSqlite(em))
     return {
       sql: "registration_search MATCH ?",
@@ -137,58 +139,61 @@ function matchSql(em: EntityManager, words: readonly string[]): { sql: string; p
   };
 }
 
-/** A uid-ordered slice of the matches: beyond a uid, from one end, `limit` of them. */
-export interface SearchSlice {
-  /** `>` or `<` a uid, or null for an open end. */
-  after: { op: ">" | "<"; uid: number } | null;
-  before: { op: ">" | "<"; uid: number } | null;
-  descending: boolean;
-  limit: number;
+/** The search document's uid column in a statement that names the table registration_search. */
+export const documentUidSql = (em: EntityManager): string =>
+  onSqlite(em) ? "registration_search.rowid" : "registration_search.uid";
+
+/**
+ * The test of a document's own text for `word`: the text holds a space and the word, which is the
+ * word starting one of the document's words (the text is its folded words, each after a space),
+ * as the full-text index finds it. It reads the document, so it costs for every document tested.
+ */
+export function wordTestSql(word: string): { sql: string; parameters: unknown[] } {
+  return { sql: "INSTR(registration_search.search_text, ?) > 0", parameters: [` ${word}`] };
+}
+
+/** Every word's test, joined with AND. */
+export function wordsTestSql(words: readonly string[]): { sql: string; parameters: unknown[] } {
+  const tests = words.map(wordTestSql);
+  return { sql: tests.map((test) => test.sql).join(" AND "), parameters: tests.flatMap((test) => test.parameters) };
 }
 
 /**
- * A condition on `uidColumn` (e.g. `r.uid`) selecting the registrations of project `groupId`
- * whose document has a word starting with each of `words`. With `slice`, only that uid-ordered
- * slice of them: the index then answers a uid-ordered page by itself.
+ * The documents of project `groupId` matching `words` by the full-text index for the word
+ * `indexed` (one of them: the index's cost grows with how many documents each of its words
+ * matches) and by the test of the text for the others.
  */
-export function searchConditionSql(
+export function indexedMatchSql(
   em: EntityManager,
-  uidColumn: string,
   groupId: number,
   words: readonly string[],
-  slice: SearchSlice | null = null,
+  indexed: string,
 ): { sql: string; parameters: unknown[] } {
-  const uid = onSqlite(em) ? "rowid" : "uid";
-  const match = matchSql(em, words);
-  const parameters: unknown[] = [match.parameter, groupId];
-  let matches = `SELECT ${uid} AS uid FROM registration_search WHERE ${match.sql} AND project_id = ?`;
-  if (!slice) return { sql: `${uidColumn} IN (${matches})`, parameters };
-  for (const bound of [slice.after, slice.before]) {
-    if (!bound) continue;
-    matches += ` AND ${uid} ${bound.op} ?`;
-    parameters.push(bound.uid);
-  }
-  matches += ` ORDER BY ${uid} ${slice.descending ? "DESC" : "ASC"} LIMIT ${Math.max(0, Math.trunc(slice.limit))}`;
-  // A derived table: MySQL/MariaDB take no LIMIT in an IN subquery itself.
-  return { sql: `${uidColumn} IN (SELECT uid FROM (${matches}) sd)`, parameters };
+  const match = matchSql(em, [indexed]);
+  const others = words.filter((word) => word !== indexed);
+  const tests = wordsTestSql(others);
+  return {
+    sql: `${match.sql} AND registration_search.project_id = ?${others.length > 0 ? ` AND ${tests.sql}` : ""}`,
+    parameters: [match.parameter, groupId, ...tests.parameters],
+  };
 }
 
 /**
- * How many registrations of project `groupId` match `words`, from the documents alone, counted
- * up to `cap` (one more than `cap` means "more than cap").
+ * How many documents of project `groupId` match `words`, by the index for `indexed` and the test
+ * of the text for the others: exact, at a cost that grows with the documents `indexed` matches.
  */
-export async function countSearchMatches(
+export async function countIndexedMatches(
   em: EntityManager,
   groupId: number,
   words: readonly string[],
-  cap: number,
+  indexed: string,
 ): Promise<number> {
-  const match = matchSql(em, words);
+  const match = indexedMatchSql(em, groupId, words, indexed);
   const [row] = await selectRows(
     em,
     { total: "int" },
-    `SELECT COUNT(*) AS total FROM (SELECT 1 AS one FROM registration_search WHERE ${match.sql} AND project_id = ? LIMIT ${cap + 1}) c`,
-    [match.parameter, groupId],
+    `SELECT COUNT(*) AS total FROM registration_search WHERE ${match.sql}`,
+    match.parameters,
   );
   return row?.total ?? 0;
 }

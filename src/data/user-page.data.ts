@@ -1,9 +1,9 @@
 import { sqlDate } from "./events.data";
 import type { EntityManager } from "typeorm";
 import { registrationsInBucketsSql, type CounterBucket } from "./project-counters.data";
-import { countSearchMatches, searchConditionSql, type SearchSlice } from "./person-search.data";
+import { documentUidSql, indexedMatchSql } from "./person-search.data";
 import { onSqlite } from "./registrations.data";
-import { selectRawRows, selectRows } from "./sql-rows";
+import { selectRawRows, selectRows, sqlPlaceholders } from "./sql-rows";
 import { statusExcludedSql } from "./statuses.data";
 import {
   decodeSummaries,
@@ -12,6 +12,18 @@ import {
   type SummaryMembers,
   type UserSummary,
 } from "./user-projection";
+import { keysetSql, orderBySql, UID_ORDER, type UserOrder, type UserRange } from "./user-order.data";
+import { searchCount, searchPageUids, searchSample, type UserCount } from "./user-search.data";
+
+export {
+  UID_ORDER,
+  USER_ORDER_KEYS,
+  type UserOrder,
+  type UserOrderKey,
+  type UserPosition,
+  type UserRange,
+} from "./user-order.data";
+export { SEARCH_WINDOWS, type UserCount } from "./user-search.data";
 
 // Pages of a project's users (keyset ranges, filters) with their summaries, and how many match.
 
@@ -47,7 +59,7 @@ function filterSql(
   em: EntityManager,
   groupId: number,
   filter: UserListFilter,
-  searchSlice: SearchSlice | null = null,
+  searchUids: readonly number[] | null = null,
 ): { where: string; parameters: unknown[] } {
   const conditions = ["r.project_id = ?"];
   const parameters: unknown[] = [groupId];
@@ -67,112 +79,30 @@ function filterSql(
   }
   if (filter.level === "parent") conditions.push("r.connected_to IS NULL");
   if (filter.level === "child") conditions.push("r.connected_to IS NOT NULL");
-  if (searches(filter)) {
-    const search = searchConditionSql(em, "r.uid", groupId, filter.searchWords, searchSlice);
-    conditions.push(search.sql);
-    parameters.push(...search.parameters);
+  if (searchUids) {
+    conditions.push(searchUids.length > 0 ? `r.uid IN (${sqlPlaceholders(searchUids.length)})` : "1 = 0");
+    parameters.push(...searchUids);
+  } else if (searches(filter)) {
+    const match = indexedMatchSql(em, groupId, filter.searchWords, filter.searchWords[0]);
+    conditions.push(`r.uid IN (SELECT ${documentUidSql(em)} FROM registration_search WHERE ${match.sql})`);
+    parameters.push(...match.parameters);
   }
   return { where: conditions.join(" AND "), parameters };
 }
 
 /**
- * What a users page can be ordered by, declared once (the GraphQL enum and the cursors name each):
- * the uid, a date of the registration or the name (sort_name, User.name in lower case), the
- * uid breaking ties.
+ * How many users of a project match the filter. A filter that only searches is counted from a
+ * sample of the project's documents (searchCount).
  */
-export const USER_ORDER_KEYS = ["uid", "applicationDate", "updatedAt", "name"] as const;
-
-export type UserOrderKey = (typeof USER_ORDER_KEYS)[number];
-
-export interface UserOrder {
-  key: UserOrderKey;
-  descending: boolean;
-}
-
-export const UID_ORDER: UserOrder = { key: "uid", descending: false };
-
-/** The column of an order other than uid's; each has an index (project_id, <column>, uid) the page reads in order. */
-const ORDER_COLUMNS = {
-  applicationDate: "r.application_date",
-  updatedAt: "r.updated_at",
-  name: "r.sort_name",
-} as const;
-
-/** A user's place in an order: its uid, and the order's date or sort name when the order is by one. */
-export interface UserPosition {
-  uid: number;
-  at?: Date;
-  name?: string;
-}
-
-/**
- * Where a keyset page lies: strictly between the two positions of its order (either may be open),
- * read from one end.
- */
-export interface UserRange {
-  after: UserPosition | null;
-  before: UserPosition | null;
-  limit: number;
-  /** true: the `limit` users nearest `before` (backward paging); false: nearest `after`. */
-  fromEnd: boolean;
-  /** Absent: uid order. */
-  order?: UserOrder;
-}
-
-/** `r.uid`'s side of a position, and the order column's before it (a tie on it goes by uid). */
-function beyondSql(
-  em: EntityManager,
-  order: UserOrder,
-  position: UserPosition,
-  side: "after" | "before",
-): { sql: string; parameters: unknown[] } {
-  const greater = (side === "after") !== order.descending;
-  const op = greater ? ">" : "<";
-  if (order.key === "uid") return { sql: `r.uid ${op} ?`, parameters: [position.uid] };
-  const column = ORDER_COLUMNS[order.key];
-  const value = order.key === "name" ? position.name : position.at && sqlDate(em, position.at);
-  if (value === undefined)
-    throw new Error(`a position in ${order.key} order needs its ${order.key === "name" ? "name" : "date"}`);
-  return { sql: `(${column} ${op} ? OR (${column} = ? AND r.uid ${op} ?))`, parameters: [value, value, position.uid] };
-}
-
-function keysetSql(em: EntityManager, range: UserRange): { keyset: string; keysetParameters: unknown[] } {
-  const order = range.order ?? UID_ORDER;
-  let keyset = "";
-  const keysetParameters: unknown[] = [];
-  for (const side of ["after", "before"] as const) {
-    const position = range[side];
-    if (position == null) continue;
-    const beyond = beyondSql(em, order, position, side);
-    keyset += ` AND ${beyond.sql}`;
-    keysetParameters.push(...beyond.parameters);
-  }
-  return { keyset, keysetParameters };
-}
-
-/** The ORDER BY of a page read in `order`, from its start or (fromEnd) from its end. */
-function orderBySql(order: UserOrder, fromEnd: boolean): string {
-  const direction = order.descending !== fromEnd ? "DESC" : "ASC";
-  return order.key === "uid" ? `r.uid ${direction}` : `${ORDER_COLUMNS[order.key]} ${direction}, r.uid ${direction}`;
-}
-
-/**
- * How many users of a project match the filter. A filter that only searches is counted from the
- * search documents, up to `searchCap` (one more than it means more).
- */
-export async function countUsers(
-  em: EntityManager,
-  groupId: number,
-  filter: UserListFilter,
-  searchCap: number,
-): Promise<number> {
-  if (searchesOnly(filter)) return countSearchMatches(em, groupId, filter.searchWords, searchCap);
+export async function countUsers(em: EntityManager, groupId: number, filter: UserListFilter): Promise<UserCount> {
+  if (searchesOnly(filter))
+    return searchCount(em, groupId, filter.searchWords, await searchSample(em, groupId, filter.searchWords));
   const { where, parameters } = filterSql(em, groupId, filter);
   // The status is joined only when the filter reads it: a count by status, by updatedSince or by
   // search then reads the registration's own indexes, not a million joined rows.
   const from = `FROM registration r${filter.excluded != null ? " LEFT JOIN status s ON s.id = r.status_id" : ""}`;
   const [row] = await selectRows(em, { total: "int" }, `SELECT COUNT(*) AS total ${from} WHERE ${where}`, parameters);
-  return row?.total ?? 0;
+  return { total: row?.total ?? 0, estimated: false };
 }
 
 /**
@@ -226,32 +156,18 @@ function inPageOrder(rows: UserSummary[], order: UserOrder, fromEnd: boolean): U
   return descending ? rows.reverse() : rows.sort(compare);
 }
 
-/**
- * A uid-ordered page that only searches is the search documents' slice of it: the index answers
- * the page, and only its rows are joined. Other pages filter the registrations by the matches.
- */
-function searchSliceOf(filter: UserListFilter, range: UserRange, order: UserOrder): SearchSlice | null {
-  if (!searchesOnly(filter) || order.key !== "uid") return null;
-  const bound = (side: "after" | "before") => {
-    const position = range[side];
-    const greater = (side === "after") !== order.descending;
-    return position ? { op: greater ? (">" as const) : ("<" as const), uid: position.uid } : null;
-  };
-  return {
-    after: bound("after"),
-    before: bound("before"),
-    descending: order.descending !== range.fromEnd,
-    limit: range.limit,
-  };
-}
-
 /** A page of summaries as readSummaryPageInRange reads it. */
 export interface SummaryPageRead {
   /** false: the project is not the organization's (or does not exist); the page is then empty. */
   owned: boolean;
   rows: UserSummary[];
-  /** The registrations in `countBuckets` from the project's counters; null when none were asked. */
+  /**
+   * The registrations in `countBuckets` from the project's counters, or of a search alone when
+   * `countSearch`; null when neither was asked.
+   */
   matchingTotal: number | null;
+  /** The search's matchingTotal is an estimate (searchCount). */
+  matchingTotalEstimated: boolean;
 }
 
 /**
@@ -271,9 +187,18 @@ export async function readSummaryPageInRange(
   range: UserRange,
   members: SummaryMembers | null = null,
   countBuckets: readonly CounterBucket[] | null = null,
+  countSearch = false,
 ): Promise<SummaryPageRead> {
   const order = range.order ?? UID_ORDER;
-  const { where, parameters } = filterSql(em, groupId, filter, searchSliceOf(filter, range, order));
+  // A search alone: one sample of the project chooses how to find the page and counts.
+  let searchUids: number[] | null = null;
+  let searchTotal: UserCount | null = null;
+  if (searchesOnly(filter)) {
+    const sample = await searchSample(em, groupId, filter.searchWords);
+    searchUids = await searchPageUids(em, groupId, filter.searchWords, range, sample);
+    if (countSearch) searchTotal = await searchCount(em, groupId, filter.searchWords, sample);
+  }
+  const { where, parameters } = filterSql(em, groupId, filter, searchUids);
   const { keyset, keysetParameters } = keysetSql(em, range);
   const sql = `SELECT pg.*, ${countBuckets ? registrationsInBucketsSql("pr.id", countBuckets) : "NULL"} AS matching_total
        FROM project pr
@@ -282,9 +207,9 @@ export async function readSummaryPageInRange(
                    WHERE ${where}${keyset} ORDER BY ${orderBySql(order, range.fromEnd)} LIMIT ${Math.max(0, Math.trunc(range.limit))}) pg ON 1 = 1
       WHERE pr.id = ? AND pr.organization_id = ?`;
   const raw = await selectRawRows(em, sql, [...parameters, ...keysetParameters, groupId, organizationId]);
-  if (raw.length === 0) return { owned: false, rows: [], matchingTotal: null };
-  const matchingTotal = countBuckets ? Number(raw[0].matching_total ?? 0) : null;
+  if (raw.length === 0) return { owned: false, rows: [], matchingTotal: null, matchingTotalEstimated: false };
+  const matchingTotal = countBuckets ? Number(raw[0].matching_total ?? 0) : (searchTotal?.total ?? null);
   // Ordered here: an outer ORDER BY would make MariaDB sort the derived page again in a temporary table.
   const rows = raw[0].uid == null ? [] : inPageOrder(decodeSummaries(raw, sql, members), order, range.fromEnd);
-  return { owned: true, rows, matchingTotal };
+  return { owned: true, rows, matchingTotal, matchingTotalEstimated: searchTotal?.estimated ?? false };
 }

@@ -16,6 +16,8 @@ import { RegistrationAppliedIndex1795872000000 } from "./1795872000000-Registrat
 import { PersonSearchSqlite1795868750901 } from "./sqlite/1795868750901-PersonSearchSqlite";
 import { RegistrationSearch1795900000000 } from "./1795900000000-RegistrationSearch";
 import { RegistrationSearchSqlite1795900000000 } from "./sqlite/1795900000000-RegistrationSearchSqlite";
+import { SearchFoldedText1796000000000 } from "./1796000000000-SearchFoldedText";
+import { SearchFoldedTextSqlite1796000000000 } from "./sqlite/1796000000000-SearchFoldedTextSqlite";
 
 // Migrations for MySQL/MariaDB, listed by reference (TypeORM 1 deprecates globs), in timestamp
 // order. Add each new one here; never edit one that has landed.
@@ -36,6 +38,7 @@ export const MIGRATIONS: (new () => object)[] = [
   PersonSearch1795868750901,
   RegistrationAppliedIndex1795872000000,
   RegistrationSearch1795900000000,
+  SearchFoldedText1796000000000,
 ];
 
 // SQLite synchronizes its schema from the entities; these make what entities cannot declare
@@ -43,4 +46,5 @@ export const MIGRATIONS: (new () => object)[] = [
 export const SQLITE_MIGRATIONS: (new () => object)[] = [
   PersonSearchSqlite1795868750901,
   RegistrationSearchSqlite1795900000000,
+  SearchFoldedTextSqlite1796000000000,
 ];

@@ -2,7 +2,13 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DataSource } from "typeorm";
-import { countSearchMatches, searchConditionSql, writeSearchDocuments } from "../../src/data/person-search.data";
+import {
+  countIndexedMatches,
+  documentUidSql,
+  indexedMatchSql,
+  wordsTestSql,
+  writeSearchDocuments,
+} from "../../src/data/person-search.data";
 import { insertPerson, updatePerson } from "../../src/data/persons.data";
 import { insertRegistration } from "../../src/data/registrations.data";
 import { buildDataSourceOptions } from "../../src/db/data-source-options";
@@ -10,17 +16,30 @@ import { Organization, Person, Project, Registration } from "../../src/entities"
 import { itOnMysqlFamily, itOnSqlite, openTestDatabase, type TestDatabase } from "../support/database";
 
 // The search documents themselves: one per registration, written with the registration and with
-// every change to its person's names and emails, counted and sliced by the index alone, and
-// built for the registrations of a database that had them before the documents existed.
+// every change to its person's names and emails, matched alike by the index and by a test of their
+// folded text, and built for the registrations of a database that had them before the documents
+// existed.
 
 const GROUP = 31;
 const OTHER_GROUP = 32;
 
-const matchingUids = async (dataSource: DataSource, words: string[], groupId = GROUP) => {
-  const search = searchConditionSql(dataSource.manager, "r.uid", groupId, words);
+/** The uids the index finds for `words` (by its first word, the others tested). */
+const matchingUids = async (dataSource: DataSource, words: string[], groupId = GROUP, indexed = words[0]) => {
+  const match = indexedMatchSql(dataSource.manager, groupId, words, indexed);
   const rows: { uid: number | string }[] = await dataSource.query(
-    `SELECT r.uid FROM registration r WHERE ${search.sql} ORDER BY r.uid`,
-    search.parameters,
+    `SELECT ${documentUidSql(dataSource.manager)} AS uid FROM registration_search WHERE ${match.sql} ORDER BY 1`,
+    match.parameters,
+  );
+  return rows.map((row) => Number(row.uid));
+};
+
+/** The uids a test of every document's text finds for `words`, without the index. */
+const testedUids = async (dataSource: DataSource, words: string[], groupId = GROUP) => {
+  const tests = wordsTestSql(words);
+  const rows: { uid: number | string }[] = await dataSource.query(
+    `SELECT ${documentUidSql(dataSource.manager)} AS uid FROM registration_search
+      WHERE registration_search.project_id = ? AND ${tests.sql} ORDER BY 1`,
+    [groupId, ...tests.parameters],
   );
   return rows.map((row) => Number(row.uid));
 };
@@ -121,29 +140,46 @@ describe("the search documents", () => {
     expect(await written()).toEqual(fromValues);
   });
 
-  it("count and slice the matches of a project in uid order by the index alone", async () => {
+  it("hold folded words, which the index and a test of the text match alike", async () => {
+    const names: [string, string, string | null][] = [
+      ["Zoë", "O'Hara-Lund", "ZOE.ohara@Mail.test"],
+      ["Zoe", "Öhlund", null],
+      ["Ann_Lee", "Wexford", "ann_lee@wex.test"],
+      ["Marta", "Wexford", "marta@WEX.test"],
+    ];
     const uids: number[] = [];
-    for (const n of [1, 2, 3, 4]) uids.push(await register(GROUP, await newPerson(`Marta${n}`, "Wexford", null)));
+    for (const [first, last, email] of names) uids.push(await register(GROUP, await newPerson(first, last, email)));
+    const [zoe, ohlund, ann, marta] = uids;
+    const texts: { search_text: string }[] = await db.dataSource.query(
+      `SELECT search_text FROM registration_search WHERE ${documentUidSql(db.dataSource.manager)} = ?`,
+      [zoe],
+    );
+    expect(texts[0].search_text).toBe(" zoe o hara lund ohara mail test");
     const em = db.dataSource.manager;
-    expect(await countSearchMatches(em, GROUP, ["wexford"], 100)).toBe(4);
-    // Counted up to the cap: one more than the cap means more.
-    expect(await countSearchMatches(em, GROUP, ["wexford"], 2)).toBe(3);
-    expect(await countSearchMatches(em, OTHER_GROUP, ["wexford"], 100)).toBe(0);
-    const slice = async (slice: Parameters<typeof searchConditionSql>[4]) => {
-      const search = searchConditionSql(em, "r.uid", GROUP, ["wexford"], slice);
-      const rows: { uid: number | string }[] = await em.query(
-        `SELECT r.uid FROM registration r WHERE ${search.sql} ORDER BY r.uid`,
-        search.parameters,
-      );
-      return rows.map((row) => Number(row.uid));
-    };
-    expect(await slice({ after: null, before: null, descending: false, limit: 2 })).toEqual(uids.slice(0, 2));
-    expect(await slice({ after: { op: ">", uid: uids[0] }, before: null, descending: false, limit: 2 })).toEqual(
-      uids.slice(1, 3),
-    );
-    expect(await slice({ after: null, before: { op: "<", uid: uids[3] }, descending: true, limit: 2 })).toEqual(
-      uids.slice(1, 3),
-    );
+    const searches: [string[], number[]][] = [
+      [["zoe"], [zoe, ohlund]],
+      [["hara"], [zoe]],
+      [["ohl"], [ohlund]],
+      [["wexford"], [ann, marta]],
+      [["ann_lee"], [ann]],
+      [["lee"], []],
+      [["wex", "marta"], [marta]],
+      [["zoe", "lund"], [zoe]],
+      [["ara"], []],
+    ];
+    for (const [words, expected] of searches) {
+      const sorted = [...expected].sort((a, b) => a - b);
+      expect({ words, found: await testedUids(db.dataSource, words) }).toEqual({ words, found: sorted });
+      for (const indexed of words) {
+        expect({ words, indexed, found: await matchingUids(db.dataSource, words, GROUP, indexed) }).toEqual({
+          words,
+          indexed,
+          found: sorted,
+        });
+        expect(await countIndexedMatches(em, GROUP, words, indexed)).toBe(expected.length);
+      }
+    }
+    expect(await countIndexedMatches(em, OTHER_GROUP, ["wexford"], "wexford")).toBe(0);
   });
 
   itOnMysqlFamily("are a FULLTEXT index of registration_search, and the person table has none", async () => {
@@ -198,6 +234,11 @@ describe("the search documents", () => {
     try {
       expect(await matchingUids(after, ["bird"])).toEqual([501]);
       expect(await matchingUids(after, ["early", "bird"])).toEqual([501]);
+      // Refolded by the later migration: the words once each, lower case, each after a space.
+      expect(await after.query("SELECT search_text FROM registration_search WHERE rowid = 501")).toEqual([
+        { search_text: " early bird test" },
+      ]);
+      expect(await testedUids(after, ["early", "bird"])).toEqual([501]);
       expect(await sortNameOf(after, 501)).toBe("early bird");
       expect(await after.query("SELECT name FROM sqlite_master WHERE name = 'person_search'")).toEqual([]);
     } finally {

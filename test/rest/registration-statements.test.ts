@@ -142,7 +142,7 @@ describe("registration-day writes in a bounded number of statements (issue 26)",
     // BEGIN, the family lock with ownership, the form set with its mandatory fields, the forms'
     // state, the completed form's unfired triggers, the cart line and the trigger's firing, the
     // summary, the registration's updated_at, the events, the counters, COMMIT.
-    expect(statements).toBeLessThanOrEqual(15);
+    expect(statements).toBeLessThanOrEqual(12);
     // Again: nothing to complete, nothing fires, nothing is written.
     const again = await statementsOf({
       action: "update",

@@ -3,6 +3,7 @@ import {
   countUsers as countMatchingUsers,
   readSummaryPageInRange,
   UID_ORDER,
+  type UserCount,
   type UserListFilter as MatchingUsers,
   type UserOrder,
   type UserOrderKey,
@@ -26,7 +27,7 @@ import type { UserSummary } from "./user-summary";
 // Listing a project's users. Nested user data (forms, values, emails, tags, children) is read in
 // batches by the GraphQL loaders straight from src/data/, one statement per batch.
 
-export type { RegistrationRef, SummaryMembers, UserOrder, UserOrderKey, UserPosition };
+export type { RegistrationRef, SummaryMembers, UserCount, UserOrder, UserOrderKey, UserPosition };
 export { UID_ORDER };
 
 /** A user's place in `order` (what a cursor of that order carries). */
@@ -67,8 +68,13 @@ export interface UserPage {
   hasNextPage: boolean;
   /** Users precede the page (before its first user, within `after`). */
   hasPreviousPage: boolean;
-  /** How many users match the filter, when `withTotal` asked and the counters could tell; else null. */
+  /**
+   * How many users match the filter, when `withTotal` asked and the counters could tell or the
+   * filter is a search alone (counted with the page); else null.
+   */
   matchingTotal: number | null;
+  /** matchingTotal is an estimate (a search alone with too many matches to count; see countUsers). */
+  matchingTotalEstimated: boolean;
 }
 
 /**
@@ -110,6 +116,7 @@ export async function listUsersPage(ctx: RequestContext, request: UserPageReques
     { after: request.after, before: request.before, limit: size + 1, fromEnd: backward, order },
     withOrderMembers(request.summaryMembers ?? null, order),
     request.withTotal ? matchingBucketsOf(request.filter) : null,
+    request.withTotal === true,
   );
   if (!read.owned) throw notOwnedProject(request.groupId);
   const { rows } = read;
@@ -124,17 +131,19 @@ export async function listUsersPage(ctx: RequestContext, request: UserPageReques
     hasNextPage: backward ? request.before !== null : more,
     hasPreviousPage: backward ? more : request.after !== null,
     matchingTotal: read.matchingTotal,
+    matchingTotalEstimated: read.matchingTotalEstimated,
   };
 }
 
 /**
  * How many users of a project match the filter (the page that asks has checked ownership): from
- * the project's counters (one row) unless the filter names a status or searches, which count.
+ * the project's counters (one row) unless the filter names a status or searches, which count. A
+ * search alone whose matches are too many to count within a request is estimated (and says so).
  */
-export async function countUsers(ctx: RequestContext, groupId: number, filter: UserListFilter): Promise<number> {
+export async function countUsers(ctx: RequestContext, groupId: number, filter: UserListFilter): Promise<UserCount> {
   authorize(ctx, "read", { groupId });
   const buckets = matchingBucketsOf(filter);
-  if (!buckets) return countMatchingUsers(ctx.em, groupId, matchingUsersOf(filter), Number.MAX_SAFE_INTEGER);
+  if (!buckets) return countMatchingUsers(ctx.em, groupId, matchingUsersOf(filter));
   const counters = (await readProjectCounters(ctx.em, { projectId: groupId })).get(groupId) ?? emptyCounters();
-  return registrationsIn(counters, buckets);
+  return { total: registrationsIn(counters, buckets), estimated: false };
 }

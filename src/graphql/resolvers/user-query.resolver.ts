@@ -8,6 +8,7 @@ import {
   listUsersPage,
   positionOf,
   UID_ORDER,
+  type UserCount,
   type UserListFilter,
   type UserOrder,
 } from "../../domain/users/user-reads";
@@ -26,13 +27,26 @@ import { readUserForSelection, SUMMARY_FIELDS, USER_ROOT_READ } from "./user-rea
 // The root reads of users: one user, the registrant's own, a page.
 
 // `users` reads ownership, the page with its summaries and, when the counters can tell it, the
-// matching total in one statement.
+// matching total in one statement; a search alone reads a sample of the project and the page's
+// matches first (user-page.data.ts), so it keeps the snapshot.
 const USERS_PAGE_READ: OneStatementRead = (args) => {
   const filter = (args.filter ?? {}) as UserListFilter;
+  if (searchesAlone(filter)) return null;
   return answeredCoordinates(
-    matchingBucketsOf(filter) ? [...SUMMARY_FIELDS, "UserConnection.totalCount"] : SUMMARY_FIELDS,
+    matchingBucketsOf(filter)
+      ? [...SUMMARY_FIELDS, "UserConnection.totalCount", "UserConnection.totalCountEstimated"]
+      : SUMMARY_FIELDS,
   );
 };
+
+/** The filter is a search and nothing else. */
+const searchesAlone = (filter: UserListFilter): boolean =>
+  (filter.search ?? "").trim() !== "" &&
+  filter.statusId == null &&
+  filter.excluded == null &&
+  filter.level == null &&
+  filter.updatedSince == null &&
+  filter.tagId == null;
 
 /** An edge of a users page, whose cursor is encoded when the query reads it (few do, per edge). */
 class PageEdge {
@@ -87,6 +101,14 @@ const userListFilterOf = (args: UsersArgs): UserListFilter => ({
   tagId: args.filter?.tagId,
 });
 
+/** The connection's count, read once for totalCount and totalCountEstimated together. */
+function countOf(connection: UserConnectionType, ctx: GraphqlContext): Promise<UserCount> {
+  if (connection.matchingTotal != null)
+    return Promise.resolve({ total: connection.matchingTotal, estimated: connection.matchingTotalEstimated });
+  connection.count ??= countUsers(ctx.request, connection.groupId, connection.filter);
+  return connection.count;
+}
+
 @Resolver(() => UserConnectionType)
 export class UserConnectionResolver {
   @Extensions({ [ONE_STATEMENT_READ]: USERS_PAGE_READ })
@@ -134,6 +156,7 @@ export class UserConnectionResolver {
       groupId: args.groupId,
       filter,
       matchingTotal: page.matchingTotal,
+      matchingTotalEstimated: page.matchingTotalEstimated,
       edges,
       pageInfo: {
         hasNextPage: page.hasNextPage,
@@ -144,8 +167,19 @@ export class UserConnectionResolver {
     };
   }
 
-  @FieldResolver(() => Int, { description: "Users matching the filter, on all pages." })
+  @FieldResolver(() => Int, {
+    description:
+      "Users matching the filter, on all pages. Exact, except for a search alone whose matches are too many to count within the request: then an estimate, and totalCountEstimated is true.",
+  })
   async totalCount(@Root() connection: UserConnectionType, @Ctx() ctx: GraphqlContext): Promise<number> {
-    return connection.matchingTotal ?? countUsers(ctx.request, connection.groupId, connection.filter);
+    return (await countOf(connection, ctx)).total;
+  }
+
+  @FieldResolver(() => Boolean, {
+    description:
+      "true when totalCount is an estimate: a search (with no other filter) whose words match too many users to count them within the request; totalCount is then the share of matches among the project's first 2,000 users (uid order) times the project's users. false when totalCount is exact.",
+  })
+  async totalCountEstimated(@Root() connection: UserConnectionType, @Ctx() ctx: GraphqlContext): Promise<boolean> {
+    return (await countOf(connection, ctx)).estimated;
   }
 }

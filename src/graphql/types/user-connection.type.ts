@@ -1,6 +1,6 @@
 import { Field } from "type-graphql";
 import { GraphqlObjectType } from "./object-type";
-import type { UserListFilter } from "../../domain/users/user-reads";
+import type { UserCount, UserListFilter } from "../../domain/users/user-reads";
 import { UserType } from "./user.type";
 
 @GraphqlObjectType("PageInfo", {
@@ -45,8 +45,12 @@ export class UserConnectionType {
   /** What the page was read for; totalCount counts with the same filter, on demand. */
   groupId: number;
   filter: UserListFilter;
-  /** The total read with the page (from the counters), when it could be; else totalCount counts. */
+  /** The total read with the page (from the counters, or a search's), when it could be; else totalCount counts. */
   matchingTotal: number | null;
+  /** matchingTotal is an estimate. */
+  matchingTotalEstimated: boolean;
+  /** The count, once read (totalCount and totalCountEstimated share it). */
+  count?: Promise<UserCount>;
 
   @Field(() => [UserEdgeType], { description: "The page's users, in the page's order." })
   edges: UserEdgeType[];
