@@ -5,7 +5,7 @@ import { MAPLE } from "../fixtures/test-fixture";
 import { openDomainDatabase, type DomainDatabase } from "../support/domain-database";
 
 // A create that makes its person answers with a summary built from what it wrote
-// (summaryOfNewRegistration, src/data/user-projection.ts), not read back: the form counts are the
+// (summaryOfNewRegistration, src/data/new-registration-summary.ts), not read back: the form counts are the
 // twin of the summary's SQL. Each create here is held to the summary a read of the same
 // registration decodes, every member (dates to the millisecond, counts, money, name) equal.
 

@@ -5,9 +5,9 @@ import type { UserSummary } from "../../data/user-projection";
 // The user summary (legacy `meta_info`) is declared once, in src/data/user-projection.ts: its
 // type, its SQL and its decoder derive from that declaration.
 export { displayName } from "../../data/summary-columns";
+export { summaryOfNewRegistration } from "../../data/new-registration-summary";
 export {
   summaryMembers,
-  summaryOfNewRegistration,
   type SummaryMemberName,
   type SummaryMembers,
   type UserSummary,
