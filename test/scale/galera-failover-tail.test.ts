@@ -166,7 +166,11 @@ async function killUnderLoad(load: "add_email" | "create", run: number): Promise
   await cluster!.waitForSize(2);
   const restartedAt = Date.now();
   await victim.start({ size: 3 });
-  const rejoin = { ms: Date.now() - restartedAt, transfer: victim.lastTransfer };
+  const rejoin = {
+    ms: Date.now() - restartedAt,
+    transfer: victim.lastTransfer,
+    failedRecoveries: victim.recoveryFailures.length,
+  };
   await haproxy!.waitForServer("galera", victim.name, "UP");
   // Served for a while after the node came back (and HAProxy may send new connections to it).
   await sleep(2000);
