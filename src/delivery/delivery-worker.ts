@@ -88,32 +88,27 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     stats.dispatched += dispatched;
     return dispatched;
   };
-  // At READ COMMITTED: the claim scans the events not yet fanned out, the range every write's
-  // new event is inserted into, and at REPEATABLE READ its gap lock would make that INSERT (the
-  // writer holding its registration's lock meanwhile) wait for this COMMIT (docs/locking.md).
+  // At the default REPEATABLE READ, not at READ COMMITTED as the feed placing: with two workers
+  // writing through two Galera nodes, the fan-out at READ COMMITTED sent some events twice
+  // (test/scale/galera-service.test.ts), and exactly once comes before the tail of a failover.
   const fanOutOnce = () =>
-    inTransaction(
-      ctx,
-      "delivery.fan_out",
-      async ({ em }) => {
-        const events = await claimUndispatchedEvents(em, batchSize * 4, { placedOnly: options.placeInFeed === false });
-        if (events.length === 0) return 0;
-        const endpoints = await readActiveEndpoints(em, [...new Set(events.map((event) => event.organizationId))]);
-        const pairs = events.flatMap((event) =>
-          endpoints
-            .filter(
-              (endpoint) =>
-                endpoint.organizationId === event.organizationId &&
-                endpoint.events.includes(event.type) &&
-                (endpoint.groupIds === null || endpoint.groupIds.includes(event.groupId)),
-            )
-            .map((endpoint) => ({ eventId: event.id, endpointId: endpoint.id })),
-        );
-        await writeFanOut(em, events, pairs, new Date());
-        return events.length;
-      },
-      { readCommitted: true },
-    );
+    inTransaction(ctx, "delivery.fan_out", async ({ em }) => {
+      const events = await claimUndispatchedEvents(em, batchSize * 4, { placedOnly: options.placeInFeed === false });
+      if (events.length === 0) return 0;
+      const endpoints = await readActiveEndpoints(em, [...new Set(events.map((event) => event.organizationId))]);
+      const pairs = events.flatMap((event) =>
+        endpoints
+          .filter(
+            (endpoint) =>
+              endpoint.organizationId === event.organizationId &&
+              endpoint.events.includes(event.type) &&
+              (endpoint.groupIds === null || endpoint.groupIds.includes(event.groupId)),
+          )
+          .map((endpoint) => ({ eventId: event.id, endpointId: endpoint.id })),
+      );
+      await writeFanOut(em, events, pairs, new Date());
+      return events.length;
+    });
 
   const claim = <T>(work: (em: RequestContext["em"], now: Date, leaseUntil: Date) => Promise<T>) =>
     inTransaction(ctx, "delivery.claim", ({ em }) => {

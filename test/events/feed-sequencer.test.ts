@@ -203,7 +203,7 @@ it("a lone commit is placed at once; commits within FEED_PASS_INTERVAL_MS of tha
 
 // Every add_email or create under load shares a placing with the commits of its interval, so a
 // placing's statements are part of what a write costs (issue 33).
-it("a placing is five statements on both databases: BEGIN, the claim, the feed row's bump (whose answer carries the new last position), the events' positions, COMMIT", async () => {
+it("a placing is five statements (BEGIN, the claim, the feed row's bump whose answer carries the new last position, the events' positions, COMMIT), and on MySQL/MariaDB one more to run at READ COMMITTED", async () => {
   await t.runtime.sequencer.stop();
   // The feed's row is made by the first placing (one statement more, once).
   await recordTestEvents(t, 1);
@@ -211,7 +211,7 @@ it("a placing is five statements on both databases: BEGIN, the claim, the feed r
   const [{ last }] = await t.dataSource.query(`SELECT last_position AS last FROM event_feed WHERE id = 1`);
   await recordTestEvents(t, 3);
   const { statements, result } = await t.countAllStatements(() => placeCommittedEvents(t.context()));
-  expect(statements).toBe(5);
+  expect(statements).toBe(onMysqlFamily ? 6 : 5);
   expect(result).toEqual({ placed: 3, lastPosition: Number(last) + 3 });
   const positions = await t.dataSource.query(
     `SELECT feed_position AS p FROM event WHERE feed_position > ? ORDER BY feed_position`,
