@@ -1,5 +1,6 @@
 import type { DataSource } from "typeorm";
 import { AccountCache } from "../auth/account-cache";
+import type { ReadCommittedPool } from "../db/read-committed-pool";
 import type { ReplicaSet } from "../db/replicas";
 import { SqliteTurns } from "../db/sqlite-turns";
 import { TransactionReruns } from "../db/transaction-conflicts";
@@ -26,6 +27,11 @@ export interface ProcessState {
   readonly accounts: AccountCache;
   /** What registering into a project needs to know of it, read once per project and key set. */
   readonly registrationPlans: RegistrationPlans;
+  /**
+   * MySQL/MariaDB sessions at READ COMMITTED for `inTransaction`'s `readCommitted` (the runtime's,
+   * which closes it); without one such a unit of work sets its level on a pooled connection.
+   */
+  readonly readCommitted?: ReadCommittedPool;
 }
 
 /** A process state for `dataSource`: no replicas, positions and accounts in process, unless given. */
@@ -41,5 +47,6 @@ export function processStateOf(
     walkPositions: parts.walkPositions ?? new MemoryWalkPositions(),
     accounts: parts.accounts ?? new AccountCache(dataSource),
     registrationPlans: parts.registrationPlans ?? new RegistrationPlans(),
+    readCommitted: parts.readCommitted,
   };
 }

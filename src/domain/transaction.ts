@@ -29,11 +29,12 @@ function actorOf(ctx: RequestContext): Actor {
 
 export interface TransactionOptions {
   /**
-   * MySQL/MariaDB: run at READ COMMITTED instead of the default REPEATABLE READ (one statement
-   * more, SET TRANSACTION, before the BEGIN). A locking read then locks the rows it returns and
-   * no gap: for a claim by `SKIP LOCKED` of rows that writes keep inserting into the range it
-   * scans (docs/locking.md), which at REPEATABLE READ would make each such INSERT wait for the
-   * claim's COMMIT. SQLite: ignored (transactions take turns).
+   * MySQL/MariaDB: run at READ COMMITTED instead of the default REPEATABLE READ, on a session of
+   * the process state's `readCommitted` pool, which runs at that level (else on a pooled
+   * connection, one statement more: SET TRANSACTION before the BEGIN). A locking read then locks
+   * the rows it returns and no gap: for a claim by `SKIP LOCKED` of rows that writes keep
+   * inserting into the range it scans (docs/locking.md), which at REPEATABLE READ would make each
+   * such INSERT wait for the claim's COMMIT. SQLite: ignored (transactions take turns).
    */
   readCommitted?: boolean;
 }
@@ -81,14 +82,18 @@ export async function inTransaction<T>(
   };
   const { replicas, sqliteTurns, reruns } = ctx.state;
   const keys = consistencyKeysOf(ctx);
+  const readCommitted = isolation ? ctx.state.readCommitted : undefined;
   const run =
     replicas && keys.length > 0
       ? () => transactionNotingPosition(ctx, replicas, keys, body, isolation)
-      : isolation
+      : readCommitted
         ? // eslint-disable-next-line no-restricted-syntax -- the one place a transaction starts
-          () => ctx.dataSource.transaction(isolation, body)
-        : // eslint-disable-next-line no-restricted-syntax -- the one place a transaction starts
-          () => ctx.dataSource.transaction(body);
+          () => readCommitted.transaction(body)
+        : isolation
+          ? // eslint-disable-next-line no-restricted-syntax -- the one place a transaction starts
+            () => ctx.dataSource.transaction(isolation, body)
+          : // eslint-disable-next-line no-restricted-syntax -- the one place a transaction starts
+            () => ctx.dataSource.transaction(body);
   const firstRunAt = performance.now();
   for (let attempt = 1; ; attempt += 1) {
     committing = false;

@@ -1,6 +1,7 @@
 import type { DataSource } from "typeorm";
 import type { Config } from "../config/config";
 import { AccountCache } from "../auth/account-cache";
+import { ReadCommittedPool } from "../db/read-committed-pool";
 import { startReadReplicas } from "../db/read-replicas-setup";
 import type { ReplicaSet } from "../db/replicas";
 import { leaseMsOf, startDeliveryWorker, type DeliveryWorker } from "../delivery/delivery-worker";
@@ -24,7 +25,8 @@ import { waitAtMost } from "./bounded-wait";
 //
 // Start, in this order (each may use what came before):
 //   1. the process state's own parts: SQLite's turns, rerun counts, the account cache
-//      (ACCOUNT_CACHE_TTL_MS);
+//      (ACCOUNT_CACHE_TTL_MS), the READ COMMITTED sessions of the feed's placings (MySQL/MariaDB,
+//      connected on first use);
 //   2. the Redis connection (REDIS_URL), shared by everything below and by the rate limiter;
 //   3. read replicas and their health checks, with the read-your-writes positions (in Redis or
 //      in process); walk positions (in Redis or in process);
@@ -37,8 +39,8 @@ import { waitAtMost } from "./bounded-wait";
 //   the worker stops claiming at once (`stopClaiming`, while connections drain) and finishes its
 //   sends in flight; the live events end (their WebSockets were closed by the drain), the
 //   sequencer places what the last writes committed and stops (each of these two waits is bounded,
-//   so a pass stuck on an unanswered query is logged and left behind); then 4, 3 (replica pools
-//   and checks), 2 are closed, in reverse order. The DataSource is the caller's: it is destroyed
+//   so a pass stuck on an unanswered query is logged and left behind); the READ COMMITTED sessions
+//   close; then 4, 3 (replica pools and checks), 2 are closed, in reverse order. The DataSource is the caller's: it is destroyed
 //   after `stop()`.
 
 export interface RuntimeOptions {
@@ -92,7 +94,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     throw error;
   }
   const walkPositions = redis ? new RedisWalkPositions(redis, logger) : new MemoryWalkPositions();
-  const state = processStateOf(dataSource, { ...options.shareWith, accounts, replicas, walkPositions });
+  const readCommitted = dataSource.options.type === "better-sqlite3" ? undefined : new ReadCommittedPool(dataSource);
+  const state = processStateOf(dataSource, {
+    ...options.shareWith,
+    accounts,
+    replicas,
+    walkPositions,
+    readCommitted,
+  });
   const shared = servesRequests ? startSharedState(redis, accounts, logger) : null;
   let worker: DeliveryWorker | null = null;
   // Events placed in the feed, here or (through Redis) elsewhere, wake the worker: idle, it backs off.
@@ -122,6 +131,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
         const bound = leaseMsOf(config.delivery);
         await waitAtMost(workerStopped ?? Promise.resolve(), bound, "delivery worker", logger);
         await waitAtMost(feed.close(), bound, "feed sequencer and live events", logger);
+        await readCommitted?.close();
         await shared?.close();
         await replicas?.stop();
         await redis?.close();

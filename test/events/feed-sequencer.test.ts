@@ -1,6 +1,7 @@
 import type { EntityManager } from "typeorm";
 import { claimUnplacedEvents, placeEventsInFeed, takeFeedPositions } from "../../src/data/event-feed.data";
 import { placeCommittedEvents } from "../../src/domain/events/event-feed";
+import { inTransaction } from "../../src/domain/transaction";
 import { startFeedSequencer } from "../../src/runtime/feed-sequencer";
 import { MAPLE } from "../fixtures/test-fixture";
 import { itOnMysqlFamily, onMysqlFamily } from "../support/database";
@@ -116,6 +117,39 @@ itOnMysqlFamily(
   },
 );
 
+itOnMysqlFamily(
+  "a unit of work asking for READ COMMITTED runs at it, and its claim makes no write's event wait; the others stay at REPEATABLE READ",
+  async () => {
+    await t.runtime.sequencer.stop();
+    await recordTestEvents(t, 2);
+    const isolation = async (em: EntityManager) => String((await em.query(`SELECT @@tx_isolation AS level`))[0].level);
+    const writer = t.dataSource.createQueryRunner();
+    try {
+      const seen = await inTransaction(
+        t.context(),
+        "test.read_committed",
+        async ({ em }) => {
+          const level = await isolation(em);
+          const claimed = await claimUnplacedEvents(em, 500);
+          // At REPEATABLE READ the claim would lock the gap this INSERT goes into, and it would
+          // wait for this COMMIT (the case of the test above): here it commits at once.
+          await writer.startTransaction();
+          await insertEvent(writer.manager, 3);
+          await writer.commitTransaction();
+          return { level, claimed: claimed.length };
+        },
+        { readCommitted: true },
+      );
+      expect(seen).toEqual({ level: "READ-COMMITTED", claimed: 2 });
+      const plain = await inTransaction(t.context(), "test.plain", async ({ em }) => isolation(em));
+      expect(plain).toBe("REPEATABLE-READ");
+    } finally {
+      if (writer.isTransactionActive) await writer.rollbackTransaction();
+      await writer.release();
+    }
+  },
+);
+
 it("events committed where no signal reached the sequencer (another process) are placed by its look", async () => {
   // A second sequencer on the same database plays the other instance: it was not woken by a
   // commit, so only its look finds the events (the app's own sequencer is woken by the commit).
@@ -203,7 +237,9 @@ it("a lone commit is placed at once; commits within FEED_PASS_INTERVAL_MS of tha
 
 // Every add_email or create under load shares a placing with the commits of its interval, so a
 // placing's statements are part of what a write costs (issue 33).
-it("a placing is five statements (BEGIN, the claim, the feed row's bump whose answer carries the new last position, the events' positions, COMMIT), and on MySQL/MariaDB one more to run at READ COMMITTED", async () => {
+// On MySQL/MariaDB the placing runs at READ COMMITTED on a session set to it once, when the
+// connection opens (src/db/read-committed-pool.ts): no SET TRANSACTION per placing.
+it("a placing is five statements (BEGIN, the claim, the feed row's bump whose answer carries the new last position, the events' positions, COMMIT) on both databases", async () => {
   await t.runtime.sequencer.stop();
   // The feed's row is made by the first placing (one statement more, once).
   await recordTestEvents(t, 1);
@@ -211,7 +247,7 @@ it("a placing is five statements (BEGIN, the claim, the feed row's bump whose an
   const [{ last }] = await t.dataSource.query(`SELECT last_position AS last FROM event_feed WHERE id = 1`);
   await recordTestEvents(t, 3);
   const { statements, result } = await t.countAllStatements(() => placeCommittedEvents(t.context()));
-  expect(statements).toBe(onMysqlFamily ? 6 : 5);
+  expect(statements).toBe(5);
   expect(result).toEqual({ placed: 3, lastPosition: Number(last) + 3 });
   const positions = await t.dataSource.query(
     `SELECT feed_position AS p FROM event WHERE feed_position > ? ORDER BY feed_position`,

@@ -5,10 +5,12 @@ import { graphqlData } from "../support/graphql";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 // Issue 35 item 5: a search alone walks a bounded window of the page's order and tests each
-// document, goes to the full-text index when the window holds less than a page, and counts by a
-// sample of the project when counting exactly would be too dear (totalCountEstimated). With the
-// windows made small, every way is taken on this small project, and each must find what the
-// matching rule finds (docs/graphql.md, "Search"), in every order, forward and backward.
+// document, goes to the full-text index when the window holds less than a page, reads the word
+// table on MySQL/MariaDB (uid and name orders; bounded windows of each word for several words),
+// and counts by a sample of the project when counting exactly would be too dear
+// (totalCountEstimated). With the windows made small, every way is taken on this small project,
+// and each must find what the matching rule finds (docs/graphql.md, "Search"), in every order,
+// forward and backward.
 
 const GROUP = 100909082;
 const FIRST = ["Ada", "Bob", "Cyd", "Dee", "Eve", "Zoë"];
@@ -112,6 +114,14 @@ describe("a search alone, by windows, index and sample", () => {
     [
       "windows of 1 document, the index for any word",
       { uidWalk: 1, orderWalk: 1, countSample: 8, indexDocuments: 100 },
+    ],
+    [
+      "word windows of 1 registration, MySQL/MariaDB's word table for every word",
+      { uidWalk: 1, orderWalk: 1, countSample: 8, indexDocuments: 0, longerWords: 100, wordWindow: 1 },
+    ],
+    [
+      "word windows of 2 registrations, the word table only for words without common longer ones",
+      { uidWalk: 2, orderWalk: 2, countSample: 8, indexDocuments: 0, longerWords: 1, wordWindow: 2 },
     ],
   ])("finds what the rule finds in every order, forward and backward (%s)", async (_, windows) => {
     Object.assign(SEARCH_WINDOWS, windows);

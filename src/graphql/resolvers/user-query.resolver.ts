@@ -29,14 +29,17 @@ import { readUserForSelection, SUMMARY_FIELDS, USER_ROOT_READ } from "./user-rea
 // `users` reads ownership, the page with its summaries and, when the counters can tell it, the
 // matching total in one statement; a search alone reads a sample of the project and the page's
 // matches first (user-page.data.ts), so it keeps the snapshot.
+// The two answers are made once: the walk of a page's selection is kept per answer (one-statement-read.ts).
+const PAGE_ANSWERED = answeredCoordinates(SUMMARY_FIELDS);
+const PAGE_AND_TOTAL_ANSWERED = answeredCoordinates([
+  ...SUMMARY_FIELDS,
+  "UserConnection.totalCount",
+  "UserConnection.totalCountEstimated",
+]);
 const USERS_PAGE_READ: OneStatementRead = (args) => {
   const filter = (args.filter ?? {}) as UserListFilter;
   if (searchesAlone(filter)) return null;
-  return answeredCoordinates(
-    matchingBucketsOf(filter)
-      ? [...SUMMARY_FIELDS, "UserConnection.totalCount", "UserConnection.totalCountEstimated"]
-      : SUMMARY_FIELDS,
-  );
+  return matchingBucketsOf(filter) ? PAGE_AND_TOTAL_ANSWERED : PAGE_ANSWERED;
 };
 
 /** The filter is a search and nothing else. */
