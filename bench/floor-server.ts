@@ -23,9 +23,10 @@ import { getMetadataStorage } from "type-graphql";
 import { compiledExecutorGateway } from "../src/graphql/execution/compiled-executor";
 import { RESOLVERS, buildGraphqlSchema } from "../src/graphql/schema";
 
-// The servers of bench/graphql-floor.ts that answer the nested user read with no domain work: the
-// answer regapi gave is held in memory and handed out by the resolvers, so what such a server
-// costs per request is what the required stack costs for this query, whatever the data layer does.
+// The servers of bench/graphql-floor.ts that answer one read (the nested user, a users page) with
+// no domain work: the answer regapi gave is held in memory and handed out by the resolvers, so what
+// such a server costs per request is what the required stack costs for this query, whatever the
+// data layer does.
 //   apollo:  Express + Apollo Server 5 + regapi's type-graphql schema (its resolver wrappers,
 //            class-validator on the arguments, @Authorized) executed by regapi's compiled executor;
 //            every type-graphql resolver method returns its member of the held answer.
@@ -35,10 +36,17 @@ import { RESOLVERS, buildGraphqlSchema } from "../src/graphql/schema";
 
 export type FloorSide = "apollo" | "jit" | "express";
 
-type Answer = { data: { user: Record<string, unknown> } };
+type Answer = { data: Record<string, unknown> };
+
+/** The one root field the held answer is of (`user`, `users`). */
+function rootOf(answer: Answer): string {
+  const [root, ...others] = Object.keys(answer.data);
+  if (!root || others.length > 0) throw new Error("the floor holds the answer of one root field");
+  return root;
+}
 
 /** Every type-graphql resolver method returns its member of the parent it is given. */
-function resolversAnswerFrom(user: unknown): void {
+function resolversAnswerFrom(rootField: string, held: unknown): void {
   const targets = new Set<unknown>(RESOLVERS);
   for (const resolver of getMetadataStorage().fieldResolvers) {
     if (!targets.has(resolver.target)) continue;
@@ -48,8 +56,8 @@ function resolversAnswerFrom(user: unknown): void {
       (params[root] as Record<string, unknown>)[name];
   }
   for (const resolver of getMetadataStorage().queries) {
-    if (resolver.schemaName !== "user") continue;
-    (resolver.target.prototype as Record<string, unknown>)[resolver.methodName] = async () => user;
+    if (resolver.schemaName !== rootField) continue;
+    (resolver.target.prototype as Record<string, unknown>)[resolver.methodName] = async () => held;
   }
 }
 
@@ -81,8 +89,8 @@ function asInstances(value: unknown, type: GraphQLOutputType): unknown {
 
 async function apolloApp(answer: Answer): Promise<Express> {
   const plain = await buildGraphqlSchema();
-  const user = asInstances(answer.data.user, plain.getQueryType()!.getFields().user.type);
-  resolversAnswerFrom(user);
+  const root = rootOf(answer);
+  resolversAnswerFrom(root, asInstances(answer.data[root], plain.getQueryType()!.getFields()[root].type));
   const schema = plain;
   // regapi answers a read summary's metaInfo without type-graphql's wrapper (schema-patches.ts).
   assertObjectType(schema.getType("User")).getFields().metaInfo.resolve = (user: Record<string, unknown>) =>
@@ -106,7 +114,7 @@ async function apolloApp(answer: Answer): Promise<Express> {
 
 async function jitApp(answer: Answer): Promise<Express> {
   const schema = buildSchema(printSchema(await buildGraphqlSchema()));
-  const root = { user: answer.data.user };
+  const root = answer.data;
   const compiled = new Map<string, CompiledQuery>();
   const app = express();
   app.disable("x-powered-by");

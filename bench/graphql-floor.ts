@@ -7,11 +7,18 @@ import { join, resolve } from "node:path";
 import autocannon from "autocannon";
 import { SERVER_NODE_FLAGS } from "../src/common/heap-growth";
 import { prepareBenchDatabase } from "./bench-database";
-import { BENCH_GROUP_ID, BENCH_HEADERS, BENCH_USER, NESTED_USER_QUERY } from "./scenarios";
+import {
+  BENCH_GROUP_ID,
+  BENCH_HEADERS,
+  BENCH_USER,
+  NESTED_USER_QUERY,
+  USERS_PAGE_NO_COUNT_QUERY,
+  USERS_PAGE_QUERY,
+} from "./scenarios";
 import type { SideMessage } from "./side-server";
 
-// The floor of the nested user read (issue 23): what the stack regapi must use costs for this
-// exact query and answer, beside regapi and the hand-written baseline. Each server runs in its own
+// The floor of a GraphQL read (issue 23: the nested user; issue 34: the users pages): what the
+// stack regapi must use costs for this exact query and answer, beside regapi and the hand-written baseline. Each server runs in its own
 // process, as in bench/compare.ts; each is driven in turn by autocannon (10 connections) with a
 // fixed number of requests, and its CPU per request is read from /proc/<pid>/stat (user + system,
 // all threads), and the local MariaDB server's CPU over the same run from its pid file. The floor servers (bench/floor-server.ts) hold regapi's answer in memory:
@@ -20,10 +27,12 @@ import type { SideMessage } from "./side-server";
 //   apollo    Express + Apollo Server 5 + regapi's type-graphql schema, no database
 //   jit       Express + a graphql-jit compiled query on a plain graphql-js schema, no database
 //   express   Express sending the answer: HTTP, body parsing and JSON alone
-//   npm run bench:graphql-floor                      # 10k seeded registrants
+//   npm run bench:graphql-floor                      # 10k seeded registrants, the nested user read
+//   FLOOR_QUERY=page npm run bench:graphql-floor     # users(first: 50) metaInfo (page-no-count: without totalCount)
 //   BENCH_REUSE=1 npm run bench:graphql-floor        # the database an earlier run seeded
 // Environment: BENCH_DATABASE_URL (default mariadb://root@127.0.0.1:3306/regapi_bench_floor; dropped
-// and re-created unless BENCH_REUSE=1), BENCH_USERS (10000), FLOOR_ROUNDS (7), FLOOR_REQUESTS (1500
+// and re-created unless BENCH_REUSE=1), BENCH_USERS (10000), FLOOR_QUERY (nested, page or
+// page-no-count: the read of bench/scenarios.ts measured), FLOOR_ROUNDS (7), FLOOR_REQUESTS (1500
 // per side per round), FLOOR_CONNECTIONS (10), FLOOR_SIDES (all five, comma-separated; "compared"
 // adds regapi as another build runs it), FLOOR_COMPARE (that build's output directory, e.g. a copy
 // of dist/ from another commit kept inside this checkout so that it finds node_modules): to measure
@@ -46,8 +55,31 @@ const TOGETHER = process.env.FLOOR_TOGETHER === "1";
 const COMPARE = process.env.FLOOR_COMPARE ? resolve(process.env.FLOOR_COMPARE) : undefined;
 const COMPARE_FLAGS = process.env.FLOOR_COMPARE_FLAGS?.split(" ").filter(Boolean) ?? [];
 
+/** The read measured: regapi's request, and the baseline's endpoint and request for the same answer. */
+const READS = {
+  nested: {
+    graphql: { query: NESTED_USER_QUERY, variables: { g: BENCH_GROUP_ID, c: BENCH_USER } },
+    baseline: { path: "/baseline/nested-user", body: { groupId: BENCH_GROUP_ID, cloginId: BENCH_USER }, statements: 5 },
+  },
+  page: {
+    graphql: { query: USERS_PAGE_QUERY, variables: { g: BENCH_GROUP_ID, n: 50 } },
+    baseline: { path: "/baseline/users-page", body: { groupId: BENCH_GROUP_ID, first: 50 }, statements: 3 },
+  },
+  "page-no-count": {
+    graphql: { query: USERS_PAGE_NO_COUNT_QUERY, variables: { g: BENCH_GROUP_ID, n: 50 } },
+    baseline: {
+      path: "/baseline/users-page",
+      body: { groupId: BENCH_GROUP_ID, first: 50, withCount: false },
+      statements: 2,
+    },
+  },
+} as const;
+const READ_NAME = (process.env.FLOOR_QUERY ?? "nested") as keyof typeof READS;
+if (!Object.hasOwn(READS, READ_NAME)) throw new Error(`FLOOR_QUERY: one of ${Object.keys(READS).join(", ")}`);
+const READ = READS[READ_NAME];
+
 const DESCRIPTION: Record<SideName, string> = {
-  baseline: "baseline: Express + mysql2, 5 statements",
+  baseline: `baseline: Express + mysql2, ${READ.baseline.statements} statements`,
   regapi: "regapi",
   apollo: "Express + Apollo Server 5 + type-graphql schema, answer in memory",
   jit: "Express + graphql-jit, plain schema, answer in memory",
@@ -86,18 +118,8 @@ async function start(name: SideName, answer: string): Promise<Running> {
   if (first.type !== "listening") throw new Error(`${name} did not start`);
   const base = `http://127.0.0.1:${first.port}`;
   return name === "baseline"
-    ? {
-        name,
-        child,
-        url: `${base}/baseline/nested-user`,
-        body: JSON.stringify({ groupId: BENCH_GROUP_ID, cloginId: BENCH_USER }),
-      }
-    : {
-        name,
-        child,
-        url: `${base}/graphql`,
-        body: JSON.stringify({ query: NESTED_USER_QUERY, variables: { g: BENCH_GROUP_ID, c: BENCH_USER } }),
-      };
+    ? { name, child, url: `${base}${READ.baseline.path}`, body: JSON.stringify(READ.baseline.body) }
+    : { name, child, url: `${base}/graphql`, body: JSON.stringify(READ.graphql) };
 }
 
 async function answerOf(side: Running): Promise<string> {
@@ -165,7 +187,8 @@ async function main(): Promise<void> {
   await prepareBenchDatabase(URL, USERS, REUSE);
   const regapi = await start("regapi", "");
   const answer = await answerOf(regapi);
-  if (!answer.includes('"user":{')) throw new Error(`regapi answered ${answer.slice(0, 200)}`);
+  if (!answer.startsWith('{"data":{"user') || answer.includes('"errors"'))
+    throw new Error(`regapi answered ${answer.slice(0, 200)}`);
   const sides = [regapi];
   for (const name of SIDES) if (name !== "regapi") sides.push(await start(name, answer));
   const measured = sides.filter((side) => SIDES.includes(side.name));
@@ -187,7 +210,7 @@ async function main(): Promise<void> {
   }
 
   console.log(
-    `\nnode ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}); ${ROUNDS} rounds of ${REQUESTS} requests per side, ` +
+    `\n${READ_NAME} read: node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}); ${ROUNDS} rounds of ${REQUESTS} requests per side, ` +
       `${CONNECTIONS} connections, ${TOGETHER ? "sides at the same time" : "sides in turn"}; CPU from /proc/<pid>/stat (10 ms ticks); medians, min–max over the rounds\n`,
   );
   console.log(

@@ -32,6 +32,8 @@ async function main(): Promise<void> {
   const url = process.env.BENCH_DATABASE_URL ?? "mariadb://root@127.0.0.1:3306/regapi_1m";
   const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   const samples = Number(process.env.BENCH_SAMPLES ?? 40);
+  // Only the scenarios whose name contains one of these (comma-separated); all by default.
+  const only = (process.env.BENCH_ONLY ?? "").split(",").filter((part) => part !== "");
   const warmup = Number(process.env.BENCH_WARMUP ?? 5);
   const dataSource = new DataSource(buildDataSourceOptions(parseDatabaseUrl(url)));
   await dataSource.initialize();
@@ -43,6 +45,13 @@ async function main(): Promise<void> {
     [GROUP, GROUP],
   );
   const rareWord = String(username).split(/[^A-Za-z0-9_]+/)[2] ?? String(username);
+  // The project's most used status and tag, for a search beside another filter.
+  const [{ statusId, tagId }] = await dataSource.query(
+    `SELECT (SELECT status_id FROM registration WHERE project_id = ? AND status_id IS NOT NULL
+              GROUP BY status_id ORDER BY COUNT(*) DESC LIMIT 1) AS statusId,
+            (SELECT t.id FROM tag t WHERE t.project_id = ? ORDER BY t.id LIMIT 1) AS tagId`,
+    [GROUP, GROUP],
+  );
   const scenarios: Scenario[] = [
     { name: "uid page (no orderBy)", query: users("") },
     { name: "APPLICATION_DATE ASC page", query: users(", orderBy: { field: APPLICATION_DATE }") },
@@ -65,6 +74,33 @@ async function main(): Promise<void> {
       name: 'search common "jones", NAME DESC',
       query: users(', filter: { search: "jones" }, orderBy: { field: NAME, direction: DESC }'),
     },
+    {
+      name: 'search two words "ada jones", NAME ASC',
+      query: users(', filter: { search: "ada jones" }, orderBy: { field: NAME }'),
+    },
+    {
+      name: 'search prefix "jon" (jon, jones), NAME ASC',
+      query: users(', filter: { search: "jon" }, orderBy: { field: NAME }'),
+    },
+    {
+      name: 'search common "jones", APPLICATION_DATE DESC',
+      query: users(', filter: { search: "jones" }, orderBy: { field: APPLICATION_DATE, direction: DESC }'),
+    },
+    {
+      name: 'search common "jones", UPDATED_AT DESC',
+      query: users(', filter: { search: "jones" }, orderBy: { field: UPDATED_AT, direction: DESC }'),
+    },
+    {
+      name: 'search common "jones", UID DESC',
+      query: users(', filter: { search: "jones" }, orderBy: { field: UID, direction: DESC }'),
+    },
+    { name: `status ${statusId} page (no search)`, query: users(`, filter: { statusId: ${statusId} }`) },
+    {
+      name: `search common "jones", status ${statusId}`,
+      query: users(`, filter: { search: "jones", statusId: ${statusId} }`),
+    },
+    { name: `tag ${tagId} page (no search)`, query: users(`, filter: { tagId: ${tagId} }`) },
+    { name: `search common "jones", tag ${tagId}`, query: users(`, filter: { search: "jones", tagId: ${tagId} }`) },
     {
       name: `search rare "${rareWord}", NAME ASC`,
       query: users(`, filter: { search: "${rareWord}" }, orderBy: { field: NAME }`),
@@ -122,6 +158,7 @@ async function main(): Promise<void> {
         .join(" ")}`,
     );
     for (const scenario of scenarios) {
+      if (only.length > 0 && !only.some((part) => scenario.name.includes(part))) continue;
       let total = "";
       for (let i = 0; i < warmup; i++) total = (await send(scenario.query)).total;
       const times: number[] = [];

@@ -152,6 +152,15 @@ export function wordTestSql(word: string): { sql: string; parameters: unknown[] 
   return { sql: "INSTR(registration_search.search_text, ?) > 0", parameters: [` ${word}`] };
 }
 
+/**
+ * The test of a document's own text for `word` as a whole word (not only the start of a longer
+ * one): the text holds a space, the word and a space, once a space closes the text.
+ */
+export function wholeWordTestSql(em: EntityManager, word: string): { sql: string; parameters: unknown[] } {
+  const text = onSqlite(em) ? "registration_search.search_text || ' '" : "CONCAT(registration_search.search_text, ' ')";
+  return { sql: `INSTR(${text}, ?) > 0`, parameters: [` ${word} `] };
+}
+
 /** Every word's test, joined with AND. */
 export function wordsTestSql(words: readonly string[]): { sql: string; parameters: unknown[] } {
   const tests = words.map(wordTestSql);

@@ -21,9 +21,9 @@ export const UID_ORDER: UserOrder = { key: "uid", descending: false };
 
 /** The column of an order other than uid's; each has an index (project_id, <column>, uid) the page reads in order. */
 const ORDER_COLUMNS = {
-  applicationDate: "r.application_date",
-  updatedAt: "r.updated_at",
-  name: "r.sort_name",
+  applicationDate: "application_date",
+  updatedAt: "updated_at",
+  name: "sort_name",
 } as const;
 
 /** A user's place in an order: its uid, and the order's date or sort name when the order is by one. */
@@ -47,39 +47,52 @@ export interface UserRange {
   order?: UserOrder;
 }
 
-/** `r.uid`'s side of a position, and the order column's before it (a tie on it goes by uid). */
+/**
+ * The uid's side of a position, and the order column's before it (a tie on it goes by uid), on the
+ * table `alias` (the registration, or a table that holds its uid and order column).
+ */
 export function beyondSql(
   em: EntityManager,
   order: UserOrder,
   position: UserPosition,
   side: "after" | "before",
+  alias = "r",
 ): { sql: string; parameters: unknown[] } {
   const greater = (side === "after") !== order.descending;
   const op = greater ? ">" : "<";
-  if (order.key === "uid") return { sql: `r.uid ${op} ?`, parameters: [position.uid] };
-  const column = ORDER_COLUMNS[order.key];
+  if (order.key === "uid") return { sql: `${alias}.uid ${op} ?`, parameters: [position.uid] };
+  const column = `${alias}.${ORDER_COLUMNS[order.key]}`;
   const value = order.key === "name" ? position.name : position.at && sqlDate(em, position.at);
   if (value === undefined)
     throw new Error(`a position in ${order.key} order needs its ${order.key === "name" ? "name" : "date"}`);
-  return { sql: `(${column} ${op} ? OR (${column} = ? AND r.uid ${op} ?))`, parameters: [value, value, position.uid] };
+  return {
+    sql: `(${column} ${op} ? OR (${column} = ? AND ${alias}.uid ${op} ?))`,
+    parameters: [value, value, position.uid],
+  };
 }
 
-export function keysetSql(em: EntityManager, range: UserRange): { keyset: string; keysetParameters: unknown[] } {
+export function keysetSql(
+  em: EntityManager,
+  range: UserRange,
+  alias = "r",
+): { keyset: string; keysetParameters: unknown[] } {
   const order = range.order ?? UID_ORDER;
   let keyset = "";
   const keysetParameters: unknown[] = [];
   for (const side of ["after", "before"] as const) {
     const position = range[side];
     if (position == null) continue;
-    const beyond = beyondSql(em, order, position, side);
+    const beyond = beyondSql(em, order, position, side, alias);
     keyset += ` AND ${beyond.sql}`;
     keysetParameters.push(...beyond.parameters);
   }
   return { keyset, keysetParameters };
 }
 
-/** The ORDER BY of a page read in `order`, from its start or (fromEnd) from its end. */
-export function orderBySql(order: UserOrder, fromEnd: boolean): string {
+/** The ORDER BY of a page read in `order`, from its start or (fromEnd) from its end, on the table `alias`. */
+export function orderBySql(order: UserOrder, fromEnd: boolean, alias = "r"): string {
   const direction = order.descending !== fromEnd ? "DESC" : "ASC";
-  return order.key === "uid" ? `r.uid ${direction}` : `${ORDER_COLUMNS[order.key]} ${direction}, r.uid ${direction}`;
+  return order.key === "uid"
+    ? `${alias}.uid ${direction}`
+    : `${alias}.${ORDER_COLUMNS[order.key]} ${direction}, ${alias}.uid ${direction}`;
 }

@@ -3,6 +3,7 @@ import type { EntityManager } from "typeorm";
 import { registrationsInBucketsSql, type CounterBucket } from "./project-counters.data";
 import { documentUidSql, indexedMatchSql } from "./person-search.data";
 import { onSqlite } from "./registrations.data";
+import { wordsInSql } from "./search-words.data";
 import { selectRawRows, selectRows, sqlPlaceholders } from "./sql-rows";
 import { statusExcludedSql } from "./statuses.data";
 import {
@@ -82,6 +83,11 @@ function filterSql(
   if (searchUids) {
     conditions.push(searchUids.length > 0 ? `r.uid IN (${sqlPlaceholders(searchUids.length)})` : "1 = 0");
     parameters.push(...searchUids);
+  } else if (searches(filter) && !onSqlite(em)) {
+    // Beside another filter: the word table's ranges, which the optimizer reads first when rare.
+    const words = wordsInSql(groupId, filter.searchWords);
+    conditions.push(words.sql);
+    parameters.push(...words.parameters);
   } else if (searches(filter)) {
     const match = indexedMatchSql(em, groupId, filter.searchWords, filter.searchWords[0]);
     conditions.push(`r.uid IN (SELECT ${documentUidSql(em)} FROM registration_search WHERE ${match.sql})`);
@@ -91,18 +97,31 @@ function filterSql(
 }
 
 /**
- * How many users of a project match the filter. A filter that only searches is counted from a
- * sample of the project's documents (searchCount).
+ * How many users of a project match the filter. A filter that searches is counted from a sample of
+ * the project's documents (searchCount): exactly when the sample holds the project or a word is
+ * rare, by a projection otherwise.
  */
 export async function countUsers(em: EntityManager, groupId: number, filter: UserListFilter): Promise<UserCount> {
   if (searchesOnly(filter))
     return searchCount(em, groupId, filter.searchWords, await searchSample(em, groupId, filter.searchWords));
-  const { where, parameters } = filterSql(em, groupId, filter);
   // The status is joined only when the filter reads it: a count by status, by updatedSince or by
   // search then reads the registration's own indexes, not a million joined rows.
-  const from = `FROM registration r${filter.excluded != null ? " LEFT JOIN status s ON s.id = r.status_id" : ""}`;
-  const [row] = await selectRows(em, { total: "int" }, `SELECT COUNT(*) AS total ${from} WHERE ${where}`, parameters);
-  return { total: row?.total ?? 0, estimated: false };
+  const joins = filter.excluded != null ? "LEFT JOIN status s ON s.id = r.status_id" : "";
+  const exactly = async () => {
+    const { where, parameters } = filterSql(em, groupId, filter);
+    const sql = `SELECT COUNT(*) AS total FROM registration r ${joins} WHERE ${where}`;
+    const [row] = await selectRows(em, { total: "int" }, sql, parameters);
+    return row?.total ?? 0;
+  };
+  if (!searches(filter)) return { total: await exactly(), estimated: false };
+  // Beside other filters, exactly counting a common word reads every registration it matches.
+  const beside = filterSql(em, groupId, { ...filter, searchWords: null });
+  const sample = await searchSample(em, groupId, filter.searchWords, {
+    joins,
+    sql: beside.where,
+    parameters: beside.parameters,
+  });
+  return searchCount(em, groupId, filter.searchWords, sample, exactly);
 }
 
 /**

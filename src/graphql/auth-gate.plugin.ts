@@ -5,8 +5,18 @@ import { maskUnexpected } from "../http/transport-errors";
 import type { GraphqlContext } from "./context";
 import { requestError } from "./graphql-errors";
 
+// The answer per operation node of a parsed document (Apollo keeps those): the read snapshot asks
+// it of every query, and it depends on the text alone.
+const introspectionOnly = new WeakMap<OperationDefinitionNode, boolean>();
+
 /** True when every root field is an introspection field (`__schema`, `__type`, `__typename`). */
 export function isIntrospectionOnly(operation: OperationDefinitionNode, document: DocumentNode): boolean {
+  let answer = introspectionOnly.get(operation);
+  if (answer === undefined) introspectionOnly.set(operation, (answer = walkIntrospectionOnly(operation, document)));
+  return answer;
+}
+
+function walkIntrospectionOnly(operation: OperationDefinitionNode, document: DocumentNode): boolean {
   const fragments = new Map(
     document.definitions
       .filter((d) => d.kind === Kind.FRAGMENT_DEFINITION)

@@ -17,6 +17,8 @@ import { PersonSearchSqlite1795868750901 } from "./sqlite/1795868750901-PersonSe
 import { RegistrationSearch1795900000000 } from "./1795900000000-RegistrationSearch";
 import { RegistrationSearchSqlite1795900000000 } from "./sqlite/1795900000000-RegistrationSearchSqlite";
 import { SearchFoldedText1796000000000 } from "./1796000000000-SearchFoldedText";
+import { RegistrationWords1796100000000 } from "./1796100000000-RegistrationWords";
+import { SearchIndexRebuild1796200000000 } from "./1796200000000-SearchIndexRebuild";
 import { SearchFoldedTextSqlite1796000000000 } from "./sqlite/1796000000000-SearchFoldedTextSqlite";
 
 // Migrations for MySQL/MariaDB, listed by reference (TypeORM 1 deprecates globs), in timestamp
@@ -39,6 +41,8 @@ export const MIGRATIONS: (new () => object)[] = [
   RegistrationAppliedIndex1795872000000,
   RegistrationSearch1795900000000,
   SearchFoldedText1796000000000,
+  RegistrationWords1796100000000,
+  SearchIndexRebuild1796200000000,
 ];
 
 // SQLite synchronizes its schema from the entities; these make what entities cannot declare

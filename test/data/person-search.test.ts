@@ -11,9 +11,17 @@ import {
 } from "../../src/data/person-search.data";
 import { insertPerson, updatePerson } from "../../src/data/persons.data";
 import { insertRegistration } from "../../src/data/registrations.data";
+import { wordPrefixPattern } from "../../src/data/search-words.data";
 import { buildDataSourceOptions } from "../../src/db/data-source-options";
 import { Organization, Person, Project, Registration } from "../../src/entities";
-import { itOnMysqlFamily, itOnSqlite, openTestDatabase, type TestDatabase } from "../support/database";
+import { MIGRATIONS } from "../../src/migrations";
+import {
+  createMysqlDatabase,
+  itOnMysqlFamily,
+  itOnSqlite,
+  openTestDatabase,
+  type TestDatabase,
+} from "../support/database";
 
 // The search documents themselves: one per registration, written with the registration and with
 // every change to its person's names and emails, matched alike by the index and by a test of their
@@ -40,6 +48,24 @@ const testedUids = async (dataSource: DataSource, words: string[], groupId = GRO
     `SELECT ${documentUidSql(dataSource.manager)} AS uid FROM registration_search
       WHERE registration_search.project_id = ? AND ${tests.sql} ORDER BY 1`,
     [groupId, ...tests.parameters],
+  );
+  return rows.map((row) => Number(row.uid));
+};
+
+/** MySQL/MariaDB: the word table's rows of `uid` ("word sort_name"), and the uids it finds for `word`'s prefix in name order. */
+const wordRowsOf = async (dataSource: DataSource, uid: number) =>
+  (
+    (await dataSource.query("SELECT word, sort_name FROM registration_word WHERE uid = ? ORDER BY word", [uid])) as {
+      word: string;
+      sort_name: string;
+    }[]
+  ).map((row) => `${row.word} ${row.sort_name}`);
+const wordTableUids = async (dataSource: DataSource, words: string[], groupId = GROUP) => {
+  const rows: { uid: number | string }[] = await dataSource.query(
+    `SELECT r.uid FROM registration r WHERE r.project_id = ? AND ${words
+      .map(() => "r.uid IN (SELECT w.uid FROM registration_word w WHERE w.project_id = ? AND w.word LIKE ?)")
+      .join(" AND ")} ORDER BY r.uid`,
+    [groupId, ...words.flatMap((word) => [groupId, wordPrefixPattern(word)])],
   );
   return rows.map((row) => Number(row.uid));
 };
@@ -178,9 +204,114 @@ describe("the search documents", () => {
         });
         expect(await countIndexedMatches(em, GROUP, words, indexed)).toBe(expected.length);
       }
+      if (db.config.kind !== "sqlite")
+        expect({ words, words_table: await wordTableUids(db.dataSource, words) }).toEqual({
+          words,
+          words_table: sorted,
+        });
     }
     expect(await countIndexedMatches(em, OTHER_GROUP, ["wexford"], "wexford")).toBe(0);
   });
+
+  itOnMysqlFamily(
+    "on MySQL/MariaDB, fill the word table: each word once with the sort name, as both change",
+    async () => {
+      const person = await newPerson("Ines", "Aldana", "ines.aldana@cove.test");
+      const uid = await register(GROUP, person);
+      expect(await wordRowsOf(db.dataSource, uid)).toEqual([
+        "aldana ines aldana",
+        "cove ines aldana",
+        "ines ines aldana",
+        "test ines aldana",
+      ]);
+      await updatePerson(db.dataSource.manager, person, { lastName: "Brandt", mainEmail: "ines@cove.test" });
+      // The username keeps the old last name.
+      expect(await wordRowsOf(db.dataSource, uid)).toEqual([
+        "aldana ines brandt",
+        "brandt ines brandt",
+        "cove ines brandt",
+        "ines ines brandt",
+        "test ines brandt",
+      ]);
+      // A sort name that changes without the document (the organization name is not searched).
+      await updatePerson(db.dataSource.manager, person, { firstName: null, lastName: null, orgName: "Cove Works" });
+      expect(await wordRowsOf(db.dataSource, uid)).toEqual([
+        "aldana cove works",
+        "cove cove works",
+        "ines cove works",
+        "test cove works",
+      ]);
+      // Erased or deleted: no word is left.
+      await db.dataSource.query("UPDATE registration_search SET search_text = '' WHERE uid = ?", [uid]);
+      expect(await wordRowsOf(db.dataSource, uid)).toEqual([]);
+      await db.dataSource.query("UPDATE registration_search SET search_text = ' cove' WHERE uid = ?", [uid]);
+      await db.dataSource.query("DELETE FROM registration WHERE uid = ?", [uid]);
+      expect(await wordRowsOf(db.dataSource, uid)).toEqual([]);
+    },
+  );
+
+  itOnMysqlFamily(
+    "on MySQL/MariaDB, are refolded and split into words for the registrations a database had before",
+    async () => {
+      const config = await createMysqlDatabase(`${process.pid}_before_words`);
+      const through = MIGRATIONS.findIndex((migration) => migration.name === "RegistrationSearch1795900000000");
+      expect(through).toBeGreaterThan(0);
+      // The schema and the documents as they were before the folding and the word table.
+      const before = new DataSource({
+        ...buildDataSourceOptions(config),
+        migrations: MIGRATIONS.slice(0, through + 1),
+      });
+      await before.initialize();
+      try {
+        await before.runMigrations({ transaction: "each" });
+        await before.query("INSERT INTO organization (id, name) VALUES (7, 'Search Org')");
+        await before.query(
+          `INSERT INTO project (id, organization_id, name, created_at, archived, family_system)
+         VALUES (?, 7, 'Search', NOW(), 0, 0)`,
+          [GROUP],
+        );
+        await before.query(
+          `INSERT INTO person (id, organization_id, username, main_email, first_name, last_name)
+         VALUES (21, 7, 'ZOE.ohara@Mail.test', 'ZOE.ohara@Mail.test', 'Zoë', 'O''Hara-Lund')`,
+        );
+        await before.query(
+          `INSERT INTO registration (uid, project_id, person_id, application_date, updated_at, sort_name)
+         VALUES (501, ?, 21, NOW(), NOW(), 'zoë o''hara-lund')`,
+          [GROUP],
+        );
+        // What the first documents held: the values themselves, as RegistrationSearch1795900000000 wrote them.
+        await before.query(
+          `INSERT INTO registration_search (uid, project_id, search_text)
+         VALUES (501, ?, 'Zoë O''Hara-Lund ZOE.ohara@Mail.test ZOE.ohara@Mail.test')`,
+          [GROUP],
+        );
+        expect(await before.query("SHOW TABLES LIKE 'registration_word'")).toEqual([]);
+      } finally {
+        await before.destroy();
+      }
+      const after = new DataSource(buildDataSourceOptions(config));
+      await after.initialize();
+      try {
+        await after.runMigrations({ transaction: "each" });
+        expect(await after.showMigrations()).toBe(false);
+        expect(await after.query("SELECT search_text FROM registration_search WHERE uid = 501")).toEqual([
+          { search_text: " zoe o hara lund ohara mail test" },
+        ]);
+        expect(await wordRowsOf(after, 501)).toEqual(
+          ["hara", "lund", "mail", "o", "ohara", "test", "zoe"].map((word) => `${word} zoë o'hara-lund`),
+        );
+        for (const words of [["zoe"], ["hara", "lund"], ["ohar"]]) {
+          expect({ words, index: await matchingUids(after, words) }).toEqual({ words, index: [501] });
+          expect({ words, text: await testedUids(after, words) }).toEqual({ words, text: [501] });
+          expect({ words, table: await wordTableUids(after, words) }).toEqual({ words, table: [501] });
+        }
+        expect(await wordTableUids(after, ["ara"])).toEqual([]);
+      } finally {
+        if (!process.env.KEEP_DB) await after.query(`DROP DATABASE IF EXISTS \`${config.database}\``);
+        await after.destroy();
+      }
+    },
+  );
 
   itOnMysqlFamily("are a FULLTEXT index of registration_search, and the person table has none", async () => {
     const rows: { Column_name: string; Index_type: string }[] = await db.dataSource.query(

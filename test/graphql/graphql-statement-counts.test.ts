@@ -224,6 +224,12 @@ describe("SQL statements per request do not grow with the data (DataLoaders per 
     expect(decide(`query { users(groupId: 1, first: 5, filter: { statusId: 3 }) { totalCount } }`, {})).toBe(false);
     expect(decide(`query { users(groupId: 1, first: 5) { edges { node { ... on User { uid } } } } }`, {})).toBe(true);
     expect(decide(`query { users(groupId: 1, first: 5) { edges { node { forms { completed } } } } }`, {})).toBe(false);
+    // The decision is kept per parsed operation, but what depends on the variables is decided
+    // again for each request: the same document is one statement or not by its filter.
+    const filtered = parse(`query($f: UserFilter) { users(groupId: 1, first: 5, filter: $f) { totalCount } }`);
+    const filteredOperation = filtered.definitions[0] as OperationDefinitionNode;
+    const decideFiltered = (f: unknown) => readsInOneStatement(schema, filteredOperation, filtered, { f });
+    expect([decideFiltered(null), decideFiltered({ statusId: 3 }), decideFiltered(null)]).toEqual([true, false, true]);
   });
 
   it("an empty page and a foreign project cost one statement too", async () => {

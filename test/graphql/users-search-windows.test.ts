@@ -5,10 +5,12 @@ import { graphqlData } from "../support/graphql";
 import { startTestApp, type TestApp } from "../support/test-app";
 
 // Issue 35 item 5: a search alone walks a bounded window of the page's order and tests each
-// document, goes to the full-text index when the window holds less than a page, and counts by a
-// sample of the project when counting exactly would be too dear (totalCountEstimated). With the
-// windows made small, every way is taken on this small project, and each must find what the
-// matching rule finds (docs/graphql.md, "Search"), in every order, forward and backward.
+// document, goes to the full-text index when the window holds less than a page, reads the word
+// table on MySQL/MariaDB (uid and name orders; bounded windows of each word for several words),
+// and counts by a sample of the project when counting exactly would be too dear
+// (totalCountEstimated). With the windows made small, every way is taken on this small project,
+// and each must find what the matching rule finds (docs/graphql.md, "Search"), in every order,
+// forward and backward.
 
 const GROUP = 100909082;
 const FIRST = ["Ada", "Bob", "Cyd", "Dee", "Eve", "Zoë"];
@@ -113,6 +115,14 @@ describe("a search alone, by windows, index and sample", () => {
       "windows of 1 document, the index for any word",
       { uidWalk: 1, orderWalk: 1, countSample: 8, indexDocuments: 100 },
     ],
+    [
+      "word windows of 1 registration, MySQL/MariaDB's word table for every word",
+      { uidWalk: 1, orderWalk: 1, countSample: 8, indexDocuments: 0, longerWords: 100, wordWindow: 1 },
+    ],
+    [
+      "word windows of 2 registrations, the word table only for words without common longer ones",
+      { uidWalk: 2, orderWalk: 2, countSample: 8, indexDocuments: 0, longerWords: 1, wordWindow: 2 },
+    ],
   ])("finds what the rule finds in every order, forward and backward (%s)", async (_, windows) => {
     Object.assign(SEARCH_WINDOWS, windows);
     for (const orderBy of ORDERS) {
@@ -157,9 +167,23 @@ describe("a search alone, by windows, index and sample", () => {
         estimated: false,
       });
     }
-    // Another filter beside the search: counted exactly, never estimated.
+    // Another filter beside the search: the same rule, the sample's matches meeting that filter too
+    // (every user here is a parent; none is a child).
     Object.assign(SEARCH_WINDOWS, { countSample: 8 });
     const parents = (await read({ filter: { search: "jones", level: "PARENT" }, first: 1 })).users;
-    expect(parents).toMatchObject({ totalCount: matches("jones").size, totalCountEstimated: false });
+    expect(parents).toMatchObject({ totalCount: Math.round((sampleOf("jones") / 8) * 30), totalCountEstimated: true });
+    const children = (await read({ filter: { search: "jones", level: "CHILD" }, first: 1 })).users;
+    expect(children).toMatchObject({ totalCount: 0, totalCountEstimated: true });
+    for (const level of ["PARENT", "CHILD"]) {
+      const { users } = await read({ filter: { search: "quillfeather", level }, first: 1 });
+      expect({ level, total: users.totalCount, estimated: users.totalCountEstimated }).toEqual({
+        level,
+        total: level === "PARENT" ? 1 : 0,
+        estimated: false,
+      });
+    }
+    Object.assign(SEARCH_WINDOWS, { countSample: 30 });
+    const whole = (await read({ filter: { search: "jones", level: "PARENT" }, first: 1 })).users;
+    expect(whole).toMatchObject({ totalCount: matches("jones").size, totalCountEstimated: false });
   });
 });

@@ -5,6 +5,7 @@ import {
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
+  type GraphQLField,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionSetNode,
@@ -56,22 +57,9 @@ export function readsInOneStatement(
   variables: Record<string, unknown> | undefined,
   caller: { registrant: boolean } = { registrant: false },
 ): boolean {
-  if (operation.operation !== "query") return false;
-  const query = schema.getQueryType();
-  if (!query) return false;
-  const fragments = new Map(
-    document.definitions
-      .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
-      .map((definition) => [definition.name.value, definition] as const),
-  );
-  const roots: FieldNode[] = [];
-  if (!collectFields(query, operation.selectionSet, fragments, roots)) return false;
-  const reading = roots.filter((root) => root.name.value !== "__typename");
-  if (reading.length !== 1) return false;
-  const [root] = reading;
-  const definition = query.getFields()[root.name.value];
-  const declared = definition?.extensions?.[ONE_STATEMENT_READ] as OneStatementRead | undefined;
-  if (!definition || typeof declared !== "function") return false;
+  const declaredRoot = declaredRootOf(schema, operation, document);
+  if (!declaredRoot) return false;
+  const { root, definition, declared, fragments } = declaredRoot;
   let answer: ReturnType<OneStatementRead>;
   try {
     answer = declared(getArgumentValues(definition, root, variables ?? {}), caller);
@@ -87,6 +75,55 @@ export function readsInOneStatement(
   const result = answeredBy(type, root.selectionSet, fragments, answered, []);
   lastWalk.set(root, { answered, type, result });
   return result;
+}
+
+/** The one root field of a query operation that declares its single read, with the document's fragments. */
+interface DeclaredRoot {
+  root: FieldNode;
+  definition: GraphQLField<unknown, unknown>;
+  declared: OneStatementRead;
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>;
+}
+
+// What the operation's text alone decides (its one reading root field and the declaration of that
+// field), kept per operation node of a parsed document (Apollo keeps those) and schema: only the
+// arguments, and so the variables, change from one request to the next.
+const declaredRoots = new WeakMap<OperationDefinitionNode, { schema: GraphQLSchema; found: DeclaredRoot | null }>();
+
+function declaredRootOf(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  document: DocumentNode,
+): DeclaredRoot | null {
+  const kept = declaredRoots.get(operation);
+  if (kept && kept.schema === schema) return kept.found;
+  const found = findDeclaredRoot(schema, operation, document);
+  declaredRoots.set(operation, { schema, found });
+  return found;
+}
+
+function findDeclaredRoot(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  document: DocumentNode,
+): DeclaredRoot | null {
+  if (operation.operation !== "query") return null;
+  const query = schema.getQueryType();
+  if (!query) return null;
+  const fragments = new Map(
+    document.definitions
+      .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
+      .map((definition) => [definition.name.value, definition] as const),
+  );
+  const roots: FieldNode[] = [];
+  if (!collectFields(query, operation.selectionSet, fragments, roots)) return null;
+  const reading = roots.filter((root) => root.name.value !== "__typename");
+  if (reading.length !== 1) return null;
+  const [root] = reading;
+  const definition = query.getFields()[root.name.value];
+  const declared = definition?.extensions?.[ONE_STATEMENT_READ] as OneStatementRead | undefined;
+  if (!definition || typeof declared !== "function") return null;
+  return { root, definition, declared, fragments };
 }
 
 // The walk's answer for a root field node of a parsed document (Apollo keeps those), as long as

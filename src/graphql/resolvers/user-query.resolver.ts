@@ -29,14 +29,17 @@ import { readUserForSelection, SUMMARY_FIELDS, USER_ROOT_READ } from "./user-rea
 // `users` reads ownership, the page with its summaries and, when the counters can tell it, the
 // matching total in one statement; a search alone reads a sample of the project and the page's
 // matches first (user-page.data.ts), so it keeps the snapshot.
+// The two answers are made once: the walk of a page's selection is kept per answer (one-statement-read.ts).
+const PAGE_ANSWERED = answeredCoordinates(SUMMARY_FIELDS);
+const PAGE_AND_TOTAL_ANSWERED = answeredCoordinates([
+  ...SUMMARY_FIELDS,
+  "UserConnection.totalCount",
+  "UserConnection.totalCountEstimated",
+]);
 const USERS_PAGE_READ: OneStatementRead = (args) => {
   const filter = (args.filter ?? {}) as UserListFilter;
   if (searchesAlone(filter)) return null;
-  return answeredCoordinates(
-    matchingBucketsOf(filter)
-      ? [...SUMMARY_FIELDS, "UserConnection.totalCount", "UserConnection.totalCountEstimated"]
-      : SUMMARY_FIELDS,
-  );
+  return matchingBucketsOf(filter) ? PAGE_AND_TOTAL_ANSWERED : PAGE_ANSWERED;
 };
 
 /** The filter is a search and nothing else. */
@@ -169,7 +172,7 @@ export class UserConnectionResolver {
 
   @FieldResolver(() => Int, {
     description:
-      "Users matching the filter, on all pages. Exact, except for a search alone whose matches are too many to count within the request: then an estimate, and totalCountEstimated is true.",
+      "Users matching the filter, on all pages. Exact, except for a search whose matches are too many to count within the request: then an estimate, and totalCountEstimated is true.",
   })
   async totalCount(@Root() connection: UserConnectionType, @Ctx() ctx: GraphqlContext): Promise<number> {
     return (await countOf(connection, ctx)).total;
@@ -177,7 +180,7 @@ export class UserConnectionResolver {
 
   @FieldResolver(() => Boolean, {
     description:
-      "true when totalCount is an estimate: a search (with no other filter) whose words match too many users to count them within the request; totalCount is then the share of matches among the project's first 2,000 users (uid order) times the project's users. false when totalCount is exact.",
+      "true when totalCount is an estimate: a search (with or without other filters) whose words match too many users to count them within the request; totalCount is then the share of matches (meeting the other filters too) among the project's first 2,000 users (uid order) times the project's users. false when totalCount is exact.",
   })
   async totalCountEstimated(@Root() connection: UserConnectionType, @Ctx() ctx: GraphqlContext): Promise<boolean> {
     return (await countOf(connection, ctx)).estimated;
