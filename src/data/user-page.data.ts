@@ -97,18 +97,31 @@ function filterSql(
 }
 
 /**
- * How many users of a project match the filter. A filter that only searches is counted from a
- * sample of the project's documents (searchCount).
+ * How many users of a project match the filter. A filter that searches is counted from a sample of
+ * the project's documents (searchCount): exactly when the sample holds the project or a word is
+ * rare, by a projection otherwise.
  */
 export async function countUsers(em: EntityManager, groupId: number, filter: UserListFilter): Promise<UserCount> {
   if (searchesOnly(filter))
     return searchCount(em, groupId, filter.searchWords, await searchSample(em, groupId, filter.searchWords));
-  const { where, parameters } = filterSql(em, groupId, filter);
   // The status is joined only when the filter reads it: a count by status, by updatedSince or by
   // search then reads the registration's own indexes, not a million joined rows.
-  const from = `FROM registration r${filter.excluded != null ? " LEFT JOIN status s ON s.id = r.status_id" : ""}`;
-  const [row] = await selectRows(em, { total: "int" }, `SELECT COUNT(*) AS total ${from} WHERE ${where}`, parameters);
-  return { total: row?.total ?? 0, estimated: false };
+  const joins = filter.excluded != null ? "LEFT JOIN status s ON s.id = r.status_id" : "";
+  const exactly = async () => {
+    const { where, parameters } = filterSql(em, groupId, filter);
+    const sql = `SELECT COUNT(*) AS total FROM registration r ${joins} WHERE ${where}`;
+    const [row] = await selectRows(em, { total: "int" }, sql, parameters);
+    return row?.total ?? 0;
+  };
+  if (!searches(filter)) return { total: await exactly(), estimated: false };
+  // Beside other filters, exactly counting a common word reads every registration it matches.
+  const beside = filterSql(em, groupId, { ...filter, searchWords: null });
+  const sample = await searchSample(em, groupId, filter.searchWords, {
+    joins,
+    sql: beside.where,
+    parameters: beside.parameters,
+  });
+  return searchCount(em, groupId, filter.searchWords, sample, exactly);
 }
 
 /**

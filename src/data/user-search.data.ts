@@ -75,23 +75,35 @@ export interface SearchSample {
   size: number;
 }
 
-/** The share of matches among the project's first documents, every word's share, and the project's size. */
+/** The other filters of a search, as a condition on the registration `r` (with the joins it reads). */
+export interface SearchBeside {
+  joins: string;
+  sql: string;
+  parameters: unknown[];
+}
+
+/**
+ * The share of matches among the project's first documents, every word's share, and the
+ * project's size. With `beside`, a match must also meet that condition (the words' shares do not).
+ */
 export async function searchSample(
   em: EntityManager,
   groupId: number,
   words: readonly string[],
+  beside: SearchBeside | null = null,
 ): Promise<SearchSample> {
   const every = wordsTestSql(words);
   const each = [...words.map(wordTestSql), ...words.map((word) => wholeWordTestSql(em, word))];
+  const kept = beside ? `CASE WHEN ${beside.sql} THEN 1 ELSE 0 END` : "1";
   const raw = await selectRawRows(
     em,
-    `SELECT COUNT(*) AS examined, COALESCE(SUM(CASE WHEN ${every.sql} THEN 1 ELSE 0 END), 0) AS matches,
+    `SELECT COUNT(*) AS examined, COALESCE(SUM(CASE WHEN x.kept = 1 AND ${every.sql} THEN 1 ELSE 0 END), 0) AS matches,
             ${each.map((test, i) => `COALESCE(SUM(CASE WHEN ${test.sql} THEN 1 ELSE 0 END), 0) AS w${i}`).join(", ")},
             ${registrationsInBucketsSql("?", COUNTER_BUCKETS)} AS size
-       FROM (SELECT r.uid FROM registration r ${orderIndexHint(em, UID_ORDER)}
+       FROM (SELECT r.uid, ${kept} AS kept FROM registration r ${orderIndexHint(em, UID_ORDER)} ${beside?.joins ?? ""}
               WHERE r.project_id = ? ORDER BY r.uid LIMIT ${Math.trunc(SEARCH_WINDOWS.countSample)}) x
        JOIN registration_search ON ${documentUidSql(em)} = x.uid`,
-    [...every.parameters, ...each.flatMap((test) => test.parameters), groupId, groupId],
+    [...every.parameters, ...each.flatMap((test) => test.parameters), groupId, ...(beside?.parameters ?? []), groupId],
   );
   const row = raw[0] ?? {};
   return {
@@ -118,20 +130,25 @@ function rarestWord(words: readonly string[], sample: SearchSample): { word: str
 }
 
 /**
- * How many registrations of project `groupId` match `words`: exact when the sample holds the whole
- * project or when the index can count the rarest word's documents cheaply; otherwise the sample's
- * share of matches times the project's size, marked as estimated.
+ * How many registrations of project `groupId` match `words` (and the sample's other filters):
+ * exact when the sample holds the whole project or when the rarest word's documents are few, which
+ * `exact` counts (by default the index, for a search alone); otherwise the sample's share of
+ * matches times the project's size, marked as estimated.
  */
 export async function searchCount(
   em: EntityManager,
   groupId: number,
   words: readonly string[],
   sample: SearchSample,
+  exact: ((rarest: string) => Promise<number>) | null = null,
 ): Promise<UserCount> {
   if (wholeProject(sample)) return { total: sample.matches, estimated: false };
   const rarest = rarestWord(words, sample);
   if (rarest.documents <= SEARCH_WINDOWS.indexDocuments)
-    return { total: await countIndexedMatches(em, groupId, words, rarest.word), estimated: false };
+    return {
+      total: await (exact ?? ((word) => countIndexedMatches(em, groupId, words, word)))(rarest.word),
+      estimated: false,
+    };
   return { total: Math.round((sample.matches / sample.examined) * sample.size), estimated: true };
 }
 

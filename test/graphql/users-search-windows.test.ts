@@ -167,9 +167,23 @@ describe("a search alone, by windows, index and sample", () => {
         estimated: false,
       });
     }
-    // Another filter beside the search: counted exactly, never estimated.
+    // Another filter beside the search: the same rule, the sample's matches meeting that filter too
+    // (every user here is a parent; none is a child).
     Object.assign(SEARCH_WINDOWS, { countSample: 8 });
     const parents = (await read({ filter: { search: "jones", level: "PARENT" }, first: 1 })).users;
-    expect(parents).toMatchObject({ totalCount: matches("jones").size, totalCountEstimated: false });
+    expect(parents).toMatchObject({ totalCount: Math.round((sampleOf("jones") / 8) * 30), totalCountEstimated: true });
+    const children = (await read({ filter: { search: "jones", level: "CHILD" }, first: 1 })).users;
+    expect(children).toMatchObject({ totalCount: 0, totalCountEstimated: true });
+    for (const level of ["PARENT", "CHILD"]) {
+      const { users } = await read({ filter: { search: "quillfeather", level }, first: 1 });
+      expect({ level, total: users.totalCount, estimated: users.totalCountEstimated }).toEqual({
+        level,
+        total: level === "PARENT" ? 1 : 0,
+        estimated: false,
+      });
+    }
+    Object.assign(SEARCH_WINDOWS, { countSample: 30 });
+    const whole = (await read({ filter: { search: "jones", level: "PARENT" }, first: 1 })).users;
+    expect(whole).toMatchObject({ totalCount: matches("jones").size, totalCountEstimated: false });
   });
 });

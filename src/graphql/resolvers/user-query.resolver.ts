@@ -172,7 +172,7 @@ export class UserConnectionResolver {
 
   @FieldResolver(() => Int, {
     description:
-      "Users matching the filter, on all pages. Exact, except for a search alone whose matches are too many to count within the request: then an estimate, and totalCountEstimated is true.",
+      "Users matching the filter, on all pages. Exact, except for a search whose matches are too many to count within the request: then an estimate, and totalCountEstimated is true.",
   })
   async totalCount(@Root() connection: UserConnectionType, @Ctx() ctx: GraphqlContext): Promise<number> {
     return (await countOf(connection, ctx)).total;
@@ -180,7 +180,7 @@ export class UserConnectionResolver {
 
   @FieldResolver(() => Boolean, {
     description:
-      "true when totalCount is an estimate: a search (with no other filter) whose words match too many users to count them within the request; totalCount is then the share of matches among the project's first 2,000 users (uid order) times the project's users. false when totalCount is exact.",
+      "true when totalCount is an estimate: a search (with or without other filters) whose words match too many users to count them within the request; totalCount is then the share of matches (meeting the other filters too) among the project's first 2,000 users (uid order) times the project's users. false when totalCount is exact.",
   })
   async totalCountEstimated(@Root() connection: UserConnectionType, @Ctx() ctx: GraphqlContext): Promise<boolean> {
     return (await countOf(connection, ctx)).estimated;
