@@ -23,11 +23,11 @@ export function transactionConflictOf(error: unknown): TransactionConflict | nul
 }
 
 /**
- * Runs of a unit of work, the first included, before its conflict is answered 503. A deadlock
- * victim loses at once and costs a few milliseconds, so it gets more runs: with several Galera
- * writers, every write to one family writes the parent's row and concurrent ones through two
- * nodes fail certification in turn (what 4 and 8 runs left failing: BENCHMARKS.md, "Reruns of a
- * certification conflict").
+ * Runs of a unit of work, the first included, before its conflict is answered 503 (for a
+ * deadlock, the least it gets: see mayRerun). A deadlock victim loses at once and costs a few
+ * milliseconds, so it gets more runs: with several Galera writers, every write to one family
+ * writes the parent's row and concurrent ones through two nodes fail certification in turn (what
+ * 4 and 8 runs left failing: BENCHMARKS.md, "Reruns of a certification conflict").
  * A lock wait timeout has already waited innodb_lock_wait_timeout: fewer runs.
  */
 export const TRANSACTION_ATTEMPTS: Readonly<Record<RerunCause, number>> = Object.freeze({
@@ -70,6 +70,30 @@ export function sessionLostOf(error: unknown): boolean {
   if (code !== null && SESSION_LOST_CODES.has(code)) return true;
   const driverMessage = (error as { driverError?: { message?: unknown } }).driverError?.message;
   return SESSION_LOST_MESSAGE.test(`${error.message} ${typeof driverMessage === "string" ? driverMessage : ""}`);
+}
+
+/**
+ * How long after a unit of work's first run began a deadlock victim may still start another run,
+ * past its TRANSACTION_ATTEMPTS: the default acquire timeout (DATABASE_ACQUIRE_TIMEOUT_MS), the
+ * longest a request is otherwise made to wait for the database before it is answered 503.
+ */
+export const DEADLOCK_RERUN_WINDOW_MS = 3000;
+
+/**
+ * Whether a unit of work that lost run `attempt` to `cause` runs again, its next run starting
+ * `nextRunAtMs` after its first run began. Lock wait timeouts and lost sessions: by count alone.
+ * A deadlock victim: at least TRANSACTION_ATTEMPTS.deadlock runs, then more while the next one
+ * starts within DEADLOCK_RERUN_WINDOW_MS. A count alone is the wrong bound for deadlocks, because
+ * one unit of work's losses are not independent: through two Galera nodes, a long unit of work
+ * (a child's update with its form's triggers, a dozen statements holding the family's parent row)
+ * is aborted by every write to that row the other node commits while it runs, so it loses run
+ * after run for as long as the other node's burst of writes lasts, while short ones get through.
+ * What ends its losses is time, not a number of tries (BENCHMARKS.md, "Reruns of a certification
+ * conflict"). The window still bounds a conflict that does not end: 503 once it is spent.
+ */
+export function mayRerun(cause: RerunCause, attempt: number, nextRunAtMs: number): boolean {
+  if (attempt < TRANSACTION_ATTEMPTS[cause]) return true;
+  return cause === "deadlock" && nextRunAtMs < DEADLOCK_RERUN_WINDOW_MS;
 }
 
 /**

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   databaseErrorOf,
+  mayRerun,
   retryDelayMs,
   sessionLostOf,
-  TRANSACTION_ATTEMPTS,
   transactionConflictOf,
   type RerunCause,
 } from "../db/transaction-conflicts";
@@ -45,8 +45,9 @@ export interface TransactionOptions {
  *
  * A transaction that loses a deadlock or a lock wait to another one (on Galera also a write set
  * that failed certification) is rolled back by the database; the whole unit of work then runs
- * again from the start, up to TRANSACTION_ATTEMPTS runs with jittered backoff, before the conflict
- * is answered 503. `work` must therefore keep its effects inside the transaction (rows, events,
+ * again from the start, with jittered backoff, before the conflict is answered 503: up to
+ * TRANSACTION_ATTEMPTS runs, and after a deadlock more while within DEADLOCK_RERUN_WINDOW_MS of the
+ * first run (mayRerun). `work` must therefore keep its effects inside the transaction (rows, events,
  * counter deltas, outbox emails, trigger firings): nothing leaves the process before COMMIT, so
  * a rerun repeats nothing a client or a receiver could see. Events and counter deltas are written
  * at the end of the unit of work (src/domain/unit-of-work.ts).
@@ -93,6 +94,7 @@ export async function inTransaction<T>(
             () => ctx.dataSource.transaction(isolation, body)
           : // eslint-disable-next-line no-restricted-syntax -- the one place a transaction starts
             () => ctx.dataSource.transaction(body);
+  const firstRunAt = performance.now();
   for (let attempt = 1; ; attempt += 1) {
     committing = false;
     try {
@@ -101,11 +103,11 @@ export async function inTransaction<T>(
       const conflict: RerunCause | null =
         transactionConflictOf(error) ?? (!committing && sessionLostOf(error) ? "connection_lost" : null);
       if (conflict === null) throw error;
-      if (attempt >= TRANSACTION_ATTEMPTS[conflict]) {
+      const delayMs = retryDelayMs(attempt);
+      if (!mayRerun(conflict, attempt, performance.now() - firstRunAt + delayMs)) {
         reruns.noteExhausted(action);
         throw error;
       }
-      const delayMs = retryDelayMs(attempt);
       reruns.noteRerun({
         action,
         cause: conflict,
