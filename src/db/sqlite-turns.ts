@@ -1,6 +1,17 @@
 import type { DataSource } from "typeorm";
 
 /**
+ * How long turns may follow one another before the event loop gets one. better-sqlite3 answers
+ * each statement at once, so a queue of SQLite transactions runs as one chain of promise callbacks,
+ * during which no socket is read and no connection accepted: a busy process takes one new
+ * connection per turn of its loop, and under a burst of new connections the last one's first
+ * request waited seconds while the keep-alive ones were served (BENCHMARKS.md, registration day).
+ * Every couple of milliseconds the next turn therefore starts from setImmediate, after the loop
+ * has polled; a shorter interval costs throughput, a longer one brings the tail back.
+ */
+const LOOP_TURN_EVERY_MS = 2;
+
+/**
  * SQLite has one connection: a statement sent while another request's transaction is open would
  * join that transaction (and vanish with its rollback), so every transaction, and every write
  * made outside the domain's transactions, takes its turn. One per DataSource, made with the
@@ -10,6 +21,8 @@ import type { DataSource } from "typeorm";
 export class SqliteTurns {
   private last: Promise<unknown> = Promise.resolve();
   private readonly sqlite: boolean;
+  /** When the event loop last ran between two turns. */
+  private loopTurnedAt = 0;
 
   constructor(dataSource: DataSource) {
     this.sqlite = dataSource.options.type === "better-sqlite3";
@@ -18,7 +31,7 @@ export class SqliteTurns {
   /** Runs `work` when no other turn is running. */
   run<T>(work: () => Promise<T>): Promise<T> {
     if (!this.sqlite) return work();
-    const turn = this.last.then(work);
+    const turn = this.last.then(() => this.letTheLoopTurn()).then(work);
     this.last = turn.catch(() => undefined);
     return turn;
   }
@@ -31,9 +44,20 @@ export class SqliteTurns {
     if (!this.sqlite) return () => undefined;
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const previous = this.last;
-    this.last = previous.then(() => held);
-    await previous;
+    const ready = this.last.then(() => this.letTheLoopTurn());
+    this.last = ready.then(() => held);
+    await ready;
     return release;
+  }
+
+  /** Resolves at once, or, once the turns have run LOOP_TURN_EVERY_MS without a break, after the loop's next poll. */
+  private letTheLoopTurn(): Promise<void> | undefined {
+    if (performance.now() - this.loopTurnedAt < LOOP_TURN_EVERY_MS) return undefined;
+    return new Promise((resolve) =>
+      setImmediate(() => {
+        this.loopTurnedAt = performance.now();
+        resolve();
+      }),
+    );
   }
 }
