@@ -3,7 +3,7 @@ import { searchDocumentText } from "../common/search-text";
 import { executeWrite } from "../db/insert-rows";
 import { chunked } from "./batch";
 import { displayName } from "./summary-columns";
-import { selectRows, sqlPlaceholders, type RowOf } from "./sql-rows";
+import { selectRows, sqlPlaceholders, type RowOf, type SqlFragment } from "./sql-rows";
 
 // The users search and the name order. Each registration has a search document, keyed by its
 // uid: the table registration_search (project_id, search_text), with a FULLTEXT index on
@@ -148,7 +148,7 @@ export const documentUidSql = (em: EntityManager): string =>
  * word starting one of the document's words (the text is its folded words, each after a space),
  * as the full-text index finds it. It reads the document, so it costs for every document tested.
  */
-export function wordTestSql(word: string): { sql: string; parameters: unknown[] } {
+export function wordTestSql(word: string): SqlFragment {
   return { sql: "INSTR(registration_search.search_text, ?) > 0", parameters: [` ${word}`] };
 }
 
@@ -156,13 +156,13 @@ export function wordTestSql(word: string): { sql: string; parameters: unknown[] 
  * The test of a document's own text for `word` as a whole word (not only the start of a longer
  * one): the text holds a space, the word and a space, once a space closes the text.
  */
-export function wholeWordTestSql(em: EntityManager, word: string): { sql: string; parameters: unknown[] } {
+export function wholeWordTestSql(em: EntityManager, word: string): SqlFragment {
   const text = onSqlite(em) ? "registration_search.search_text || ' '" : "CONCAT(registration_search.search_text, ' ')";
   return { sql: `INSTR(${text}, ?) > 0`, parameters: [` ${word} `] };
 }
 
 /** Every word's test, joined with AND. */
-export function wordsTestSql(words: readonly string[]): { sql: string; parameters: unknown[] } {
+export function wordsTestSql(words: readonly string[]): SqlFragment {
   const tests = words.map(wordTestSql);
   return { sql: tests.map((test) => test.sql).join(" AND "), parameters: tests.flatMap((test) => test.parameters) };
 }
@@ -177,7 +177,7 @@ export function indexedMatchSql(
   groupId: number,
   words: readonly string[],
   indexed: string,
-): { sql: string; parameters: unknown[] } {
+): SqlFragment {
   const match = matchSql(em, [indexed]);
   const others = words.filter((word) => word !== indexed);
   const tests = wordsTestSql(others);

@@ -1,7 +1,7 @@
 import type { EntityManager } from "typeorm";
 import { wordsTestSql } from "./person-search.data";
 import { onSqlite } from "./registrations.data";
-import { selectRows } from "./sql-rows";
+import { selectRows, type SqlFragment } from "./sql-rows";
 import { keysetSql, orderBySql, type UserOrder, type UserRange } from "./user-order.data";
 
 // The word table of the users search on MySQL/MariaDB (registration_word, kept by triggers from the
@@ -24,11 +24,6 @@ export const readsWordTable = (em: EntityManager, order: UserOrder): order is Us
 /** LIKE's pattern of the words that start with `word` (a searched word: letters, digits, `_`; `_` escaped). */
 export const wordPrefixPattern = (word: string): string => `${word.replace(/_/g, "\\_")}%`;
 
-interface Fragment {
-  sql: string;
-  parameters: unknown[];
-}
-
 /**
  * The first `limit` registrations of `range` whose document holds `word` or a word starting with
  * it, as (uid, sort_name) in the range's reading order, each tested by `tests` (on the table
@@ -41,13 +36,13 @@ function wordRangeSql(
   word: string,
   range: UserRange & { order: UserOrder & { key: "uid" | "name" } },
   limit: number,
-  tests: Fragment | null,
-): Fragment {
+  tests: SqlFragment | null,
+): SqlFragment {
   const { keyset, keysetParameters } = keysetSql(em, range, "w");
   const orderBy = orderBySql(range.order, range.fromEnd, "w");
   const join = tests ? " STRAIGHT_JOIN registration_search ON registration_search.uid = w.uid" : "";
   const test = tests ? ` AND ${tests.sql}` : "";
-  const branch = (condition: string, parameters: unknown[]): Fragment => ({
+  const branch = (condition: string, parameters: unknown[]): SqlFragment => ({
     sql: `(SELECT w.uid, w.sort_name FROM registration_word w FORCE INDEX (${WORD_INDEXES[range.order.key]})${join}
             WHERE w.project_id = ? AND ${condition}${keyset}${test} ORDER BY ${orderBy} LIMIT ${limit})`,
     parameters: [groupId, ...parameters, ...keysetParameters, ...(tests?.parameters ?? [])],
@@ -107,7 +102,7 @@ export async function wordWindowsPage(
 ): Promise<WordWindow[]> {
   const limit = Math.max(0, Math.trunc(range.limit));
   const size = Math.max(1, Math.trunc(window));
-  const parts: Fragment[] = drives.flatMap((drive) => {
+  const parts: SqlFragment[] = drives.flatMap((drive) => {
     const span = wordRangeSql(em, groupId, words[drive], range, size, null);
     const others = words.filter((_, i) => i !== drive);
     const tests = others.length > 0 ? wordsTestSql(others) : { sql: "1 = 1", parameters: [] };
@@ -154,7 +149,7 @@ export function rangeAfter<R extends UserRange>(range: R, rows: readonly { uid: 
  * semi-join on the word table per word), for a statement that also filters otherwise: the
  * optimizer reads a rare word's range first and tests a common one's.
  */
-export function wordsInSql(groupId: number, words: readonly string[]): Fragment {
+export function wordsInSql(groupId: number, words: readonly string[]): SqlFragment {
   return {
     sql: words
       .map(() => "r.uid IN (SELECT w.uid FROM registration_word w WHERE w.project_id = ? AND w.word LIKE ?)")

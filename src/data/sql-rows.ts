@@ -12,6 +12,12 @@ export type ColumnKind = "int" | "intOrNull" | "text" | "textOrNull" | "flag" | 
 /** Column name → how to read it. */
 export type RowShape = Readonly<Record<string, ColumnKind>>;
 
+/** A piece of SQL with its `?` placeholders' values, in order: what the data modules compose statements from. */
+export interface SqlFragment {
+  sql: string;
+  parameters: unknown[];
+}
+
 type Decoded<K extends ColumnKind> = K extends "int"
   ? number
   : K extends "intOrNull"
@@ -162,7 +168,7 @@ export function withListArms(
   em: EntityManager,
   head: { select: string; rest: string; columns: number; parameters: readonly unknown[] },
   arms: readonly ListArm[],
-): { sql: string; parameters: unknown[] } {
+): SqlFragment {
   const padding = Array.from({ length: head.columns }, () => "NULL").join(", ");
   const statements = [
     `SELECT ${head.select},\n       ${ARM_COLUMNS.map((column) => `NULL AS ${column}`).join(", ")}\n  ${head.rest}`,

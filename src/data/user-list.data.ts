@@ -9,7 +9,7 @@ import {
 } from "./project-counters.data";
 import { readSummariesPicked } from "./user-summary.data";
 import { decodeSummaries, summaryJoinsSql, summarySelectSql, type UserSummary } from "./user-projection";
-import { selectRawRows, selectRows, sqlPlaceholders } from "./sql-rows";
+import { selectRawRows, selectRows, sqlPlaceholders, type SqlFragment } from "./sql-rows";
 
 const SUMMARY_JOINS = summaryJoinsSql(null);
 
@@ -68,7 +68,7 @@ export interface ListPageRange {
 }
 
 /** The uids of one page of top-level records, picked on the covering index alone, with its parameters. */
-function pagePickSql(selection: ListSelection, page: ListPageRange): { sql: string; parameters: unknown[] } {
+function pagePickSql(selection: ListSelection, page: ListPageRange): SqlFragment {
   const status = exclusionSql("r", selection);
   const level = page.level === "parent" ? "r.connected_to IS NULL" : "r.connected_to IS NOT NULL";
   const keyset = page.afterUid === null ? "" : " AND r.uid > ?";

@@ -1,5 +1,6 @@
 import type { EntityManager } from "typeorm";
 import { sqlDate } from "./events.data";
+import type { SqlFragment } from "./sql-rows";
 
 // The orders of a users page and the keyset SQL of a page's range in one of them.
 
@@ -57,7 +58,7 @@ export function beyondSql(
   position: UserPosition,
   side: "after" | "before",
   alias = "r",
-): { sql: string; parameters: unknown[] } {
+): SqlFragment {
   const greater = (side === "after") !== order.descending;
   const op = greater ? ">" : "<";
   if (order.key === "uid") return { sql: `${alias}.uid ${op} ?`, parameters: [position.uid] };

@@ -10,7 +10,7 @@ import {
 import { COUNTER_BUCKETS, registrationsInBucketsSql } from "./project-counters.data";
 import { onSqlite } from "./registrations.data";
 import { rangeAfter, readsWordTable, wordPageUids, wordWindowsPage } from "./search-words.data";
-import { selectRawRows, selectRows } from "./sql-rows";
+import { selectRawRows, selectRows, type SqlFragment } from "./sql-rows";
 import {
   beyondSql,
   keysetSql,
@@ -259,11 +259,7 @@ async function wordTablePage(
  * Where a walk of `range`'s order stops: before the first registration beyond the window (in the
  * reading order, from the range's start), or null when the rest of the range fits in the window.
  */
-async function windowBound(
-  em: EntityManager,
-  groupId: number,
-  range: UserRange,
-): Promise<{ sql: string; parameters: unknown[] } | null> {
+async function windowBound(em: EntityManager, groupId: number, range: UserRange): Promise<SqlFragment | null> {
   const order = range.order ?? UID_ORDER;
   const { keyset, keysetParameters } = keysetSql(em, range);
   const window = order.key === "uid" ? SEARCH_WINDOWS.uidWalk : SEARCH_WINDOWS.orderWalk;
